@@ -1,0 +1,161 @@
+# tileport — build, test, install.
+#
+#   make            release build in build/release/
+#   make check      installs missing packages, ASan+UBSan build, every non-GPU test
+#   make demo       installs missing packages, builds, runs the bundled sample
+#   make bench      benchmarks (bench/*.sh), results printed as ratios
+#   make install PREFIX=/usr/local DESTDIR=
+#
+# Libraries are found with pkg-config. engine/ is compiled without the curses
+# flags so that an accidental include of curses there fails to build.
+
+VERSION  := 0.1.0
+PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+DATADIR  ?= $(PREFIX)/share/tileport
+MODE     ?= release
+B        := build/$(MODE)
+NPROC    := $(shell nproc 2>/dev/null || echo 2)
+
+CC       ?= cc
+CLANG    ?= clang
+PKG      ?= pkg-config
+
+ENGINE_PKGS := libgit2 libcjson libcurl
+UI_PKGS     := ncursesw
+TEST_PKGS   := cmocka
+
+pkg_cflags = $(shell $(PKG) --cflags $(1) 2>/dev/null)
+pkg_libs   = $(shell $(PKG) --libs $(1) 2>/dev/null)
+
+WARN     := -Wall -Wextra -Wformat=2 -Wno-missing-field-initializers
+CSTD     := -std=c11 -D_GNU_SOURCE
+ifeq ($(MODE),check)
+  SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+  OPT    := -O1 -g $(SAN)
+  WERROR := -Werror
+  LDSAN  := $(SAN)
+else
+  OPT    := -O2 -g
+  WERROR ?=
+  LDSAN  :=
+endif
+
+BASE_CPPFLAGS := -I. -DTILEPORT_VERSION='"$(VERSION)"' -DTILEPORT_DATADIR='"$(DATADIR)"'
+BASE_CFLAGS   := $(CSTD) $(WARN) $(WERROR) $(OPT) -MMD -MP $(CFLAGS)
+
+ENGINE_SRC := $(sort $(wildcard engine/*/*.c))
+UI_SRC     := $(sort $(wildcard tui/*.c views/*.c))
+CLI_SRC    := $(sort $(wildcard cli/*.c))
+UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_HELP  := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+ENGINE_OBJ := $(ENGINE_SRC:%.c=$(B)/obj/%.o)
+UI_OBJ     := $(UI_SRC:%.c=$(B)/obj/%.o)
+CLI_OBJ    := $(CLI_SRC:%.c=$(B)/obj/%.o)
+UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+UNIT_HOBJ  := $(UNIT_HELP:%.c=$(B)/obj/%.o)
+
+ENGINE_CFLAGS := $(call pkg_cflags,$(ENGINE_PKGS))
+UI_CFLAGS     := $(call pkg_cflags,$(ENGINE_PKGS) $(UI_PKGS))
+TEST_CFLAGS   := $(call pkg_cflags,$(ENGINE_PKGS) $(UI_PKGS) $(TEST_PKGS))
+ALL_LIBS      := $(call pkg_libs,$(UI_PKGS) $(ENGINE_PKGS)) -lm
+TEST_LIBS     := $(call pkg_libs,$(TEST_PKGS))
+
+.PHONY: all deps deps-check check demo bench install uninstall clean unit fuzz clang-check lint
+.DEFAULT_GOAL := all
+
+all: $(B)/tileport
+
+$(B)/libengine.a: $(ENGINE_OBJ)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+# empty.o keeps the archive valid while tui/ and views/ have no sources
+$(B)/libui.a: $(UI_OBJ) $(B)/obj/empty.o
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+$(B)/obj/empty.o:
+	@mkdir -p $(@D)
+	echo 'typedef int tileport_empty_unit;' | $(CC) $(CSTD) -x c -c -o $@ -
+
+$(B)/tileport: $(CLI_OBJ) $(B)/libui.a $(B)/libengine.a
+	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libui.a $(B)/libengine.a $(ALL_LIBS)
+
+$(B)/obj/engine/%.o: engine/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CPPFLAGS) $(BASE_CFLAGS) $(ENGINE_CFLAGS) -c -o $@ $<
+
+$(B)/obj/tui/%.o $(B)/obj/views/%.o $(B)/obj/cli/%.o: XCFLAGS = $(UI_CFLAGS)
+$(B)/obj/tests/%.o: XCFLAGS = $(TEST_CFLAGS)
+$(B)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CPPFLAGS) $(BASE_CFLAGS) $(XCFLAGS) -c -o $@ $<
+
+$(B)/tests/%: $(B)/obj/tests/unit/%.o $(UNIT_HOBJ) $(B)/libui.a $(B)/libengine.a
+	@mkdir -p $(@D)
+	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $< $(UNIT_HOBJ) $(B)/libui.a $(B)/libengine.a $(ALL_LIBS) $(TEST_LIBS)
+
+unit: $(UNIT_BIN)
+
+# ---- fuzz targets (clang + libFuzzer), built beside the sanitizer build ----
+FZ         := build/fuzz
+FZ_FLAGS   := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+FZ_ENGINE  := $(ENGINE_SRC:%.c=$(FZ)/obj/%.o)
+FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(FZ)/%)
+
+$(FZ)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CLANG) $(BASE_CPPFLAGS) $(CSTD) $(WARN) -Werror -MMD -MP $(FZ_FLAGS) $(ENGINE_CFLAGS) -c -o $@ $<
+
+$(FZ)/fuzz_%: $(FZ)/obj/tests/fuzz/fuzz_%.o $(FZ_ENGINE)
+	$(CLANG) -fsanitize=fuzzer,address,undefined -o $@ $^ $(call pkg_libs,$(ENGINE_PKGS)) -lm
+
+fuzz: $(FUZZ_BIN)
+
+# ---- clang -Werror pass over every translation unit (gcc builds the binaries) ----
+clang-check:
+	@for f in $(ENGINE_SRC) $(UI_SRC) $(CLI_SRC) $(UNIT_SRC) $(UNIT_HELP); do \
+	  $(CLANG) $(BASE_CPPFLAGS) $(CSTD) $(WARN) -Werror -fsyntax-only $(TEST_CFLAGS) $$f || exit 1; \
+	done; echo "clang-check: ok"
+
+lint:
+	@! grep -rnE '#include *[<"](n?curses|ncursesw/|tui/|views/)' engine/ || \
+	  { echo "lint: engine/ must not include curses, tui/ or views/" >&2; exit 1; }
+	@echo "lint: ok"
+
+deps:
+	@mk/deps.sh
+
+deps-check:
+	@mk/deps.sh check
+
+check: deps-check
+	$(MAKE) --no-print-directory MODE=check -j$(NPROC) all unit
+	$(MAKE) --no-print-directory -j$(NPROC) fuzz
+	$(MAKE) --no-print-directory clang-check lint
+	tests/run.sh build/check
+
+demo: deps
+	$(MAKE) --no-print-directory -j$(NPROC) all
+	mk/demo.sh build/release/tileport
+
+bench: all
+	@for b in bench/*.sh; do [ -x "$$b" ] && "$$b" $(B)/tileport || true; done
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)
+	install -m 755 $(B)/tileport $(DESTDIR)$(BINDIR)/tileport
+	cp -R skill themes $(DESTDIR)$(DATADIR)/
+	find $(DESTDIR)$(DATADIR) -type d -exec chmod 755 {} + ; find $(DESTDIR)$(DATADIR) -type f ! -name '*.sh' -exec chmod 644 {} +
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tileport
+	rm -rf $(DESTDIR)$(DATADIR)
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,28 @@
+/* Command-line front end: the subcommand table and the helpers every
+ * command shares (usage errors, --help handling, global options). */
+#ifndef TILEPORT_CLI_CLI_H
+#define TILEPORT_CLI_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "engine/core/util.h"
+
+#define CMD(name, fn, summary) int fn(int argc, char **argv);
+#include "cli/commands.def"
+#undef CMD
+
+/* Options given before the subcommand. */
+struct cli_globals {
+	const char *workspace; /* --workspace DIR, or NULL */
+};
+extern struct cli_globals cli_globals;
+
+/* Print "tileport CMD: message" plus a hint to stderr; returns TP_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) TP_PRINTF(2, 3);
+/* Print an error record to stderr and return its exit code (never 0). */
+int cli_report(const struct tp_err *err);
+/* Print a command's usage text (from its table entry) to `out`. */
+void cli_print_usage(FILE *out, const char *usage);
+
+#endif

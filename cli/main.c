@@ -1,0 +1,128 @@
+/* tileport: git-style subcommands over the engine. */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cli_globals cli_globals;
+
+struct command {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+#define CMD(name, fn, summary) {#name, fn, summary},
+#include "cli/commands.def"
+#undef CMD
+};
+
+static void print_main_help(FILE *out)
+{
+	fprintf(out,
+		"usage: tileport [--workspace DIR] COMMAND [ARGS...]\n"
+		"       tileport --version | --help\n"
+		"\n"
+		"Run, supervise and review conversions of GPU tile kernels to cuTile Rust.\n"
+		"\n"
+		"commands:\n");
+	for (size_t i = 0; i < TP_ARRAY_LEN(commands); i++)
+		fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'tileport COMMAND --help' shows a command's options.\n");
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "tileport %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(see 'tileport %s --help')\n", cmd);
+	return TP_EXIT_USAGE;
+}
+
+int cli_report(const struct tp_err *err)
+{
+	fprintf(stderr, "tileport: %s\n", err->msg[0] ? err->msg : "error");
+	return err->code ? err->code : TP_EXIT_FAILED;
+}
+
+void cli_print_usage(FILE *out, const char *usage)
+{
+	fputs(usage, out);
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < TP_ARRAY_LEN(commands); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+int cmd_help(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "--help") == 0) {
+		print_main_help(stdout);
+		return 0;
+	}
+	const struct command *c = find_command(argv[1]);
+	if (!c)
+		return cli_usage_error("help", "unknown command '%s'", argv[1]);
+	char *args[] = {(char *)c->name, "--help", NULL};
+	return c->fn(2, args);
+}
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "");
+	static const struct option opts[] = {
+		{"workspace", required_argument, NULL, 'w'},
+		{"version", no_argument, NULL, 'V'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	/* '+' stops at the first non-option: the subcommand owns the rest. */
+	while ((c = getopt_long(argc, argv, "+w:Vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			cli_globals.workspace = optarg;
+			break;
+		case 'V':
+			printf("tileport %s\n", TILEPORT_VERSION);
+			return 0;
+		case 'h':
+			print_main_help(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "(see 'tileport --help')\n");
+			return TP_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		const struct command *def = find_command("browse");
+		if (def) {
+			char *args[] = {(char *)def->name, NULL};
+			return def->fn(1, args);
+		}
+		print_main_help(stderr);
+		return TP_EXIT_USAGE;
+	}
+	const struct command *cmd = find_command(argv[optind]);
+	if (!cmd) {
+		fprintf(stderr, "tileport: '%s' is not a tileport command (see 'tileport --help')\n",
+			argv[optind]);
+		return TP_EXIT_USAGE;
+	}
+	int sub_argc = argc - optind;
+	char **sub_argv = argv + optind;
+	optind = 0; /* glibc: 0 re-initialises getopt for the subcommand */
+	return cmd->fn(sub_argc, sub_argv);
+}

@@ -1,0 +1,105 @@
+/* Small shared helpers: allocation that cannot fail silently, a growable
+ * string buffer, error records that carry an exit code, file and path
+ * helpers (atomic writes), and clocks. */
+#ifndef TILEPORT_CORE_UTIL_H
+#define TILEPORT_CORE_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit codes shared by every command (design §7). */
+enum tp_exit {
+	TP_EXIT_OK = 0,     /* success */
+	TP_EXIT_FAILED = 1, /* the checked thing failed (STOP, FAIL verdict) */
+	TP_EXIT_USAGE = 2,  /* bad usage or bad input */
+	TP_EXIT_ENV = 3,    /* environment missing */
+};
+
+#define TP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#if defined(__GNUC__)
+#define TP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define TP_NORETURN __attribute__((noreturn))
+#else
+#define TP_PRINTF(f, a)
+#define TP_NORETURN
+#endif
+
+/* An error with the exit code it should map to. Functions that can fail
+ * take a `struct tp_err *` (may be NULL) and return -1 or NULL. */
+struct tp_err {
+	int code;
+	char msg[1024];
+};
+
+void tp_err_set(struct tp_err *e, int code, const char *fmt, ...) TP_PRINTF(3, 4);
+void tp_err_clear(struct tp_err *e);
+
+TP_NORETURN void tp_die(const char *fmt, ...) TP_PRINTF(1, 2);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) TP_PRINTF(1, 2);
+char *xvasprintf(const char *fmt, va_list ap);
+
+/* Grow an array: ensures room for `need` elements of `size` bytes. */
+void *xgrow(void *p, size_t *cap, size_t need, size_t size);
+
+struct sbuf {
+	char *buf; /* always NUL-terminated once anything was added */
+	size_t len, cap;
+};
+#define SBUF_INIT {NULL, 0, 0}
+void sb_grow(struct sbuf *sb, size_t extra);
+void sb_add(struct sbuf *sb, const void *data, size_t n);
+void sb_adds(struct sbuf *sb, const char *s);
+void sb_addc(struct sbuf *sb, char c);
+void sb_printf(struct sbuf *sb, const char *fmt, ...) TP_PRINTF(2, 3);
+void sb_vprintf(struct sbuf *sb, const char *fmt, va_list ap);
+void sb_reset(struct sbuf *sb);
+void sb_free(struct sbuf *sb);
+char *sb_detach(struct sbuf *sb); /* caller frees; never NULL */
+const char *sb_str(const struct sbuf *sb); /* "" when empty */
+
+/* Files. read_file returns a NUL-terminated buffer (len excludes the NUL). */
+char *read_file(const char *path, size_t *len, struct tp_err *err);
+/* Write temp file, fsync, rename over `path`, fsync the directory. */
+int write_file_atomic(const char *path, const void *data, size_t len, struct tp_err *err);
+int write_file(const char *path, const void *data, size_t len, struct tp_err *err);
+int append_file(const char *path, const void *data, size_t len, struct tp_err *err);
+int mkdir_p(const char *path, int mode, struct tp_err *err);
+/* Remove a directory tree (no symlink following). Missing is not an error. */
+int remove_tree(const char *path);
+bool path_is_dir(const char *path);
+bool path_is_file(const char *path);
+bool path_is_exec(const char *path);
+bool file_nonempty(const char *path);
+char *path_join(const char *a, const char *b);
+/* Find an executable on $PATH (or the path itself if it has a '/'). */
+char *which(const char *prog);
+/* Directory holding the program's data (skill/, themes/): $TILEPORT_DATA_DIR,
+ * then next to the executable (build tree or PREFIX/share/tileport), then the
+ * compiled-in default. Never NULL. */
+const char *tp_data_dir(void);
+
+/* Clocks */
+int64_t now_ms(void);       /* monotonic */
+int64_t wall_ms(void);      /* realtime, ms since epoch */
+void iso8601_utc(int64_t ms, char out[32]);
+
+/* Strings */
+bool str_starts(const char *s, const char *prefix);
+bool str_ends(const char *s, const char *suffix);
+char *str_trim(char *s); /* in place; returns s */
+/* Split on `sep`, no empty fields kept unless keep_empty. Caller frees the
+ * array and each element with strv_free. */
+char **str_split(const char *s, char sep, bool keep_empty, size_t *n);
+void strv_free(char **v);
+size_t strv_len(char *const *v);
+
+#endif

@@ -1,0 +1,92 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine/core/util.h"
+#include "tests/unit/testutil.h"
+
+static void test_sbuf(void **state)
+{
+	(void)state;
+	struct sbuf sb = SBUF_INIT;
+	assert_string_equal(sb_str(&sb), "");
+	for (int i = 0; i < 1000; i++)
+		sb_printf(&sb, "%d,", i);
+	assert_true(str_starts(sb.buf, "0,1,2,"));
+	assert_true(str_ends(sb.buf, "998,999,"));
+	char *s = sb_detach(&sb);
+	assert_null(sb.buf);
+	free(s);
+}
+
+static void test_split_trim(void **state)
+{
+	(void)state;
+	size_t n;
+	char **v = str_split("a::b:c", ':', false, &n);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[2], "c");
+	strv_free(v);
+	v = str_split("a::b", ':', true, &n);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[1], "");
+	strv_free(v);
+	char buf[] = " \t x y \r\n";
+	assert_string_equal(str_trim(buf), "x y");
+}
+
+static void test_atomic_write(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	char *sub = path_join(dir, "a/b/c");
+	struct tp_err err;
+	assert_int_equal(mkdir_p(sub, 0755, &err), 0);
+	char *f = path_join(sub, "state.json");
+	assert_int_equal(write_file_atomic(f, "one", 3, &err), 0);
+	assert_int_equal(write_file_atomic(f, "two!", 4, &err), 0);
+	size_t len;
+	char *got = read_file(f, &len, &err);
+	assert_non_null(got);
+	assert_int_equal(len, 4);
+	assert_string_equal(got, "two!");
+	free(got);
+	/* no temp file is left behind */
+	char *tmp = xasprintf("%s.tmp.%ld", f, (long)getpid());
+	assert_false(path_is_file(tmp));
+	free(tmp);
+	assert_null(read_file("/nonexistent/x", NULL, &err));
+	assert_int_equal(err.code, TP_EXIT_USAGE);
+	assert_non_null(strstr(err.msg, "/nonexistent/x"));
+	assert_int_equal(remove_tree(dir), 0);
+	assert_false(path_is_dir(dir));
+	free(f);
+	free(sub);
+	free(dir);
+}
+
+static void test_which(void **state)
+{
+	(void)state;
+	char *sh = which("sh");
+	assert_non_null(sh);
+	free(sh);
+	assert_null(which("definitely-not-a-program-tileport"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sbuf),
+		cmocka_unit_test(test_split_trim),
+		cmocka_unit_test(test_atomic_write),
+		cmocka_unit_test(test_which),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -294,8 +294,8 @@ struct ir_op {
 	struct ir_region **regions;
 	struct ir_block *parent;
 	struct ir_loc loc;
-	const char *text; /* unknown op in custom syntax: the text after the op name, with
-			     operand uses replaced by "%\x01<n>" markers (n = operand index) */
+	const char *text; /* unknown op in custom syntax: the text after the op name, each
+			     operand use replaced by "\x01<n>\x02" (n = operand index) */
 };
 
 /* ------------------------------------------------------------------ */

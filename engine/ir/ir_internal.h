@@ -8,6 +8,9 @@
 void *ir_grow(struct ir_module *m, void *p, uint32_t *cap, uint32_t need, size_t size);
 size_t ir_module_arena_bytes(const struct ir_module *m);
 
+/* Add a "module" op made elsewhere (generic form) to the module's units. */
+void ir_module_register_unit(struct ir_module *m, struct ir_op *unit);
+
 void ir_types_init(struct ir_module *m);
 void ir_types_free(struct ir_module *m);
 
@@ -26,6 +29,11 @@ bool ir_attr_is_default(const struct ir_attr_def *def, const struct ir_attr *a);
 
 /* Name hint of a value per §10.2 (NULL when its producer has no name support). */
 const char *ir_value_hint(const struct ir_value *v, char *buf, size_t cap);
+
+/* The definition list of an op's results: "%a, %b:2". */
+void ir_names_results(const struct ir_names *n, const struct ir_op *op, struct sbuf *sb);
+/* Attributes in generic syntax ("{a = 1, b}"), types as "(A, B) -> C". */
+void ir_print_attr_generic(struct sbuf *sb, const struct ir_attr *a);
 
 /* Line of a byte offset in m->src (1-based), and the column. */
 void ir_offset_linecol(const struct ir_module *m, size_t off, uint32_t *line, uint32_t *col);

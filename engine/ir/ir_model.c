@@ -443,9 +443,14 @@ struct ir_op *ir_module_add_unit(struct ir_module *m, const char *name, const ch
 	if (producer)
 		ir_op_set_attr(m, u, "producer", ir_attr_string(m, producer, strlen(producer)));
 	ir_region_add_block(m, ir_op_add_region(m, u));
-	m->units = ir_grow(m, m->units, &m->units_cap, m->nunits + 1, sizeof(*m->units));
-	m->units[m->nunits++] = u;
+	ir_module_register_unit(m, u);
 	return u;
+}
+
+void ir_module_register_unit(struct ir_module *m, struct ir_op *unit)
+{
+	m->units = ir_grow(m, m->units, &m->units_cap, m->nunits + 1, sizeof(*m->units));
+	m->units[m->nunits++] = unit;
 }
 
 struct ir_block *ir_unit_body(const struct ir_op *unit)

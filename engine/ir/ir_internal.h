@@ -22,6 +22,8 @@ void ir_print_attr(struct sbuf *sb, const struct ir_attr *a);
 void ir_print_float(struct sbuf *sb, enum ir_elem e, uint64_t bits);
 /* Dense data "<f32: ...>" without the trailing type. */
 void ir_print_dense(struct sbuf *sb, const struct ir_attr *a);
+/* "@name", or @"..." when the name is not an identifier. */
+void ir_print_symbol(struct sbuf *sb, const char *name);
 /* "\"...\"" with LLVM escaping. */
 void ir_print_string(struct sbuf *sb, const char *s, size_t len);
 /* Is this attribute the registry default of `def` (so the printer elides it)? */

@@ -273,7 +273,7 @@ const char *ps_balanced(struct pstate *ps, const char *stops, size_t *len)
 	char stack[256];
 	while (ps->p < ps->end) {
 		char c = *ps->p;
-		if (depth == 0 && (strchr(stops, c) || c == '\n'))
+		if (c == '\n' || (depth == 0 && strchr(stops, c)))
 			break;
 		if (c == '"') {
 			const char *s;
@@ -560,19 +560,28 @@ void ps_block_body(struct pstate *ps, struct ir_block *b)
 	ps->depth--;
 }
 
+/* The name after '@': an identifier or a quoted string. */
+static size_t symbol_name(struct pstate *ps, const char **name, const char *what)
+{
+	size_t len;
+	if (ps_peek(ps, '"')) {
+		ps_string(ps, name, &len);
+		if (!len || memchr(*name, '\0', len))
+			ps_fail(ps, ps->p, "expected %s", what);
+		return len;
+	}
+	len = ps_ident(ps, name);
+	if (!len)
+		ps_expected(ps, what);
+	return len;
+}
+
 /* entry @name(%a: T, ...) [optimization_hints=<...>] { ... } */
 static void parse_entry(struct pstate *ps, struct ir_op *unit, const char *start)
 {
 	ps_expect(ps, "@");
 	const char *name;
-	size_t nlen;
-	if (ps_peek(ps, '"')) {
-		ps_string(ps, &name, &nlen);
-	} else {
-		nlen = ps_ident(ps, &name);
-		if (!nlen)
-			ps_expected(ps, "an entry name");
-	}
+	size_t nlen = symbol_name(ps, &name, "an entry name");
 	struct pmark mk = ps_scope_push(ps);
 	const char *argn[256];
 	uint32_t argl[256];
@@ -603,13 +612,17 @@ static void parse_entry(struct pstate *ps, struct ir_op *unit, const char *start
 	if (ps_accept(ps, "attributes")) {
 		ps_expect(ps, "{");
 		ps_attr_dict(ps, e);
+		ps_check_structural(ps, e, start);
 	}
 	struct ir_block *body = ir_entry_body(e);
 	for (uint32_t i = 0; i < nargs; i++)
 		ps_bind(ps, argn[i], argl[i], 1, &body->args[i]);
 	ps_set_loc(ps, e, start);
 	ps_expect(ps, "{");
+	int level = ps->level;
+	ps->level = 2;
 	ps_block_body(ps, body);
+	ps->level = level;
 	ps_expect(ps, "}");
 	ps_scope_pop(ps, mk);
 	ps_loc_suffix(ps, e);
@@ -623,9 +636,7 @@ static void parse_global(struct pstate *ps, struct ir_op *unit, const char *star
 	bool cst = ps_accept(ps, "constant");
 	ps_expect(ps, "@");
 	const char *name;
-	size_t nlen = ps_ident(ps, &name);
-	if (!nlen)
-		ps_expected(ps, "a global name");
+	size_t nlen = symbol_name(ps, &name, "a global name");
 	int64_t align = 0;
 	if (ps_accept(ps, "alignment")) {
 		ps_expect(ps, "=");
@@ -655,8 +666,8 @@ static void unit_items(struct pstate *ps, struct ir_op *unit)
 			parse_entry(ps, unit, start);
 		else if (ps_accept(ps, "global") || ps_accept(ps, "cuda_tile.global"))
 			parse_global(ps, unit, start);
-		else if (ps_peek(ps, '"'))
-			ps_block_body_one(ps, ir_unit_body(unit));
+		else if (ps_peek(ps, '"') || ps_peek(ps, '%') || ident_start(*ps->p))
+			ps_block_body_one(ps, ir_unit_body(unit)); /* kept like any op */
 		else
 			ps_expected(ps, "'entry' or 'global'");
 	}
@@ -668,9 +679,7 @@ static void parse_unit(struct pstate *ps, const char *start)
 	char *nm = NULL;
 	if (ps_accept(ps, "@")) {
 		const char *s;
-		size_t n = ps_ident(ps, &s);
-		if (!n)
-			ps_expected(ps, "a module name");
+		size_t n = symbol_name(ps, &s, "a module name");
 		name = nm = xstrndup(s, n);
 	}
 	struct ir_op *u = ir_module_add_unit(ps->m, name, NULL);
@@ -678,10 +687,13 @@ static void parse_unit(struct pstate *ps, const char *start)
 	if (ps_accept(ps, "attributes")) {
 		ps_expect(ps, "{");
 		ps_attr_dict(ps, u);
+		ps_check_structural(ps, u, start);
 	}
 	ps_set_loc(ps, u, start);
 	ps_expect(ps, "{");
+	ps->level = 1;
 	unit_items(ps, u);
+	ps->level = 0;
 	ps_expect(ps, "}");
 	ps_loc_suffix(ps, u);
 	ps->implicit_unit = NULL;
@@ -742,10 +754,12 @@ static void top_level(struct pstate *ps, int depth)
 			/* entries without a module around them: give them one */
 			if (!ps->implicit_unit)
 				ps->implicit_unit = ir_module_add_unit(ps->m, "kernels", NULL);
+			ps->level = 1;
 			if (ps_accept(ps, "entry") || ps_accept(ps, "cuda_tile.entry"))
 				parse_entry(ps, ps->implicit_unit, start);
 			else if (ps_accept(ps, "global") || ps_accept(ps, "cuda_tile.global"))
 				parse_global(ps, ps->implicit_unit, start);
+			ps->level = 0;
 		} else {
 			ps_expected(ps, "'cuda_tile.module'");
 		}
@@ -786,6 +800,9 @@ struct ir_module *ir_text_parse(const char *path, const char *buf, size_t len, s
 	if (setjmp(ps->fail)) {
 		ir_module_free(ps->m);
 		m = NULL;
+	} else if (memchr(copy, '\0', len)) {
+		/* text never holds NUL bytes; refusing them keeps every string C-safe */
+		ps_fail(ps, (const char *)memchr(copy, '\0', len), "unexpected NUL byte");
 	} else {
 		top_level(ps, 0);
 		if (ps->m->nunits == 0)
@@ -793,6 +810,7 @@ struct ir_module *ir_text_parse(const char *path, const char *buf, size_t len, s
 	}
 	free(ps->bindings);
 	free(ps->buckets);
+	sb_free(&ps->scratch);
 	free(ps);
 	return m;
 }

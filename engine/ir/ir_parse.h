@@ -33,6 +33,8 @@ struct pstate {
 	const char *lc_pos;
 	uint32_t lc_line;
 	const char *lc_linestart;
+	struct sbuf scratch;  /* freed with the parser state */
+	int level;            /* 0 top level, 1 a module body, 2+ inside entries */
 	const char *op_start; /* start of the op being parsed (its result list) */
 	struct ir_op *implicit_unit; /* unit made for entries outside any module */
 };
@@ -121,6 +123,8 @@ void ps_loc_suffix(struct pstate *ps, struct ir_op *op);
 void ps_block_braced(struct pstate *ps, struct ir_block *b, int implicit_term);
 /* Range of results that result def `rdef` covers. */
 void ps_result_range(const struct ir_op *op, uint32_t rdef, uint32_t *first, uint32_t *count);
+void ps_check_structural(struct pstate *ps, struct ir_op *op, const char *at);
+void ir_op_drop_attr(struct ir_op *op, const char *name);
 void ps_set_loc(struct pstate *ps, struct ir_op *op, const char *start);
 
 #endif

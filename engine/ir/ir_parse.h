@@ -63,6 +63,12 @@ bool ps_string(struct pstate *ps, const char **s, size_t *len);
 /* Capture balanced text starting at the cursor up to (not including) a
  * top-level character in `stops` or the end of the line. */
 const char *ps_balanced(struct pstate *ps, const char *stops, size_t *len);
+/* Consume "(...)" / "<...>" from its opening bracket to the matching one. */
+void ps_skip_group(struct pstate *ps);
+bool ps_ident_start(char c);
+bool ps_ident_char(char c);
+/* Line and column of a position in the source. */
+void ps_linecol(struct pstate *ps, const char *at, uint32_t *line, uint32_t *col);
 
 /* ---- values ---- */
 struct pmark ps_scope_push(struct pstate *ps);

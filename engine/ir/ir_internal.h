@@ -37,6 +37,10 @@ void ir_names_results(const struct ir_names *n, const struct ir_op *op, struct s
 /* Attributes in generic syntax ("{a = 1, b}"), types as "(A, B) -> C". */
 void ir_print_attr_generic(struct sbuf *sb, const struct ir_attr *a);
 
+/* Does the printer leave out `last`, the final op of a block of `owner`
+ * (an empty continue of for/loop, an empty yield of if)? */
+bool ir_print_elides(const struct ir_op *owner, const struct ir_op *last);
+
 /* Line of a byte offset in m->src (1-based), and the column. */
 void ir_offset_linecol(const struct ir_module *m, size_t off, uint32_t *line, uint32_t *col);
 

@@ -303,6 +303,8 @@ static void parse_entry(struct pstate *ps, struct ir_op *unit, const char *start
 	ps->level = 2;
 	ps_block_body(ps, body);
 	ps->level = level;
+	uint32_t col;
+	ps_linecol(ps, ps->p, &e->loc.close_line, &col);
 	ps_expect(ps, "}");
 	ps_scope_pop(ps, mk);
 	ps_loc_suffix(ps, e);

@@ -35,6 +35,7 @@ struct pstate {
 	const char *lc_linestart;
 	struct sbuf scratch;  /* freed with the parser state */
 	int level;            /* 0 top level, 1 a module body, 2+ inside entries */
+	uint32_t close_line;  /* line of the last closing brace of a block */
 	const char *op_start; /* start of the op being parsed (its result list) */
 	struct ir_op *implicit_unit; /* unit made for entries outside any module */
 };

@@ -336,7 +336,7 @@ static bool custom_ok(const struct ir_op *op)
 
 static void print_op(struct pctx *c, const struct ir_op *op, int ind, bool regions);
 
-static bool elided_terminator(const struct ir_op *owner, const struct ir_op *last)
+bool ir_print_elides(const struct ir_op *owner, const struct ir_op *last)
 {
 	if (!last->def->terminator || last->noperands)
 		return false;
@@ -351,7 +351,7 @@ static void print_block_ops(struct pctx *c, const struct ir_op *owner, const str
 			    int ind)
 {
 	for (uint32_t i = 0; i < b->nops; i++) {
-		if (i == b->nops - 1 && elided_terminator(owner, b->ops[i]))
+		if (i == b->nops - 1 && ir_print_elides(owner, b->ops[i]))
 			break;
 		print_op(c, b->ops[i], ind, true);
 	}

@@ -92,6 +92,7 @@ struct irdiff_result {
 	enum irdiff_verdict verdict;
 	int ncritical, nwarn, ninfo, nnote;
 	const char *alignment; /* which libgit2 diff algorithm aligned the ops */
+	void *priv;            /* owns the rows' texts */
 };
 
 struct irdiff_options {

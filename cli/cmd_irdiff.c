@@ -1,0 +1,128 @@
+/* tileport irdiff REF GEN [--json] [--report FILE] [--rows] [--keep-dead-constants]
+ *
+ * Exit codes follow the reference diff_ir.sh: 0 PASS, 2 PASS_WITH_NOTES,
+ * 1 FAIL_FIXABLE. The project's "bad usage or input" code is also 2, which
+ * would make a typo or an unparsable file look like PASS_WITH_NOTES to a
+ * script that routes on the code; irdiff therefore reports usage and input
+ * errors with exit 4 (and 3 when libgit2 fails), never with 0, 1 or 2. */
+#include "cli/cli.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/ir/ir.h"
+#include "engine/ir/irdiff.h"
+
+#define IRDIFF_EXIT_INPUT 4
+
+static const char usage_irdiff[] =
+	"usage: tileport irdiff REF GEN [--json] [--report FILE] [--rows] [--keep-dead-constants]\n"
+	"\n"
+	"Structural diff of two Tile IR files (cuda_tile text or bytecode), entry by entry:\n"
+	"ops aligned over normalised lines, the reference diff_ir.sh rules, the layout gate\n"
+	"and checks a word count cannot make (reduce axis, padding, masks, loop hoisting).\n"
+	"\n"
+	"  --json                  print the result as JSON\n"
+	"  --report FILE           also write a diff_report.md skeleton to FILE\n"
+	"  --rows                  list the aligned ops in the text report (with --json:\n"
+	"                          include them)\n"
+	"  --keep-dead-constants   do not drop unused constants before aligning\n"
+	"\n"
+	"exit: 0 PASS, 2 PASS_WITH_NOTES, 1 FAIL_FIXABLE (as diff_ir.sh);\n"
+	"      4 bad usage or unreadable/invalid input, 3 environment (libgit2) error\n";
+
+static int input_error(const char *msg)
+{
+	fprintf(stderr, "tileport irdiff: %s\n", msg);
+	return IRDIFF_EXIT_INPUT;
+}
+
+int cmd_irdiff(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"report", required_argument, NULL, 'r'},
+		{"rows", no_argument, NULL, 'R'},
+		{"keep-dead-constants", no_argument, NULL, 'k'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	bool json = false, rows = false;
+	const char *report = NULL;
+	struct irdiff_options dopt = {false};
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'r':
+			report = optarg;
+			break;
+		case 'R':
+			rows = true;
+			break;
+		case 'k':
+			dopt.keep_dead_constants = true;
+			break;
+		case 'h':
+			cli_print_usage(stdout, usage_irdiff);
+			return TP_EXIT_OK;
+		default:
+			cli_usage_error("irdiff", "unknown option");
+			return IRDIFF_EXIT_INPUT;
+		}
+	}
+	if (argc - optind != 2) {
+		cli_usage_error("irdiff", "expected REF and GEN");
+		return IRDIFF_EXIT_INPUT;
+	}
+	const char *rp = argv[optind], *gp = argv[optind + 1];
+	struct tp_err err;
+	tp_err_clear(&err);
+	struct ir_module *ref = ir_module_load(rp, &err);
+	if (!ref)
+		return input_error(err.msg);
+	struct ir_module *gen = ir_module_load(gp, &err);
+	if (!gen) {
+		ir_module_free(ref);
+		return input_error(err.msg);
+	}
+	struct irdiff_result *r = irdiff_modules(ref, gen, &dopt, &err);
+	int rc;
+	if (!r) {
+		fprintf(stderr, "tileport irdiff: %s\n", err.msg);
+		rc = err.code ? err.code : TP_EXIT_ENV;
+		goto out;
+	}
+	rc = irdiff_exit_code(r->verdict);
+	if (json) {
+		cJSON *j = irdiff_report_json(r, rp, gp, rows);
+		char *s = cJSON_Print(j);
+		puts(s);
+		free(s);
+		cJSON_Delete(j);
+	} else {
+		struct sbuf sb = SBUF_INIT;
+		irdiff_report_text(r, rp, gp, rows ? IRDIFF_TEXT_ROWS : 0, &sb);
+		fputs(sb_str(&sb), stdout);
+		sb_free(&sb);
+	}
+	if (report) {
+		struct sbuf md = SBUF_INIT;
+		irdiff_report_markdown(r, rp, gp, &md);
+		if (write_file_atomic(report, md.buf ? md.buf : "", md.len, &err) < 0) {
+			fprintf(stderr, "tileport irdiff: %s\n", err.msg);
+			rc = IRDIFF_EXIT_INPUT;
+		}
+		sb_free(&md);
+	}
+	irdiff_free(r);
+out:
+	ir_module_free(gen);
+	ir_module_free(ref);
+	return rc;
+}

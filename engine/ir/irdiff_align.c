@@ -1,0 +1,163 @@
+/* Op alignment: libgit2's diff over the normalised lines of both sides,
+ * then pairing inside each hunk (same op, same depth = a changed row).
+ * libgit2 1.5 offers Myers (default), minimal and patience in its public
+ * API, no histogram; patience is the closest to histogram (which extends
+ * it) and anchors on unique lines, which suits IR where most lines are
+ * unique once operands are named by their definitions. */
+#include "engine/ir/irdiff_internal.h"
+
+#include <git2.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct hunk {
+	size_t os, on, ns, nn; /* 0-based start and length on each side */
+};
+
+struct hunks {
+	struct hunk *v;
+	size_t n, cap;
+};
+
+static int on_hunk(const git_diff_delta *delta, const git_diff_hunk *h, void *payload)
+{
+	(void)delta;
+	struct hunks *hs = payload;
+	if (hs->n == hs->cap) {
+		hs->cap = hs->cap ? hs->cap * 2 : 32;
+		hs->v = xrealloc(hs->v, hs->cap * sizeof(*hs->v));
+	}
+	/* git numbers lines from 1; an empty side names the line before */
+	struct hunk *k = &hs->v[hs->n++];
+	k->on = (size_t)h->old_lines;
+	k->nn = (size_t)h->new_lines;
+	k->os = (size_t)h->old_start - (h->old_lines ? 1 : 0);
+	k->ns = (size_t)h->new_start - (h->new_lines ? 1 : 0);
+	return 0;
+}
+
+static char *join_keys(const struct nside *s, size_t *len)
+{
+	struct sbuf sb = SBUF_INIT;
+	for (size_t i = 0; i < s->n; i++) {
+		sb_adds(&sb, s->lines[i].key);
+		sb_addc(&sb, '\n');
+	}
+	*len = sb.len;
+	return sb_detach(&sb);
+}
+
+struct rows {
+	struct irdiff_entry *e;
+	size_t cap;
+};
+
+static void side_of(struct irdiff_side *d, const struct nline *l)
+{
+	d->op = l->op;
+	d->first = l->first;
+	d->last = l->last;
+	d->text = l->text;
+	d->key = l->key;
+	d->depth = l->depth;
+}
+
+static void row(struct rows *r, enum irdiff_row_kind k, const struct nline *a, const struct nline *b)
+{
+	struct irdiff_entry *e = r->e;
+	if (e->nrows == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 64;
+		e->rows = xrealloc(e->rows, r->cap * sizeof(*e->rows));
+	}
+	struct irdiff_row *w = &e->rows[e->nrows++];
+	memset(w, 0, sizeof(*w));
+	w->kind = k;
+	if (a)
+		side_of(&w->ref, a);
+	if (b)
+		side_of(&w->gen, b);
+	switch (k) {
+	case IRDIFF_ROW_EQUAL: e->nequal++; break;
+	case IRDIFF_ROW_CHANGED: e->nchanged++; break;
+	case IRDIFF_ROW_REF_ONLY: e->nref_only++; break;
+	case IRDIFF_ROW_GEN_ONLY: e->ngen_only++; break;
+	}
+}
+
+static bool pairable(const struct nline *a, const struct nline *b)
+{
+	return a->depth == b->depth && strcmp(a->name, b->name) == 0;
+}
+
+/* A hunk: pair ref lines with later gen lines of the same op in order. */
+static void pair_hunk(struct rows *r, const struct nside *ref, size_t os, size_t on,
+		      const struct nside *gen, size_t ns, size_t nn)
+{
+	size_t i = 0, j = 0;
+	while (i < on || j < nn) {
+		if (i == on) {
+			row(r, IRDIFF_ROW_GEN_ONLY, NULL, &gen->lines[ns + j++]);
+			continue;
+		}
+		const struct nline *a = &ref->lines[os + i];
+		size_t k = j;
+		while (k < nn && !pairable(a, &gen->lines[ns + k]))
+			k++;
+		if (k == nn) {
+			row(r, IRDIFF_ROW_REF_ONLY, a, NULL);
+			i++;
+			continue;
+		}
+		while (j < k)
+			row(r, IRDIFF_ROW_GEN_ONLY, NULL, &gen->lines[ns + j++]);
+		const struct nline *g = &gen->lines[ns + j++];
+		row(r, strcmp(a->key, g->key) ? IRDIFF_ROW_CHANGED : IRDIFF_ROW_EQUAL, a, g);
+		i++;
+	}
+}
+
+int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff_entry *e,
+		 struct tp_err *err)
+{
+	struct rows r = {e, 0};
+	size_t la, lb;
+	char *a = join_keys(ref, &la), *b = join_keys(gen, &lb);
+	struct hunks hs = {NULL, 0, 0};
+	git_libgit2_init();
+	git_diff_options opts;
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	opts.flags = GIT_DIFF_PATIENCE | GIT_DIFF_FORCE_TEXT;
+	opts.context_lines = 0;
+	opts.interhunk_lines = 0;
+	int rc = git_diff_buffers(a, la, "ref", b, lb, "gen", &opts, NULL, NULL, on_hunk, NULL, &hs);
+	if (rc < 0) {
+		const git_error *ge = git_error_last();
+		tp_err_set(err, TP_EXIT_ENV, "libgit2 diff failed: %s", ge ? ge->message : "?");
+	}
+	git_libgit2_shutdown();
+	free(a);
+	free(b);
+	if (rc < 0) {
+		free(hs.v);
+		return -1;
+	}
+	size_t oi = 0, ni = 0;
+	for (size_t h = 0; h <= hs.n; h++) {
+		size_t os = h < hs.n ? hs.v[h].os : ref->n;
+		size_t ns = h < hs.n ? hs.v[h].ns : gen->n;
+		/* lines between hunks are equal, one for one */
+		while (oi < os && ni < ns) {
+			row(&r, IRDIFF_ROW_EQUAL, &ref->lines[oi], &gen->lines[ni]);
+			oi++, ni++;
+		}
+		if (oi < os || ni < ns) /* cannot happen with a consistent diff */
+			pair_hunk(&r, ref, oi, os - oi, gen, ni, ns - ni), oi = os, ni = ns;
+		if (h == hs.n)
+			break;
+		pair_hunk(&r, ref, hs.v[h].os, hs.v[h].on, gen, hs.v[h].ns, hs.v[h].nn);
+		oi = hs.v[h].os + hs.v[h].on;
+		ni = hs.v[h].ns + hs.v[h].nn;
+	}
+	free(hs.v);
+	return 0;
+}

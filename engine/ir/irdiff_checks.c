@@ -1,0 +1,558 @@
+/* Attribute rules (rounding, block swizzle, assumes, flush_to_zero/approx,
+ * TMA and latency hints, bf16, tokens), the layout multiset and the
+ * semantic-layout gate, and the row checks a word count cannot make: a
+ * reduce on another axis, a padding value changed, a mask dropped, an op
+ * moved out of (or into) a loop, a loop step changed. */
+#include "engine/ir/irdiff_internal.h"
+#include "engine/ir/ir_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *opname(const struct ir_op *op)
+{
+	return op->code == IR_OP_UNKNOWN ? op->name : op->def->name;
+}
+
+static const struct ir_value *through_assume(const struct ir_value *v)
+{
+	while (v->def && v->def->code == IR_OP_ASSUME && v->def->noperands)
+		v = v->def->operands[0];
+	return v;
+}
+
+/* ---- predicates ---- */
+
+static bool nondefault_rounding(const struct ir_op *op, const void *ctx)
+{
+	(void)ctx;
+	for (uint32_t i = 0; i < op->def->nattrs; i++) {
+		const struct ir_attr_def *d = &op->def->attrs[i];
+		const struct ir_attr *a = ir_op_attr(op, d->name);
+		if (d->spec == IR_AK_ROUNDING && a && !ir_attr_is_default(d, a))
+			return true;
+	}
+	return false;
+}
+
+static bool swizzle(const struct ir_op *op, const void *ctx)
+{
+	(void)ctx;
+	if (op->code != IR_OP_DIVI && op->code != IR_OP_REMI)
+		return false;
+	for (uint32_t i = 0; i < op->noperands; i++) {
+		const struct ir_value *v = through_assume(op->operands[i]);
+		if (v->def && v->def->code == IR_OP_GET_TILE_BLOCK_ID)
+			return true;
+	}
+	return false;
+}
+
+static bool div_by_on(const struct ir_op *op, bool ptr)
+{
+	if (op->code != IR_OP_ASSUME || !op->noperands)
+		return false;
+	const struct ir_attr *p = ir_op_attr(op, "predicate");
+	if (!p || p->kind != IR_ATTR_DIV_BY)
+		return false;
+	const struct ir_type *t = op->operands[0]->type;
+	if (ptr)
+		return ir_type_is_ptr_tile(t);
+	enum ir_elem e = ir_type_elem_of(t);
+	return t && t->kind == IR_TY_TILE && t->rank == 0 && (e == IR_I32 || e == IR_I64);
+}
+
+static bool ptr_div_by(const struct ir_op *op, const void *ctx)
+{
+	(void)ctx;
+	return div_by_on(op, true);
+}
+
+static bool scalar_div_by(const struct ir_op *op, const void *ctx)
+{
+	(void)ctx;
+	return div_by_on(op, false);
+}
+
+static bool raw_ptr_memory(const struct ir_op *op, const void *ctx)
+{
+	(void)ctx;
+	return op->code == IR_OP_LOAD_PTR_TKO || op->code == IR_OP_STORE_PTR_TKO;
+}
+
+static bool ftz_on(const struct ir_op *op, const void *ctx)
+{
+	return strcmp(opname(op), ctx) == 0 && ir_op_has(op, "flush_to_zero");
+}
+
+static bool approx_on(const struct ir_op *op, const void *ctx)
+{
+	return strcmp(opname(op), ctx) == 0 &&
+	       ir_op_attr_int(op, "rounding_mode", -1) == IR_RND_APPROX;
+}
+
+/* ctx: "allow_tma=true", "allow_tma=false" or "latency" */
+static bool op_hint(const struct ir_op *op, const void *ctx)
+{
+	const struct ir_attr *h = ir_op_attr(op, "optimization_hints");
+	if (!h || h->kind != IR_ATTR_HINTS)
+		return false;
+	const char *want = ctx;
+	for (uint32_t i = 0; i < h->n; i++) {
+		if (strcmp(want, "latency") == 0) {
+			if (ir_dict_get(h->elems[i], "latency"))
+				return true;
+			continue;
+		}
+		const struct ir_attr *v = ir_dict_get(h->elems[i], "allow_tma");
+		bool on = v && (v->kind == IR_ATTR_BOOL ? v->b : v->i != 0);
+		if (v && on == (strcmp(want, "allow_tma=true") == 0))
+			return true;
+	}
+	return false;
+}
+
+static bool type_has_bf16(const struct ir_type *t)
+{
+	for (; t; t = t->inner) {
+		if (t->kind == IR_TY_ELEM)
+			return t->elem == IR_BF16;
+		if (t->kind == IR_TY_FUNC || t->kind == IR_TY_OPAQUE || t->kind == IR_TY_TOKEN)
+			return false;
+	}
+	return false;
+}
+
+static bool uses_bf16(const struct ir_op *op, const void *ctx)
+{
+	(void)ctx;
+	for (uint32_t i = 0; i < op->nresults; i++)
+		if (type_has_bf16(op->results[i]->type))
+			return true;
+	for (uint32_t i = 0; i < op->noperands; i++)
+		if (type_has_bf16(op->operands[i]->type))
+			return true;
+	return false;
+}
+
+static bool entry_bf16(const struct ir_op *entry)
+{
+	const struct ir_block *b = entry ? ir_entry_body(entry) : NULL;
+	for (uint32_t i = 0; b && i < b->nargs; i++)
+		if (type_has_bf16(b->args[i]->type))
+			return true;
+	return false;
+}
+
+static bool is_make_token(const struct ir_op *op, const void *ctx)
+{
+	(void)ctx;
+	return op->code == IR_OP_MAKE_TOKEN;
+}
+
+void irdiff_attr_rules(struct irdiff_entry *e, int ei, const struct nside *ref,
+		       const struct nside *gen, struct fbuf *fb)
+{
+	struct range a, b;
+	a = irdiff_count_if(ref, nondefault_rounding, NULL);
+	b = irdiff_count_if(gen, nondefault_rounding, NULL);
+	if (b.n > a.n)
+		irdiff_add_ranges(fb, "rounding-count", IRDIFF_WARN, ei, a, b, -1,
+				  xasprintf("%d op(s) with an explicit rounding mode generated, %d in "
+					    "the reference", b.n, a.n));
+	a = irdiff_count_if(ref, swizzle, NULL);
+	b = irdiff_count_if(gen, swizzle, NULL);
+	if (a.n && !b.n)
+		irdiff_add_ranges(fb, "block-swizzle", IRDIFF_WARN, ei, a, b, -1,
+				  xasprintf("the reference swizzles block ids (divi/remi on blockId, "
+					    "L2 locality); the generated entry does not"));
+	a = irdiff_count_if(ref, ptr_div_by, NULL);
+	b = irdiff_count_if(gen, ptr_div_by, NULL);
+	if (a.n > b.n) {
+		bool raw = irdiff_count_if(gen, raw_ptr_memory, NULL).n > 0;
+		irdiff_add_ranges(fb, "assume-ptr-div-by", raw ? IRDIFF_CRITICAL : IRDIFF_WARN, ei, a,
+				  b, irdiff_find_row(e, "assume", true),
+				  xasprintf("pointer assume div_by: %d in the reference, %d generated%s",
+					    a.n, b.n, raw ? " (raw pointer loads/stores need them)"
+						       : " (view/TMA path)"));
+	}
+	a = irdiff_count_if(ref, scalar_div_by, NULL);
+	b = irdiff_count_if(gen, scalar_div_by, NULL);
+	if (b.n > a.n)
+		irdiff_add_ranges(fb, "assume-scalar-div-by", IRDIFF_CRITICAL, ei, a, b,
+				  irdiff_find_row(e, "assume", true),
+				  xasprintf("scalar assume div_by: %d generated, %d in the reference",
+					    b.n, a.n));
+	else if (b.n)
+		irdiff_add_ranges(fb, "assume-scalar-div-by", IRDIFF_NOTE, ei, a, b, -1,
+				  xasprintf("scalar assume div_by on both sides (%d in the reference, "
+					    "%d generated): the reference script flags these, the "
+					    "reference carries them too", a.n, b.n));
+	static const char *const fops[] = {"addf", "subf", "mulf", "divf", "exp", "exp2", "negf"};
+	for (size_t i = 0; i < TP_ARRAY_LEN(fops); i++) {
+		a = irdiff_count_if(ref, ftz_on, fops[i]);
+		b = irdiff_count_if(gen, ftz_on, fops[i]);
+		if (a.n > b.n)
+			irdiff_add_ranges(fb, "ftz", IRDIFF_CRITICAL, ei, a, b,
+					  irdiff_find_row(e, fops[i], true),
+					  xasprintf("flush_to_zero on %s: %d in the reference, %d generated",
+						    fops[i], a.n, b.n));
+		a = irdiff_count_if(ref, approx_on, fops[i]);
+		b = irdiff_count_if(gen, approx_on, fops[i]);
+		if (a.n > b.n)
+			irdiff_add_ranges(fb, "approx", IRDIFF_CRITICAL, ei, a, b,
+					  irdiff_find_row(e, fops[i], true),
+					  xasprintf("rounding<approx> on %s: %d in the reference, %d "
+						    "generated", fops[i], a.n, b.n));
+	}
+	a = irdiff_count_if(ref, op_hint, "allow_tma=true");
+	b = irdiff_count_if(gen, op_hint, "allow_tma=true");
+	if (a.n > b.n)
+		irdiff_add_ranges(fb, "allow-tma", IRDIFF_CRITICAL, ei, a, b, -1,
+				  xasprintf("allow_tma = true on %d op(s) in the reference, %d generated",
+					    a.n, b.n));
+	a = irdiff_count_if(ref, op_hint, "allow_tma=false");
+	b = irdiff_count_if(gen, op_hint, "allow_tma=false");
+	if (a.n != b.n)
+		irdiff_add_ranges(fb, "allow-tma", IRDIFF_WARN, ei, a, b, -1,
+				  xasprintf("allow_tma = false on %d op(s) in the reference, %d generated",
+					    a.n, b.n));
+	a = irdiff_count_if(ref, op_hint, "latency");
+	b = irdiff_count_if(gen, op_hint, "latency");
+	if (a.n != b.n)
+		irdiff_add_ranges(fb, "latency", IRDIFF_WARN, ei, a, b, -1,
+				  xasprintf("latency hints on %d op(s) in the reference, %d generated",
+					    a.n, b.n));
+	a = irdiff_count_if(ref, uses_bf16, NULL);
+	b = irdiff_count_if(gen, uses_bf16, NULL);
+	if ((a.n || entry_bf16(e->ref)) && !b.n && !entry_bf16(e->gen))
+		irdiff_add_ranges(fb, "bf16", IRDIFF_WARN, ei, a, b, -1,
+				  xasprintf("the reference uses bf16, the generated entry does not"));
+	a = irdiff_count_if(ref, is_make_token, NULL);
+	b = irdiff_count_if(gen, is_make_token, NULL);
+	if (a.n != b.n)
+		irdiff_add_ranges(fb, "token-count", IRDIFF_WARN, ei, a, b,
+				  irdiff_find_row(e, "make_token", true),
+				  xasprintf("make_token: %d in the reference, %d generated (usually one "
+					    "shared token)", a.n, b.n));
+}
+
+/* ---- layout multiset and the semantic-layout gate ---- */
+
+struct mset {
+	char **v;
+	size_t n, cap;
+};
+
+static void ms_add(struct mset *m, char *s)
+{
+	if (m->n == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 16;
+		m->v = xrealloc(m->v, m->cap * sizeof(*m->v));
+	}
+	m->v[m->n++] = s;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *list(const char *pre, const int64_t *v, uint32_t n, const char *sep, bool gate,
+		  const char *post)
+{
+	struct sbuf sb = SBUF_INIT;
+	sb_adds(&sb, pre);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			sb_adds(&sb, sep);
+		if (v[i] == IR_DYN || (gate && v[i] != 1))
+			sb_addc(&sb, '?');
+		else
+			sb_printf(&sb, "%lld", (long long)v[i]);
+	}
+	sb_adds(&sb, post);
+	return sb_detach(&sb);
+}
+
+static void layout_attrs(const struct nside *s, bool gate, struct mset *m)
+{
+	for (size_t i = 0; s && i < s->n; i++) {
+		const struct ir_op *op = s->lines[i].op;
+		if (!op || !op->nresults)
+			continue;
+		const struct ir_type *t = op->results[0]->type;
+		if (!t)
+			continue;
+		if (t->kind == IR_TY_TENSOR_VIEW && op->code == IR_OP_MAKE_TENSOR_VIEW)
+			ms_add(m, list("strides=[", t->strides, t->nstrides, ",", gate, "]"));
+		if (t->kind == IR_TY_PARTITION_VIEW || t->kind == IR_TY_STRIDED_VIEW ||
+		    t->kind == IR_TY_GATHER_SCATTER_VIEW) {
+			ms_add(m, list("tile=(", t->shape, t->rank, "x", false, ")"));
+			if (t->ndim_map) {
+				int64_t dm[64];
+				uint32_t n = t->ndim_map < 64 ? t->ndim_map : 64;
+				for (uint32_t k = 0; k < n; k++)
+					dm[k] = t->dim_map[k];
+				ms_add(m, list("dim_map=[", dm, n, ", ", false, "]"));
+			}
+		}
+	}
+	qsort(m->v, m->n, sizeof(*m->v), cmp_str);
+}
+
+/* Items of a not matched in b (both sorted), as "x, y (+n)". */
+static char *ms_minus(const struct mset *a, const struct mset *b, int *count)
+{
+	struct sbuf sb = SBUF_INIT;
+	size_t i = 0, j = 0;
+	int n = 0;
+	while (i < a->n) {
+		int c = j < b->n ? strcmp(a->v[i], b->v[j]) : -1;
+		if (c == 0) {
+			i++, j++;
+		} else if (c < 0) {
+			if (n < 6)
+				sb_printf(&sb, "%s%s", n ? ", " : "", a->v[i]);
+			n++, i++;
+		} else {
+			j++;
+		}
+	}
+	if (n > 6)
+		sb_printf(&sb, " (+%d more)", n - 6);
+	*count = n;
+	return sb_detach(&sb);
+}
+
+static void ms_free(struct mset *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->v[i]);
+	free(m->v);
+}
+
+static bool view_maker(const struct ir_op *op, const void *ctx)
+{
+	(void)ctx;
+	return op->code == IR_OP_MAKE_TENSOR_VIEW || op->code == IR_OP_MAKE_PARTITION_VIEW ||
+	       op->code == IR_OP_MAKE_STRIDED_VIEW || op->code == IR_OP_MAKE_GATHER_SCATTER_VIEW;
+}
+
+void irdiff_layout_rules(struct irdiff_entry *e, int ei, const struct nside *ref,
+			 const struct nside *gen, struct fbuf *fb)
+{
+	(void)e;
+	struct range a = irdiff_count_if(ref, view_maker, NULL);
+	struct range b = irdiff_count_if(gen, view_maker, NULL);
+	for (int gate = 0; gate < 2; gate++) {
+		struct mset x = {0}, y = {0};
+		layout_attrs(ref, gate, &x);
+		layout_attrs(gen, gate, &y);
+		int nx, ny;
+		char *rx = ms_minus(&x, &y, &nx), *ry = ms_minus(&y, &x, &ny);
+		if (nx || ny) {
+			struct sbuf m = SBUF_INIT;
+			sb_adds(&m, gate ? "SEMANTIC_LAYOUT_FAIL: strides (non-1 as ?), tile and dim_map "
+					   "multisets differ"
+					 : "layout attributes (strides, tile, dim_map) differ");
+			if (nx)
+				sb_printf(&m, "; only in the reference: %s", rx);
+			if (ny)
+				sb_printf(&m, "; only generated: %s", ry);
+			irdiff_add_ranges(fb, gate ? "layout-gate" : "layout-multiset",
+					  gate ? IRDIFF_CRITICAL : IRDIFF_WARN, ei, a, b, -1,
+					  sb_detach(&m));
+		}
+		free(rx);
+		free(ry);
+		ms_free(&x);
+		ms_free(&y);
+	}
+}
+
+/* ---- row checks ---- */
+
+static int loop_depth(const struct ir_op *op)
+{
+	int d = 0;
+	for (const struct ir_block *b = op->parent; b && b->parent && b->parent->parent;) {
+		const struct ir_op *p = b->parent->parent;
+		if (p->code == IR_OP_FOR || p->code == IR_OP_LOOP)
+			d++;
+		b = p->parent;
+	}
+	return d;
+}
+
+static struct range side_range(const struct irdiff_side *s)
+{
+	struct range r = {s->text ? 1 : 0, s->first, s->last};
+	return r;
+}
+
+static void row_finding(struct fbuf *fb, const char *rule, enum irdiff_severity sev, int ei,
+			const struct irdiff_entry *e, size_t row, char *msg)
+{
+	const struct irdiff_row *w = &e->rows[row];
+	irdiff_add_ranges(fb, rule, sev, ei, side_range(&w->ref), side_range(&w->gen), (int)row, msg);
+}
+
+static bool is_memory(const struct ir_op *op)
+{
+	switch (op->code) {
+	case IR_OP_LOAD_PTR_TKO: case IR_OP_STORE_PTR_TKO: case IR_OP_LOAD_VIEW_TKO:
+	case IR_OP_STORE_VIEW_TKO: case IR_OP_ATOMIC_RMW_TKO: case IR_OP_ATOMIC_CAS_TKO:
+	case IR_OP_ATOMIC_RED_VIEW_TKO: case IR_OP_MMAF: case IR_OP_MMAI: case IR_OP_MMAF_SCALED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static const char *pad_name(int p)
+{
+	const char *k = p == IR_PAD_ABSENT ? NULL : ir_enum_keyword(IR_EN_PADDING, p);
+	return k ? k : "none";
+}
+
+static void changed_row(struct irdiff_entry *e, int ei, size_t i, struct fbuf *fb)
+{
+	const struct ir_op *a = e->rows[i].ref.op, *g = e->rows[i].gen.op;
+	if (!a || !g || a->code != g->code)
+		return;
+	switch (a->code) {
+	case IR_OP_REDUCE:
+	case IR_OP_SCAN: {
+		int64_t da = ir_op_attr_int(a, "dim", -1), dg = ir_op_attr_int(g, "dim", -1);
+		if (da != dg)
+			row_finding(fb, "reduce-axis", IRDIFF_CRITICAL, ei, e, i,
+				    xasprintf("%s over dim %lld in the reference, dim %lld generated",
+					      opname(a), (long long)da, (long long)dg));
+		break;
+	}
+	case IR_OP_MAKE_PARTITION_VIEW:
+	case IR_OP_MAKE_STRIDED_VIEW:
+	case IR_OP_MAKE_GATHER_SCATTER_VIEW: {
+		const struct ir_type *ta = a->nresults ? a->results[0]->type : NULL;
+		const struct ir_type *tg = g->nresults ? g->results[0]->type : NULL;
+		if (ta && tg && ta->padding != tg->padding)
+			row_finding(fb, "padding-value", IRDIFF_CRITICAL, ei, e, i,
+				    xasprintf("padding_value %s in the reference, %s generated",
+					      pad_name(ta->padding), pad_name(tg->padding)));
+		break;
+	}
+	case IR_OP_LOAD_PTR_TKO:
+	case IR_OP_STORE_PTR_TKO:
+	case IR_OP_ATOMIC_RMW_TKO:
+	case IR_OP_ATOMIC_CAS_TKO: {
+		int mg = ir_opdef_group(a->def, "mask");
+		uint32_t ma = a->group_sizes[mg], mgn = g->group_sizes[mg];
+		if (ma && !mgn)
+			row_finding(fb, "mask-dropped", IRDIFF_CRITICAL, ei, e, i,
+				    xasprintf("%s is masked in the reference, not generated", opname(a)));
+		else if (!ma && mgn)
+			row_finding(fb, "mask-added", IRDIFF_WARN, ei, e, i,
+				    xasprintf("%s is masked only in the generated entry", opname(a)));
+		int pg = ir_opdef_group(a->def, "paddingValue");
+		if (pg >= 0 && a->group_sizes[pg] && !g->group_sizes[pg])
+			row_finding(fb, "padding-dropped", IRDIFF_WARN, ei, e, i,
+				    xasprintf("load_ptr_tko has a padding value only in the reference"));
+		break;
+	}
+	case IR_OP_FOR: {
+		const struct ir_value *sa = through_assume(a->operands[2]);
+		const struct ir_value *sg = through_assume(g->operands[2]);
+		const struct ir_attr *ca = sa->def && sa->def->code == IR_OP_CONSTANT
+						   ? ir_op_attr(sa->def, "value") : NULL;
+		const struct ir_attr *cg = sg->def && sg->def->code == IR_OP_CONSTANT
+						   ? ir_op_attr(sg->def, "value") : NULL;
+		if (ca && cg && !ir_attr_equal(ca, cg))
+			row_finding(fb, "for-step", IRDIFF_WARN, ei, e, i,
+				    xasprintf("the loop step differs (%lld in the reference, %lld generated)",
+					      (long long)ca->vals[0], (long long)cg->vals[0]));
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static const char *body_of(const struct irdiff_side *s)
+{
+	const char *bar = s->key ? strchr(s->key, '|') : NULL;
+	return bar ? bar + 1 : "";
+}
+
+static const struct ir_op *parent_op(const struct ir_op *op)
+{
+	const struct ir_block *b = op->parent;
+	return b && b->parent ? b->parent->parent : NULL;
+}
+
+static bool is_loop(const struct ir_op *op)
+{
+	return op && (op->code == IR_OP_FOR || op->code == IR_OP_LOOP);
+}
+
+/* Is this loop op aligned with one on the other side? */
+static bool loop_paired(const struct irdiff_entry *e, const struct ir_op *loop, bool ref_side)
+{
+	for (size_t i = 0; i < e->nrows; i++) {
+		const struct irdiff_row *w = &e->rows[i];
+		if ((ref_side ? w->ref.op : w->gen.op) == loop)
+			return w->kind == IRDIFF_ROW_EQUAL || w->kind == IRDIFF_ROW_CHANGED;
+	}
+	return false;
+}
+
+/* An op directly in a loop body on one side, found unchanged at a shallower
+ * loop depth on the other, while the loop itself is there on both sides:
+ * hoisted out of the loop (or, the other way round, sunk into one). */
+static void moved(struct irdiff_entry *e, int ei, struct fbuf *fb)
+{
+	bool *taken = xcalloc(e->nrows ? e->nrows : 1, sizeof(bool));
+	for (int pass = 0; pass < 2; pass++) {
+		bool out = pass == 0;
+		for (size_t i = 0; i < e->nrows; i++) {
+			const struct irdiff_row *w = &e->rows[i];
+			const struct irdiff_side *in = out ? &w->ref : &w->gen;
+			if (w->kind != (out ? IRDIFF_ROW_REF_ONLY : IRDIFF_ROW_GEN_ONLY) || !in->op ||
+			    taken[i])
+				continue;
+			const struct ir_op *loop = parent_op(in->op);
+			if (!is_loop(loop) || !loop_paired(e, loop, out))
+				continue;
+			int din = loop_depth(in->op);
+			for (size_t j = 0; j < e->nrows; j++) {
+				const struct irdiff_row *v = &e->rows[j];
+				const struct irdiff_side *other = out ? &v->gen : &v->ref;
+				if (taken[j] ||
+				    v->kind != (out ? IRDIFF_ROW_GEN_ONLY : IRDIFF_ROW_REF_ONLY) ||
+				    !other->op || loop_depth(other->op) >= din ||
+				    strcmp(body_of(in), body_of(other)) != 0)
+					continue;
+				taken[i] = taken[j] = true;
+				const struct irdiff_side *rs = out ? in : other, *gs = out ? other : in;
+				int dr = loop_depth(rs->op), dg = loop_depth(gs->op);
+				irdiff_add_ranges(fb, out ? "loop-hoist" : "loop-sink",
+						  out && is_memory(rs->op) ? IRDIFF_CRITICAL : IRDIFF_WARN,
+						  ei, side_range(rs), side_range(gs), (int)(out ? i : j),
+						  xasprintf("%s is inside %d loop(s) in the reference, %d "
+							    "generated (moved %s)", opname(rs->op), dr, dg,
+							    out ? "out of a loop" : "into a loop"));
+				break;
+			}
+		}
+	}
+	free(taken);
+}
+
+void irdiff_row_checks(struct irdiff_entry *e, int ei, struct fbuf *fb)
+{
+	for (size_t i = 0; i < e->nrows; i++)
+		if (e->rows[i].kind == IRDIFF_ROW_CHANGED)
+			changed_row(e, ei, i, fb);
+	moved(e, ei, fb);
+}

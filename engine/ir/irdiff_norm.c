@@ -1,0 +1,261 @@
+/* The normaliser: an entry becomes a list of lines that compare equal when
+ * the ops are the same modulo spelling (value names, whitespace, `token = `
+ * spacing, #cuda_tile. prefixes, identity dim_map, pow/fpowf, dead
+ * constants). Alignment keys name an operand by what defines it, one level
+ * deep, so that an inserted op does not rename the rest of the kernel. */
+#include "engine/ir/irdiff_internal.h"
+#include "engine/ir/ir_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void irdiff_op_lines(const struct ir_op *op, uint32_t *first, uint32_t *last)
+{
+	*first = op ? op->loc.line : 0;
+	*last = op ? (op->loc.end_line ? op->loc.end_line : op->loc.line) : 0;
+}
+
+void irdiff_type(struct sbuf *sb, const struct ir_type *t)
+{
+	if (t && (t->kind == IR_TY_PARTITION_VIEW || t->kind == IR_TY_STRIDED_VIEW) &&
+	    t->ndim_map && ir_dim_map_is_identity(t)) {
+		struct sbuf tmp = SBUF_INIT;
+		ir_print_type(&tmp, t);
+		/* the printer elides an identity dim_map: put it back before '>' */
+		sb_add(sb, tmp.buf, tmp.len - 1);
+		sb_adds(sb, ", dim_map=[");
+		for (uint32_t i = 0; i < t->ndim_map; i++)
+			sb_printf(sb, "%s%d", i ? ", " : "", t->dim_map[i]);
+		sb_adds(sb, "]>");
+		sb_free(&tmp);
+		return;
+	}
+	ir_print_type(sb, t);
+}
+
+static const char *canon_name(const struct ir_op *op)
+{
+	return op->code == IR_OP_UNKNOWN ? op->name : op->def->name;
+}
+
+/* An operand named by its definition. */
+static void operand(struct sbuf *sb, const struct ir_value *v)
+{
+	while (v->def && v->def->code == IR_OP_ASSUME && v->def->noperands)
+		v = v->def->operands[0];
+	if (v->def) {
+		const struct ir_op *d = v->def;
+		if (d->code == IR_OP_CONSTANT) {
+			const struct ir_attr *a = ir_op_attr(d, "value");
+			sb_adds(sb, "%cst");
+			if (a && a->kind == IR_ATTR_DENSE)
+				ir_print_dense(sb, a);
+			return;
+		}
+		sb_printf(sb, "%%%s", canon_name(d));
+		if (d->nresults > 1)
+			sb_printf(sb, "#%u", v->index);
+		return;
+	}
+	const struct ir_op *owner = v->block && v->block->parent ? v->block->parent->parent : NULL;
+	if (!owner || owner->code == IR_OP_ENTRY)
+		sb_printf(sb, "%%arg%u", v->index);
+	else
+		sb_printf(sb, "%%%s.a%u", canon_name(owner), v->index);
+}
+
+static int attr_cmp(const void *a, const void *b)
+{
+	const struct ir_named_attr *x = a, *y = b;
+	return strcmp(x->name, y->name);
+}
+
+static char *op_key(const struct ir_op *op, int depth)
+{
+	struct sbuf sb = SBUF_INIT;
+	sb_printf(&sb, "%d|%s", depth, canon_name(op));
+	if (op->nattrs) {
+		struct ir_named_attr *as = xmalloc(op->nattrs * sizeof(*as));
+		memcpy(as, op->attrs, op->nattrs * sizeof(*as));
+		qsort(as, op->nattrs, sizeof(*as), attr_cmp);
+		sb_addc(&sb, '{');
+		for (uint32_t i = 0; i < op->nattrs; i++) {
+			sb_printf(&sb, "%s%s", i ? ", " : "", as[i].name);
+			if (as[i].attr->kind != IR_ATTR_UNIT) {
+				sb_addc(&sb, '=');
+				ir_print_attr_generic(&sb, as[i].attr);
+			}
+		}
+		sb_addc(&sb, '}');
+		free(as);
+	}
+	if (op->code == IR_OP_UNKNOWN && op->text) {
+		for (const char *p = op->text; *p; p++) {
+			if (*p != '\x01') {
+				sb_addc(&sb, *p);
+				continue;
+			}
+			char *end;
+			unsigned long k = strtoul(p + 1, &end, 10);
+			if (k < op->noperands)
+				operand(&sb, op->operands[k]);
+			p = *end == '\x02' ? end : end - 1;
+		}
+	} else {
+		for (uint32_t g = 0, k = 0; g < op->ngroups; g++) {
+			sb_adds(&sb, g ? " |" : " (");
+			for (uint32_t i = 0; i < op->group_sizes[g]; i++, k++) {
+				sb_addc(&sb, ' ');
+				operand(&sb, op->operands[k]);
+			}
+		}
+		sb_adds(&sb, " )");
+	}
+	sb_adds(&sb, " :");
+	for (uint32_t i = 0; i < op->nresults; i++) {
+		sb_addc(&sb, ' ');
+		irdiff_type(&sb, op->results[i]->type);
+	}
+	/* block arguments carry the types of loop-carried values */
+	for (uint32_t r = 0; r < op->nregions; r++)
+		for (uint32_t b = 0; b < op->regions[r]->nblocks; b++) {
+			const struct ir_block *blk = op->regions[r]->blocks[b];
+			sb_adds(&sb, " ^(");
+			for (uint32_t i = 0; i < blk->nargs; i++) {
+				sb_addc(&sb, ' ');
+				irdiff_type(&sb, blk->args[i]->type);
+			}
+			sb_adds(&sb, " )");
+		}
+	return sb_detach(&sb);
+}
+
+struct flat {
+	struct nside *out;
+	const struct ir_names *names;
+	bool keep_dead;
+	const uint32_t *uses; /* by value id */
+	uint32_t nuses;
+};
+
+static struct nline *push(struct nside *s)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->lines = xrealloc(s->lines, s->cap * sizeof(*s->lines));
+	}
+	struct nline *l = &s->lines[s->n++];
+	memset(l, 0, sizeof(*l));
+	return l;
+}
+
+static void brace(struct flat *f, int depth, int loop_depth, const char *text, uint32_t line)
+{
+	struct nline *l = push(f->out);
+	l->depth = depth;
+	l->loop_depth = loop_depth;
+	l->first = l->last = line;
+	l->text = xstrdup(text);
+	l->key = xasprintf("%d|%s", depth, text);
+	l->body = strchr(l->key, '|') + 1;
+	l->name = "}";
+}
+
+static bool dead_constant(const struct flat *f, const struct ir_op *op)
+{
+	if (f->keep_dead || op->code != IR_OP_CONSTANT || !op->nresults)
+		return false;
+	uint32_t id = op->results[0]->id;
+	return id < f->nuses && f->uses[id] == 0;
+}
+
+static void flatten_block(struct flat *f, const struct ir_op *owner, const struct ir_block *b,
+			  int depth, int loop_depth);
+
+static void flatten_op(struct flat *f, const struct ir_op *op, int depth, int loop_depth)
+{
+	struct nline *l = push(f->out);
+	l->op = op;
+	l->depth = depth;
+	l->loop_depth = loop_depth;
+	irdiff_op_lines(op, &l->first, &l->last);
+	l->text = ir_op_line(op, f->names);
+	l->key = op_key(op, depth);
+	l->body = strchr(l->key, '|') + 1;
+	l->name = canon_name(op);
+	if (!op->nregions)
+		return;
+	int inner = loop_depth + (op->code == IR_OP_FOR || op->code == IR_OP_LOOP);
+	for (uint32_t r = 0; r < op->nregions; r++) {
+		if (!op->regions[r]->nblocks)
+			continue;
+		if (r > 0)
+			brace(f, depth, loop_depth, "} else {", op->loc.else_line);
+		flatten_block(f, op, op->regions[r]->blocks[0], depth + 1, inner);
+	}
+	brace(f, depth, loop_depth, "}", op->loc.close_line);
+}
+
+static void flatten_block(struct flat *f, const struct ir_op *owner, const struct ir_block *b,
+			  int depth, int loop_depth)
+{
+	for (uint32_t i = 0; i < b->nops; i++) {
+		const struct ir_op *op = b->ops[i];
+		if (i == b->nops - 1 && ir_print_elides(owner, op))
+			break;
+		if (dead_constant(f, op))
+			continue;
+		flatten_op(f, op, depth, loop_depth);
+	}
+}
+
+struct uses_ctx {
+	uint32_t *uses;
+	uint32_t n;
+};
+
+static bool count_uses(const struct ir_op *op, int depth, void *ctx)
+{
+	(void)depth;
+	struct uses_ctx *u = ctx;
+	for (uint32_t i = 0; i < op->noperands; i++)
+		if (op->operands[i]->id < u->n)
+			u->uses[op->operands[i]->id]++;
+	return true;
+}
+
+static bool max_id(const struct ir_op *op, int depth, void *ctx)
+{
+	(void)depth;
+	uint32_t *m = ctx;
+	for (uint32_t i = 0; i < op->nresults; i++)
+		if (op->results[i]->id >= *m)
+			*m = op->results[i]->id + 1;
+	return true;
+}
+
+void irdiff_flatten(const struct ir_op *entry, bool keep_dead, struct nside *out)
+{
+	memset(out, 0, sizeof(*out));
+	uint32_t n = 0;
+	ir_walk(entry, max_id, &n);
+	struct uses_ctx u = {xcalloc(n ? n : 1, sizeof(uint32_t)), n};
+	ir_walk(entry, count_uses, &u);
+	struct ir_names *names = ir_names_compute(entry);
+	struct flat f = {out, names, keep_dead, u.uses, n};
+	const struct ir_block *body = ir_entry_body(entry);
+	if (body)
+		flatten_block(&f, entry, body, 0, 0);
+	ir_names_free(names);
+	free(u.uses);
+}
+
+void irdiff_nside_free(struct nside *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->lines[i].text);
+		free(s->lines[i].key);
+	}
+	free(s->lines);
+	memset(s, 0, sizeof(*s));
+}

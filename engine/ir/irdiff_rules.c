@@ -1,0 +1,374 @@
+/* The reference diff_ir.sh rules (pipeline.md §6), applied per entry pair on
+ * the parsed IR instead of on words: op-count families, launch hints, tile
+ * shapes, reduce identities, rounding, block swizzle, pointer and scalar
+ * `assume div_by`, flush_to_zero and approx per op, allow_tma and latency
+ * hints, MMA accumulator types, bf16 use. Where the script flags something
+ * both sides carry alike, the finding is a NOTE. Row-level checks and the
+ * layout rules are in irdiff_checks.c. */
+#include "engine/ir/irdiff_internal.h"
+#include "engine/ir/ir_internal.h"
+
+#include <stdio.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- helpers over one side ---- */
+
+void irdiff_range_add(struct range *r, const struct nline *l)
+{
+	r->n++;
+	if (l->first && (!r->first || l->first < r->first))
+		r->first = l->first;
+	if (l->last > r->last)
+		r->last = l->last;
+}
+
+struct range irdiff_count_if(const struct nside *s, bool (*pred)(const struct ir_op *, const void *),
+			     const void *ctx)
+{
+	struct range r = {0, 0, 0};
+	for (size_t i = 0; s && i < s->n; i++)
+		if (s->lines[i].op && pred(s->lines[i].op, ctx))
+			irdiff_range_add(&r, &s->lines[i]);
+	return r;
+}
+
+static bool named(const struct ir_op *op, const void *ctx)
+{
+	const char *const *names = ctx;
+	const char *n = op->code == IR_OP_UNKNOWN ? op->name : op->def->name;
+	for (; *names; names++)
+		if (strcmp(n, *names) == 0)
+			return true;
+	return false;
+}
+
+int irdiff_find_row(const struct irdiff_entry *e, const char *name, bool unpaired_only)
+{
+	for (size_t i = 0; i < e->nrows; i++) {
+		const struct irdiff_row *w = &e->rows[i];
+		if (unpaired_only && w->kind == IRDIFF_ROW_EQUAL)
+			continue;
+		const struct ir_op *op = w->ref.op ? w->ref.op : w->gen.op;
+		if (op && strcmp(op->code == IR_OP_UNKNOWN ? op->name : op->def->name, name) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+struct irdiff_finding *irdiff_add_ranges(struct fbuf *fb, const char *rule,
+					 enum irdiff_severity sev, int entry, struct range a,
+					 struct range b, int row, char *msg)
+{
+	struct irdiff_finding *f = irdiff_add(fb, rule, sev, entry, "%s", msg);
+	f->ref_first = a.first;
+	f->ref_last = a.last;
+	f->gen_first = b.first;
+	f->gen_last = b.last;
+	f->row = row;
+	free(msg);
+	return f;
+}
+
+/* ---- op-count families ---- */
+
+static const struct {
+	const char *op, *family;
+	const char *names[4];
+} families[] = {
+	{"load_ptr_tko", "critical", {"load_ptr_tko"}},
+	{"store_ptr_tko", "critical", {"store_ptr_tko"}},
+	{"load_view_tko", "critical", {"load_view_tko"}},
+	{"store_view_tko", "critical", {"store_view_tko"}},
+	{"reduce", "critical", {"reduce"}},
+	{"exp", "critical", {"exp"}},
+	{"exp2", "critical", {"exp2"}},
+	{"rsqrt", "critical", {"rsqrt"}},
+	{"fma", "critical", {"fma"}},
+	{"mma", "critical", {"mmaf", "mmai", "mmaf_scaled"}},
+	{"for", "critical", {"for"}},
+	{"addf", "arith", {"addf"}},
+	{"subf", "arith", {"subf"}},
+	{"mulf", "arith", {"mulf"}},
+	{"divf", "arith", {"divf"}},
+	{"maxf", "arith", {"maxf"}},
+	{"minf", "arith", {"minf"}},
+	{"select", "info", {"select"}},
+	{"iota", "info", {"iota"}},
+	{"cmpi", "info", {"cmpi"}},
+	{"ftof", "info", {"ftof"}},
+	{"itof", "info", {"itof"}},
+	{"exti", "info", {"exti"}},
+};
+
+static void op_counts(struct irdiff_entry *e, int ei, const struct nside *ref,
+		      const struct nside *gen, struct fbuf *fb)
+{
+	e->ncounts = TP_ARRAY_LEN(families);
+	e->counts = xcalloc(e->ncounts, sizeof(*e->counts));
+	for (size_t i = 0; i < TP_ARRAY_LEN(families); i++) {
+		struct irdiff_count *c = &e->counts[i];
+		struct range a = irdiff_count_if(ref, named, families[i].names);
+		struct range b = irdiff_count_if(gen, named, families[i].names);
+		c->op = families[i].op;
+		c->family = families[i].family;
+		c->ref = a.n;
+		c->gen = b.n;
+		int d = b.n - a.n;
+		snprintf(c->verdict, sizeof(c->verdict), "OK");
+		if (!d)
+			continue;
+		int row = irdiff_find_row(e, families[i].names[0], true);
+		const char *fam = families[i].family;
+		if (strcmp(fam, "info") == 0) {
+			snprintf(c->verdict, sizeof(c->verdict), "INFO(%+d)", d);
+			irdiff_add_ranges(fb, "op-count-info", IRDIFF_INFO, ei, a, b, row,
+					  xasprintf("%s: %d in the reference, %d generated (info only)",
+						    c->op, a.n, b.n));
+		} else if (strcmp(fam, "arith") == 0 && abs(d) <= 2) {
+			snprintf(c->verdict, sizeof(c->verdict), "WORKAROUND(%+d)", d);
+			irdiff_add_ranges(fb, "op-count-arith", IRDIFF_WARN, ei, a, b, row,
+					  xasprintf("%s: %d in the reference, %d generated (a difference of "
+						    "2 or less is an accepted workaround)", c->op, a.n, b.n));
+		} else {
+			snprintf(c->verdict, sizeof(c->verdict), "CRITICAL_DIFF");
+			irdiff_add_ranges(fb, strcmp(fam, "arith") == 0 ? "op-count-arith" : "op-count",
+					  IRDIFF_CRITICAL, ei, a, b, row,
+					  xasprintf("%s: %d in the reference, %d generated", c->op, a.n,
+						    b.n));
+		}
+	}
+}
+
+/* ---- launch hints ---- */
+
+static int64_t hint_value(const struct ir_op *entry, const char *arch, const char *key)
+{
+	const struct ir_attr *h = entry ? ir_op_attr(entry, "optimization_hints") : NULL;
+	const struct ir_attr *v = ir_dict_get(ir_dict_get(h, arch), key);
+	if (!v)
+		v = ir_dict_get(ir_dict_get(h, "default"), key);
+	return v && v->kind == IR_ATTR_INT ? v->i : 0;
+}
+
+static void collect_archs(const struct ir_op *entry, const char **archs, size_t *n, size_t cap)
+{
+	const struct ir_attr *h = entry ? ir_op_attr(entry, "optimization_hints") : NULL;
+	for (uint32_t i = 0; h && h->kind == IR_ATTR_HINTS && i < h->n; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < *n; k++)
+			seen |= strcmp(archs[k], h->keys[i]) == 0;
+		if (!seen && *n < cap)
+			archs[(*n)++] = h->keys[i];
+	}
+}
+
+static void hints(struct irdiff_entry *e, int ei, struct fbuf *fb)
+{
+	static const char *const keys[] = {"occupancy", "num_cta_in_cga"};
+	const char *archs[64];
+	size_t na = 0;
+	collect_archs(e->ref, archs, &na, 64);
+	collect_archs(e->gen, archs, &na, 64);
+	struct range a = {0, 0, 0}, b = {0, 0, 0};
+	irdiff_op_lines(e->ref, &a.first, &a.last);
+	irdiff_op_lines(e->gen, &b.first, &b.last);
+	for (size_t k = 0; k < TP_ARRAY_LEN(keys); k++) {
+		const char *rule = k ? "hint-num-cta-in-cga" : "hint-occupancy";
+		for (size_t i = 0; i < na; i++) {
+			int64_t rv = hint_value(e->ref, archs[i], keys[k]);
+			int64_t gv = hint_value(e->gen, archs[i], keys[k]);
+			if (rv == gv)
+				continue;
+			if (rv && gv)
+				irdiff_add_ranges(fb, rule, IRDIFF_CRITICAL, ei, a, b, 0,
+						  xasprintf("%s for %s: %lld in the reference, %lld generated",
+							    keys[k], archs[i], (long long)rv, (long long)gv));
+			else if (rv)
+				irdiff_add_ranges(fb, rule, IRDIFF_WARN, ei, a, b, 0,
+						  xasprintf("MISSING_HINT: %s = %lld for %s in the reference, "
+							    "not set in the generated entry",
+							    keys[k], (long long)rv, archs[i]));
+			else
+				irdiff_add_ranges(fb, rule, IRDIFF_INFO, ei, a, b, 0,
+						  xasprintf("%s = %lld for %s is set only in the generated entry "
+							    "(the reference leaves it to the compiler)",
+							    keys[k], (long long)gv, archs[i]));
+		}
+	}
+}
+
+/* ---- sets of strings (tile shapes, identities, accumulator types) ---- */
+
+struct strset {
+	char **v;
+	size_t n, cap;
+};
+
+static void set_add(struct strset *s, const char *str)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], str) == 0)
+			return;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+	}
+	s->v[s->n++] = xstrdup(str);
+}
+
+static bool set_has(const struct strset *s, const char *str)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], str) == 0)
+			return true;
+	return false;
+}
+
+static void set_free(struct strset *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+}
+
+/* "a, b, c (+N more)" of the members of x missing from y. */
+static char *set_minus(const struct strset *x, const struct strset *y, int *count)
+{
+	struct sbuf sb = SBUF_INIT;
+	int n = 0;
+	for (size_t i = 0; i < x->n; i++)
+		if (!set_has(y, x->v[i])) {
+			if (n < 6)
+				sb_printf(&sb, "%s%s", n ? ", " : "", x->v[i]);
+			n++;
+		}
+	if (n > 6)
+		sb_printf(&sb, " (+%d more)", n - 6);
+	*count = n;
+	return sb_detach(&sb);
+}
+
+typedef void (*collect_fn)(const struct ir_op *op, struct strset *s);
+
+static void collect(const struct nside *side, collect_fn fn, struct strset *s)
+{
+	for (size_t i = 0; side && i < side->n; i++)
+		if (side->lines[i].op)
+			fn(side->lines[i].op, s);
+}
+
+/* First line on a side whose op contributes a member missing from `other`. */
+static struct range first_with(const struct nside *side, collect_fn fn, const struct strset *other)
+{
+	struct range r = {0, 0, 0};
+	for (size_t i = 0; side && i < side->n; i++) {
+		if (!side->lines[i].op)
+			continue;
+		struct strset one = {0};
+		fn(side->lines[i].op, &one);
+		bool hit = false;
+		for (size_t k = 0; k < one.n; k++)
+			hit |= !set_has(other, one.v[k]);
+		set_free(&one);
+		if (hit) {
+			irdiff_range_add(&r, &side->lines[i]);
+			return r;
+		}
+	}
+	return r;
+}
+
+static void compare_sets(struct irdiff_entry *e, int ei, const struct nside *ref,
+			 const struct nside *gen, struct fbuf *fb, collect_fn fn, const char *rule,
+			 const char *what, bool need_both)
+{
+	struct strset a = {0}, b = {0};
+	collect(ref, fn, &a);
+	collect(gen, fn, &b);
+	int na, nb;
+	char *ra = set_minus(&a, &b, &na), *rb = set_minus(&b, &a, &nb);
+	if ((na || nb) && (!need_both || (a.n && b.n))) {
+		struct sbuf m = SBUF_INIT;
+		sb_printf(&m, "%s differ", what);
+		if (na)
+			sb_printf(&m, "; only in the reference: %s", ra);
+		if (nb)
+			sb_printf(&m, "; only generated: %s", rb);
+		struct range x = first_with(ref, fn, &b), y = first_with(gen, fn, &a);
+		irdiff_add_ranges(fb, rule, IRDIFF_CRITICAL, ei, x, y, -1, sb_detach(&m));
+	}
+	(void)e;
+	free(ra);
+	free(rb);
+	set_free(&a);
+	set_free(&b);
+}
+
+static void add_shaped(const struct ir_type *t, struct strset *s)
+{
+	if (!t || t->kind != IR_TY_TILE || !t->rank || ir_type_is_ptr_tile(t))
+		return;
+	struct sbuf sb = SBUF_INIT;
+	ir_print_type(&sb, t);
+	set_add(s, sb.buf);
+	sb_free(&sb);
+}
+
+static void tile_shapes(const struct ir_op *op, struct strset *s)
+{
+	for (uint32_t i = 0; i < op->nresults; i++)
+		add_shaped(op->results[i]->type, s);
+	for (uint32_t i = 0; i < op->noperands; i++)
+		add_shaped(op->operands[i]->type, s);
+}
+
+static void identities(const struct ir_op *op, struct strset *s)
+{
+	const struct ir_attr *a = ir_op_attr(op, "identities");
+	if (!a || (op->code != IR_OP_REDUCE && op->code != IR_OP_SCAN))
+		return;
+	struct sbuf sb = SBUF_INIT;
+	ir_print_attr(&sb, a);
+	set_add(s, sb.buf);
+	sb_free(&sb);
+}
+
+static bool is_mma(const struct ir_op *op)
+{
+	return op->code == IR_OP_MMAF || op->code == IR_OP_MMAI || op->code == IR_OP_MMAF_SCALED;
+}
+
+static void mma_acc(const struct ir_op *op, struct strset *s)
+{
+	if (is_mma(op) && op->nresults)
+		add_shaped(op->results[0]->type, s);
+}
+
+static void mma_operands(const struct ir_op *op, struct strset *s)
+{
+	if (!is_mma(op) || op->noperands < 2)
+		return;
+	struct sbuf sb = SBUF_INIT;
+	ir_print_type(&sb, op->operands[0]->type);
+	sb_adds(&sb, " x ");
+	ir_print_type(&sb, op->operands[1]->type);
+	set_add(s, sb.buf);
+	sb_free(&sb);
+}
+
+void irdiff_rules(struct irdiff_entry *e, int ei, const struct nside *ref, const struct nside *gen,
+		  struct fbuf *fb)
+{
+	op_counts(e, ei, ref, gen, fb);
+	hints(e, ei, fb);
+	compare_sets(e, ei, ref, gen, fb, tile_shapes, "tile-shapes", "tile shapes", true);
+	compare_sets(e, ei, ref, gen, fb, identities, "reduce-identities", "reduce identities", false);
+	compare_sets(e, ei, ref, gen, fb, mma_acc, "mma-acc-type", "MMA accumulator types", true);
+	compare_sets(e, ei, ref, gen, fb, mma_operands, "mma-operand-types", "MMA operand types",
+		     true);
+	irdiff_attr_rules(e, ei, ref, gen, fb);
+	irdiff_layout_rules(e, ei, ref, gen, fb);
+	irdiff_row_checks(e, ei, fb);
+}

@@ -299,7 +299,8 @@ static void layout_attrs(const struct nside *s, bool gate, struct mset *m)
 			}
 		}
 	}
-	qsort(m->v, m->n, sizeof(*m->v), cmp_str);
+	if (m->n)
+		qsort(m->v, m->n, sizeof(*m->v), cmp_str);
 }
 
 /* Items of a not matched in b (both sorted), as "x, y (+n)". */

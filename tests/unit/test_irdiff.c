@@ -1,0 +1,281 @@
+/* irdiff: every rule fires on its crafted pair and not on its control;
+ * identical and renamed modules are PASS; rows, line ranges, name matching,
+ * JSON and diff_report.md shapes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/ir/ir.h"
+#include "engine/ir/irdiff.h"
+
+static char *fixture(const char *rel)
+{
+	const char *top = getenv("TILEPORT_TOP");
+	char *base = path_join(top && *top ? top : ".", "tests/fixtures/ir");
+	char *p = path_join(base, rel);
+	free(base);
+	return p;
+}
+
+static struct ir_module *load(const char *path)
+{
+	struct tp_err err;
+	struct ir_module *m = ir_module_load(path, &err);
+	if (!m)
+		fail_msg("%s", err.msg);
+	return m;
+}
+
+static struct ir_module *reprint(const struct ir_module *m)
+{
+	char *t = ir_module_to_string(m, 0);
+	struct tp_err err;
+	struct ir_module *r = ir_text_parse("canon.mlir", t, strlen(t), &err);
+	free(t);
+	assert_non_null(r);
+	return r;
+}
+
+static struct irdiff_result *diff(const struct ir_module *a, const struct ir_module *b)
+{
+	struct tp_err err;
+	struct irdiff_result *r = irdiff_modules(a, b, NULL, &err);
+	if (!r)
+		fail_msg("%s", err.msg);
+	return r;
+}
+
+static int sev_of(const char *s)
+{
+	for (int i = 0; i <= IRDIFF_NOTE; i++)
+		if (strcmp(s, irdiff_severity_name((enum irdiff_severity)i)) == 0)
+			return i;
+	fail_msg("bad severity %s", s);
+	return -1;
+}
+
+static const struct irdiff_finding *find(const struct irdiff_result *r, const char *rule,
+					 int max_sev)
+{
+	for (size_t i = 0; i < r->nfindings; i++)
+		if (strcmp(r->findings[i].rule, rule) == 0 && (int)r->findings[i].severity <= max_sev)
+			return &r->findings[i];
+	return NULL;
+}
+
+static void test_every_rule(void **state)
+{
+	(void)state;
+	char *dir = fixture("rules");
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *de;
+	int cases = 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || strchr(de->d_name, '.'))
+			continue;
+		char *cd = path_join(dir, de->d_name);
+		char *ep = path_join(cd, "expect"), *rp = path_join(cd, "ref.mlir"),
+		     *fp = path_join(cd, "fire.mlir"), *cp = path_join(cd, "control.mlir");
+		struct tp_err err;
+		char *expect = read_file(ep, NULL, &err);
+		assert_non_null(expect);
+		char rule[64], sev[16];
+		assert_int_equal(sscanf(expect, "%63s %15s", rule, sev), 2);
+		int s = sev_of(sev);
+		struct ir_module *ref = load(rp), *fire = load(fp);
+		struct ir_module *ctl = path_is_file(cp) ? load(cp) : reprint(ref);
+		struct irdiff_result *r = diff(ref, fire);
+		const struct irdiff_finding *f = find(r, rule, s);
+		if (!f || (int)f->severity != s)
+			fail_msg("%s: %s %s did not fire", de->d_name, rule, sev);
+		assert_true(f->message && *f->message);
+		/* a finding points at the lines involved on some side */
+		assert_true(f->ref_first || f->gen_first);
+		if (s == IRDIFF_CRITICAL)
+			assert_int_equal(r->verdict, IRDIFF_FAIL_FIXABLE);
+		irdiff_free(r);
+		r = diff(ref, ctl);
+		if (find(r, rule, s))
+			fail_msg("%s: control raised %s at %s or worse", de->d_name, rule, sev);
+		irdiff_free(r);
+		ir_module_free(ref);
+		ir_module_free(fire);
+		ir_module_free(ctl);
+		free(expect);
+		free(ep), free(rp), free(fp), free(cp), free(cd);
+		cases++;
+	}
+	closedir(d);
+	free(dir);
+	assert_true(cases >= 30);
+}
+
+/* Identical and merely renamed modules are PASS: no CRITICAL, WARN or INFO. */
+static void test_identical_and_renamed_pass(void **state)
+{
+	(void)state;
+	char *dir = fixture("corpus");
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!str_ends(de->d_name, ".mlir"))
+			continue;
+		char *p = path_join(dir, de->d_name);
+		struct ir_module *m = load(p), *c = reprint(m);
+		const struct ir_module *pairs[2][2] = {{m, m}, {m, c}};
+		for (int k = 0; k < 2; k++) {
+			struct irdiff_result *r = diff(pairs[k][0], pairs[k][1]);
+			if (r->verdict != IRDIFF_PASS || r->ninfo)
+				fail_msg("%s: %s, %zu findings (first: %s)", de->d_name,
+					 irdiff_verdict_name(r->verdict), r->nfindings,
+					 r->nfindings ? r->findings[0].message : "-");
+			for (size_t e = 0; e < r->nentries; e++)
+				assert_int_equal(r->entries[e].nchanged + r->entries[e].nref_only +
+							 r->entries[e].ngen_only, 0);
+			irdiff_free(r);
+		}
+		ir_module_free(m);
+		ir_module_free(c);
+		free(p);
+	}
+	closedir(d);
+	free(dir);
+}
+
+/* The script flags scalar assume div_by even when the reference has it:
+ * alike on both sides it is a NOTE and the verdict stays PASS. */
+static void test_shared_scalar_assume_is_note(void **state)
+{
+	(void)state;
+	char *p = fixture("rules/assume-scalar-div-by/fire.mlir");
+	struct ir_module *m = load(p), *c = reprint(m);
+	struct irdiff_result *r = diff(m, c);
+	assert_int_equal(r->verdict, IRDIFF_PASS);
+	assert_int_equal(r->nnote, 1);
+	assert_int_equal(r->ncritical + r->nwarn + r->ninfo, 0);
+	const struct irdiff_finding *f = find(r, "assume-scalar-div-by", IRDIFF_NOTE);
+	assert_non_null(f);
+	assert_int_equal(f->severity, IRDIFF_NOTE);
+	irdiff_free(r);
+	ir_module_free(m);
+	ir_module_free(c);
+	free(p);
+}
+
+static void test_rows_and_ranges(void **state)
+{
+	(void)state;
+	char *a = fixture("rules/reduce-axis/ref.mlir"), *b = fixture("rules/reduce-axis/fire.mlir");
+	struct ir_module *ref = load(a), *gen = load(b);
+	struct irdiff_result *r = diff(ref, gen);
+	assert_int_equal(r->nentries, 1);
+	const struct irdiff_entry *e = &r->entries[0];
+	assert_int_equal(e->nchanged, 1);
+	assert_int_equal(e->nref_only + e->ngen_only, 0);
+	const struct irdiff_finding *f = find(r, "reduce-axis", IRDIFF_CRITICAL);
+	assert_non_null(f);
+	assert_true(f->row >= 0);
+	const struct irdiff_row *w = &e->rows[f->row];
+	assert_int_equal(w->kind, IRDIFF_ROW_CHANGED);
+	assert_int_equal(w->ref.op->code, IR_OP_REDUCE);
+	/* the reduce header is line 22 of the fixture on both sides */
+	assert_int_equal(f->ref_first, 22);
+	assert_int_equal(f->gen_first, 22);
+	assert_int_equal(w->ref.first, 22);
+	assert_non_null(strstr(w->ref.text, "dim=1"));
+	assert_non_null(strstr(w->gen.text, "dim=0"));
+	size_t nf;
+	const struct irdiff_finding *ef = irdiff_entry_findings(r, 0, &nf);
+	assert_ptr_equal(ef, r->findings);
+	assert_int_equal(nf, r->nfindings);
+	char *v = irdiff_verdict_line(r);
+	assert_string_equal(v, "VERDICT: FAIL_FIXABLE (1 critical diff(s))");
+	free(v);
+	irdiff_free(r);
+	ir_module_free(ref);
+	ir_module_free(gen);
+	free(a);
+	free(b);
+}
+
+static void test_name_match(void **state)
+{
+	(void)state;
+	assert_int_equal(irdiff_name_match("softmax", "softmax"), 100);
+	assert_true(irdiff_name_match("softmax_kernel", "softmax_kernel_9f3a1c") >= 90);
+	assert_true(irdiff_name_match("_static_persistent_bmm_kernel_Kt1_abc",
+				      "static_persistent_bmm_kernel") >= 90);
+	assert_true(irdiff_name_match("matmul_kernel", "matmul_kernel_kernel_77") >
+		    irdiff_name_match("matmul_kernel", "bmm_kernel_kernel_77"));
+	assert_int_equal(irdiff_name_match("softmax", "rms_norm"), 0);
+	assert_int_equal(irdiff_exit_code(IRDIFF_PASS), 0);
+	assert_int_equal(irdiff_exit_code(IRDIFF_PASS_WITH_NOTES), 2);
+	assert_int_equal(irdiff_exit_code(IRDIFF_FAIL_FIXABLE), 1);
+}
+
+static void test_reports(void **state)
+{
+	(void)state;
+	char *a = fixture("rules/op-count-arith/ref.mlir"), *b = fixture("rules/op-count-arith/fire.mlir");
+	struct ir_module *ref = load(a), *gen = load(b);
+	struct irdiff_result *r = diff(ref, gen);
+	assert_int_equal(r->verdict, IRDIFF_PASS_WITH_NOTES);
+	cJSON *j = irdiff_report_json(r, "ref.mlir", "gen.mlir", true);
+	assert_string_equal(cJSON_GetObjectItem(j, "verdict")->valuestring, "PASS_WITH_NOTES");
+	assert_int_equal(cJSON_GetObjectItem(j, "exit_code")->valueint, 2);
+	cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "entries"), 0);
+	assert_non_null(cJSON_GetObjectItem(e0, "aligned"));
+	cJSON *f0 = cJSON_GetArrayItem(cJSON_GetObjectItem(e0, "findings"), 0);
+	assert_non_null(cJSON_GetObjectItem(f0, "ref_lines"));
+	cJSON_Delete(j);
+	struct sbuf md = SBUF_INIT;
+	irdiff_report_markdown(r, "ref.mlir", "gen.mlir", &md);
+	assert_true(str_starts(md.buf, "VERDICT: PASS_WITH_NOTES\n"));
+	static const char *const sections[] = {
+		"## Inputs", "## IR Validation", "## Automated Diff", "## Structural Comparison",
+		"| Op | Reference | Generated | Match |", "## Checklist Diff",
+		"| # | Item | Reference value | Generated value | Status | Severity | Action |",
+		"## Root Cause Analysis", "## Impact Assessment",
+		"| Difference | Correctness impact | Performance impact | Blocking? |", "## Verdict",
+		"### Known Gaps Accepted / Notes"};
+	const char *at = md.buf;
+	for (size_t i = 0; i < TP_ARRAY_LEN(sections); i++) {
+		const char *p = strstr(at, sections[i]);
+		if (!p)
+			fail_msg("missing or out of order: %s", sections[i]);
+		at = p;
+	}
+	sb_free(&md);
+	struct sbuf tx = SBUF_INIT;
+	irdiff_report_text(r, "ref.mlir", "gen.mlir", IRDIFF_TEXT_ROWS, &tx);
+	assert_non_null(strstr(tx.buf, "WORKAROUND(-1)"));
+	assert_true(str_ends(tx.buf, "VERDICT: PASS_WITH_NOTES (2 note(s))\n"));
+	sb_free(&tx);
+	irdiff_free(r);
+	ir_module_free(ref);
+	ir_module_free(gen);
+	free(a);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_rule),
+		cmocka_unit_test(test_identical_and_renamed_pass),
+		cmocka_unit_test(test_shared_scalar_assume_is_note),
+		cmocka_unit_test(test_rows_and_ranges),
+		cmocka_unit_test(test_name_match),
+		cmocka_unit_test(test_reports),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -17,7 +17,8 @@ struct vname {
 };
 
 struct ir_names {
-	uint32_t cap;        /* values indexed by id */
+	uint32_t base;       /* lowest value id in the entry */
+	uint32_t cap;        /* values indexed by id - base */
 	struct vname *v;
 	char **owned;
 	size_t nowned, capowned;
@@ -219,11 +220,12 @@ const char *ir_value_hint(const struct ir_value *v, char *buf, size_t cap)
 static void set_name(struct ir_names *n, const struct ir_value *v, const char *base, uint32_t idx,
 		     uint32_t size)
 {
-	if (v->id >= n->cap)
+	if (v->id < n->base || v->id - n->base >= n->cap)
 		return;
-	n->v[v->id].base = base;
-	n->v[v->id].idx = idx;
-	n->v[v->id].size = size;
+	struct vname *e = &n->v[v->id - n->base];
+	e->base = base;
+	e->idx = idx;
+	e->size = size;
 }
 
 static const char *number(struct ir_names *n, struct counters *c)
@@ -311,19 +313,28 @@ static void name_region(struct ir_names *n, const struct ir_region *r, struct co
 	free(sc.slots);
 }
 
-static bool max_id(const struct ir_op *op, int depth, void *ctx)
+struct id_range {
+	uint32_t lo, hi; /* [lo, hi) */
+};
+
+static void id_add(struct id_range *r, uint32_t id)
+{
+	if (id < r->lo)
+		r->lo = id;
+	if (id + 1 > r->hi)
+		r->hi = id + 1;
+}
+
+static bool id_span(const struct ir_op *op, int depth, void *ctx)
 {
 	(void)depth;
-	uint32_t *m = ctx;
 	for (uint32_t i = 0; i < op->nresults; i++)
-		if (op->results[i]->id + 1 > *m)
-			*m = op->results[i]->id + 1;
+		id_add(ctx, op->results[i]->id);
 	for (uint32_t r = 0; r < op->nregions; r++)
 		for (uint32_t b = 0; b < op->regions[r]->nblocks; b++) {
 			const struct ir_block *blk = op->regions[r]->blocks[b];
 			for (uint32_t i = 0; i < blk->nargs; i++)
-				if (blk->args[i]->id + 1 > *m)
-					*m = blk->args[i]->id + 1;
+				id_add(ctx, blk->args[i]->id);
 		}
 	return true;
 }
@@ -331,11 +342,13 @@ static bool max_id(const struct ir_op *op, int depth, void *ctx)
 struct ir_names *ir_names_compute(const struct ir_op *entry)
 {
 	struct ir_names *n = xcalloc(1, sizeof(*n));
-	uint32_t m = 0;
+	/* value ids are module-wide: index this entry's span only */
+	struct id_range r = {UINT32_MAX, 0};
 	if (entry)
-		ir_walk(entry, max_id, &m);
-	n->cap = m;
-	n->v = xcalloc(m ? m : 1, sizeof(*n->v));
+		ir_walk(entry, id_span, &r);
+	n->base = r.lo < r.hi ? r.lo : 0;
+	n->cap = r.lo < r.hi ? r.hi - r.lo : 0;
+	n->v = xcalloc(n->cap ? n->cap : 1, sizeof(*n->v));
 	if (!entry)
 		return n;
 	/* the op itself is named in its parent's context: counters start at 0 */
@@ -351,9 +364,9 @@ struct ir_names *ir_names_compute(const struct ir_op *entry)
 const char *ir_names_get(const struct ir_names *cn, const struct ir_value *v)
 {
 	struct ir_names *n = (struct ir_names *)cn;
-	if (!n || !v || v->id >= n->cap || !n->v[v->id].base)
+	if (!n || !v || v->id < n->base || v->id - n->base >= n->cap || !n->v[v->id - n->base].base)
 		return "%<?>";
-	struct vname *e = &n->v[v->id];
+	struct vname *e = &n->v[v->id - n->base];
 	if (!e->printed) {
 		if (e->size > 1)
 			e->printed = xasprintf("%%%s#%u", e->base, e->idx);
@@ -369,7 +382,8 @@ void ir_names_results(const struct ir_names *n, const struct ir_op *op, struct s
 	uint32_t i = 0;
 	while (i < op->nresults) {
 		const struct ir_value *v = op->results[i];
-		const struct vname *e = (n && v->id < n->cap) ? &n->v[v->id] : NULL;
+		const struct vname *e = (n && v->id >= n->base && v->id - n->base < n->cap)
+						? &n->v[v->id - n->base] : NULL;
 		if (i)
 			sb_adds(sb, ", ");
 		if (!e || !e->base) {

@@ -131,6 +131,7 @@ static const struct raw_row raw[IR_OP_COUNT] = {
 };
 
 static struct ir_opdef defs[IR_OP_COUNT + 1];
+static size_t def_len[IR_OP_COUNT]; /* name lengths, for quick lookups */
 static bool defs_ready;
 
 /* Split a comma list into a fresh NULL-terminated vector of item strings. */
@@ -284,8 +285,10 @@ static void defs_init(void)
 {
 	if (defs_ready)
 		return;
-	for (int c = 0; c < IR_OP_COUNT; c++)
+	for (int c = 0; c < IR_OP_COUNT; c++) {
 		build_def(&defs[c], c, &raw[c]);
+		def_len[c] = strlen(defs[c].name);
+	}
 	/* Unknown ops: one variadic operand group, printed generically. */
 	static const struct ir_group_def unknown_group = {"operands", IR_CARD_VARIADIC, 0};
 	defs[IR_OP_UNKNOWN] = (struct ir_opdef){
@@ -316,7 +319,8 @@ const struct ir_opdef *ir_opdef_by_name(const char *name, size_t len)
 		if (strlen(aliases[i].alias) == len && memcmp(aliases[i].alias, name, len) == 0)
 			return &defs[aliases[i].code];
 	for (int c = 0; c < IR_OP_COUNT; c++)
-		if (strlen(defs[c].name) == len && memcmp(defs[c].name, name, len) == 0)
+		if (def_len[c] == len && defs[c].name[0] == name[0] &&
+		    memcmp(defs[c].name, name, len) == 0)
 			return &defs[c];
 	return NULL;
 }

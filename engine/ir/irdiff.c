@@ -5,6 +5,7 @@
  * change the verdict. */
 #include "engine/ir/irdiff_internal.h"
 
+#include <git2.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,14 @@ int irdiff_name_match(const char *ref, const char *gen)
 	return 0;
 }
 
+static const struct ir_module *sort_gen; /* qsort has no context argument */
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(ir_symbol_name(sort_gen->entries[*(const uint32_t *)x]),
+		      ir_symbol_name(sort_gen->entries[*(const uint32_t *)y]));
+}
+
 /* Greedy best-score pairing; with one entry on each side they always pair. */
 static void match_entries(const struct ir_module *ref, const struct ir_module *gen, int *gen_of)
 {
@@ -73,7 +82,35 @@ static void match_entries(const struct ir_module *ref, const struct ir_module *g
 	bool *used = xcalloc(ng ? ng : 1, sizeof(bool));
 	for (uint32_t i = 0; i < nr; i++)
 		gen_of[i] = -1;
-	for (;;) {
+	/* exact names first, through a sorted index: modules can hold
+	 * thousands of entries */
+	uint32_t *order = xcalloc(ng ? ng : 1, sizeof(*order));
+	for (uint32_t j = 0; j < ng; j++)
+		order[j] = j;
+	sort_gen = gen;
+	qsort(order, ng, sizeof(*order), by_name);
+	uint32_t unmatched = 0;
+	for (uint32_t i = 0; i < nr; i++) {
+		const char *name = ir_symbol_name(ref->entries[i]);
+		size_t lo = 0, hi = ng;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (strcmp(ir_symbol_name(gen->entries[order[mid]]), name) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < ng && strcmp(ir_symbol_name(gen->entries[order[lo]]), name) == 0; lo++)
+			if (!used[order[lo]]) {
+				gen_of[i] = (int)order[lo];
+				used[order[lo]] = true;
+				break;
+			}
+		unmatched += gen_of[i] < 0;
+	}
+	free(order);
+	/* the rest by best mangling score (few entries remain in practice) */
+	while (unmatched) {
 		int best = 0, bi = -1, bj = -1;
 		for (uint32_t i = 0; i < nr; i++) {
 			if (gen_of[i] >= 0)
@@ -91,6 +128,7 @@ static void match_entries(const struct ir_module *ref, const struct ir_module *g
 			break;
 		gen_of[bi] = bj;
 		used[bj] = true;
+		unmatched--;
 	}
 	if (nr == 1 && ng == 1 && gen_of[0] < 0)
 		gen_of[0] = 0;
@@ -119,6 +157,7 @@ struct irdiff_result *irdiff_modules(const struct ir_module *ref, const struct i
 	r->priv = pv;
 	struct fbuf fb = {NULL, 0, 0};
 	int rc = 0;
+	git_libgit2_init();
 	for (uint32_t i = 0; i <= ref->nentries + gen->nentries && rc == 0; i++) {
 		const struct ir_op *a = NULL, *b = NULL;
 		if (i < ref->nentries) {
@@ -166,6 +205,7 @@ struct irdiff_result *irdiff_modules(const struct ir_module *ref, const struct i
 							    e->gen_name));
 		}
 	}
+	git_libgit2_shutdown();
 	free(gen_of);
 	free(gen_used);
 	if (!ref->nentries && !gen->nentries)

@@ -116,6 +116,8 @@ static void pair_hunk(struct rows *r, const struct nside *ref, size_t os, size_t
 	}
 }
 
+/* libgit2's global state (it loads TLS certificates on init: slow) is set
+ * up once per irdiff_modules call, not per entry. */
 int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff_entry *e,
 		 struct tp_err *err)
 {
@@ -123,7 +125,6 @@ int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff
 	size_t la, lb;
 	char *a = join_keys(ref, &la), *b = join_keys(gen, &lb);
 	struct hunks hs = {NULL, 0, 0};
-	git_libgit2_init();
 	git_diff_options opts;
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	opts.flags = GIT_DIFF_PATIENCE | GIT_DIFF_FORCE_TEXT;
@@ -134,7 +135,6 @@ int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff
 		const git_error *ge = git_error_last();
 		tp_err_set(err, TP_EXIT_ENV, "libgit2 diff failed: %s", ge ? ge->message : "?");
 	}
-	git_libgit2_shutdown();
 	free(a);
 	free(b);
 	if (rc < 0) {

@@ -81,21 +81,8 @@ static bool raw_ptr_memory(const struct ir_op *op, const void *ctx)
 	return op->code == IR_OP_LOAD_PTR_TKO || op->code == IR_OP_STORE_PTR_TKO;
 }
 
-static bool ftz_on(const struct ir_op *op, const void *ctx)
-{
-	return strcmp(opname(op), ctx) == 0 && ir_op_has(op, "flush_to_zero");
-}
 
-static bool name_is(const struct ir_op *op, const void *ctx)
-{
-	return strcmp(opname(op), ctx) == 0;
-}
 
-static bool approx_on(const struct ir_op *op, const void *ctx)
-{
-	return strcmp(opname(op), ctx) == 0 &&
-	       ir_op_attr_int(op, "rounding_mode", -1) == IR_RND_APPROX;
-}
 
 /* ctx: "allow_tma=true", "allow_tma=false" or "latency" */
 static bool op_hint(const struct ir_op *op, const void *ctx)
@@ -195,18 +182,40 @@ void irdiff_attr_rules(struct irdiff_entry *e, int ei, const struct nside *ref,
 					    "%d generated): the reference script flags these, the "
 					    "reference carries them too", a.n, b.n));
 	static const char *const fops[] = {"addf", "subf", "mulf", "divf", "exp", "exp2", "negf"};
-	for (size_t i = 0; i < TP_ARRAY_LEN(fops); i++) {
-		/* point the generated side at its ops of that name, with or without */
-		struct range all = irdiff_count_if(gen, name_is, fops[i]);
-		a = irdiff_count_if(ref, ftz_on, fops[i]);
-		b = irdiff_count_if(gen, ftz_on, fops[i]);
+	enum { NF = TP_ARRAY_LEN(fops) };
+	/* one pass per side: [0] all ops of the name, [1] with ftz, [2] approx */
+	struct range cnt[2][3][NF];
+	memset(cnt, 0, sizeof(cnt));
+	int code_of[NF];
+	for (size_t i = 0; i < NF; i++)
+		code_of[i] = ir_opdef_by_name(fops[i], strlen(fops[i]))->code;
+	for (int side = 0; side < 2; side++) {
+		const struct nside *sd = side ? gen : ref;
+		for (size_t l = 0; sd && l < sd->n; l++) {
+			const struct ir_op *op = sd->lines[l].op;
+			for (size_t i = 0; op && i < NF; i++) {
+				if (op->code != code_of[i])
+					continue;
+				irdiff_range_add(&cnt[side][0][i], &sd->lines[l]);
+				if (ir_op_has(op, "flush_to_zero"))
+					irdiff_range_add(&cnt[side][1][i], &sd->lines[l]);
+				if (ir_op_attr_int(op, "rounding_mode", -1) == IR_RND_APPROX)
+					irdiff_range_add(&cnt[side][2][i], &sd->lines[l]);
+			}
+		}
+	}
+	for (size_t i = 0; i < NF; i++) {
+		/* the generated side points at its ops of that name, with or without */
+		struct range all = cnt[1][0][i];
+		a = cnt[0][1][i];
+		b = cnt[1][1][i];
 		if (a.n > b.n)
 			irdiff_add_ranges(fb, "ftz", IRDIFF_CRITICAL, ei, a, all,
 					  irdiff_find_row(e, fops[i], true),
 					  xasprintf("flush_to_zero on %s: %d in the reference, %d generated",
 						    fops[i], a.n, b.n));
-		a = irdiff_count_if(ref, approx_on, fops[i]);
-		b = irdiff_count_if(gen, approx_on, fops[i]);
+		a = cnt[0][2][i];
+		b = cnt[1][2][i];
 		if (a.n > b.n)
 			irdiff_add_ranges(fb, "approx", IRDIFF_CRITICAL, ei, a, all,
 					  irdiff_find_row(e, fops[i], true),
@@ -504,49 +513,109 @@ static bool is_loop(const struct ir_op *op)
 	return op && (op->code == IR_OP_FOR || op->code == IR_OP_LOOP);
 }
 
-/* Is this loop op aligned with one on the other side? */
-static bool loop_paired(const struct irdiff_entry *e, const struct ir_op *loop, bool ref_side)
+/* Pointer set: loops aligned with one on the other side. */
+struct pset {
+	const void **v;
+	size_t cap;
+};
+
+static size_t pslot(const struct pset *s, const void *p)
 {
-	for (size_t i = 0; i < e->nrows; i++) {
-		const struct irdiff_row *w = &e->rows[i];
-		if ((ref_side ? w->ref.op : w->gen.op) == loop)
-			return w->kind == IRDIFF_ROW_EQUAL || w->kind == IRDIFF_ROW_CHANGED;
-	}
+	uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ULL;
+	return (size_t)(h >> 17) & (s->cap - 1);
+}
+
+static void pset_add(struct pset *s, const void *p)
+{
+	size_t i = pslot(s, p);
+	while (s->v[i] && s->v[i] != p)
+		i = (i + 1) & (s->cap - 1);
+	s->v[i] = p;
+}
+
+static bool pset_has(const struct pset *s, const void *p)
+{
+	for (size_t i = pslot(s, p); s->v[i]; i = (i + 1) & (s->cap - 1))
+		if (s->v[i] == p)
+			return true;
 	return false;
+}
+
+static uint64_t hbody(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
 }
 
 /* An op directly in a loop body on one side, found unchanged at a shallower
  * loop depth on the other, while the loop itself is there on both sides:
- * hoisted out of the loop (or, the other way round, sunk into one). */
+ * hoisted out of the loop (or, the other way round, sunk into one). Rows
+ * are indexed by their normalised text so this stays linear. */
 static void moved(struct irdiff_entry *e, int ei, struct fbuf *fb)
 {
-	bool *taken = xcalloc(e->nrows ? e->nrows : 1, sizeof(bool));
+	size_t n = e->nrows;
+	if (!n)
+		return;
+	struct pset loops = {NULL, 16};
+	while (loops.cap < 2 * n)
+		loops.cap *= 2;
+	loops.v = xcalloc(loops.cap, sizeof(*loops.v));
+	for (size_t i = 0; i < n; i++) {
+		const struct irdiff_row *w = &e->rows[i];
+		if ((w->kind == IRDIFF_ROW_EQUAL || w->kind == IRDIFF_ROW_CHANGED)) {
+			if (is_loop(w->ref.op))
+				pset_add(&loops, w->ref.op);
+			if (is_loop(w->gen.op))
+				pset_add(&loops, w->gen.op);
+		}
+	}
+	/* buckets of one-sided rows by body hash */
+	size_t nb = 16;
+	while (nb < 2 * n)
+		nb *= 2;
+	int *head = xmalloc(nb * sizeof(int)), *next = xmalloc(n * sizeof(int));
+	memset(head, 0xff, nb * sizeof(int));
+	for (size_t i = 0; i < n; i++) {
+		const struct irdiff_row *w = &e->rows[i];
+		const struct irdiff_side *sd = w->kind == IRDIFF_ROW_REF_ONLY ? &w->ref
+					       : w->kind == IRDIFF_ROW_GEN_ONLY ? &w->gen : NULL;
+		next[i] = -1;
+		if (!sd || !sd->op)
+			continue;
+		size_t h = hbody(body_of(sd)) & (nb - 1);
+		next[i] = head[h];
+		head[h] = (int)i;
+	}
+	bool *taken = xcalloc(n, sizeof(bool));
 	for (int pass = 0; pass < 2; pass++) {
 		bool out = pass == 0;
-		for (size_t i = 0; i < e->nrows; i++) {
+		for (size_t i = 0; i < n; i++) {
 			const struct irdiff_row *w = &e->rows[i];
 			const struct irdiff_side *in = out ? &w->ref : &w->gen;
 			if (w->kind != (out ? IRDIFF_ROW_REF_ONLY : IRDIFF_ROW_GEN_ONLY) || !in->op ||
 			    taken[i])
 				continue;
 			const struct ir_op *loop = parent_op(in->op);
-			if (!is_loop(loop) || !loop_paired(e, loop, out))
+			if (!is_loop(loop) || !pset_has(&loops, loop))
 				continue;
 			int din = loop_depth(in->op);
-			for (size_t j = 0; j < e->nrows; j++) {
+			const char *body = body_of(in);
+			for (int j = head[hbody(body) & (nb - 1)]; j >= 0; j = next[j]) {
 				const struct irdiff_row *v = &e->rows[j];
 				const struct irdiff_side *other = out ? &v->gen : &v->ref;
 				if (taken[j] ||
 				    v->kind != (out ? IRDIFF_ROW_GEN_ONLY : IRDIFF_ROW_REF_ONLY) ||
 				    !other->op || loop_depth(other->op) >= din ||
-				    strcmp(body_of(in), body_of(other)) != 0)
+				    strcmp(body, body_of(other)) != 0)
 					continue;
 				taken[i] = taken[j] = true;
 				const struct irdiff_side *rs = out ? in : other, *gs = out ? other : in;
 				int dr = loop_depth(rs->op), dg = loop_depth(gs->op);
 				irdiff_add_ranges(fb, out ? "loop-hoist" : "loop-sink",
 						  out && is_memory(rs->op) ? IRDIFF_CRITICAL : IRDIFF_WARN,
-						  ei, side_range(rs), side_range(gs), (int)(out ? i : j),
+						  ei, side_range(rs), side_range(gs), (int)(out ? i : (size_t)j),
 						  xasprintf("%s is inside %d loop(s) in the reference, %d "
 							    "generated (moved %s)", opname(rs->op), dr, dg,
 							    out ? "out of a loop" : "into a loop"));
@@ -555,6 +624,9 @@ static void moved(struct irdiff_entry *e, int ei, struct fbuf *fb)
 		}
 	}
 	free(taken);
+	free(head);
+	free(next);
+	free(loops.v);
 }
 
 void irdiff_row_checks(struct irdiff_entry *e, int ei, struct fbuf *fb)

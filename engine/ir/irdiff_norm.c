@@ -134,8 +134,8 @@ struct flat {
 	struct nside *out;
 	const struct ir_names *names;
 	bool keep_dead;
-	const uint32_t *uses; /* by value id */
-	uint32_t nuses;
+	const uint32_t *uses; /* by value id - base */
+	uint32_t base, nuses;
 };
 
 static struct nline *push(struct nside *s)
@@ -165,7 +165,7 @@ static bool dead_constant(const struct flat *f, const struct ir_op *op)
 {
 	if (f->keep_dead || op->code != IR_OP_CONSTANT || !op->nresults)
 		return false;
-	uint32_t id = op->results[0]->id;
+	uint32_t id = op->results[0]->id - f->base;
 	return id < f->nuses && f->uses[id] == 0;
 }
 
@@ -211,7 +211,7 @@ static void flatten_block(struct flat *f, const struct ir_op *owner, const struc
 
 struct uses_ctx {
 	uint32_t *uses;
-	uint32_t n;
+	uint32_t base, n;
 };
 
 static bool count_uses(const struct ir_op *op, int depth, void *ctx)
@@ -219,30 +219,40 @@ static bool count_uses(const struct ir_op *op, int depth, void *ctx)
 	(void)depth;
 	struct uses_ctx *u = ctx;
 	for (uint32_t i = 0; i < op->noperands; i++)
-		if (op->operands[i]->id < u->n)
-			u->uses[op->operands[i]->id]++;
+		if (op->operands[i]->id - u->base < u->n)
+			u->uses[op->operands[i]->id - u->base]++;
 	return true;
 }
 
-static bool max_id(const struct ir_op *op, int depth, void *ctx)
+struct span {
+	uint32_t lo, hi;
+};
+
+static bool result_span(const struct ir_op *op, int depth, void *ctx)
 {
 	(void)depth;
-	uint32_t *m = ctx;
-	for (uint32_t i = 0; i < op->nresults; i++)
-		if (op->results[i]->id >= *m)
-			*m = op->results[i]->id + 1;
+	struct span *sp = ctx;
+	for (uint32_t i = 0; i < op->nresults; i++) {
+		uint32_t id = op->results[i]->id;
+		if (id < sp->lo)
+			sp->lo = id;
+		if (id + 1 > sp->hi)
+			sp->hi = id + 1;
+	}
 	return true;
 }
 
 void irdiff_flatten(const struct ir_op *entry, bool keep_dead, struct nside *out)
 {
 	memset(out, 0, sizeof(*out));
-	uint32_t n = 0;
-	ir_walk(entry, max_id, &n);
-	struct uses_ctx u = {xcalloc(n ? n : 1, sizeof(uint32_t)), n};
+	/* value ids are module-wide: count uses over this entry's span only */
+	struct span sp = {UINT32_MAX, 0};
+	ir_walk(entry, result_span, &sp);
+	uint32_t base = sp.lo < sp.hi ? sp.lo : 0, n = sp.lo < sp.hi ? sp.hi - sp.lo : 0;
+	struct uses_ctx u = {xcalloc(n ? n : 1, sizeof(uint32_t)), base, n};
 	ir_walk(entry, count_uses, &u);
 	struct ir_names *names = ir_names_compute(entry);
-	struct flat f = {out, names, keep_dead, u.uses, n};
+	struct flat f = {out, names, keep_dead, u.uses, base, n};
 	const struct ir_block *body = ir_entry_body(entry);
 	if (body)
 		flatten_block(&f, entry, body, 0, 0);

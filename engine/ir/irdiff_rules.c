@@ -34,16 +34,6 @@ struct range irdiff_count_if(const struct nside *s, bool (*pred)(const struct ir
 	return r;
 }
 
-static bool named(const struct ir_op *op, const void *ctx)
-{
-	const char *const *names = ctx;
-	const char *n = op->code == IR_OP_UNKNOWN ? op->name : op->def->name;
-	for (; *names; names++)
-		if (strcmp(n, *names) == 0)
-			return true;
-	return false;
-}
-
 int irdiff_find_row(const struct irdiff_entry *e, const char *name, bool unpaired_only)
 {
 	for (size_t i = 0; i < e->nrows; i++) {
@@ -107,10 +97,32 @@ static void op_counts(struct irdiff_entry *e, int ei, const struct nside *ref,
 {
 	e->ncounts = TP_ARRAY_LEN(families);
 	e->counts = xcalloc(e->ncounts, sizeof(*e->counts));
+	/* one pass per side: op code -> family row */
+	int fam_of[IR_OP_COUNT + 1];
+	for (int c = 0; c <= IR_OP_COUNT; c++)
+		fam_of[c] = -1;
+	for (size_t i = 0; i < TP_ARRAY_LEN(families); i++)
+		for (int k = 0; k < 4 && families[i].names[k]; k++) {
+			const struct ir_opdef *d =
+				ir_opdef_by_name(families[i].names[k], strlen(families[i].names[k]));
+			if (d)
+				fam_of[d->code] = (int)i;
+		}
+	struct range ra[TP_ARRAY_LEN(families)], rb[TP_ARRAY_LEN(families)];
+	memset(ra, 0, sizeof(ra));
+	memset(rb, 0, sizeof(rb));
+	for (int side = 0; side < 2; side++) {
+		const struct nside *sd = side ? gen : ref;
+		struct range *rr = side ? rb : ra;
+		for (size_t i = 0; sd && i < sd->n; i++) {
+			const struct ir_op *op = sd->lines[i].op;
+			if (op && op->code >= 0 && op->code <= IR_OP_COUNT && fam_of[op->code] >= 0)
+				irdiff_range_add(&rr[fam_of[op->code]], &sd->lines[i]);
+		}
+	}
 	for (size_t i = 0; i < TP_ARRAY_LEN(families); i++) {
 		struct irdiff_count *c = &e->counts[i];
-		struct range a = irdiff_count_if(ref, named, families[i].names);
-		struct range b = irdiff_count_if(gen, named, families[i].names);
+		struct range a = ra[i], b = rb[i];
 		c->op = families[i].op;
 		c->family = families[i].family;
 		c->ref = a.n;
@@ -204,6 +216,8 @@ static void hints(struct irdiff_entry *e, int ei, struct fbuf *fb)
 struct strset {
 	char **v;
 	size_t n, cap;
+	const struct ir_type **types; /* types already added (interned: pointers compare) */
+	size_t ntypes, captypes;
 };
 
 static void set_add(struct strset *s, const char *str)
@@ -231,6 +245,7 @@ static void set_free(struct strset *s)
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i]);
 	free(s->v);
+	free(s->types);
 }
 
 /* "a, b, c (+N more)" of the members of x missing from y. */
@@ -310,6 +325,15 @@ static void add_shaped(const struct ir_type *t, struct strset *s)
 {
 	if (!t || t->kind != IR_TY_TILE || !t->rank || ir_type_is_ptr_tile(t))
 		return;
+	/* printing is the cost; a kernel has few distinct types */
+	for (size_t i = 0; i < s->ntypes; i++)
+		if (s->types[i] == t)
+			return;
+	if (s->ntypes == s->captypes) {
+		s->captypes = s->captypes ? s->captypes * 2 : 16;
+		s->types = xrealloc(s->types, s->captypes * sizeof(*s->types));
+	}
+	s->types[s->ntypes++] = t;
 	struct sbuf sb = SBUF_INIT;
 	ir_print_type(&sb, t);
 	set_add(s, sb.buf);

@@ -221,6 +221,15 @@ static void host_keys_for(struct view_host *h, int keymap, enum request req, str
 	}
 }
 
+static void host_feed(struct view_host *h, const char *key, const char *line, size_t n)
+{
+	(void)h;
+	struct app *a = app_current;
+	for (size_t i = 0; i < a->nviews; i++)
+		if (a->views[i]->ops->read)
+			a->views[i]->ops->read(a->views[i], key, line, n);
+}
+
 static const struct command_info *host_commands(struct view_host *h, size_t *n)
 {
 	(void)h;
@@ -231,6 +240,7 @@ void app_host_init(struct app *a)
 {
 	a->host.keys_for = host_keys_for;
 	a->host.commands = host_commands;
+	a->host.feed = host_feed;
 	a->host.report = host_report;
 	a->host.open = host_open;
 	a->host.prompt = host_prompt;

@@ -53,7 +53,7 @@ static int cmd_resize(struct app *a, const char *args, struct tp_err *err)
 static int cmd_bind(struct app *a, const char *args, struct tp_err *err)
 {
 	char *line = xasprintf("bind %s", args);
-	int rc = config_line(&a->cfg, line, true, "bind", err);
+	int rc = tui_config_bind(line, "bind", err);
 	free(line);
 	a->status_dirty = true;
 	return rc;
@@ -103,7 +103,7 @@ static int cmd_set(struct app *a, const char *args, struct tp_err *err)
 		}
 		goto out;
 	}
-	rc = config_set(&a->cfg, key, value, err);
+	rc = tui_config_set(&a->cfg, key, value, err);
 	if (rc == 0) {
 		if (str_starts(key, "color."))
 			apply_theme(a);

@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/core/config.h"
 #include "tui/keys.h"
 
-void config_init(struct tui_config *c)
+void tui_config_init(struct tui_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->layout = LAYOUT_AUTO;
@@ -14,7 +15,7 @@ void config_init(struct tui_config *c)
 	c->follow = true;
 }
 
-void config_free(struct tui_config *c)
+void tui_config_free(struct tui_config *c)
 {
 	free(c->theme);
 	for (size_t i = 0; i < c->ncolors; i++) {
@@ -98,7 +99,7 @@ static int set_known(struct tui_config *c, const char *key, const char *value, s
 	return 0;
 }
 
-int config_set(struct tui_config *c, const char *key, const char *value, struct tp_err *err)
+int tui_config_set(struct tui_config *c, const char *key, const char *value, struct tp_err *err)
 {
 	int r = set_known(c, key, value, err);
 	if (r == 0) {
@@ -110,116 +111,52 @@ int config_set(struct tui_config *c, const char *key, const char *value, struct 
 	return r < 0 ? -1 : 0;
 }
 
-int config_line(struct tui_config *c, const char *line, bool strict, const char *where,
-		struct tp_err *err)
+int tui_config_bind(const char *line, const char *where, struct tp_err *err)
 {
-	char *copy = xstrdup(line);
-	char *s = str_trim(copy);
-	int rc = 0;
+	size_t n;
+	char **w = str_split(line, ' ', false, &n);
+	int rc;
 	struct tp_err e;
-	tp_err_clear(&e);
-	if (!*s || *s == '#')
-		goto out;
-	if (str_starts(s, "bind ") || str_starts(s, "bind\t")) {
-		size_t n;
-		char **w = str_split(s + 5, ' ', false, &n);
-		if (n != 3) {
-			tp_err_set(&e, TP_EXIT_USAGE, "expected 'bind KEYMAP KEY ACTION'");
-			rc = -1;
-		} else {
-			rc = keys_bind_words(w[0], w[1], w[2], &e);
-		}
-		strv_free(w);
-		goto out;
-	}
-	char *eq = strchr(s, '=');
-	if (!eq) {
-		tp_err_set(&e, TP_EXIT_USAGE, "expected 'key = value' or 'bind KEYMAP KEY ACTION'");
+	if (n != 4 || strcmp(w[0], "bind") != 0) {
+		tp_err_set(&e, TP_EXIT_USAGE, "expected 'bind KEYMAP KEY ACTION'");
 		rc = -1;
-		goto out;
+	} else {
+		rc = keys_bind_words(w[1], w[2], w[3], &e);
 	}
-	*eq = '\0';
-	char *key = str_trim(s), *value = str_trim(eq + 1);
-	int r = set_known(c, key, value, &e);
-	if (r < 0)
-		rc = -1;
-	else if (r == 0 && strict) {
-		tp_err_set(&e, TP_EXIT_USAGE,
-			   "unknown setting '%s' (expected theme, layout, split-size, line-numbers, "
-			   "follow, color.AREA or bind)", key);
-		rc = -1;
-	}
-out:
+	strv_free(w);
 	if (rc < 0)
 		tp_err_set(err, TP_EXIT_USAGE, "%s%s%s", where ? where : "", where ? ": " : "", e.msg);
-	free(copy);
 	return rc;
 }
 
-int config_load_file(struct tui_config *c, const char *path, struct tp_err *err)
+int tui_config_load(struct tui_config *c, const char *workspace, struct tp_err *err)
 {
-	if (!path_is_file(path))
-		return 0;
-	size_t len;
-	char *text = read_file(path, &len, err);
-	if (!text)
-		return -1;
-	if (memchr(text, '\0', len)) {
-		tp_err_set(err, TP_EXIT_USAGE, "%s: not a text file", path);
-		free(text);
-		return -1;
-	}
-	int rc = 0, lineno = 0;
-	bool mine = true, strict = false;
-	char *next = text;
-	while (rc == 0 && next && *next) {
-		char *line = next;
-		char *nl = strchr(line, '\n');
-		next = nl ? nl + 1 : NULL;
-		if (nl)
-			*nl = '\0';
-		lineno++;
-		char *s = str_trim(line);
-		if (*s == '[') {
-			char *end = strchr(s, ']');
-			if (!end || end[1]) {
-				tp_err_set(err, TP_EXIT_USAGE, "%s:%d: expected '[section]'", path, lineno);
-				rc = -1;
-				break;
-			}
-			*end = '\0';
-			mine = strcmp(str_trim(s + 1), "tui") == 0;
-			strict = mine;
+	struct config raw;
+	memset(&raw, 0, sizeof(raw));
+	int rc = config_load_default(&raw, workspace, err);
+	for (size_t i = 0; rc == 0 && i < raw.n; i++) {
+		const struct config_entry *ce = &raw.v[i];
+		char where[4200];
+		snprintf(where, sizeof(where), "%s:%d", ce->file, ce->line);
+		if (!ce->key) {
+			if (str_starts(ce->value, "bind ") || str_starts(ce->value, "bind\t"))
+				rc = tui_config_bind(ce->value, where, err);
 			continue;
 		}
-		if (!mine)
-			continue;
-		char where[4096];
-		snprintf(where, sizeof(where), "%s:%d", path, lineno);
-		rc = config_line(c, s, strict, where, err);
+		bool in_tui = str_starts(ce->key, "tui.");
+		const char *key = in_tui ? ce->key + 4 : ce->key;
+		struct tp_err e;
+		tp_err_clear(&e);
+		int r = set_known(c, key, ce->value, &e);
+		if (r == 0 && in_tui)
+			tp_err_set(&e, TP_EXIT_USAGE,
+				   "unknown setting '%s' (expected theme, layout, split-size, "
+				   "line-numbers, follow or color.AREA)", key);
+		if (r < 0 || (r == 0 && in_tui)) {
+			tp_err_set(err, TP_EXIT_USAGE, "%s: %s", where, e.msg);
+			rc = -1;
+		}
 	}
-	free(text);
-	return rc;
-}
-
-char *config_user_path(void)
-{
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	if (xdg && *xdg)
-		return xasprintf("%s/tileport/config", xdg);
-	const char *home = getenv("HOME");
-	return xasprintf("%s/.config/tileport/config", home && *home ? home : ".");
-}
-
-int config_load(struct tui_config *c, const char *workspace, struct tp_err *err)
-{
-	char *user = config_user_path();
-	int rc = config_load_file(c, user, err);
-	free(user);
-	if (rc < 0)
-		return -1;
-	char *ws = path_join(workspace && *workspace ? workspace : ".", ".tileport.conf");
-	rc = config_load_file(c, ws, err);
-	free(ws);
+	config_free(&raw);
 	return rc;
 }

@@ -1,9 +1,9 @@
-/* The TUI's settings, read from $XDG_CONFIG_HOME/tileport/config (or
- * ~/.config/tileport/config) and then .tileport.conf in the workspace.
- * Lines are `key = value`, `bind KEYMAP KEY ACTION`, `[section]` and
- * `# comments`. Top-level lines and the [tui] section are read here; other
- * sections belong to the engine. In [tui] an unknown key is an error; at
- * top level keys that are not the TUI's are left to the engine.
+/* The TUI's settings, from the config files the engine reads
+ * (engine/core/config.h: $XDG_CONFIG_HOME/tileport/config, then
+ * .tileport.conf in the workspace; `key = value`, `[section]`, directives).
+ * The TUI takes its keys at top level or in a [tui] section, and every
+ * `bind KEYMAP KEY ACTION` directive. In [tui] an unknown key is an error
+ * (file:line); other top-level keys belong to the engine.
  *
  *   theme = default | light | high-contrast | monochrome | PATH
  *   layout = auto | horizontal | vertical     (how the lower pane splits)
@@ -35,19 +35,14 @@ struct tui_config {
 	size_t ncolors, capcolors;
 };
 
-void config_init(struct tui_config *c);
-void config_free(struct tui_config *c);
+void tui_config_init(struct tui_config *c);
+void tui_config_free(struct tui_config *c);
 /* Both files, in order; missing files are fine. Bindings go straight into
  * the keymaps (keys_init first). */
-int config_load(struct tui_config *c, const char *workspace, struct tp_err *err);
-int config_load_file(struct tui_config *c, const char *path, struct tp_err *err);
+int tui_config_load(struct tui_config *c, const char *workspace, struct tp_err *err);
 /* One setting, as from a file or the :set command. */
-int config_set(struct tui_config *c, const char *key, const char *value, struct tp_err *err);
-/* One line of config syntax ("bind ...", "key = value"); `where` prefixes
- * error messages (file:line). strict: unknown keys are errors. */
-int config_line(struct tui_config *c, const char *line, bool strict, const char *where,
-		struct tp_err *err);
-/* The user config file path (whether or not it exists); caller frees. */
-char *config_user_path(void);
+int tui_config_set(struct tui_config *c, const char *key, const char *value, struct tp_err *err);
+/* A `bind KEYMAP KEY ACTION` line; `where` prefixes errors (file:line). */
+int tui_config_bind(const char *line, const char *where, struct tp_err *err);
 
 #endif

@@ -205,7 +205,7 @@ static void teardown(struct app *a)
 	prompt_free(&a->prompt);
 	free(a->message);
 	theme_free(&a->theme);
-	config_free(&a->cfg);
+	tui_config_free(&a->cfg);
 	keys_free();
 	script_free(a->script);
 	if (a->latency_log)
@@ -223,14 +223,19 @@ int tui_main(const struct tui_start *s)
 	struct tp_err err;
 	tp_err_clear(&err);
 	keys_init();
-	config_init(&a->cfg);
+	tui_config_init(&a->cfg);
 	a->loop = s->loop;
 	if (!a->loop) {
 		a->loop = loop_new();
 		a->own_loop = true;
 	}
 	int rc = TP_EXIT_USAGE;
-	if (config_load(&a->cfg, s->workspace, &err) < 0)
+	const char *ws = s->workspace;
+	if (!ws || !*ws)
+		ws = getenv("TILEGYM_PATH");
+	if (!ws || !*ws)
+		ws = ".";
+	if (tui_config_load(&a->cfg, ws, &err) < 0)
 		goto fail;
 	a->use_color = !theme_no_color_env();
 	const char *theme = s->theme ? s->theme : a->cfg.theme;

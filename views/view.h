@@ -177,6 +177,9 @@ struct view_ops {
 	/* Optional: a faster search than formatting every line. Returns the
 	 * matching line index or -1. */
 	ssize_t (*find)(struct view *v, size_t from, bool backward, const struct view_search *s);
+	/* Optional: one line a running stage printed, for views that follow
+	 * it; key names the attempt ("03-D1"), so a view takes only its own. */
+	void (*read)(struct view *v, const char *key, const char *line, size_t n);
 	/* Optional: called every ~100 ms while v->ticking (spinners, ages). */
 	void (*tick)(struct view *v);
 	/* Optional: still producing (a live run): keeps the wait short and
@@ -247,6 +250,8 @@ struct view_host {
 	void (*close)(struct view_host *h, struct view *v);
 	/* The keys bound to req in a keymap, in config syntax, space separated. */
 	void (*keys_for)(struct view_host *h, int keymap, enum request req, struct sbuf *out);
+	/* Hand a streamed line to every open view with a read op. */
+	void (*feed)(struct view_host *h, const char *key, const char *line, size_t n);
 	/* The prompt commands. */
 	const struct command_info *(*commands)(struct view_host *h, size_t *n);
 	struct loop *loop;   /* the shared event loop */

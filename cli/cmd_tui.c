@@ -1,46 +1,76 @@
-/* tileport browse / tileport open: the screens that need no live run
- * (tileport run OP opens its own pipeline view through tui_main). */
+/* tileport browse / tileport open: the workbench screen on the runs of an
+ * output root, on one run, or on a file. (tileport run OP opens its own
+ * pipeline view through tui_main.) A run is attached for manual work the
+ * way `tileport resume` would take it over, without starting anything:
+ * nothing runs until the user acts. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "engine/core/config.h"
+#include "engine/core/pipeline.h"
+#include "engine/core/run.h"
 #include "tui/tui.h"
 
 static const char browse_usage[] =
-	"usage: tileport browse [--out-root DIR] [--theme NAME]\n"
+	"usage: tileport browse [--out DIR] [--theme NAME]\n"
 	"\n"
-	"Show the runs in the output root: op, state, current stage, age.\n"
-	"Enter opens a run's pipeline view. This is what 'tileport' with no\n"
-	"command runs.\n"
+	"Show the runs in the output root: op, state, current stage, attempts, age.\n"
+	"Enter opens a run's pipeline view. 'tileport' with no command runs this.\n"
 	"\n"
-	"  --out-root DIR   the output root (default: $CUTILE_KERNEL_OUT_ROOT)\n"
-	"  --theme NAME     a theme from themes/ or a theme file path\n"
+	"  --out DIR      the output root (default: $CUTILE_KERNEL_OUT_ROOT, then\n"
+	"                 out_root in the config, then WORKSPACE/cutile_kernel_out)\n"
+	"  --theme NAME   default, light, high-contrast, monochrome, or a theme file\n"
 	"\n"
-	"Keys: h shows them all. docs/tui.md has the details.\n";
+	"Press h for the keys; docs/tui.md has the details.\n"
+	"exit: 0, 2 bad usage or config, 3 no terminal\n";
 
 static const char open_usage[] =
-	"usage: tileport open [--theme NAME] RUN|FILE\n"
+	"usage: tileport open [--out DIR] [--theme NAME] RUN|FILE\n"
 	"\n"
-	"Attach to a finished or interrupted run and show its pipeline view, or\n"
-	"show a file: a transcript (*.jsonl) with tool calls folded, or any text.\n"
-	"RUN is a run directory, or an operator name under the output root.\n"
+	"Show a run's pipeline view: a finished or interrupted run, attached for\n"
+	"stepping by hand (override, re-spawn, skip, continue, abort); read-only\n"
+	"while another tileport drives it. RUN is a run directory or an op name in\n"
+	"the output root. A FILE is shown as a transcript (*.jsonl, tool calls\n"
+	"folded) or as text.\n"
 	"\n"
-	"  --out-root DIR   where to look up RUN by name (default: $CUTILE_KERNEL_OUT_ROOT)\n"
-	"  --theme NAME     a theme from themes/ or a theme file path\n";
+	"  --out DIR      the output root for RUN names\n"
+	"  --theme NAME   default, light, high-contrast, monochrome, or a theme file\n"
+	"\n"
+	"exit: 0, 2 bad usage or no such run, 3 no terminal\n";
 
-static const char *default_out_root(void)
+/* What attaching needs from the command line and the config. */
+static struct config cfg;
+static const char *drivers[26], *validators[26];
+
+static void from_config(const char *prefix, const char *slots[26])
 {
-	const char *r = getenv("CUTILE_KERNEL_OUT_ROOT");
-	return r && *r ? r : "/workspace/cutile_kernel_out";
+	for (int i = 0; i < 26; i++) {
+		char key[32];
+		snprintf(key, sizeof(key), "%s.%c", prefix, 'A' + i);
+		slots[i] = config_get(&cfg, key);
+	}
+}
+
+static int attach(const char *run_dir, struct loop *l, struct pipeline **out, struct tp_err *err)
+{
+	if (run_locked(run_dir)) {
+		tp_err_set(err, TP_EXIT_USAGE, "another tileport is driving this run");
+		return -1;
+	}
+	struct pipeline_opts o = {0};
+	memcpy(o.drivers, drivers, sizeof(o.drivers));
+	memcpy(o.validators, validators, sizeof(o.validators));
+	return pipeline_resume(out, l, run_dir, &o, err);
 }
 
 static int parse(int argc, char **argv, const char *usage, const char **out_root,
 		 const char **theme)
 {
 	static const struct option opts[] = {
-		{"out-root", required_argument, NULL, 'o'},
+		{"out", required_argument, NULL, 'o'},
 		{"theme", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -58,66 +88,83 @@ static int parse(int argc, char **argv, const char *usage, const char **out_root
 			cli_print_usage(stdout, usage);
 			return -1;
 		default:
-			return -2;
+			return cli_usage_error(argv[0], "unknown option");
 		}
 	}
 	return 0;
 }
 
+/* Workspace, config and output root, as `tileport run` finds them. */
+static int setup(const char *opt_out, char **ws, char **out)
+{
+	*ws = cli_workspace(NULL);
+	struct tp_err err;
+	if (cli_load_config(&cfg, *ws && path_is_dir(*ws) ? *ws : NULL, &err) < 0)
+		return cli_report(&err);
+	from_config("driver", drivers);
+	from_config("validator", validators);
+	*out = run_out_root(opt_out, *ws, config_get(&cfg, "out_root"));
+	return 0;
+}
+
 int cmd_browse(int argc, char **argv)
 {
-	const char *root = NULL, *theme = NULL;
-	int r = parse(argc, argv, browse_usage, &root, &theme);
-	if (r == -1)
-		return TP_EXIT_OK;
-	if (r == -2)
-		return cli_usage_error(argv[0], "unknown option");
+	const char *opt_out = NULL, *theme = NULL;
+	int rc = parse(argc, argv, browse_usage, &opt_out, &theme);
+	if (rc)
+		return rc < 0 ? TP_EXIT_OK : rc;
 	if (optind < argc)
 		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
-	struct tui_start s = {
-		.kind = TUI_START_RUNS,
-		.out_root = root ? root : default_out_root(),
-		.workspace = cli_globals.workspace,
-		.theme = theme,
-	};
-	return tui_main(&s);
+	char *ws = NULL, *out = NULL;
+	rc = setup(opt_out, &ws, &out);
+	if (rc == 0) {
+		struct tui_start s = {
+			.kind = TUI_START_RUNS,
+			.out_root = out,
+			.workspace = ws,
+			.theme = theme,
+			.attach = attach,
+		};
+		rc = tui_main(&s);
+	}
+	config_free(&cfg);
+	free(ws);
+	free(out);
+	return rc;
 }
 
 int cmd_open(int argc, char **argv)
 {
-	const char *root = NULL, *theme = NULL;
-	int r = parse(argc, argv, open_usage, &root, &theme);
-	if (r == -1)
-		return TP_EXIT_OK;
-	if (r == -2)
-		return cli_usage_error(argv[0], "unknown option");
+	const char *opt_out = NULL, *theme = NULL;
+	int rc = parse(argc, argv, open_usage, &opt_out, &theme);
+	if (rc)
+		return rc < 0 ? TP_EXIT_OK : rc;
 	if (optind + 1 != argc)
 		return cli_usage_error(argv[0], "expected one RUN or FILE");
 	const char *what = argv[optind];
-	struct tui_start s = {
-		.workspace = cli_globals.workspace,
-		.theme = theme,
-	};
-	char *byname = NULL;
+	char *ws = NULL, *out = NULL, *dir = NULL;
+	rc = setup(opt_out, &ws, &out);
+	if (rc)
+		goto done;
+	struct tui_start s = {.workspace = ws, .theme = theme, .attach = attach, .out_root = out};
 	if (path_is_file(what)) {
 		s.kind = TUI_START_FILE;
 		s.path = what;
-	} else if (path_is_dir(what)) {
-		s.kind = TUI_START_RUN;
-		s.run_dir = what;
-	} else if (!strchr(what, '/')) {
-		byname = path_join(root ? root : default_out_root(), what);
-		if (!path_is_dir(byname)) {
-			int rc = cli_usage_error(argv[0], "no run '%s' (looked for %s)", what, byname);
-			free(byname);
-			return rc;
+	} else {
+		dir = run_resolve(what, out);
+		if (!dir || !run_exists(dir)) {
+			rc = cli_usage_error(argv[0], "no run '%s' (looked for %s/.tileport/state.json)",
+					     what, dir ? dir : what);
+			goto done;
 		}
 		s.kind = TUI_START_RUN;
-		s.run_dir = byname;
-	} else {
-		return cli_usage_error(argv[0], "no such file or directory: %s", what);
+		s.run_dir = dir;
 	}
-	int rc = tui_main(&s);
-	free(byname);
+	rc = tui_main(&s);
+done:
+	config_free(&cfg);
+	free(ws);
+	free(out);
+	free(dir);
 	return rc;
 }

@@ -59,8 +59,13 @@ static void forget_view(struct app *a, struct view *v)
 			o->upper = NULL;
 	}
 	if (a->prompt.view == v) {
-		a->prompt.view = NULL;
-		a->prompt.cb = NULL;
+		/* Its question goes unanswered: let it free what it holds. */
+		struct prompt p = a->prompt;
+		memset(&a->prompt, 0, sizeof(a->prompt));
+		if (p.cb)
+			p.cb(v, NULL, p.ctx);
+		prompt_free(&p);
+		a->status_dirty = true;
 	}
 	free_view(v);
 }
@@ -209,6 +214,12 @@ static void host_close(struct view_host *h, struct view *v)
 	app_close_view(app_current, v);
 }
 
+static void host_quit(struct view_host *h)
+{
+	(void)h;
+	app_current->quit = true;
+}
+
 static void host_keys_for(struct view_host *h, int keymap, enum request req, struct sbuf *out)
 {
 	(void)h;
@@ -219,6 +230,20 @@ static void host_keys_for(struct view_host *h, int keymap, enum request req, str
 		key_label(keys[i], name, sizeof(name));
 		sb_printf(out, "%s%s", i ? " " : "", name);
 	}
+}
+
+static struct pipeline *host_attach(struct view_host *h, const char *run_dir, struct tp_err *err)
+{
+	(void)h;
+	struct app *a = app_current;
+	struct pipeline *p = NULL;
+	if (!a->start || !a->start->attach) {
+		tp_err_set(err, TP_EXIT_USAGE, "read-only: this screen cannot drive runs");
+		return NULL;
+	}
+	if (a->start->attach(run_dir, a->loop, &p, err) < 0)
+		return NULL;
+	return p;
 }
 
 static void host_feed(struct view_host *h, const char *key, const char *line, size_t n)
@@ -241,6 +266,8 @@ void app_host_init(struct app *a)
 	a->host.keys_for = host_keys_for;
 	a->host.commands = host_commands;
 	a->host.feed = host_feed;
+	a->host.attach = host_attach;
+	a->host.quit = host_quit;
 	a->host.report = host_report;
 	a->host.open = host_open;
 	a->host.prompt = host_prompt;

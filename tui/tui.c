@@ -158,6 +158,22 @@ static int run(struct app *a)
 	return a->exit_code;
 }
 
+/* A signal ends the program: let views stop what they drive (a live run
+ * is aborted and its state saved), serving the loop for at most 5 s. */
+static void stop_views(struct app *a)
+{
+	int64_t end = now_ms() + 5000;
+	for (;;) {
+		bool busy = false;
+		for (size_t i = 0; i < a->nviews; i++)
+			if (a->views[i]->ops->stop && a->views[i]->ops->stop(a->views[i]))
+				busy = true;
+		if (!busy || now_ms() >= end)
+			break;
+		loop_run_once(a->loop, 50);
+	}
+}
+
 static int open_first_view(struct app *a, const struct tui_start *s)
 {
 	struct view_arg arg = {0};
@@ -272,6 +288,8 @@ int tui_main(const struct tui_start *s)
 	}
 	rc = run(a);
 	int signo = a->quit_signal;
+	if (signo)
+		stop_views(a);
 	teardown(a);
 	if (signo) {
 		/* Restored; now die of the signal as if we never caught it. */

@@ -16,6 +16,7 @@
 
 struct loop;
 struct pipeline;
+struct tp_err;
 
 enum tui_start_kind {
 	TUI_START_RUNS,     /* the runs in out_root */
@@ -33,6 +34,11 @@ struct tui_start {
 	struct loop *loop;          /* the loop to run on; NULL: the TUI makes one */
 	const char *workspace;      /* where .tileport.conf is read; NULL: cwd */
 	const char *theme;          /* overrides the config's theme; NULL: config */
+	/* Attach to a run directory (Enter in the runs view, tileport open
+	 * RUN): build a pipeline on `l` with the CLI's options, or fail (the
+	 * run is then shown read-only). The TUI frees what it attached with
+	 * pipeline_free. NULL: runs are always read-only. */
+	int (*attach)(const char *run_dir, struct loop *l, struct pipeline **out, struct tp_err *err);
 };
 
 int tui_main(const struct tui_start *s);

@@ -68,6 +68,7 @@ struct tx {
 	size_t res_cap, res_n;
 	struct rendered r;
 	bool live;
+	char *placeholder;
 };
 
 static uint64_t hash_str(const char *s)
@@ -648,6 +649,11 @@ static size_t rec_of_line(const struct tx *t, size_t line)
 static void tx_line(struct view *v, size_t idx, struct line_out *out)
 {
 	struct tx *t = v->priv;
+	if (t->placeholder) {
+		lo_reset(out, LINE_EMPTY);
+		lo_adds(out, LINE_EMPTY, t->placeholder);
+		return;
+	}
 	size_t ri = rec_of_line(t, idx);
 	const struct rendered *r = render(t, ri);
 	size_t sub = idx - t->recs[ri].first;
@@ -664,6 +670,13 @@ static int tx_open(struct view *v, const struct view_arg *arg, struct tp_err *er
 {
 	struct tx *t = v->priv;
 	t->fd = -1;
+	if (!arg->path && arg->name) {
+		/* A placeholder: nothing to show yet, and it says why. */
+		t->placeholder = xstrdup(arg->name);
+		v->ref = xstrdup("");
+		view_set_lines(v, 1);
+		return 0;
+	}
 	if (!arg->path) {
 		tp_err_set(err, TP_EXIT_USAGE, "transcript view: no file given");
 		return -1;
@@ -679,10 +692,12 @@ static int tx_open(struct view *v, const struct view_arg *arg, struct tp_err *er
 	}
 	t->block = xmalloc(BLOCK);
 	v->ref = xstrdup(arg->name ? arg->name : t->path);
-	v->follow = t->live;
+	v->follow = t->live || arg->line < 0;
 	v->loading = tx_pump(v, 5);
 	if (arg->line > 0)
 		view_select(v, (size_t)arg->line - 1);
+	else if (arg->line < 0 && v->nlines)
+		view_select(v, v->nlines - 1);
 	return 0;
 }
 
@@ -717,7 +732,7 @@ static bool foldable(const struct rec *r)
 static enum request tx_request(struct view *v, enum request req)
 {
 	struct tx *t = v->priv;
-	if (!t->nrecs)
+	if (!t->nrecs || t->placeholder)
 		return req;
 	size_t ri = rec_of_line(t, v->lineno);
 	switch (req) {
@@ -823,6 +838,8 @@ static ssize_t tx_find(struct view *v, size_t from, bool backward, const struct 
 static void tx_title(struct view *v, struct sbuf *out)
 {
 	struct tx *t = v->priv;
+	if (t->placeholder)
+		return;
 	sb_printf(out, "%zu records", t->nrecs);
 }
 
@@ -844,6 +861,7 @@ static void tx_done(struct view *v)
 	if (t->fd >= 0)
 		close(t->fd);
 	free(t->path);
+	free(t->placeholder);
 	free(t->key);
 	free(t->block);
 	sb_free(&t->mem);

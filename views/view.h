@@ -14,6 +14,7 @@
 #include "engine/core/util.h"
 
 struct loop;
+struct pipeline;
 
 /* ---- line types (views/lines.def) ---- */
 enum line_type {
@@ -133,7 +134,8 @@ struct view_arg {
 	const char *path;    /* file, attempt/run directory or output root */
 	const char *name;    /* stage key ("03-D1"), run name, title override */
 	void *model;         /* live engine model (struct pipeline *) or NULL */
-	long line;           /* 1-based line to select first; 0 = none */
+	long line;           /* 1-based line to select first; 0 = none; -1 = the
+	                      * last line, following what is appended */
 	int index;           /* view-specific (attempt sequence number) */
 };
 
@@ -185,6 +187,10 @@ struct view_ops {
 	/* Optional: still producing (a live run): keeps the wait short and
 	 * holds back script input. */
 	bool (*busy)(struct view *v);
+	/* Optional: the program is being stopped (a signal): stop what the
+	 * view drives (abort a live run; its state is saved). Return true
+	 * while that is still finishing; the loop keeps running meanwhile. */
+	bool (*stop)(struct view *v);
 	/* Optional: the file behind the selected line, for edit/pager. Returns
 	 * a path (owned by the view) or NULL; *line gets a line number or 0. */
 	const char *(*file)(struct view *v, long *line);
@@ -248,8 +254,15 @@ struct view_host {
 	int (*external)(struct view_host *h, enum external_kind kind, const char *path, long line);
 	/* Close a view (for instance the lower pane when nothing is selected). */
 	void (*close)(struct view_host *h, struct view *v);
+	/* Quit the program. */
+	void (*quit)(struct view_host *h);
 	/* The keys bound to req in a keymap, in config syntax, space separated. */
 	void (*keys_for)(struct view_host *h, int keymap, enum request req, struct sbuf *out);
+	/* Attach to a run for manual actions (tileport open RUN, Enter in the
+	 * runs view): a pipeline on the shared loop, built the way the CLI
+	 * builds one. NULL with err set when it cannot (another tileport holds
+	 * the run, no hook): the view then shows the run read-only. */
+	struct pipeline *(*attach)(struct view_host *h, const char *run_dir, struct tp_err *err);
 	/* Hand a streamed line to every open view with a read op. */
 	void (*feed)(struct view_host *h, const char *key, const char *line, size_t n);
 	/* The prompt commands. */
@@ -277,6 +290,16 @@ void view_clamp(struct view *v);
 /* Run the view's search from the cursor; reports when nothing matched. */
 bool view_find(struct view *v, bool backward, bool skip_current);
 void view_set_search(struct view *v, const char *pattern);
+
+/* Wall-clock now in ms; TILEPORT_NOW (ms since the epoch) freezes it so
+ * screen tests can show ages and elapsed times. */
+int64_t view_now_ms(void);
+/* "12s", "5m", "3h", "2d" */
+void fmt_age(int64_t ms, char *buf, size_t n);
+/* "0:07", "12:30", "1:02:03" */
+void fmt_elapsed(int64_t ms, char *buf, size_t n);
+/* "950", "12.3k", "4.5M" */
+void fmt_count(long long v, char *buf, size_t n);
 
 /* Format line idx through the ops (with a reusable buffer). */
 void view_format(struct view *v, size_t idx, struct line_out *out);

@@ -15,7 +15,7 @@
 #include "tui/tui.h"
 
 static const char browse_usage[] =
-	"usage: tileport browse [--out DIR] [--theme NAME]\n"
+	"usage: tileport browse [--out DIR] [--theme NAME] [--read-only]\n"
 	"\n"
 	"Show the runs in the output root: op, state, current stage, attempts, age.\n"
 	"Enter opens a run's pipeline view. 'tileport' with no command runs this.\n"
@@ -23,12 +23,13 @@ static const char browse_usage[] =
 	"  --out DIR      the output root (default: $CUTILE_KERNEL_OUT_ROOT, then\n"
 	"                 out_root in the config, then WORKSPACE/cutile_kernel_out)\n"
 	"  --theme NAME   default, light, high-contrast, monochrome, or a theme file\n"
+	"  --read-only    look without attaching: no stepping, nothing written\n"
 	"\n"
 	"Press h for the keys; docs/tui.md has the details.\n"
 	"exit: 0, 2 bad usage or config, 3 no terminal\n";
 
 static const char open_usage[] =
-	"usage: tileport open [--out DIR] [--theme NAME] RUN|FILE\n"
+	"usage: tileport open [--out DIR] [--theme NAME] [--read-only] RUN|FILE\n"
 	"\n"
 	"Show a run's pipeline view: a finished or interrupted run, attached for\n"
 	"stepping by hand (override, re-spawn, skip, continue, abort); read-only\n"
@@ -38,12 +39,14 @@ static const char open_usage[] =
 	"\n"
 	"  --out DIR      the output root for RUN names\n"
 	"  --theme NAME   default, light, high-contrast, monochrome, or a theme file\n"
+	"  --read-only    look without attaching: no stepping, nothing written\n"
 	"\n"
 	"exit: 0, 2 bad usage or no such run, 3 no terminal\n";
 
 /* What attaching needs from the command line and the config. */
 static struct config cfg;
 static const char *drivers[26], *validators[26];
+static bool read_only;
 
 static void from_config(const char *prefix, const char *slots[26])
 {
@@ -72,17 +75,22 @@ static int parse(int argc, char **argv, const char *usage, const char **out_root
 	static const struct option opts[] = {
 		{"out", required_argument, NULL, 'o'},
 		{"theme", required_argument, NULL, 't'},
+		{"read-only", no_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "o:t:h", opts, NULL)) != -1) {
+	read_only = false;
+	while ((c = getopt_long(argc, argv, "o:t:rh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			*out_root = optarg;
 			break;
 		case 't':
 			*theme = optarg;
+			break;
+		case 'r':
+			read_only = true;
 			break;
 		case 'h':
 			cli_print_usage(stdout, usage);
@@ -123,7 +131,7 @@ int cmd_browse(int argc, char **argv)
 			.out_root = out,
 			.workspace = ws,
 			.theme = theme,
-			.attach = attach,
+			.attach = read_only ? NULL : attach,
 		};
 		rc = tui_main(&s);
 	}
@@ -146,7 +154,8 @@ int cmd_open(int argc, char **argv)
 	rc = setup(opt_out, &ws, &out);
 	if (rc)
 		goto done;
-	struct tui_start s = {.workspace = ws, .theme = theme, .attach = attach, .out_root = out};
+	struct tui_start s = {.workspace = ws, .theme = theme, .attach = read_only ? NULL : attach,
+			      .out_root = out};
 	if (path_is_file(what)) {
 		s.kind = TUI_START_FILE;
 		s.path = what;

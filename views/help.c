@@ -52,6 +52,7 @@ static int max_int(int a, int b)
 
 static void add_keymap(struct view *v, struct help *h, int keymap)
 {
+	size_t start = h->n;
 	struct help_line *title = add(h, H_KEYMAP);
 	title->keymap = keymap;
 	if (h->folded[keymap])
@@ -87,6 +88,11 @@ static void add_keymap(struct view *v, struct help *h, int keymap)
 	}
 	if (!group_used)
 		h->n = group_at;
+	/* A view without keys of its own gets no section. */
+	if (h->n == start + 1 && !generic) {
+		h->n = start;
+		return;
+	}
 	add(h, H_BLANK);
 }
 

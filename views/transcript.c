@@ -806,15 +806,30 @@ static ssize_t tx_find(struct view *v, size_t from, bool backward, const struct 
 		size_t len;
 		const char *p = raw(t, r, &len);
 		bool hit = view_search_in(s, p, len) != NULL;
-		if (!hit && REC_TYPE(r) == R_CALL && (REC_FLAGS(r) & RF_OPEN)) {
+		bool in_result = false;
+		if (!hit && REC_TYPE(r) == R_CALL) {
 			uint32_t res = res_get(t, (uint32_t)ri);
 			if (res != UINT32_MAX) {
 				p = raw(t, &t->recs[res], &len);
-				hit = view_search_in(s, p, len) != NULL;
+				hit = in_result = view_search_in(s, p, len) != NULL;
 			}
 		}
 		if (!hit)
 			continue;
+		/* A match inside a folded tool call opens it: the text is what
+		 * was searched for, not the one-line summary. */
+		if (foldable(r) && !(REC_FLAGS(r) & RF_OPEN)) {
+			bool summary_hit = false;
+			if (!in_result) {
+				tx_line(v, r->first, &lo);
+				summary_hit = view_search_in(s, sb_str(&lo.text), lo.text.len) != NULL;
+			}
+			if (!summary_hit) {
+				toggle(t, ri);
+				view_set_lines(v, t->total);
+				view_redraw(v);
+			}
+		}
 		uint32_t n = REC_LINES(r);
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t sub = backward ? n - 1 - j : j;

@@ -1,6 +1,7 @@
 /* Views, focus, the status line and action dispatch. */
 #include "tui/app.h"
 
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,18 +447,33 @@ void app_key(struct app *a, int key)
 
 /* ---- loading and liveness ---- */
 
+/* A key is waiting on the terminal (keys ncurses already buffered are read
+ * after every pass anyway). */
+static bool input_pending(void)
+{
+	int fd = display_input_fd();
+	if (fd < 0)
+		return false;
+	struct pollfd p = {fd, POLLIN, 0};
+	return poll(&p, 1, 0) > 0;
+}
+
 bool app_pump(struct app *a, int64_t budget_ms)
 {
-	bool more = false;
+	/* Loading goes in short slices and stops as soon as a key arrives:
+	 * a key never waits for more than one slice. */
 	int64_t end = now_ms() + budget_ms;
-	for (size_t i = 0; i < a->nviews; i++) {
-		struct view *v = a->views[i];
-		if (!v->loading || !v->ops->pump)
-			continue;
-		int64_t left = end - now_ms();
-		v->loading = v->ops->pump(v, left > 1 ? left : 1);
-		more |= v->loading;
-	}
+	bool more;
+	do {
+		more = false;
+		for (size_t i = 0; i < a->nviews; i++) {
+			struct view *v = a->views[i];
+			if (!v->loading || !v->ops->pump)
+				continue;
+			v->loading = v->ops->pump(v, 2);
+			more |= v->loading;
+		}
+	} while (more && now_ms() < end && !input_pending());
 	return more;
 }
 

@@ -53,6 +53,7 @@ struct pl {
 	bool follow_run, stopping;
 	int lower_seq;
 	bool lower_live;
+	int64_t lower_due; /* switch the lower pane at this time; 0: no */
 	unsigned spin;
 	int64_t drawn_sec;
 };
@@ -492,9 +493,13 @@ static void pl_line(struct view *v, size_t idx, struct line_out *out)
 	lo_adds(out, e->type, e->text);
 }
 
+/* The lower pane follows the cursor once it rests (~80 ms), so flicking
+ * through stages costs no file reads and keys stay fast. */
 static void pl_select(struct view *v)
 {
-	show_lower(v, false);
+	struct pl *pl = v->priv;
+	pl->lower_due = now_ms() + 80;
+	v->ticking = true;
 }
 
 static struct step_target target(struct view *v)
@@ -636,6 +641,10 @@ static void pl_tick(struct view *v)
 		}
 		st = state_of(pl);
 	}
+	if (pl->lower_due && now_ms() >= pl->lower_due) {
+		pl->lower_due = 0;
+		show_lower(v, false);
+	}
 	bool running = false;
 	for (size_t i = 0; t && st && i < t->nstages; i++) {
 		const struct attempt *a = latest(st, t->stages[i].letter);
@@ -650,7 +659,7 @@ static void pl_tick(struct view *v)
 	if (sec != pl->drawn_sec)
 		v->title_dirty = true;
 	pl->drawn_sec = sec;
-	v->ticking = running || !pl->p;
+	v->ticking = running || !pl->p || pl->lower_due;
 }
 
 static bool pl_stop(struct view *v)
@@ -669,7 +678,7 @@ static bool pl_stop(struct view *v)
 static bool pl_busy(struct view *v)
 {
 	struct pl *pl = v->priv;
-	return pl->p && pipeline_busy(pl->p);
+	return (pl->p && pipeline_busy(pl->p)) || pl->lower_due;
 }
 
 static const char *pl_file(struct view *v, long *line)

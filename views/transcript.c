@@ -20,6 +20,7 @@
 #include "views/view.h"
 
 #define BLOCK (1u << 20)
+#define INDEX_BLOCK (256u << 10) /* ~3000 records: about 2 ms of indexing */
 #define LEN_MAX ((1u << 24) - 1)
 
 enum rtype { R_RAW, R_START, R_TEXT, R_CALL, R_RESULT, R_USAGE, R_ERROR, R_FINAL, R_OTHER };
@@ -54,11 +55,13 @@ struct rendered {
 struct tx {
 	char *path, *key;
 	int fd;
-	uint64_t scanned;
+	uint64_t scanned, limit; /* bytes indexed; where to stop */
 	char *block;          /* file bytes [block_off, block_off + block_len) */
+	char *ibuf;           /* INDEX_BLOCK bytes for indexing */
 	uint64_t block_off;
 	size_t block_len;
 	struct sbuf mem;      /* streamed lines */
+	size_t mem_indexed;   /* bytes of mem turned into records */
 	struct rec *recs;
 	size_t nrecs, caprecs;
 	uint32_t total;       /* display lines */
@@ -128,14 +131,20 @@ static const char *raw(struct tx *t, const struct rec *r, size_t *len)
 	uint64_t off = REC_OFF(r);
 	if (off < t->block_off || off + *len > t->block_off + t->block_len) {
 		size_t want = *len > BLOCK ? *len : BLOCK;
-		if (want > BLOCK) {
+		if (want > BLOCK)
 			t->block = xrealloc(t->block, want);
-		}
-		ssize_t got = pread(t->fd, t->block, want, (off_t)off);
-		t->block_off = off;
+		/* Walking backwards (search back), end the block at the record so
+		 * the records before it come from the same read. */
+		uint64_t start = off;
+		if (off < t->block_off && off + *len <= t->block_off && off + *len > want)
+			start = off + *len - want;
+		else if (off < t->block_off && off + *len <= t->block_off)
+			start = 0;
+		ssize_t got = pread(t->fd, t->block, want, (off_t)start);
+		t->block_off = start;
 		t->block_len = got > 0 ? (size_t)got : 0;
-		if (t->block_len < *len)
-			*len = t->block_len;
+		if (off + *len > t->block_off + t->block_len)
+			*len = off < t->block_off + t->block_len ? (size_t)(t->block_off + t->block_len - off) : 0;
 	}
 	return t->block + (off - t->block_off);
 }
@@ -580,10 +589,15 @@ static void add_record(struct tx *t, uint64_t off, const char *p, size_t len, bo
 static bool index_file(struct tx *t, int64_t budget_ms, bool at_eof)
 {
 	int64_t end = now_ms() + budget_ms;
-	char *buf = xmalloc(BLOCK);
+	if (!t->ibuf)
+		t->ibuf = xmalloc(INDEX_BLOCK);
+	char *buf = t->ibuf;
 	bool more = true;
 	for (;;) {
-		ssize_t got = pread(t->fd, buf, BLOCK, (off_t)t->scanned);
+		size_t want = INDEX_BLOCK;
+		if (t->limit - t->scanned < want)
+			want = (size_t)(t->limit - t->scanned);
+		ssize_t got = want ? pread(t->fd, buf, want, (off_t)t->scanned) : 0;
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0) {
@@ -602,7 +616,7 @@ static bool index_file(struct tx *t, int64_t budget_ms, bool at_eof)
 				add_record(t, t->scanned + used, buf + used, len, false);
 			used = (size_t)(nl - buf) + 1;
 		}
-		if (used == 0 && (size_t)got == BLOCK) {
+		if (used == 0 && (size_t)got == want && want == INDEX_BLOCK) {
 			/* One line longer than a block: take it cut. */
 			add_record(t, t->scanned, buf, (size_t)got, false);
 			used = (size_t)got;
@@ -619,14 +633,27 @@ static bool index_file(struct tx *t, int64_t budget_ms, bool at_eof)
 		if (now_ms() >= end)
 			break;
 	}
-	free(buf);
 	return more;
+}
+
+/* Streamed lines that arrived while the file was still being read. */
+static void index_pending(struct tx *t)
+{
+	while (t->mem_indexed < t->mem.len) {
+		const char *p = t->mem.buf + t->mem_indexed;
+		const char *nl = memchr(p, '\n', t->mem.len - t->mem_indexed);
+		size_t n = nl ? (size_t)(nl - p) : t->mem.len - t->mem_indexed;
+		add_record(t, t->mem_indexed, p, n, true);
+		t->mem_indexed += n + 1;
+	}
 }
 
 static bool tx_pump(struct view *v, int64_t budget_ms)
 {
 	struct tx *t = v->priv;
-	bool more = t->fd >= 0 && index_file(t, budget_ms, !t->live);
+	bool more = t->fd >= 0 && t->scanned < t->limit && index_file(t, budget_ms, !t->live);
+	if (!more)
+		index_pending(t);
 	view_set_lines(v, t->total);
 	return more;
 }
@@ -691,6 +718,12 @@ static int tx_open(struct view *v, const struct view_arg *arg, struct tp_err *er
 		return -1;
 	}
 	t->block = xmalloc(BLOCK);
+	/* A live attempt's file is read up to where it is now; what the stage
+	 * prints from here on arrives through the read op. */
+	struct stat sb;
+	t->limit = UINT64_MAX;
+	if (t->live)
+		t->limit = t->fd >= 0 && fstat(t->fd, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 	v->ref = xstrdup(arg->name ? arg->name : t->path);
 	v->follow = t->live || arg->line < 0;
 	v->loading = tx_pump(v, 5);
@@ -710,10 +743,12 @@ static void tx_read(struct view *v, const char *key, const char *line, size_t n)
 		n--;
 	if (!n)
 		return;
-	uint64_t off = t->mem.len;
 	sb_add(&t->mem, line, n);
 	sb_addc(&t->mem, '\n');
-	add_record(t, off, t->mem.buf + off, n, true);
+	/* Records stay in order: the file's first, then what streamed. */
+	if (v->loading)
+		return;
+	index_pending(t);
 	view_set_lines(v, t->total);
 }
 
@@ -879,6 +914,7 @@ static void tx_done(struct view *v)
 	free(t->placeholder);
 	free(t->key);
 	free(t->block);
+	free(t->ibuf);
 	sb_free(&t->mem);
 	free(t->recs);
 	free(t->res_key);

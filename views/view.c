@@ -288,6 +288,9 @@ bool view_navigate(struct view *v, enum request req)
 		break;
 	case REQ_MOVE_LAST_LINE:
 		at = last;
+		/* Still loading: the end is not there yet; keep going to it. */
+		if (v->loading)
+			v->follow = true;
 		break;
 	case REQ_SCROLL_LINE_UP:
 		if (v->offset == 0)

@@ -42,6 +42,29 @@ NO_COLOR=1 TERM=xterm tp 80x24 open --read-only out/softmax <<EOS
 EOS
 expect "NO_COLOR and 8 colours draw" nocolor.screen "[pipeline] softmax"
 
+# e and v hand the selected file to $EDITOR (at the finding's line) and
+# $PAGER, with the screen suspended; the stage view is back afterwards.
+printf '#!/bin/sh\necho "editor $*" >>"%s/ext.log"\n' "$T" >"$T/ed.sh"
+printf '#!/bin/sh\necho "pager $*" >>"%s/ext.log"\n' "$T" >"$T/pg.sh"
+chmod +x "$T/ed.sh" "$T/pg.sh"
+EDITOR="$T/ed.sh" PAGER="$T/pg.sh" tp 80x24 open --read-only out/softmax <<EOS
+k
+<Enter>
+G
+k
+<Enter>
+/ffi.rs:2
+<Enter>
+e
+/correctness_cutile_rs
+<Enter>
+v
+:save-display after-editor.screen
+EOS
+expect "editor opened at the finding's line" ext.log "editor +2 out/softmax/ffi.rs"
+expect "pager opened the artifact" ext.log "pager out/softmax/correctness_cutile_rs.txt"
+expect "screen back after the editor" after-editor.screen "[stage] 03-D1"
+
 # errors: exit 2 and the place
 expect_fail() { # DESC WANT_TEXT ARGS... (script on stdin)
 	desc=$1 want=$2

@@ -138,6 +138,7 @@ void lo_col(struct line_out *o, enum line_type type, int width, enum cell_align 
 
 /* ---- reports ---- */
 
+static void vreport(struct view *v, bool error, const char *fmt, va_list ap) TP_PRINTF(3, 0);
 static void vreport(struct view *v, bool error, const char *fmt, va_list ap)
 {
 	char *msg = xvasprintf(fmt, ap);

@@ -41,6 +41,19 @@ struct tui_start {
 	int (*attach)(const char *run_dir, struct loop *l, struct pipeline **out, struct tp_err *err);
 };
 
+/* Returns TP_EXIT_OK when the user quits, TP_EXIT_USAGE for bad config,
+ * theme or script (message on stderr naming file and line), TP_EXIT_ENV
+ * without a terminal. A run's own outcome is the caller's to report
+ * (pipeline_exit_code).
+ *
+ * TUI_START_PIPELINE: create the pipeline on `loop` and call
+ * pipeline_start (or not: the user then starts it with C); tui_main
+ * listens to it and runs the loop until the user quits; the caller frees
+ * it afterwards (which stops a stage still running). tui_main registers
+ * SIGINT, SIGTERM and SIGHUP on the loop while it runs (a signal aborts a
+ * live run, waits up to 5 s for it to stop, restores the terminal and
+ * re-raises) and removes them before returning: register your own again
+ * if you keep running the loop. */
 int tui_main(const struct tui_start *s);
 
 #endif

@@ -259,7 +259,9 @@ static void index_pending(struct tx *t)
 static bool tx_pump(struct view *v, int64_t budget_ms)
 {
 	struct tx *t = v->priv;
-	bool more = t->fd >= 0 && t->scanned < t->limit && index_file(t, budget_ms, !t->live);
+	/* A watched file may be mid-line at its end: wait for the newline. */
+	bool more = t->fd >= 0 && t->scanned < t->limit &&
+		    index_file(t, budget_ms, !t->live && !v->ticking);
 	if (!more)
 		index_pending(t);
 	view_set_lines(v, t->total);
@@ -334,6 +336,9 @@ static int tx_open(struct view *v, const struct view_arg *arg, struct tp_err *er
 		t->limit = t->fd >= 0 && fstat(t->fd, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 	v->ref = xstrdup(arg->name ? arg->name : t->path);
 	v->follow = t->live || arg->line < 0;
+	/* Following a file nobody feeds us (another tileport writes it):
+	 * watch it grow. */
+	v->ticking = v->follow && !t->live;
 	v->loading = tx_pump(v, 5);
 	if (arg->line > 0)
 		view_select(v, (size_t)arg->line - 1);
@@ -423,6 +428,9 @@ static enum request tx_request(struct view *v, enum request req)
 		}
 		return REQ_NONE;
 	}
+	case REQ_TOGGLE_FOLLOW:
+		v->ticking = !v->follow && !t->live;
+		return req;
 	case REQ_REFRESH:
 		return REQ_NONE;
 	default:
@@ -493,6 +501,14 @@ static ssize_t tx_find(struct view *v, size_t from, bool backward, const struct 
 	return found;
 }
 
+static void tx_tick(struct view *v)
+{
+	struct tx *t = v->priv;
+	struct stat sb;
+	if (!v->loading && t->fd >= 0 && fstat(t->fd, &sb) == 0 && (uint64_t)sb.st_size > t->scanned)
+		v->loading = true;
+}
+
 static void tx_title(struct view *v, struct sbuf *out)
 {
 	struct tx *t = v->priv;
@@ -541,6 +557,7 @@ const struct view_ops transcript_view_ops = {
 	.pump = tx_pump,
 	.find = tx_find,
 	.read = tx_read,
+	.tick = tx_tick,
 	.file = tx_file,
 	.done = tx_done,
 };

@@ -227,19 +227,16 @@ static void key_hints(struct app *a, struct sbuf *out)
 	if (!v)
 		return;
 	int keys[4];
-	for (int r = 1; r < REQ__COUNT && out->len < (size_t)COLS; r++) {
-		size_t n = keys_bound((int)v->id, (enum request)r, keys, 1);
-		if (!n)
-			continue;
-		char name[32];
+	char name[32];
+	if (keys_bound(KEYMAP_GENERIC, REQ_VIEW_HELP, keys, 1)) {
 		key_label(keys[0], name, sizeof(name));
-		sb_printf(out, "%s %s  ", name, requests[r].name);
-	}
-	int hk;
-	if (keys_bound(KEYMAP_GENERIC, REQ_VIEW_HELP, &hk, 1)) {
-		char name[32];
-		key_label(hk, name, sizeof(name));
 		sb_printf(out, "%s help", name);
+	}
+	for (int r = 1; r < REQ__COUNT && out->len < (size_t)COLS; r++) {
+		if (!keys_bound((int)v->id, (enum request)r, keys, 1))
+			continue;
+		key_label(keys[0], name, sizeof(name));
+		sb_printf(out, "  %s %s", name, requests[r].name);
 	}
 }
 

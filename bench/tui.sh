@@ -26,7 +26,10 @@ command -v less >/dev/null || { echo "bench/tui.sh: needs less" >&2; exit 3; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/tileport-bench-XXXXXX")
 sock=$T/tmux.sock
 tm() { tmux -S "$sock" "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
+cleanup() { tm kill-server 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+trap 'cleanup; exit 1' TERM INT
+main_pid=$$
 export TILEPORT_DATA_DIR="$top" LC_ALL=C.UTF-8 TZ=UTC XDG_CONFIG_HOME="$T/xdg" HOME="$T/home"
 unset TILEPORT_NO_DISPLAY TILEPORT_SCRIPT NO_COLOR CUTILE_KERNEL_OUT_ROOT TILEGYM_PATH
 mkdir -p "$T/xdg/tileport" "$T/home"
@@ -42,6 +45,8 @@ wait_text() {
 		if [ "$(now_ms)" -gt "$limit" ]; then
 			echo "bench/tui.sh: '$1' never showed; the pane has:" >&2
 			cat "$T/pane" >&2
+			# we may be in a $(...) subshell: stop the whole script
+			kill -TERM "$main_pid"
 			exit 1
 		fi
 	done

@@ -23,7 +23,7 @@ static void usage(FILE *out)
 		"  --run DIR         the run directory; stands in for KERNEL and\n"
 		"                    CUTILE_KERNEL_OUT_ROOT (KERNEL = its last component)\n"
 		"  --json            findings and verdict as JSON\n"
-		"  -q, --quiet       text: omit PASS and INFO findings\n"
+		"  -q, --quiet       text: omit PASS findings\n"
 		"  --deferred STEPS  toolchain steps an offline stage deferred, comma\n"
 		"                    separated: reference-ir, generated-ir, layout-gate,\n"
 		"                    cargo-build, pytest, perf-log (also $TILEPORT_DEFERRED)\n"

@@ -135,7 +135,7 @@ void check_report_counts(const struct check_report *r, size_t counts[5]);
 unsigned check_report_deferred_hit(const struct check_report *r);
 
 enum check_text_flags {
-	CHECK_TEXT_QUIET = 1 << 0, /* omit PASS and INFO findings */
+	CHECK_TEXT_QUIET = 1 << 0, /* omit PASS findings */
 };
 /* A single run prints its findings, notes and closing lines like the
  * reference script; a report of several runs (a stage) prints each run as

@@ -27,7 +27,7 @@ static void print_run(FILE *out, const struct check_report *r, const struct chec
 			deferred |= f->step;
 			ndeferred++;
 		}
-		if ((flags & CHECK_TEXT_QUIET) && (f->sev == CHECK_PASS || f->sev == CHECK_INFO))
+		if ((flags & CHECK_TEXT_QUIET) && f->sev == CHECK_PASS)
 			continue;
 		print_finding(out, f);
 	}

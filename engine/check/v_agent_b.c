@@ -193,10 +193,12 @@ int check_agent_b(const struct check_ctx *ctx, struct check_report *r, struct tp
 			       "no mutable wildcard Tensor output");
 		free(code);
 	}
-	enum check_sev ep = ck_nested_entry_pattern(&k, "agent-b.entry-pattern");
-	if (ep != CHECK_FAIL)
-		ck_add(&k, CHECK_PASS, 0, "agent-b.entry-pattern", NULL, 0,
-		       "entry pattern matches the structural reference IR (Rule 12)");
+	if (ck_nonempty(kr)) {
+		enum check_sev ep = ck_nested_entry_pattern(&k, "agent-b.entry-pattern");
+		if (ep == CHECK_PASS || ep == CHECK_WARN)
+			ck_add(&k, CHECK_PASS, 0, "agent-b.entry-pattern", NULL, 0,
+			       "entry pattern matches the structural reference IR (Rule 12)");
+	}
 	const char *log = ck_out(&k, "reports/agent_logs/agent_b.md");
 	if (file_nonempty(log))
 		ck_add(&k, CHECK_PASS, 0, "agent-b.log", log, 0, "present");

@@ -234,7 +234,11 @@ static void selection(struct actx *a, const cJSON *root)
 	if (nonempty_list(kv)) {
 		if (!cJSON_IsObject(c2v) || !c2v->child)
 			WARN("analysis.config-to-variant", "config_to_variant is missing or empty");
-		for (const cJSON *m = cJSON_IsObject(c2v) ? c2v->child : NULL; m; m = m->next)
+		/* a nameless variant is already an error; do not pile on */
+		bool named = true;
+		for (const cJSON *v = kv->child; v; v = v->next)
+			named &= cJSON_IsObject(v) && nonempty_str(get(v, "variant_name"));
+		for (const cJSON *m = named && cJSON_IsObject(c2v) ? c2v->child : NULL; m; m = m->next)
 			if (cJSON_IsString(m) && !has_variant(kv, m->valuestring))
 				WARN("analysis.config-to-variant",
 				     "config_to_variant['%s'] names '%s', which is no variant_name",

@@ -32,6 +32,7 @@ fresh() {
 	BMM="$C/out/bmm"
 	WS="$C/ws"
 	OPS="$WS/src/tilegym/ops/cutile_rs"
+	unset CUTILE_RS_ROOT CUTILE_RS_KERNELS_DIR TILEPORT_DEFERRED
 	export TILEGYM_PATH="$WS" CUTILE_KERNEL_OUT_ROOT="$C/out"
 }
 

@@ -104,8 +104,10 @@ bool layout_attrs_equal(const char *ref, const char *gen, char **diff, size_t *n
 	struct attrs r = {0}, g = {0};
 	extract(ref, &r);
 	extract(gen, &g);
-	qsort(r.v, r.n, sizeof(*r.v), cmp);
-	qsort(g.v, g.n, sizeof(*g.v), cmp);
+	if (r.n)
+		qsort(r.v, r.n, sizeof(*r.v), cmp);
+	if (g.n)
+		qsort(g.v, g.n, sizeof(*g.v), cmp);
 	struct sbuf sb = SBUF_INIT;
 	size_t i = 0, j = 0, shown = 0;
 	while (i < r.n || j < g.n) {

@@ -178,6 +178,17 @@ int check_kernel(const struct check_ctx *ctx, struct check_report *r, struct tp_
 int check_stage(char stage, const struct check_ctx *ctx, struct check_report *r,
 		struct tp_err *err);
 
+/* The orchestrator's built-in validator (a `pipeline_checker`, see
+ * engine/core/pipeline.h): stage A..F, or the final contract when
+ * rq->stage is 0. rq->deferred names the steps the stage deferred (unknown
+ * names are ignored and noted); an offline run's final contract defers
+ * every step. Fills text (as `tileport validate` prints it), json (the
+ * findings array), summary and status. Register it with
+ * pipeline_set_checker(check_pipeline_checker). */
+struct check_request;
+struct check_outcome;
+int check_pipeline_checker(const struct check_request *rq, struct check_outcome *out);
+
 /* Dispatch by reference name ("ir", "perf-log", ..., "kernel", "stage")
  * with the reference script's positional arguments; what `tileport
  * validate` runs. Wrong argument counts and unknown names fail with

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "engine/check/check_impl.h"
+#include "engine/core/pipeline.h"
 #include "tests/unit/testutil.h"
 
 static void test_verdicts(void **state)
@@ -197,9 +198,76 @@ static void test_analysis_rules(void **state)
 	free(got);
 }
 
+static void test_pipeline_hook(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	free(tu_write(dir, "op/reports/perf_investigation_all.md", "VERDICT: ALIGNED\n# x\n"));
+	free(tu_write(dir, "op/reports/agent_logs/agent_f.md", "log\n"));
+	char *run = path_join(dir, "op");
+	struct check_request rq = {"op", run, dir, "/nonexistent", 'F', NULL, false};
+	struct check_outcome o;
+	assert_int_equal(check_pipeline_checker(&rq, &o), 0);
+	assert_int_equal(o.status, CHECK_STATUS_PASS);
+	assert_non_null(strstr(o.text, "agent-f"));
+	assert_string_equal(o.summary, "stage F: PASS (0 fail, 0 warn, 0 deferred)");
+	cJSON *j = cJSON_Parse(o.json);
+	assert_true(cJSON_IsArray(j));
+	assert_int_equal(cJSON_GetArraySize(j), 2);
+	cJSON_Delete(j);
+	check_outcome_free(&o);
+
+	/* D on a run without D's files: pytest deferred, the rest fails */
+	char *deferred[] = {"pytest", "warp-drive", NULL};
+	rq.stage = 'D';
+	rq.deferred = deferred;
+	assert_int_equal(check_pipeline_checker(&rq, &o), 0);
+	assert_int_equal(o.status, CHECK_STATUS_FAIL);
+	assert_non_null(strstr(o.text, "note: unknown deferred step(s) ignored: warp-drive\n"));
+	assert_non_null(strstr(o.text, "DEFERRED [agent-d.pytest-log]"));
+	assert_non_null(strstr(o.text, "FAIL [agent-d.log]"));
+	check_outcome_free(&o);
+
+	/* B offline, only its toolchain artefacts missing: DEFERRED */
+	free(tu_write(dir, "op/kernel.rs",
+		      "#[cutile::entry()]\npub unsafe fn op_k<E: ElementType>(x: &Tensor<E, {[-1]}>) {}\n"));
+	free(tu_write(dir, "op/reference/reference.mlir",
+		      "cuda_tile.module @k { entry @op_k() { load_view_tko } }\n"));
+	free(tu_write(dir, "op/reports/agent_logs/agent_b.md", "log\n"));
+	char *offline_b[] = {"generated-ir", "cargo-build", NULL};
+	rq.stage = 'B';
+	rq.deferred = offline_b;
+	rq.workspace = NULL;
+	assert_int_equal(check_pipeline_checker(&rq, &o), 0);
+	assert_int_equal(o.status, CHECK_STATUS_DEFERRED);
+	assert_non_null(strstr(o.text, "VERDICT: DEFERRED"));
+	check_outcome_free(&o);
+
+	/* the final contract of an offline run defers every toolchain step */
+	rq.stage = 0;
+	rq.deferred = NULL;
+	rq.offline = true;
+	rq.workspace = dir;
+	assert_int_equal(check_pipeline_checker(&rq, &o), 0);
+	assert_int_equal(o.status, CHECK_STATUS_FAIL); /* ffi.rs, reports, wrapper... */
+	assert_non_null(strstr(o.text, "DEFERRED [kernel.ir]"));
+	assert_non_null(strstr(o.text, "FAIL [kernel.files]"));
+	check_outcome_free(&o);
+
+	/* no workspace for the contract: an error the orchestrator records */
+	rq.workspace = NULL;
+	assert_int_equal(check_pipeline_checker(&rq, &o), -1);
+	assert_non_null(strstr(o.text, "TILEGYM_PATH"));
+	check_outcome_free(&o);
+	remove_tree(dir);
+	free(run);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pipeline_hook),
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_analysis_rules),

@@ -52,14 +52,17 @@ static void ir_files(struct ck *k)
 				      CHECK_FAIL);
 		}
 		const char *dir = ck_out(k, "generated");
-		size_t n;
+		size_t n, good = 0;
 		char **names = tx_list_dir(dir, "generated_", ".mlir", &n);
+		for (size_t i = 0; i < n; i++)
+			good += file_nonempty(ck_fmt(k, "%s/%s", dir, names[i]));
 		strv_free(names);
+		n = good;
 		if (n)
 			ck_add(k, CHECK_PASS, 0, "kernel.ir", dir, 0, "%zu generated_*.mlir", n);
 		else
 			ck_add(k, CHECK_FAIL, CHECK_STEP_GENERATED_IR, "kernel.ir", dir, 0,
-			       "multi-variant kernel: no generated/generated_*.mlir");
+			       "multi-variant kernel: no non-empty generated/generated_*.mlir");
 		return;
 	}
 	nonempty_file(k, "kernel.ir", "reference/reference.mlir", CHECK_STEP_REFERENCE_IR,

@@ -110,8 +110,8 @@ static void test_live_forms(void **state)
 		/* getattr with a module constant */
 		"NAME = 'cutile_op'\n@reg\ndef op(x):\n    getattr(lib, NAME)(x)\n",
 		/* alias through an attribute target */
-		"class K:\n    def __init__(self):\n        self._fn = lib.cutile_op\n"
-		"    def __call__(self, x):\n        return self._fn(x)\n",
+		("class K:\n    def __init__(self):\n        self._fn = lib.cutile_op\n"
+		 "    def __call__(self, x):\n        return self._fn(x)\n"),
 		/* alias of an alias */
 		"@reg\ndef op(x):\n    a = lib.cutile_op\n    b = a\n    b(x)\n",
 		/* factory called directly */

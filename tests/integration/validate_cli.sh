@@ -60,7 +60,7 @@ code 1 "kernel failing closing" "$TILEPORT" validate kernel softmax
 fresh
 rm "$OUT/softmax_pipeline.rs"
 code 0 "kernel --json" "$TILEPORT" validate kernel softmax --json
-python3 - "$VT_TMP/out.txt" "$OUT" <<'PY' || fail "JSON shape"
+"$PY" - "$VT_TMP/out.txt" "$OUT" <<'PY' || fail "JSON shape"
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["title"] == "kernel" and j["kernel"] == "softmax", j
@@ -77,7 +77,7 @@ assert w[0]["rule"] == "kernel.pipeline-rs" and w[0]["file"].endswith("softmax_p
 PY
 rm "$OUT/correctness_cutile_rs.txt" "$OUT/reports/agent_logs/agent_d.md"
 code 1 "stage --json" "$TILEPORT" validate stage D softmax --json --deferred pytest
-python3 - "$VT_TMP/out.txt" <<'PY' || fail "stage JSON"
+"$PY" - "$VT_TMP/out.txt" <<'PY' || fail "stage JSON"
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["title"] == "stage D" and j["verdict"] == "FAIL" and j["exit_code"] == 1

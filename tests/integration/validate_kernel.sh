@@ -78,7 +78,7 @@ rule "kernel.test-file register name first" "FAIL kernel.test-file" "$K" \
 # check 18: a live call of FFI_FN, not dead code or a fallback
 live() { # name want python-body-of-softmax()
 	fresh
-	python3 - "$OPS/softmax.py" "$2" <<'PY'
+	"$PY" - "$OPS/softmax.py" "$2" <<'PY'
 import sys
 path, body = sys.argv[1], sys.argv[2]
 src = open(path).read()

@@ -88,7 +88,7 @@ run kernel softmax --deferred reference-ir,generated-ir,cargo-build,pytest,perf-
 echo "$FIRED" | grep -q FAIL && fail "offline kernel: a FAIL despite deferral: $FIRED"
 contains "Result: 0 fail, 0 warn"
 "$TILEPORT" validate kernel softmax --deferred reference-ir,generated-ir,cargo-build,pytest,perf-log --json >"$VT_TMP/k.json"
-python3 - "$VT_TMP/k.json" <<'PY' || fail "offline kernel JSON"
+"$PY" - "$VT_TMP/k.json" <<'PY' || fail "offline kernel JSON"
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["verdict"] == "DEFERRED" and j["exit_code"] == 0, j["verdict"]

@@ -12,6 +12,9 @@ VT_FAILS=0
 VT_CASES=0
 unset TILEGYM_PATH CUTILE_KERNEL_OUT_ROOT CUTILE_RS_ROOT CUTILE_RS_KERNELS_DIR TILEPORT_DEFERRED
 
+# The interpreter itself, not a version-manager shim (much faster to start).
+PY=$(python3 -c 'import sys; print(sys.executable)')
+
 # The stand-in cdylib, built once per script.
 mkdir -p "$VT_TMP/so"
 ${CC:-cc} -shared -fPIC -o "$VT_TMP/so/libcutile_kernels.so" "$FIX/elf/cutile_kernels.c" || {
@@ -107,7 +110,7 @@ finish() {
 
 # jed FILE PYTHON: edit a JSON file in place; the code sees it as `d`.
 jed() {
-	python3 - "$1" "$2" <<'PY'
+	"$PY" - "$1" "$2" <<'PY'
 import json, sys
 path, code = sys.argv[1], sys.argv[2]
 with open(path) as f:

@@ -13,7 +13,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: tileport validate NAME ARGS... [--json] [--quiet] [--run DIR]\n"
-		"                         [--deferred STEPS]\n"
+		"                         [--deferred STEPS] [--host-written]\n"
 		"\n"
 		"Run a stage validator with the arguments of the reference script\n"
 		"validate_NAME.sh (NAME with '-' for '_'):\n"

@@ -16,7 +16,7 @@ export XDG_CONFIG_HOME="$T/xdg" HOME="$T/home"
 unset NO_COLOR TILEPORT_SCRIPT TILEPORT_LATENCY_LOG CUTILE_KERNEL_OUT_ROOT TILEGYM_PATH \
 	EDITOR VISUAL PAGER TILEPORT_TABLE
 mkdir -p "$T/home" "$T/xdg"
-cp -R "$TILEPORT_TOP/tests/fixtures/runs" "$T/out"
+cp -R "$TILEPORT_TOP/tests/fixtures/tui-runs" "$T/out"
 cd "$T" || exit 1
 failures=0
 

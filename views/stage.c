@@ -202,8 +202,25 @@ static void file_line(struct stage *s, const char *name)
 	l->path = path;
 }
 
-/* validator.json: an array of findings (or {"findings": [...]}), each
- * with severity, file, line, message and id, as engine/check writes them. */
+/* validator.json: the orchestrator's findings as engine/check writes them,
+ * an array (or {"findings": [...]}) of {validator, rule, severity, file,
+ * line, message}; severities PASS INFO WARN DEFERRED FAIL (and CRITICAL
+ * from IR diffs). */
+static enum line_type severity_type(const char *sv)
+{
+	if (!strcasecmp(sv, "critical"))
+		return LINE_FINDING_CRITICAL;
+	if (!strcasecmp(sv, "warn") || !strcasecmp(sv, "warning"))
+		return LINE_FINDING_WARN;
+	if (!strcasecmp(sv, "info"))
+		return LINE_FINDING_INFO;
+	if (!strcasecmp(sv, "pass"))
+		return LINE_VERDICT_OK;
+	if (!strcasecmp(sv, "deferred"))
+		return LINE_STATE_WARN;
+	return LINE_FINDING_ERROR;
+}
+
 static size_t build_findings_json(struct stage *s, const cJSON *root)
 {
 	const cJSON *arr = cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "findings");
@@ -214,27 +231,33 @@ static size_t build_findings_json(struct stage *s, const cJSON *root)
 		const cJSON *file = cJSON_GetObjectItemCaseSensitive(f, "file");
 		const cJSON *line = cJSON_GetObjectItemCaseSensitive(f, "line");
 		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(f, "message");
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(f, "id");
+		const cJSON *rule = cJSON_GetObjectItemCaseSensitive(f, "rule");
+		if (!cJSON_IsString(rule))
+			rule = cJSON_GetObjectItemCaseSensitive(f, "id");
 		const char *sv = cJSON_IsString(sev) ? sev->valuestring : "INFO";
-		enum line_type t = !strcasecmp(sv, "critical") ? LINE_FINDING_CRITICAL
-				   : !strcasecmp(sv, "warn") || !strcasecmp(sv, "warning") ? LINE_FINDING_WARN
-				   : !strcasecmp(sv, "info") ? LINE_FINDING_INFO : LINE_FINDING_ERROR;
+		enum line_type t = severity_type(sv);
 		struct sline *l = add(s, S_FINDING, t);
 		cell(l, 0, t, sv);
 		char loc[512] = "";
 		if (cJSON_IsString(file)) {
+			/* Paths inside the run are shown relative to it. */
+			const char *shown = file->valuestring;
+			size_t rl = strlen(s->run_dir);
+			if (!strncmp(shown, s->run_dir, rl) && shown[rl] == '/')
+				shown += rl + 1;
 			if (cJSON_IsNumber(line) && line->valueint > 0)
-				snprintf(loc, sizeof(loc), "%s:%d", file->valuestring, line->valueint);
+				snprintf(loc, sizeof(loc), "%s:%d", shown, line->valueint);
 			else
-				snprintf(loc, sizeof(loc), "%s", file->valuestring);
+				snprintf(loc, sizeof(loc), "%s", shown);
 			l->path = file->valuestring[0] == '/' ? xstrdup(file->valuestring)
 							      : path_join(s->run_dir, file->valuestring);
 			l->line = cJSON_IsNumber(line) ? line->valueint : 0;
 		}
 		cell(l, 1, LINE_DIM, loc);
 		char *m = xasprintf("%s%s%s%s", cJSON_IsString(msg) ? msg->valuestring : "",
-				    cJSON_IsString(id) ? " [" : "", cJSON_IsString(id) ? id->valuestring : "",
-				    cJSON_IsString(id) ? "]" : "");
+				    cJSON_IsString(rule) ? " [" : "",
+				    cJSON_IsString(rule) ? rule->valuestring : "",
+				    cJSON_IsString(rule) ? "]" : "");
 		cell(l, 2, LINE_DEFAULT, m);
 		free(m);
 		n++;

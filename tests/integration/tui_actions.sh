@@ -104,6 +104,27 @@ if grep -q "B Convert & Compile *3/2" "$T/override.screen" &&
 	sed 's/^/    | /' "$T/override.screen"
 fi
 
+# 1b. Re-validate B with the orchestrator's built-in validator (engine/check,
+#     set in the config); its findings show in the stage view.
+mkdir -p "$T/xdg/tileport"
+printf 'validator.B = builtin\n' >"$T/xdg/tileport/config"
+cat >"$T/script1b" <<'EOS'
+:2
+V
+<Enter>
+:save-display revalidated.screen
+EOS
+(cd "$T" && FAKE_SCENARIO="$T/s1.scen" tui "$T/script1b" "$run")
+expect_events "re-validate recorded" "$run" manual_revalidate 'e["stage"] == "B"' 1
+if [ -s "$run/.tileport/attempts/04-B3/validator.json" ] &&
+	grep -q "Validator findings" "$T/revalidated.screen"; then
+	ok "built-in validator's findings in the stage view"
+else
+	bad "no findings after re-validate"
+	sed 's/^/    | /' "$T/revalidated.screen"
+fi
+rm "$T/xdg/tileport/config"
+
 # 2. An orchestrator dies while B runs. Attached from the screen, the
 #    interrupted B is skipped with a reason and routing goes on to D.
 cat >"$T/s2.scen" <<'EOS'

@@ -98,7 +98,7 @@ static cJSON *finish_state(struct pipeline *p, const char *final, const char *re
 		if (o.summary)
 			cJSON_AddStringToObject(f, "contract_summary", o.summary);
 		if (o.text) {
-			char *path = run_path(st->run_dir, "contract.txt");
+			char *path = run_path(st->run_dir, "contract.txt"); /* .tileport/contract.txt */
 			write_file(path, o.text, strlen(o.text), NULL);
 			free(path);
 		}

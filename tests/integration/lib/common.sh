@@ -4,7 +4,7 @@ set -u
 : "${TILEPORT:?TILEPORT must name the binary under test}"
 : "${TILEPORT_TOP:?TILEPORT_TOP must name the repository root}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/tileport-it-XXXXXX")
-trap 'rm -rf "$T"' EXIT
+[ -n "${KEEP_TMP:-}" ] || trap 'rm -rf "$T"' EXIT
 WS=$TILEPORT_TOP/samples/workspace
 FAKE=$TILEPORT_TOP/tests/integration/lib/fake_agent.sh
 failures=0

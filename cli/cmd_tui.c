@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "engine/check/check.h"
 #include "engine/core/config.h"
 #include "engine/core/pipeline.h"
 #include "engine/core/run.h"
@@ -60,8 +59,6 @@ static void from_config(const char *prefix, const char *slots[26])
 
 static int attach(const char *run_dir, struct loop *l, struct pipeline **out, struct tp_err *err)
 {
-	/* `builtin` validators (re-validate) run through engine/check. */
-	pipeline_set_checker(check_pipeline_checker);
 	if (run_locked(run_dir)) {
 		tp_err_set(err, TP_EXIT_USAGE, "another tileport is driving this run");
 		return -1;

@@ -11,6 +11,7 @@
 #include "engine/core/loop.h"
 #include "engine/core/pipeline.h"
 #include "engine/core/run.h"
+#include "tui/tui.h"
 
 static const char run_usage[] =
 	"usage: tileport run OP [--workspace DIR] [--out DIR] [--headless]\n"
@@ -23,7 +24,8 @@ static const char run_usage[] =
 	"\n"
 	"  --workspace DIR   the TileGym checkout (default: $TILEGYM_PATH)\n"
 	"  --out DIR         the output root\n"
-	"  --headless        no screen: print one line per event\n"
+	"  --headless        no screen: print one line per event (the default when\n"
+	"                    stdin or stdout is not a terminal)\n"
 	"  --driver X=SPEC   the agent for stage X (A-F); SPEC is exec:COMMAND, run with\n"
 	"                    /bin/sh -c. Also `driver.X = SPEC` in the config.\n"
 	"  --validator X=CMD the orchestrator's validator for stage X instead of the\n"
@@ -92,12 +94,36 @@ static void attach_printer(struct pipeline *p)
 	pipeline_listen(p, print_event, &printer);
 }
 
-/* Run the loop until the pipeline has nothing left to do on its own. */
-static int drive(struct pipeline *p, struct loop *l, bool headless)
+/* The workbench screen on a live run (tileport run/resume without
+ * --headless): the user watches and steps; quitting leaves an unfinished
+ * run interrupted, to be resumed. */
+static int drive_screen(struct pipeline *p, struct loop *l, const char *workspace)
 {
-	if (!headless && isatty(STDOUT_FILENO))
-		fprintf(stderr, "tileport: the workbench screen is not part of this build yet; "
-				"running headless\n");
+	pipeline_start(p);
+	struct tui_start s = {.kind = TUI_START_PIPELINE, .pipeline = p, .loop = l,
+			      .run_dir = pipeline_state(p)->run_dir, .workspace = workspace};
+	int rc = tui_main(&s);
+	if (rc != TP_EXIT_OK)
+		return rc;
+	const struct run_state *st = pipeline_state(p);
+	if (!pipeline_finished(p))
+		fprintf(stderr, "tileport: run %s left unfinished; continue it with 'tileport resume %s'\n",
+			st->run_dir, st->run_dir);
+	return pipeline_finished(p) ? pipeline_exit_code(p) : TP_EXIT_FAILED;
+}
+
+/* Without --headless the screen is used when there is one to use. */
+static bool want_screen(bool headless)
+{
+	if (headless)
+		return false;
+	const char *nd = getenv("TILEPORT_NO_DISPLAY");
+	return (nd && *nd && strcmp(nd, "0") != 0) || (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
+}
+
+/* Run the loop until the pipeline has nothing left to do on its own. */
+static int drive(struct pipeline *p, struct loop *l)
+{
 	loop_on_signal(l, SIGINT, on_signal, p);
 	loop_on_signal(l, SIGTERM, on_signal, p);
 	loop_on_signal(l, SIGHUP, on_signal, p);
@@ -203,9 +229,12 @@ int cmd_run(int argc, char **argv)
 	struct pipeline *p;
 	if (pipeline_create(&p, l, &o, &err) < 0) {
 		rc = cli_report(&err);
+	} else if (want_screen(a.headless)) {
+		rc = drive_screen(p, l, ws);
+		pipeline_free(p);
 	} else {
 		attach_printer(p);
-		rc = drive(p, l, a.headless);
+		rc = drive(p, l);
 		pipeline_free(p);
 	}
 	loop_free(l);
@@ -247,9 +276,12 @@ int cmd_resume(int argc, char **argv)
 		       st->reason ? ": " : "", st->reason ? st->reason : "");
 		rc = pipeline_exit_code(p);
 		pipeline_free(p);
+	} else if (want_screen(a.headless)) {
+		rc = drive_screen(p, l, pipeline_state(p)->workspace);
+		pipeline_free(p);
 	} else {
 		attach_printer(p);
-		rc = drive(p, l, a.headless);
+		rc = drive(p, l);
 		pipeline_free(p);
 	}
 	loop_free(l);
@@ -364,7 +396,7 @@ int cmd_step(int argc, char **argv)
 	if (r < 0)
 		rc = cli_report(&err);
 	else if (drive_after)
-		rc = drive(p, l, true);
+		rc = drive(p, l);
 	else if (strcmp(action, "abort") == 0)
 		rc = TP_EXIT_OK;
 	pipeline_free(p);

@@ -622,6 +622,17 @@ void pipeline_listen(struct pipeline *p, pipeline_listener fn, void *ud)
 	p->ls[p->nls++] = (struct listener){fn, ud};
 }
 
+void pipeline_unlisten(struct pipeline *p, pipeline_listener fn, void *ud)
+{
+	for (size_t i = 0; i < p->nls; i++) {
+		if (p->ls[i].fn == fn && p->ls[i].ud == ud) {
+			memmove(&p->ls[i], &p->ls[i + 1], (p->nls - i - 1) * sizeof(*p->ls));
+			p->nls--;
+			return;
+		}
+	}
+}
+
 void pipeline_start(struct pipeline *p)
 {
 	const struct run_state *st = &p->st;

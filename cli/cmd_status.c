@@ -201,7 +201,7 @@ static void print_status(const struct run_state *st, const struct table *t, bool
 			printf("%snote %c%d: %s\n", i == 0 ? "\n" : "", st->att[i].stage, st->att[i].n,
 			       st->att[i].note);
 	if (st->contract)
-		printf("contract   %s (final output contract, see contract.txt)\n", st->contract);
+		printf("contract   %s (final output contract, see .tileport/contract.txt)\n", st->contract);
 }
 
 int cmd_status(int argc, char **argv)

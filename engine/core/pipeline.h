@@ -83,6 +83,8 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 		    const struct pipeline_opts *o, struct tp_err *err);
 void pipeline_listen(struct pipeline *p, pipeline_listener fn, void *ud);
+/* Stop telling fn/ud (a view that closes before the run ends). */
+void pipeline_unlisten(struct pipeline *p, pipeline_listener fn, void *ud);
 /* Begin routing on the loop (spawns are scheduled, never run inline). */
 void pipeline_start(struct pipeline *p);
 void pipeline_free(struct pipeline *p);

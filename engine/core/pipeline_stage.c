@@ -101,6 +101,7 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 	struct pipeline *p = ud;
 	(void)pr;
 	struct attempt *a = pl_cur(p);
+	tp_crashpoint();
 	transcript_finish(p->tr, p->nls ? on_line : NULL, p);
 	char exitbuf[128];
 	proc_status_str(st, exitbuf, sizeof(exitbuf));
@@ -278,7 +279,8 @@ static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_rep
 
 /* ---- the orchestrator's own validator ---- */
 
-static void validator_done(struct pipeline *p, struct attempt *a, int code, const char *out, bool sync);
+static void validator_done(struct pipeline *p, struct attempt *a, int code, const char *out,
+			   const char *summary, const char *findings, bool sync);
 
 static void on_vout(struct proc *pr, const char *d, size_t n, void *ud)
 {
@@ -295,7 +297,7 @@ static void on_vexit(struct proc *pr, const struct proc_status *st, void *ud)
 	proc_free(done);
 	char *out = sb_detach(&p->vout);
 	int code = st->end == PROC_EXITED ? st->code : 1;
-	validator_done(p, pl_cur(p), code, out, false);
+	validator_done(p, pl_cur(p), code, out, NULL, NULL, false);
 	free(out);
 }
 
@@ -334,6 +336,25 @@ static char **stage_env(struct pipeline *p, const struct attempt *a)
 	return env;
 }
 
+/* What the toolchain still owes when `a` is checked. Offline, a step that an
+ * earlier stage deferred is still missing (B cannot have the reference IR A
+ * deferred), so the deferred steps of the whole offline run add up. */
+static char **owed_steps(struct pipeline *p, const struct attempt *a)
+{
+	struct sbuf sb = SBUF_INIT;
+	for (size_t i = 0; p->st.offline && i < p->st.natt; i++) {
+		const struct attempt *o = &p->st.att[i];
+		if (o != a && o->verdict && strcmp(o->verdict, "DEFERRED") == 0)
+			for (size_t k = 0; o->deferred && o->deferred[k]; k++)
+				sb_printf(&sb, "%s,", o->deferred[k]);
+	}
+	for (size_t k = 0; a->deferred && a->deferred[k]; k++)
+		sb_printf(&sb, "%s,", a->deferred[k]);
+	char **v = str_split(sb_str(&sb), ',', false, NULL);
+	sb_free(&sb);
+	return v;
+}
+
 void pl_validate(struct pipeline *p, struct attempt *a, bool sync)
 {
 	const struct stage_def *s = table_stage(p->table, a->stage);
@@ -341,19 +362,22 @@ void pl_validate(struct pipeline *p, struct attempt *a, bool sync)
 	if (!cmd)
 		cmd = s->validator;
 	if (!cmd || strcmp(cmd, "none") == 0) {
-		validator_done(p, a, -2, "no validator configured for this stage\n", sync);
+		validator_done(p, a, -2, "no validator configured for this stage\n", NULL, NULL, sync);
 		return;
 	}
 	if (strcmp(cmd, "builtin") == 0) {
 		if (!checker) {
-			validator_done(p, a, -1, "built-in validators are not available in this build\n", sync);
+			validator_done(p, a, -1, "built-in validators are not available in this build\n", NULL, NULL,
+				       sync);
 			return;
 		}
+		char **deferred = owed_steps(p, a);
 		struct check_request rq = {p->st.op, p->st.run_dir, p->st.out_root, p->st.workspace,
-					   a->stage, a->deferred, p->st.offline};
+					   a->stage, deferred, p->st.offline};
 		struct check_outcome o = {0};
 		if (checker(&rq, &o) < 0) {
-			validator_done(p, a, -1, o.text ? o.text : "built-in validator could not run\n", sync);
+			validator_done(p, a, -1, o.text ? o.text : "built-in validator could not run\n",
+				       o.summary, NULL, sync);
 		} else {
 			int code = o.status == CHECK_STATUS_PASS ? 0 : o.status == CHECK_STATUS_DEFERRED ? 3 : 1;
 			if (o.json) {
@@ -361,9 +385,10 @@ void pl_validate(struct pipeline *p, struct attempt *a, bool sync)
 				free(write_in(dir, "validator.json", o.json));
 				free(dir);
 			}
-			validator_done(p, a, code, o.text ? o.text : "", sync);
+			validator_done(p, a, code, o.text ? o.text : "", o.summary, o.json, sync);
 		}
 		check_outcome_free(&o);
+		strv_free(deferred);
 		return;
 	}
 	char *expanded = xstrdup(cmd);
@@ -377,9 +402,9 @@ void pl_validate(struct pipeline *p, struct attempt *a, bool sync)
 		struct sbuf out = SBUF_INIT;
 		struct proc_status st;
 		if (proc_run_sync(&o, &out, &out, &st, &err) < 0)
-			validator_done(p, a, 1, err.msg, true);
+			validator_done(p, a, 1, err.msg, NULL, NULL, true);
 		else
-			validator_done(p, a, st.end == PROC_EXITED ? st.code : 1, sb_str(&out), true);
+			validator_done(p, a, st.end == PROC_EXITED ? st.code : 1, sb_str(&out), NULL, NULL, true);
 		sb_free(&out);
 	} else {
 		o.on_stdout = on_vout;
@@ -389,7 +414,7 @@ void pl_validate(struct pipeline *p, struct attempt *a, bool sync)
 		sb_reset(&p->vout);
 		p->vproc = proc_spawn(p->loop, &o, &err);
 		if (!p->vproc)
-			validator_done(p, a, 1, err.msg, false);
+			validator_done(p, a, 1, err.msg, NULL, NULL, false);
 	}
 	free(log);
 	strv_free(env);
@@ -425,7 +450,8 @@ static char *verdict_file_mismatch(struct pipeline *p, const struct stage_def *s
 	return msg;
 }
 
-static void validator_done(struct pipeline *p, struct attempt *a, int code, const char *out, bool sync)
+static void validator_done(struct pipeline *p, struct attempt *a, int code, const char *out,
+			   const char *summary_in, const char *findings, bool sync)
 {
 	const struct stage_def *s = table_stage(p->table, a->stage);
 	char *dir = run_attempt_dir(&p->st, a);
@@ -446,10 +472,25 @@ static void validator_done(struct pipeline *p, struct attempt *a, int code, cons
 		result = "fail";
 	pl_set(&a->validator, result);
 	/* first line of the output as the summary */
-	char *summary = mismatch ? xstrdup(mismatch) : xstrndup(out, strcspn(out, "\n"));
+	char *summary = mismatch ? xstrdup(mismatch)
+			: summary_in ? xstrdup(summary_in) : xstrndup(out, strcspn(out, "\n"));
 	cJSON *f = pl_attempt_fields(a);
 	cJSON_AddStringToObject(f, "result", result);
 	cJSON_AddStringToObject(f, "summary", summary);
+	cJSON *fj = findings ? cJSON_Parse(findings) : NULL;
+	if (cJSON_IsArray(fj)) {
+		/* Only what needs attention: PASS findings stay in validator.json. */
+		cJSON *keep = cJSON_CreateArray(), *it;
+		cJSON_ArrayForEach(it, fj)
+		{
+			const cJSON *sev = cJSON_GetObjectItemCaseSensitive(it, "severity");
+			if (cJSON_IsString(sev) && strcmp(sev->valuestring, "PASS") != 0 &&
+			    strcmp(sev->valuestring, "INFO") != 0)
+				cJSON_AddItemToArray(keep, cJSON_Duplicate(it, true));
+		}
+		cJSON_AddItemToObject(f, "findings", keep);
+	}
+	cJSON_Delete(fj);
 	pl_emit(p, sync ? "manual_revalidate" : "validator_result", f, "%c%d validator: %s%s%s", a->stage,
 		a->n, result, *summary ? " - " : "", summary);
 	if (sync) {
@@ -593,6 +634,7 @@ int pl_spawn(struct pipeline *p, struct attempt *a, const char *repair_reason, c
 	}
 	a->pid = (long)proc_pid(p->proc);
 	a->pid_start = proc_start_time(a->pid);
+	tp_crashpoint();
 	pl_save(p);
 	cJSON *f = pl_attempt_fields(a);
 	cJSON_AddStringToObject(f, "driver", spec);

@@ -128,7 +128,7 @@ void transcript_feed(struct transcript *t, const char *data, size_t n, transcrip
 		const char *nl = memchr(data, '\n', n);
 		if (!nl) {
 			sb_add(&t->partial, data, n);
-			return;
+			break;
 		}
 		size_t k = (size_t)(nl - data);
 		if (t->partial.len) {
@@ -141,6 +141,9 @@ void transcript_feed(struct transcript *t, const char *data, size_t n, transcrip
 		data += k + 1;
 		n -= k + 1;
 	}
+	/* Every line handed to a listener is in the file once the chunk is
+	 * done, so a viewer can read the file and then follow the events. */
+	fflush(t->f);
 }
 
 void transcript_finish(struct transcript *t, transcript_line_cb cb, void *ud)

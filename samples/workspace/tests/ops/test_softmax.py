@@ -8,11 +8,8 @@ import pytest
 import torch
 
 import tilegym
-from tilegym.backend import is_backend_available
 
 _backends = ["cutile"]
-if is_backend_available("cutile-rs"):
-    _backends = _backends + ["cutile-rs"]
 
 
 def reference(x: torch.Tensor) -> torch.Tensor:

@@ -1,0 +1,179 @@
+/* tileport browse / tileport open: the workbench screen on the runs of an
+ * output root, on one run, or on a file. (tileport run OP opens its own
+ * pipeline view through tui_main.) A run is attached for manual work the
+ * way `tileport resume` would take it over, without starting anything:
+ * nothing runs until the user acts. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "engine/core/config.h"
+#include "engine/core/pipeline.h"
+#include "engine/core/run.h"
+#include "tui/tui.h"
+
+static const char browse_usage[] =
+	"usage: tileport browse [--out DIR] [--theme NAME] [--read-only]\n"
+	"\n"
+	"Show the runs in the output root: op, state, current stage, attempts, age.\n"
+	"Enter opens a run's pipeline view. 'tileport' with no command runs this.\n"
+	"\n"
+	"  --out DIR      the output root (default: $CUTILE_KERNEL_OUT_ROOT, then\n"
+	"                 out_root in the config, then WORKSPACE/cutile_kernel_out)\n"
+	"  --theme NAME   default, light, high-contrast, monochrome, or a theme file\n"
+	"  --read-only    look without attaching: no stepping, nothing written\n"
+	"\n"
+	"Press h for the keys; docs/tui.md has the details.\n"
+	"exit: 0, 2 bad usage or config, 3 no terminal\n";
+
+static const char open_usage[] =
+	"usage: tileport open [--out DIR] [--theme NAME] [--read-only] RUN|FILE\n"
+	"\n"
+	"Show a run's pipeline view: a finished or interrupted run, attached for\n"
+	"stepping by hand (override, re-spawn, skip, continue, abort); read-only\n"
+	"while another tileport drives it. RUN is a run directory or an op name in\n"
+	"the output root. A FILE is shown as a transcript (*.jsonl, tool calls\n"
+	"folded) or as text.\n"
+	"\n"
+	"  --out DIR      the output root for RUN names\n"
+	"  --theme NAME   default, light, high-contrast, monochrome, or a theme file\n"
+	"  --read-only    look without attaching: no stepping, nothing written\n"
+	"\n"
+	"exit: 0, 2 bad usage or no such run, 3 no terminal\n";
+
+/* What attaching needs from the command line and the config. */
+static struct config cfg;
+static const char *drivers[26], *validators[26];
+static bool read_only;
+
+static void from_config(const char *prefix, const char *slots[26])
+{
+	for (int i = 0; i < 26; i++) {
+		char key[32];
+		snprintf(key, sizeof(key), "%s.%c", prefix, 'A' + i);
+		slots[i] = config_get(&cfg, key);
+	}
+}
+
+static int attach(const char *run_dir, struct loop *l, struct pipeline **out, struct tp_err *err)
+{
+	if (run_locked(run_dir)) {
+		tp_err_set(err, TP_EXIT_USAGE, "another tileport is driving this run");
+		return -1;
+	}
+	struct pipeline_opts o = {0};
+	memcpy(o.drivers, drivers, sizeof(o.drivers));
+	memcpy(o.validators, validators, sizeof(o.validators));
+	return pipeline_resume(out, l, run_dir, &o, err);
+}
+
+static int parse(int argc, char **argv, const char *usage, const char **out_root,
+		 const char **theme)
+{
+	static const struct option opts[] = {
+		{"out", required_argument, NULL, 'o'},
+		{"theme", required_argument, NULL, 't'},
+		{"read-only", no_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	read_only = false;
+	while ((c = getopt_long(argc, argv, "o:t:rh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			*out_root = optarg;
+			break;
+		case 't':
+			*theme = optarg;
+			break;
+		case 'r':
+			read_only = true;
+			break;
+		case 'h':
+			cli_print_usage(stdout, usage);
+			return -1;
+		default:
+			return cli_usage_error(argv[0], "unknown option");
+		}
+	}
+	return 0;
+}
+
+/* Workspace, config and output root, as `tileport run` finds them. */
+static int setup(const char *opt_out, char **ws, char **out)
+{
+	*ws = cli_workspace(NULL);
+	struct tp_err err;
+	if (cli_load_config(&cfg, *ws && path_is_dir(*ws) ? *ws : NULL, &err) < 0)
+		return cli_report(&err);
+	from_config("driver", drivers);
+	from_config("validator", validators);
+	*out = run_out_root(opt_out, *ws, config_get(&cfg, "out_root"));
+	return 0;
+}
+
+int cmd_browse(int argc, char **argv)
+{
+	const char *opt_out = NULL, *theme = NULL;
+	int rc = parse(argc, argv, browse_usage, &opt_out, &theme);
+	if (rc)
+		return rc < 0 ? TP_EXIT_OK : rc;
+	if (optind < argc)
+		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
+	char *ws = NULL, *out = NULL;
+	rc = setup(opt_out, &ws, &out);
+	if (rc == 0) {
+		struct tui_start s = {
+			.kind = TUI_START_RUNS,
+			.out_root = out,
+			.workspace = ws,
+			.theme = theme,
+			.attach = read_only ? NULL : attach,
+		};
+		rc = tui_main(&s);
+	}
+	config_free(&cfg);
+	free(ws);
+	free(out);
+	return rc;
+}
+
+int cmd_open(int argc, char **argv)
+{
+	const char *opt_out = NULL, *theme = NULL;
+	int rc = parse(argc, argv, open_usage, &opt_out, &theme);
+	if (rc)
+		return rc < 0 ? TP_EXIT_OK : rc;
+	if (optind + 1 != argc)
+		return cli_usage_error(argv[0], "expected one RUN or FILE");
+	const char *what = argv[optind];
+	char *ws = NULL, *out = NULL, *dir = NULL;
+	rc = setup(opt_out, &ws, &out);
+	if (rc)
+		goto done;
+	struct tui_start s = {.workspace = ws, .theme = theme, .attach = read_only ? NULL : attach,
+			      .out_root = out};
+	if (path_is_file(what)) {
+		s.kind = TUI_START_FILE;
+		s.path = what;
+	} else {
+		dir = run_resolve(what, out);
+		if (!dir || !run_exists(dir)) {
+			rc = cli_usage_error(argv[0], "no run '%s' (looked for %s/.tileport/state.json)",
+					     what, dir ? dir : what);
+			goto done;
+		}
+		s.kind = TUI_START_RUN;
+		s.run_dir = dir;
+	}
+	rc = tui_main(&s);
+done:
+	config_free(&cfg);
+	free(ws);
+	free(out);
+	free(dir);
+	return rc;
+}

@@ -1,0 +1,318 @@
+/* Layout of the panes and the draw pass: only dirty rows are drawn, every
+ * window is staged with wnoutrefresh and the frame goes out with one
+ * doupdate(). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/app.h"
+#include "tui/draw.h"
+#include "tui/keys.h"
+#include "tui/width.h"
+
+static WINDOW *separator;
+static struct line_out lo; /* reused for every row drawn */
+
+static void free_windows(struct app *a)
+{
+	for (int i = 0; i < 2; i++) {
+		if (a->panes[i].body)
+			delwin(a->panes[i].body);
+		if (a->panes[i].title)
+			delwin(a->panes[i].title);
+		memset(&a->panes[i], 0, sizeof(a->panes[i]));
+	}
+	if (a->status)
+		delwin(a->status);
+	a->status = NULL;
+	if (separator)
+		delwin(separator);
+	separator = NULL;
+}
+
+void screen_free(struct app *a)
+{
+	free_windows(a);
+	lo_free(&lo);
+}
+
+static void size_view(struct view *v, int rows, int cols)
+{
+	int h = rows - (v->ops->header ? 1 : 0);
+	if (h < 1)
+		h = 1;
+	if (h > v->dirty_cap) {
+		v->dirty = xrealloc(v->dirty, (size_t)h);
+		v->dirty_cap = h;
+	}
+	v->height = h;
+	v->width = cols;
+	view_clamp(v);
+	view_redraw(v);
+}
+
+static void place(struct app *a, int i, struct view *v, int y, int x, int rows, int cols)
+{
+	struct pane *p = &a->panes[i];
+	p->y = y, p->x = x, p->rows = rows, p->cols = cols;
+	p->view = v;
+	int body = rows - 1 > 0 ? rows - 1 : 1;
+	p->body = newwin(body, cols, y, x);
+	p->title = newwin(1, cols, y + body, x);
+	size_view(v, body, cols);
+}
+
+void screen_layout(struct app *a)
+{
+	free_windows(a);
+	a->last_lines = LINES;
+	a->last_cols = COLS;
+	a->layout_dirty = false;
+	a->status = newwin(1, COLS, LINES - 1, 0);
+	keypad(a->status, TRUE);
+	nodelay(a->status, TRUE);
+	a->status_dirty = true;
+	int rows = LINES - 1;
+	if (!a->main || rows < 2)
+		return;
+	struct view *low = a->maximized ? NULL : a->main->lower;
+	if (low && rows < 7 && COLS < 40)
+		low = NULL;
+	if (!low) {
+		place(a, 0, a->main, 0, 0, rows, COLS);
+		if (a->main->lower) {
+			/* Hidden lower pane: keep its geometry sane for its model. */
+			a->main->lower->height = a->main->lower->height > 0 ? a->main->lower->height : 1;
+		}
+		return;
+	}
+	a->vertical = a->cfg.layout == LAYOUT_VERTICAL ||
+		      (a->cfg.layout == LAYOUT_AUTO && COLS >= 200);
+	if (a->vertical && COLS >= 41) {
+		int lc = COLS * a->cfg.split_size / 100;
+		if (lc < 20)
+			lc = 20;
+		int mc = COLS - lc - 1;
+		place(a, 0, a->main, 0, 0, rows, mc);
+		place(a, 1, low, 0, mc + 1, rows, lc);
+		separator = newwin(rows, 1, 0, mc);
+	} else {
+		a->vertical = false;
+		int lr = rows * a->cfg.split_size / 100;
+		if (lr < 3)
+			lr = 3;
+		if (rows - lr < 3)
+			lr = rows - 3 > 2 ? rows - 3 : 2;
+		place(a, 0, a->main, 0, 0, rows - lr, COLS);
+		place(a, 1, low, rows - lr, 0, lr, COLS);
+	}
+}
+
+void screen_redraw_all(struct app *a)
+{
+	clearok(curscr, TRUE);
+	a->layout_dirty = true;
+}
+
+static void format_title(struct app *a, struct view *v, struct sbuf *left, struct sbuf *right)
+{
+	sb_printf(left, "[%s]", v->ops->type);
+	if (v->ref && *v->ref)
+		sb_printf(left, " %s", v->ref);
+	if (v->ops->title) {
+		struct sbuf t = SBUF_INIT;
+		v->ops->title(v, &t);
+		if (t.len)
+			sb_printf(left, " - %s", sb_str(&t));
+		sb_free(&t);
+	}
+	bool live = v->ops->busy && v->ops->busy(v);
+	if (v->loading)
+		sb_adds(right, "loading... ");
+	if (v->follow)
+		sb_adds(right, "[follow] ");
+	else if (live)
+		sb_adds(right, "[paused] ");
+	if (v->nlines) {
+		size_t pct = v->nlines ? (v->lineno + 1) * 100 / v->nlines : 0;
+		sb_printf(right, "line %zu/%zu %3zu%%", v->lineno + 1, v->nlines, pct);
+	} else {
+		sb_adds(right, "empty");
+	}
+	(void)a;
+}
+
+static void draw_title(struct app *a, struct pane *p, bool focused)
+{
+	struct view *v = p->view;
+	struct sbuf left = SBUF_INIT, right = SBUF_INIT;
+	format_title(a, v, &left, &right);
+	enum line_type t = focused ? LINE_TITLE_FOCUS : LINE_TITLE_BLUR;
+	struct line_out lo;
+	lo_init(&lo);
+	lo_reset(&lo, t);
+	size_t rw = str_columns(right.buf ? right.buf : "", right.len, 0);
+	int lw = p->cols - (int)rw - 1;
+	if (lw < 1) {
+		lo_adds(&lo, t, sb_str(&left));
+	} else {
+		lo_cell(&lo, t, lw, ALIGN_LEFT, sb_str(&left));
+		lo_adds(&lo, t, " ");
+		lo_adds(&lo, t, sb_str(&right));
+	}
+	draw_line(p->title, 0, 0, p->cols, &lo, NULL);
+	lo_free(&lo);
+	sb_free(&left);
+	sb_free(&right);
+	wnoutrefresh(p->title);
+}
+
+static bool draw_pane(struct app *a, struct pane *p)
+{
+	struct view *v = p->view;
+	bool focused = a->focus == v;
+	bool drew = false;
+	int top = v->ops->header ? 1 : 0;
+	if (v->redraw) {
+		for (int r = 0; r < v->height && r < v->dirty_cap; r++)
+			v->dirty[r] = 1;
+		if (top) {
+			lo_reset(&lo, LINE_HEADER);
+			if (!v->ops->header(v, &lo))
+				lo_reset(&lo, LINE_DEFAULT);
+			draw_line(p->body, 0, 0, p->cols, &lo, NULL);
+		}
+	}
+	char prefix[48];
+	int digits = 1; /* at most 20: size_t has that many */
+	for (size_t n = v->nlines; n >= 10; n /= 10)
+		digits++;
+	for (int r = 0; r < v->height && r < v->dirty_cap; r++) {
+		if (!v->dirty[r])
+			continue;
+		v->dirty[r] = 0;
+		drew = true;
+		size_t idx = v->offset + (size_t)r;
+		struct draw_opts o = {.hscroll = v->col, .cursor = -1, .search = &v->search};
+		if (idx < v->nlines) {
+			view_format(v, idx, &lo);
+			if (idx == v->lineno)
+				o.cursor = focused ? LINE_CURSOR : LINE_CURSOR_BLUR;
+			if (v->line_numbers) {
+				snprintf(prefix, sizeof(prefix), "%*zu ", digits & 31, idx + 1);
+				o.prefix = prefix;
+				o.prefix_type = LINE_LINE_NUMBER;
+			}
+		} else {
+			lo_reset(&lo, LINE_DEFAULT);
+		}
+		draw_line(p->body, r + top, 0, p->cols, &lo, &o);
+	}
+	if (drew || v->redraw)
+		wnoutrefresh(p->body);
+	if (v->title_dirty || v->redraw) {
+		draw_title(a, p, focused);
+		drew = true;
+	}
+	v->redraw = false;
+	v->title_dirty = false;
+	return drew;
+}
+
+/* The status line with nothing to say shows the focused view's own keys:
+ * generated from its keymap, so it cannot drift from the bindings. */
+static void key_hints(struct app *a, struct sbuf *out)
+{
+	struct view *v = a->focus;
+	if (!v)
+		return;
+	int keys[4];
+	char name[32];
+	if (keys_bound(KEYMAP_GENERIC, REQ_VIEW_HELP, keys, 1)) {
+		key_label(keys[0], name, sizeof(name));
+		sb_printf(out, "%s help", name);
+	}
+	for (int r = 1; r < REQ__COUNT && out->len < (size_t)COLS; r++) {
+		if (!keys_bound((int)v->id, (enum request)r, keys, 1))
+			continue;
+		key_label(keys[0], name, sizeof(name));
+		sb_printf(out, "  %s %s", name, requests[r].name);
+	}
+}
+
+bool screen_draw(struct app *a)
+{
+	if (a->layout_dirty || a->last_lines != LINES || a->last_cols != COLS)
+		screen_layout(a);
+	bool drew = false;
+	for (int i = 0; i < 2; i++)
+		if (a->panes[i].view && a->panes[i].body)
+			drew |= draw_pane(a, &a->panes[i]);
+	if (separator) {
+		for (int r = 0; r < getmaxy(separator); r++)
+			mvwaddch(separator, r, 0, ACS_VLINE);
+		wnoutrefresh(separator);
+		/* Draw it once per layout. */
+		delwin(separator);
+		separator = NULL;
+		drew = true;
+	}
+	if (a->status && (a->status_dirty || a->prompt.kind != PROMPT_NONE)) {
+		if (a->prompt.kind != PROMPT_NONE) {
+			prompt_draw(a);
+		} else {
+			curs_set(0);
+			if (a->message) {
+				draw_text(a->status, 0, 0, COLS, a->message_error ? LINE_STATUS_ERROR
+										 : LINE_STATUS,
+					  a->message);
+			} else {
+				struct sbuf h = SBUF_INIT;
+				key_hints(a, &h);
+				draw_text(a->status, 0, 0, COLS, LINE_DIM, sb_str(&h));
+				sb_free(&h);
+			}
+		}
+		wnoutrefresh(a->status);
+		a->status_dirty = false;
+		drew = true;
+	}
+	if (drew)
+		doupdate();
+	return drew;
+}
+
+int screen_save_view(struct app *a, const char *path, struct tp_err *err)
+{
+	struct view *v = a->focus;
+	if (!v) {
+		tp_err_set(err, TP_EXIT_USAGE, "no view");
+		return -1;
+	}
+	struct sbuf out = SBUF_INIT;
+	sb_printf(&out, "view %s\nsize %dx%d\nlines %zu\noffset %zu\nselected %zu\n", v->ops->type,
+		  v->width, v->height, v->nlines, v->offset, v->lineno);
+	if (v->ops->header) {
+		lo_reset(&lo, LINE_HEADER);
+		if (v->ops->header(v, &lo)) {
+			sb_printf(&out, "header %s:", line_types[lo.type].name);
+			for (size_t c = 0; c < lo.ncells; c++)
+				sb_printf(&out, " [%s %.*s]", line_types[lo.cells[c].type].name,
+					  (int)lo.cells[c].len, lo.text.buf + lo.cells[c].off);
+			sb_addc(&out, '\n');
+		}
+	}
+	for (size_t i = 0; i < v->nlines; i++) {
+		view_format(v, i, &lo);
+		sb_printf(&out, "%zu %s:", i + 1, line_types[lo.type].name);
+		for (size_t c = 0; c < lo.ncells; c++) {
+			const struct cell *cl = &lo.cells[c];
+			sb_printf(&out, " [%s %.*s]", line_types[cl->type].name, (int)cl->len,
+				  lo.text.buf + cl->off);
+		}
+		sb_addc(&out, '\n');
+	}
+	int rc = write_file(path, out.buf, out.len, err);
+	sb_free(&out);
+	return rc;
+}

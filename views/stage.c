@@ -1,0 +1,660 @@
+/* The stage view: one attempt of one stage. Its record (state, exit,
+ * claimed and routed verdicts, owner class, gate, validator, route,
+ * tokens, cost, soft markers), its files (prompt.md, transcript.jsonl,
+ * stderr.log, validator.txt, verdict.json), the validator's findings
+ * (validator.json, else validator.txt), the stage's artifacts with their
+ * validation state, and the stage's other attempts. Enter opens the line's
+ * file (or finding's location, or attempt); e and v open it in $EDITOR and
+ * $PAGER; the stepping keys act on this attempt. */
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "engine/core/pipeline.h"
+#include "engine/core/prompt.h"
+#include "engine/core/run.h"
+#include "engine/core/table.h"
+#include "views/step.h"
+#include "views/view.h"
+
+#define REBUILD_MS 500
+
+enum skind { S_TEXT, S_FILE, S_FINDING, S_ARTIFACT, S_ATTEMPT };
+
+struct sline {
+	enum skind kind;
+	enum line_type type;
+	char *cell[3];
+	uint8_t ctype[3];
+	char *path; /* file to open */
+	long line;
+	int seq;
+};
+
+struct stage {
+	struct pipeline *p;
+	struct run_state ro;
+	bool have_ro;
+	struct table *ro_table;
+	char *run_dir, *dir;
+	int seq;
+	struct sline *l;
+	size_t n, cap;
+	int64_t built;
+};
+
+static const struct run_state *state_of(struct stage *s)
+{
+	return s->p ? pipeline_state(s->p) : &s->ro;
+}
+
+static const struct table *table_of(struct stage *s)
+{
+	return s->p ? pipeline_table(s->p) : s->ro_table;
+}
+
+static const struct attempt *attempt_of(struct stage *s)
+{
+	const struct run_state *st = state_of(s);
+	for (size_t i = 0; i < st->natt; i++)
+		if (st->att[i].seq == s->seq)
+			return &st->att[i];
+	return NULL;
+}
+
+static void clear(struct stage *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		for (int k = 0; k < 3; k++)
+			free(s->l[i].cell[k]);
+		free(s->l[i].path);
+	}
+	s->n = 0;
+}
+
+static struct sline *add(struct stage *s, enum skind kind, enum line_type type)
+{
+	s->l = xgrow(s->l, &s->cap, s->n + 1, sizeof(*s->l));
+	struct sline *l = &s->l[s->n++];
+	memset(l, 0, sizeof(*l));
+	l->kind = kind;
+	l->type = type;
+	return l;
+}
+
+static void cell(struct sline *l, int k, enum line_type type, const char *text)
+{
+	free(l->cell[k]);
+	l->cell[k] = xstrdup(text ? text : "");
+	l->ctype[k] = (uint8_t)type;
+}
+
+static void field(struct stage *s, const char *label, enum line_type type, const char *value)
+{
+	if (!value || !*value)
+		return;
+	struct sline *l = add(s, S_TEXT, LINE_DEFAULT);
+	cell(l, 0, LINE_LABEL, label);
+	cell(l, 1, type, value);
+}
+
+static void section(struct stage *s, const char *fmt, ...) TP_PRINTF(2, 3);
+static void section(struct stage *s, const char *fmt, ...)
+{
+	if (s->n)
+		add(s, S_TEXT, LINE_DEFAULT);
+	va_list ap;
+	va_start(ap, fmt);
+	char *t = xvasprintf(fmt, ap);
+	va_end(ap);
+	cell(add(s, S_TEXT, LINE_SECTION), 0, LINE_SECTION, t);
+	free(t);
+}
+
+static void joined(struct sbuf *sb, char *const *v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		sb_printf(sb, "%s%s", i ? ", " : "", v[i]);
+}
+
+static enum line_type verdict_type(const struct stage_def *d, const char *v)
+{
+	if (!v)
+		return LINE_DIM;
+	if (d && stage_is_success(d, v))
+		return LINE_VERDICT_OK;
+	return strstr(v, "FAIL") || strstr(v, "BLOCKED") ? LINE_VERDICT_FAIL : LINE_VERDICT_WARN;
+}
+
+static void build_record(struct stage *s, const struct attempt *a, const struct stage_def *d)
+{
+	char buf[256], t1[32], t2[32];
+	struct sline *l = add(s, S_TEXT, LINE_SECTION);
+	snprintf(buf, sizeof(buf), "%c%d%s  %s - attempt %d of cap %d%s%s%s", a->stage, a->n,
+		 a->repair ? "r" : "", d && d->name ? d->name : "", a->n, d ? d->cap : 0,
+		 a->repair ? " (repair retry)" : "", a->manual ? " (by hand)" : "",
+		 a->offline ? " (offline)" : "");
+	cell(l, 0, LINE_SECTION, buf);
+	const char *state = a->state == ATTEMPT_RUNNING ? "running"
+			    : a->state == ATTEMPT_SKIPPED ? "skipped" : "done";
+	int64_t end = a->state == ATTEMPT_RUNNING ? view_now_ms() : a->ended;
+	fmt_elapsed(end >= a->started ? end - a->started : 0, t1, sizeof(t1));
+	snprintf(buf, sizeof(buf), "%s%s%s, %s", state, a->exit ? ", " : "", a->exit ? a->exit : "", t1);
+	field(s, "state", a->state == ATTEMPT_RUNNING ? LINE_STATE_RUNNING : LINE_DEFAULT, buf);
+	field(s, "claimed", verdict_type(d, a->claimed), a->claimed);
+	field(s, "verdict", verdict_type(d, a->verdict), a->verdict ? a->verdict : "-");
+	if (a->klass) {
+		snprintf(buf, sizeof(buf), "%s%s", a->klass,
+			 a->class_defaulted ? " (tag missing: the table's default)" : "");
+		field(s, "owner", LINE_DEFAULT, buf);
+	}
+	if (a->gate) {
+		snprintf(buf, sizeof(buf), "%s%s%s", a->gate, a->gate_reason ? ": " : "",
+			 a->gate_reason ? a->gate_reason : "");
+		field(s, "gate", strcmp(a->gate, "accepted") ? LINE_STATE_WARN : LINE_DEFAULT, buf);
+	}
+	if (a->validator)
+		field(s, "validator", !strcmp(a->validator, "pass") ? LINE_STATE_OK
+				      : !strcmp(a->validator, "fail") ? LINE_STATE_FAIL : LINE_STATE_WARN,
+		      a->validator);
+	if (a->action) {
+		if (a->route_row)
+			snprintf(buf, sizeof(buf), "%s (table row %d, line %d)", a->action, a->route_row,
+				 a->route_line);
+		else
+			snprintf(buf, sizeof(buf), "%s", a->action);
+		field(s, "route", LINE_ROUTE, buf);
+	}
+	field(s, "note", LINE_DEFAULT, a->note);
+	fmt_count(a->tokens_in, t1, sizeof(t1));
+	fmt_count(a->tokens_out, t2, sizeof(t2));
+	snprintf(buf, sizeof(buf), "%s in, %s out, $%.4f", t1, t2, a->cost);
+	field(s, "tokens", LINE_COST, buf);
+	field(s, "driver", LINE_DIM, a->driver);
+	struct sbuf sb = SBUF_INIT;
+	joined(&sb, a->soft);
+	field(s, "soft", LINE_STATE_WARN, sb_str(&sb));
+	sb_reset(&sb);
+	joined(&sb, a->deferred);
+	field(s, "deferred", LINE_STATE_WARN, sb_str(&sb));
+	sb_free(&sb);
+}
+
+static void file_line(struct stage *s, const char *name)
+{
+	char *path = path_join(s->dir, name);
+	struct stat sb;
+	struct sline *l = add(s, S_FILE, LINE_DEFAULT);
+	cell(l, 0, LINE_DEFAULT, name);
+	char info[64];
+	if (stat(path, &sb) < 0)
+		snprintf(info, sizeof(info), "missing");
+	else if (sb.st_size == 0)
+		snprintf(info, sizeof(info), "empty");
+	else if (sb.st_size < 10240)
+		snprintf(info, sizeof(info), "%lld bytes", (long long)sb.st_size);
+	else
+		snprintf(info, sizeof(info), "%.1f kB", (double)sb.st_size / 1024);
+	cell(l, 1, stat(path, &sb) < 0 ? LINE_ARTIFACT_MISSING : LINE_DIM, info);
+	l->path = path;
+}
+
+/* validator.json: the orchestrator's findings as engine/check writes them,
+ * an array (or {"findings": [...]}) of {validator, rule, severity, file,
+ * line, message}; severities PASS INFO WARN DEFERRED FAIL (and CRITICAL
+ * from IR diffs). */
+static enum line_type severity_type(const char *sv)
+{
+	if (!strcasecmp(sv, "critical"))
+		return LINE_FINDING_CRITICAL;
+	if (!strcasecmp(sv, "warn") || !strcasecmp(sv, "warning"))
+		return LINE_FINDING_WARN;
+	if (!strcasecmp(sv, "info"))
+		return LINE_FINDING_INFO;
+	if (!strcasecmp(sv, "pass"))
+		return LINE_VERDICT_OK;
+	if (!strcasecmp(sv, "deferred"))
+		return LINE_STATE_WARN;
+	return LINE_FINDING_ERROR;
+}
+
+static size_t build_findings_json(struct stage *s, const cJSON *root)
+{
+	const cJSON *arr = cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "findings");
+	size_t n = 0;
+	const cJSON *f;
+	cJSON_ArrayForEach(f, arr) {
+		const cJSON *sev = cJSON_GetObjectItemCaseSensitive(f, "severity");
+		const cJSON *file = cJSON_GetObjectItemCaseSensitive(f, "file");
+		const cJSON *line = cJSON_GetObjectItemCaseSensitive(f, "line");
+		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(f, "message");
+		const cJSON *rule = cJSON_GetObjectItemCaseSensitive(f, "rule");
+		if (!cJSON_IsString(rule))
+			rule = cJSON_GetObjectItemCaseSensitive(f, "id");
+		const char *sv = cJSON_IsString(sev) ? sev->valuestring : "INFO";
+		enum line_type t = severity_type(sv);
+		struct sline *l = add(s, S_FINDING, t);
+		cell(l, 0, t, sv);
+		char loc[512] = "";
+		if (cJSON_IsString(file)) {
+			/* Paths inside the run are shown relative to it. */
+			const char *shown = file->valuestring;
+			size_t rl = strlen(s->run_dir);
+			if (!strncmp(shown, s->run_dir, rl) && shown[rl] == '/')
+				shown += rl + 1;
+			if (cJSON_IsNumber(line) && line->valueint > 0)
+				snprintf(loc, sizeof(loc), "%s:%d", shown, line->valueint);
+			else
+				snprintf(loc, sizeof(loc), "%s", shown);
+			l->path = file->valuestring[0] == '/' ? xstrdup(file->valuestring)
+							      : path_join(s->run_dir, file->valuestring);
+			l->line = cJSON_IsNumber(line) ? line->valueint : 0;
+		}
+		cell(l, 1, LINE_DIM, loc);
+		char *m = xasprintf("%s%s%s%s", cJSON_IsString(msg) ? msg->valuestring : "",
+				    cJSON_IsString(rule) ? " [" : "",
+				    cJSON_IsString(rule) ? rule->valuestring : "",
+				    cJSON_IsString(rule) ? "]" : "");
+		cell(l, 2, LINE_DEFAULT, m);
+		free(m);
+		n++;
+	}
+	return n;
+}
+
+static enum line_type text_finding_type(const char *s)
+{
+	while (*s == ' ')
+		s++;
+	if (str_starts(s, "CRITICAL"))
+		return LINE_FINDING_CRITICAL;
+	if (str_starts(s, "FAIL") || str_starts(s, "ERROR") || str_starts(s, "exit=1"))
+		return LINE_FINDING_ERROR;
+	if (str_starts(s, "WARN"))
+		return LINE_FINDING_WARN;
+	if (str_starts(s, "PASS") || str_starts(s, "OK"))
+		return LINE_VERDICT_OK;
+	return LINE_DIM;
+}
+
+static void build_findings(struct stage *s)
+{
+	char *jp = path_join(s->dir, "validator.json");
+	char *text = read_file(jp, NULL, NULL);
+	cJSON *root = text ? cJSON_Parse(text) : NULL;
+	free(text);
+	free(jp);
+	if (root) {
+		size_t at = s->n;
+		section(s, "Validator findings");
+		size_t n = build_findings_json(s, root);
+		cJSON_Delete(root);
+		free(s->l[at + (at ? 1 : 0)].cell[0]);
+		s->l[at + (at ? 1 : 0)].cell[0] = xasprintf("Validator findings (%zu)", n);
+		if (!n)
+			cell(add(s, S_TEXT, LINE_EMPTY), 0, LINE_EMPTY, "none");
+		return;
+	}
+	char *vp = path_join(s->dir, "validator.txt");
+	text = read_file(vp, NULL, NULL);
+	section(s, "Validator output (validator.txt)");
+	if (!text) {
+		cell(add(s, S_TEXT, LINE_EMPTY), 0, LINE_EMPTY, "no validator output for this attempt");
+		free(vp);
+		return;
+	}
+	size_t shown = 0;
+	for (char *line = text, *nl; line && *line && shown < 200; line = nl ? nl + 1 : NULL, shown++) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		enum line_type t = text_finding_type(line);
+		struct sline *l = add(s, S_FINDING, t);
+		cell(l, 0, t, line);
+		l->path = xstrdup(vp);
+		l->line = (long)shown + 1;
+	}
+	free(text);
+	free(vp);
+}
+
+/* Findings that name this artifact (by path relative to the run, or by
+ * base name). */
+static size_t findings_for(struct stage *s, size_t from, const char *rel)
+{
+	size_t n = 0;
+	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	for (size_t i = from; i < s->n; i++) {
+		const struct sline *l = &s->l[i];
+		if (l->kind != S_FINDING || !l->cell[1] || !*l->cell[1])
+			continue;
+		if (l->type != LINE_FINDING_CRITICAL && l->type != LINE_FINDING_ERROR)
+			continue;
+		const char *loc = l->cell[1];
+		size_t k = strcspn(loc, ":");
+		if ((strlen(rel) == k && !strncmp(loc, rel, k)) ||
+		    (strlen(base) == k && !strncmp(loc, base, k)))
+			n++;
+	}
+	return n;
+}
+
+static void artifact_line(struct stage *s, const struct attempt *a, const char *full, bool exists,
+			  size_t findings_at)
+{
+	size_t rl = strlen(s->run_dir);
+	const char *rel = !strncmp(full, s->run_dir, rl) && full[rl] == '/' ? full + rl + 1 : full;
+	struct sline *l = add(s, S_ARTIFACT, LINE_DEFAULT);
+	size_t bad = exists ? findings_for(s, findings_at, rel) : 0;
+	const char *glyph, *state;
+	enum line_type t;
+	char buf[64];
+	if (!exists) {
+		glyph = "\xc2\xb7", state = "missing", t = LINE_ARTIFACT_MISSING;
+	} else if (bad) {
+		snprintf(buf, sizeof(buf), "%zu finding%s", bad, bad == 1 ? "" : "s");
+		glyph = "\xe2\x9c\x97", state = buf, t = LINE_ARTIFACT_FAIL;
+	} else if (a->validator && !strcmp(a->validator, "pass")) {
+		glyph = "\xe2\x9c\x93", state = "validated", t = LINE_ARTIFACT_OK;
+	} else if (a->validator && !strcmp(a->validator, "fail")) {
+		glyph = "?", state = "present, validator failed", t = LINE_ARTIFACT_FAIL;
+	} else {
+		glyph = "\xe2\x9c\x93", state = "present, not validated", t = LINE_ARTIFACT_OK;
+	}
+	cell(l, 0, t, glyph);
+	cell(l, 1, LINE_DEFAULT, rel);
+	cell(l, 2, t, state);
+	l->path = xstrdup(full);
+}
+
+static void build_artifacts(struct stage *s, const struct attempt *a, const struct stage_def *d,
+			    size_t findings_at)
+{
+	const struct run_state *st = state_of(s);
+	const struct table *t = table_of(s);
+	section(s, "Artifacts of stage %c", a->stage);
+	char *skill = NULL;
+	if (t && t->path) {
+		skill = xstrdup(t->path);
+		char *slash = strrchr(skill, '/');
+		if (slash)
+			*slash = '\0';
+	}
+	struct prompt_ctx c = {.op = st->op, .workspace = st->workspace, .out_root = st->out_root,
+			       .out = s->run_dir, .skill = skill ? skill : ".", .attempt = a->n,
+			       .offline = st->offline};
+	size_t before = s->n;
+	for (size_t i = 0; d && d->artifacts && d->artifacts[i]; i++) {
+		const char *tmpl = d->artifacts[i][0] == '?' ? d->artifacts[i] + 1 : d->artifacts[i];
+		char *exp = prompt_expand(tmpl, &c);
+		char *full = exp[0] == '/' ? xstrdup(exp) : path_join(s->run_dir, exp);
+		free(exp);
+		if (strpbrk(full, "*?[")) {
+			glob_t g;
+			if (glob(full, 0, NULL, &g) == 0) {
+				for (size_t k = 0; k < g.gl_pathc; k++)
+					artifact_line(s, a, g.gl_pathv[k], true, findings_at);
+			} else {
+				artifact_line(s, a, full, false, findings_at);
+			}
+			globfree(&g);
+		} else {
+			struct stat sb;
+			artifact_line(s, a, full, stat(full, &sb) == 0, findings_at);
+		}
+		free(full);
+	}
+	if (s->n == before)
+		cell(add(s, S_TEXT, LINE_EMPTY), 0, LINE_EMPTY, "the table lists no artifacts");
+	free(skill);
+}
+
+static void build_attempts(struct stage *s, const struct attempt *cur, const struct stage_def *d)
+{
+	const struct run_state *st = state_of(s);
+	section(s, "Attempts of stage %c", cur->stage);
+	for (size_t i = 0; i < st->natt; i++) {
+		const struct attempt *a = &st->att[i];
+		if (a->stage != cur->stage)
+			continue;
+		struct sline *l = add(s, S_ATTEMPT, LINE_DEFAULT);
+		char mark[8];
+		snprintf(mark, sizeof(mark), "%s", a->seq == cur->seq ? "\xe2\x96\xb8" : " ");
+		cell(l, 0, LINE_LABEL, mark);
+		cell(l, 1, LINE_DEFAULT, a->dir);
+		cell(l, 2, verdict_type(d, a->verdict), a->verdict ? a->verdict : a->state == ATTEMPT_RUNNING
+								     ? "running" : "-");
+		l->seq = a->seq;
+	}
+}
+
+static void build(struct view *v)
+{
+	struct stage *s = v->priv;
+	size_t keep = v->lineno;
+	clear(s);
+	const struct attempt *a = attempt_of(s);
+	if (!a) {
+		cell(add(s, S_TEXT, LINE_EMPTY), 0, LINE_EMPTY, "This attempt is not in the run's state");
+	} else {
+		const struct stage_def *d = table_stage(table_of(s), a->stage);
+		build_record(s, a, d);
+		section(s, "Files");
+		static const char *const files[] = {"prompt.md", "transcript.jsonl", "stderr.log",
+						    "validator.txt", "verdict.json"};
+		for (size_t i = 0; i < TP_ARRAY_LEN(files); i++)
+			file_line(s, files[i]);
+		size_t findings_at = s->n;
+		build_findings(s);
+		build_artifacts(s, a, d, findings_at);
+		build_attempts(s, a, d);
+	}
+	s->built = now_ms();
+	view_set_lines(v, s->n);
+	view_redraw(v);
+	if (keep < s->n && keep != v->lineno)
+		view_select(v, keep);
+}
+
+static char *run_dir_of(const char *attempt_dir)
+{
+	/* RUN/.tileport/attempts/NN-Xn */
+	char *r = xstrdup(attempt_dir);
+	for (int up = 0; up < 3; up++) {
+		size_t n = strlen(r);
+		while (n > 1 && r[n - 1] == '/')
+			r[--n] = '\0';
+		char *slash = strrchr(r, '/');
+		if (!slash) {
+			free(r);
+			return xstrdup(".");
+		}
+		*slash = '\0';
+	}
+	return r;
+}
+
+static int stage_open(struct view *v, const struct view_arg *arg, struct tp_err *err)
+{
+	struct stage *s = v->priv;
+	if (!arg->path || !arg->index) {
+		tp_err_set(err, TP_EXIT_USAGE, "stage view: no attempt given");
+		return -1;
+	}
+	s->dir = xstrdup(arg->path);
+	s->run_dir = run_dir_of(arg->path);
+	s->seq = arg->index;
+	s->p = arg->model;
+	if (!s->p) {
+		if (run_state_load(s->run_dir, &s->ro, err) < 0)
+			return -1;
+		s->have_ro = true;
+		char *tp = s->ro.table && path_is_file(s->ro.table) ? xstrdup(s->ro.table)
+								    : table_default_path();
+		s->ro_table = table_load(tp, err);
+		free(tp);
+		if (!s->ro_table)
+			return -1;
+	}
+	const struct attempt *a = attempt_of(s);
+	v->ref = xstrdup(a ? a->dir : arg->name ? arg->name : "?");
+	v->ticking = s->p != NULL;
+	build(v);
+	return 0;
+}
+
+static bool fixed_width(const struct sline *l, int k, int *w)
+{
+	switch (l->kind) {
+	case S_TEXT:
+		*w = k == 0 && l->cell[1] ? 10 : 0;
+		return *w > 0;
+	case S_FILE:
+		*w = k == 0 ? 20 : 0;
+		return *w > 0;
+	case S_FINDING:
+		*w = k == 0 && l->cell[1] ? 9 : k == 1 ? 28 : 0;
+		return *w > 0;
+	case S_ARTIFACT:
+		*w = k == 0 ? 1 : k == 1 ? 44 : 0;
+		return *w > 0;
+	case S_ATTEMPT:
+		*w = k == 0 ? 1 : k == 1 ? 10 : 0;
+		return *w > 0;
+	}
+	return false;
+}
+
+static void stage_line(struct view *v, size_t idx, struct line_out *out)
+{
+	struct stage *s = v->priv;
+	const struct sline *l = &s->l[idx];
+	lo_reset(out, l->type);
+	if (l->kind != S_TEXT || l->type != LINE_SECTION)
+		lo_adds(out, LINE_DEFAULT, "  ");
+	for (int k = 0; k < 3; k++) {
+		if (!l->cell[k])
+			continue;
+		int w;
+		if (fixed_width(l, k, &w))
+			lo_col(out, l->ctype[k], w, ALIGN_LEFT, l->cell[k]);
+		else
+			lo_adds(out, l->ctype[k], l->cell[k]);
+	}
+}
+
+static void open_line(struct view *v, const struct sline *l)
+{
+	struct stage *s = v->priv;
+	if (l->kind == S_ATTEMPT) {
+		const struct run_state *st = state_of(s);
+		for (size_t i = 0; i < st->natt; i++) {
+			if (st->att[i].seq != l->seq || l->seq == s->seq)
+				continue;
+			char *dir = run_attempt_dir(st, &st->att[i]);
+			struct view_arg arg = {.path = dir, .name = st->att[i].dir, .model = s->p,
+					       .index = l->seq};
+			v->host->open(v->host, v, VIEW_STAGE, &arg, 0);
+			free(dir);
+		}
+		return;
+	}
+	if (!l->path) {
+		view_error(v, "Nothing to open on this line");
+		return;
+	}
+	struct stat sb;
+	if (stat(l->path, &sb) < 0) {
+		view_error(v, "%s does not exist", l->path);
+		return;
+	}
+	bool tx = str_ends(l->path, ".jsonl");
+	const struct attempt *a = attempt_of(s);
+	bool live = tx && s->p && a && a->state == ATTEMPT_RUNNING;
+	struct view_arg arg = {.path = l->path, .line = l->line, .name = tx && a ? a->dir : NULL,
+			       .model = live ? (void *)s->p : NULL};
+	v->host->open(v->host, v, tx ? VIEW_TRANSCRIPT : VIEW_TEXT, &arg, 0);
+}
+
+static enum request stage_request(struct view *v, enum request req)
+{
+	struct stage *s = v->priv;
+	switch (req) {
+	case REQ_ENTER:
+		if (v->lineno < s->n)
+			open_line(v, &s->l[v->lineno]);
+		return REQ_NONE;
+	case REQ_VIEW_TRANSCRIPT: {
+		for (size_t i = 0; i < s->n; i++)
+			if (s->l[i].kind == S_FILE && str_ends(s->l[i].path, "transcript.jsonl"))
+				open_line(v, &s->l[i]);
+		return REQ_NONE;
+	}
+	case REQ_REFRESH:
+		build(v);
+		return REQ_NONE;
+	case REQ_MOVE_NEXT_SECTION:
+	case REQ_MOVE_PREV_SECTION: {
+		bool next = req == REQ_MOVE_NEXT_SECTION;
+		for (size_t i = v->lineno; next ? i + 1 < s->n : i > 0;) {
+			i = next ? i + 1 : i - 1;
+			if (s->l[i].type == LINE_SECTION) {
+				view_select(v, i);
+				break;
+			}
+		}
+		return REQ_NONE;
+	}
+	default:
+		break;
+	}
+	const struct attempt *a = attempt_of(s);
+	struct step_target t = {.p = s->p, .why_readonly = "open the run with 'tileport open RUN' to act",
+				.stage = a ? a->stage : 0, .seq = s->seq};
+	enum request r = step_request(v, &t, req);
+	if (r == REQ_NONE)
+		build(v);
+	return r;
+}
+
+static void stage_tick(struct view *v)
+{
+	struct stage *s = v->priv;
+	if (now_ms() - s->built >= REBUILD_MS)
+		build(v);
+}
+
+static const char *stage_file(struct view *v, long *line)
+{
+	struct stage *s = v->priv;
+	if (v->lineno >= s->n)
+		return NULL;
+	*line = s->l[v->lineno].line;
+	return s->l[v->lineno].path;
+}
+
+static void stage_done(struct view *v)
+{
+	struct stage *s = v->priv;
+	clear(s);
+	free(s->l);
+	if (s->have_ro)
+		run_state_free(&s->ro);
+	table_free(s->ro_table);
+	free(s->run_dir);
+	free(s->dir);
+}
+
+const struct view_ops stage_view_ops = {
+	.type = "stage",
+	.private_size = sizeof(struct stage),
+	.open = stage_open,
+	.line = stage_line,
+	.request = stage_request,
+	.tick = stage_tick,
+	.file = stage_file,
+	.done = stage_done,
+};

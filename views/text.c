@@ -1,0 +1,352 @@
+/* The text view: any file, fast on huge ones. Only line start offsets are
+ * kept (8 bytes a line); lines are read with pread when drawn, the index
+ * is built in slices between frames, search scans the file in large
+ * blocks, and a followed file is re-read as it grows (stderr.log of a
+ * live stage). Lines are typed by a few cheap content rules. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "views/view.h"
+
+#define SCAN_BLOCK (1u << 20)
+#define LINE_MAX_READ (64u * 1024)
+
+enum text_kind { KIND_PLAIN, KIND_MARKDOWN, KIND_DIFF };
+
+struct text {
+	char *path;
+	int fd;
+	enum text_kind kind;
+	uint64_t *starts;  /* start offset of every line, plus one pending */
+	size_t nstarts, capstarts;
+	uint64_t scanned;  /* bytes indexed */
+	char *block;       /* SCAN_BLOCK bytes for indexing and search */
+	char *linebuf;     /* one line being drawn */
+	size_t linecap;
+};
+
+static size_t visible_lines(const struct text *t)
+{
+	if (t->nstarts == 0)
+		return 0;
+	/* The last start is a line only once something follows it. */
+	return t->starts[t->nstarts - 1] < t->scanned ? t->nstarts : t->nstarts - 1;
+}
+
+static void push_start(struct text *t, uint64_t off)
+{
+	t->starts = xgrow(t->starts, &t->capstarts, t->nstarts + 1, sizeof(*t->starts));
+	t->starts[t->nstarts++] = off;
+}
+
+static bool text_pump(struct view *v, int64_t budget_ms)
+{
+	struct text *t = v->priv;
+	int64_t end = now_ms() + budget_ms;
+	for (;;) {
+		ssize_t r = pread(t->fd, t->block, SCAN_BLOCK, (off_t)t->scanned);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		const char *p = t->block, *e = t->block + r;
+		while (p < e) {
+			const char *nl = memchr(p, '\n', (size_t)(e - p));
+			if (!nl)
+				break;
+			push_start(t, t->scanned + (uint64_t)(nl - t->block) + 1);
+			p = nl + 1;
+		}
+		t->scanned += (uint64_t)r;
+		if (now_ms() >= end) {
+			view_set_lines(v, visible_lines(t));
+			return true;
+		}
+	}
+	view_set_lines(v, visible_lines(t));
+	return false;
+}
+
+static int text_open(struct view *v, const struct view_arg *arg, struct tp_err *err)
+{
+	struct text *t = v->priv;
+	t->fd = -1;
+	if (!arg->path) {
+		tp_err_set(err, TP_EXIT_USAGE, "text view: no file given");
+		return -1;
+	}
+	t->fd = open(arg->path, O_RDONLY | O_CLOEXEC);
+	if (t->fd < 0) {
+		tp_err_set(err, TP_EXIT_USAGE, "cannot open %s: %s", arg->path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(t->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(t->fd);
+		t->fd = -1;
+		tp_err_set(err, TP_EXIT_USAGE, "%s is a directory", arg->path);
+		return -1;
+	}
+	t->path = xstrdup(arg->path);
+	v->ref = xstrdup(arg->name ? arg->name : arg->path);
+	if (str_ends(t->path, ".md"))
+		t->kind = KIND_MARKDOWN;
+	else if (str_ends(t->path, ".diff") || str_ends(t->path, ".patch"))
+		t->kind = KIND_DIFF;
+	t->block = xmalloc(SCAN_BLOCK);
+	push_start(t, 0);
+	v->loading = text_pump(v, 5);
+	if (arg->line > 0)
+		view_select(v, (size_t)arg->line - 1);
+	return 0;
+}
+
+/* Read line idx into t->linebuf (without its newline), at most
+ * LINE_MAX_READ bytes; *cut says whether it was longer. */
+static size_t fetch(struct text *t, size_t idx, bool *cut)
+{
+	uint64_t start = t->starts[idx];
+	uint64_t end = idx + 1 < t->nstarts ? t->starts[idx + 1] : t->scanned;
+	uint64_t len = end - start;
+	*cut = false;
+	if (len > LINE_MAX_READ) {
+		len = LINE_MAX_READ;
+		*cut = true;
+	}
+	if (len + 1 > t->linecap) {
+		t->linecap = (size_t)len + 1;
+		t->linebuf = xrealloc(t->linebuf, t->linecap);
+	}
+	ssize_t r = pread(t->fd, t->linebuf, (size_t)len, (off_t)start);
+	size_t n = r > 0 ? (size_t)r : 0;
+	if (!*cut && n && t->linebuf[n - 1] == '\n')
+		n--;
+	if (n && t->linebuf[n - 1] == '\r')
+		n--;
+	t->linebuf[n] = '\0';
+	return n;
+}
+
+static bool word_at(const char *s, size_t n, const char *w)
+{
+	size_t k = strlen(w);
+	while (n && (*s == ' ' || *s == '[' || *s == '-' || *s == '*'))
+		s++, n--;
+	return n >= k && memcmp(s, w, k) == 0;
+}
+
+static enum line_type classify(const struct text *t, const char *s, size_t n)
+{
+	if (t->kind == KIND_DIFF) {
+		if (n >= 4 && (!memcmp(s, "+++ ", 4) || !memcmp(s, "--- ", 4) || !memcmp(s, "diff", 4)))
+			return LINE_DIFF_HEADER;
+		if (n >= 2 && !memcmp(s, "@@", 2))
+			return LINE_DIFF_HUNK;
+		if (n && s[0] == '+')
+			return LINE_DIFF_ADD;
+		if (n && s[0] == '-')
+			return LINE_DIFF_DEL;
+		return LINE_DEFAULT;
+	}
+	if (t->kind == KIND_MARKDOWN && n && s[0] == '#')
+		return LINE_SECTION;
+	if (word_at(s, n, "VERDICT:"))
+		return LINE_TX_VERDICT;
+	if (word_at(s, n, "CRITICAL"))
+		return LINE_FINDING_CRITICAL;
+	if (word_at(s, n, "FAIL") || word_at(s, n, "ERROR") || word_at(s, n, "error:"))
+		return LINE_FINDING_ERROR;
+	if (word_at(s, n, "WARN") || word_at(s, n, "warning:"))
+		return LINE_FINDING_WARN;
+	if (word_at(s, n, "INFO"))
+		return LINE_FINDING_INFO;
+	if (word_at(s, n, "PASS") || word_at(s, n, "OK:"))
+		return LINE_VERDICT_OK;
+	if (n >= 2 && s[0] == '$' && s[1] == ' ')
+		return LINE_LABEL;
+	return LINE_DEFAULT;
+}
+
+static void text_line(struct view *v, size_t idx, struct line_out *out)
+{
+	struct text *t = v->priv;
+	bool cut;
+	size_t n = fetch(t, idx, &cut);
+	enum line_type type = classify(t, t->linebuf, n);
+	lo_reset(out, type);
+	lo_add(out, type, t->linebuf, n);
+	if (cut)
+		lo_adds(out, LINE_DELIMITER, "~");
+}
+
+/* Line holding byte offset `off`. */
+static size_t line_of(const struct text *t, uint64_t off)
+{
+	size_t lo = 0, hi = t->nstarts;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->starts[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* First match in [from, to), or -1. Blocks overlap by the pattern length
+ * so a match across a block edge is seen. */
+static int64_t scan_forward(struct text *t, uint64_t from, uint64_t to, const struct view_search *s)
+{
+	size_t m = strlen(s->pattern);
+	while (from < to) {
+		size_t want = to - from < SCAN_BLOCK ? (size_t)(to - from) : SCAN_BLOCK;
+		ssize_t r = pread(t->fd, t->block, want, (off_t)from);
+		if (r <= 0)
+			return -1;
+		const char *hit = view_search_in(s, t->block, (size_t)r);
+		if (hit)
+			return (int64_t)(from + (uint64_t)(hit - t->block));
+		if ((size_t)r < m || from + (uint64_t)r >= to)
+			return -1;
+		from += (uint64_t)r - (m - 1);
+	}
+	return -1;
+}
+
+/* Last match starting in [from, to), or -1. */
+static int64_t scan_backward(struct text *t, uint64_t from, uint64_t to, const struct view_search *s)
+{
+	size_t m = strlen(s->pattern);
+	uint64_t hi = to;
+	while (hi > from) {
+		uint64_t lo = hi - from > SCAN_BLOCK ? hi - SCAN_BLOCK : from;
+		uint64_t end = hi + m - 1 < t->scanned ? hi + m - 1 : t->scanned;
+		size_t want = (size_t)(end - lo);
+		if (want > SCAN_BLOCK)
+			want = SCAN_BLOCK;
+		ssize_t r = pread(t->fd, t->block, want, (off_t)lo);
+		if (r <= 0)
+			return -1;
+		int64_t last = -1;
+		for (size_t at = 0; at < (size_t)r;) {
+			const char *hit = view_search_in(s, t->block + at, (size_t)r - at);
+			if (!hit)
+				break;
+			uint64_t off = lo + (uint64_t)(hit - t->block);
+			if (off >= hi)
+				break;
+			last = (int64_t)off;
+			at = (size_t)(hit - t->block) + 1;
+		}
+		if (last >= 0)
+			return last;
+		hi = lo;
+	}
+	return -1;
+}
+
+static ssize_t text_find(struct view *v, size_t from, bool backward, const struct view_search *s)
+{
+	struct text *t = v->priv;
+	size_t n = visible_lines(t);
+	if (!n || !s->pattern)
+		return -1;
+	uint64_t at = t->starts[from];
+	int64_t hit;
+	if (!backward) {
+		hit = scan_forward(t, at, t->scanned, s);
+		if (hit < 0)
+			hit = scan_forward(t, 0, at, s);
+	} else {
+		uint64_t end = from + 1 < t->nstarts ? t->starts[from + 1] : t->scanned;
+		hit = scan_backward(t, 0, end, s);
+		if (hit < 0)
+			hit = scan_backward(t, end, t->scanned, s);
+	}
+	if (hit < 0)
+		return -1;
+	size_t line = line_of(t, (uint64_t)hit);
+	return line < n ? (ssize_t)line : (ssize_t)n - 1;
+}
+
+static void text_tick(struct view *v)
+{
+	struct text *t = v->priv;
+	struct stat st;
+	if (!v->loading && fstat(t->fd, &st) == 0 && (uint64_t)st.st_size > t->scanned)
+		v->loading = true;
+}
+
+static enum request text_request(struct view *v, enum request req)
+{
+	struct text *t = v->priv;
+	switch (req) {
+	case REQ_TOGGLE_FOLLOW:
+		/* Following a file means watching it grow. */
+		v->ticking = !v->follow;
+		return req;
+	case REQ_REFRESH: {
+		size_t keep = v->lineno;
+		t->nstarts = 0;
+		t->scanned = 0;
+		push_start(t, 0);
+		view_set_lines(v, 0);
+		v->loading = true;
+		text_pump(v, 50);
+		view_select(v, keep);
+		return REQ_NONE;
+	}
+	case REQ_ENTER:
+		return REQ_MOVE_DOWN;
+	default:
+		return req;
+	}
+}
+
+static void text_title(struct view *v, struct sbuf *out)
+{
+	struct text *t = v->priv;
+	if (t->scanned >= 10u << 20)
+		sb_printf(out, "%.1f MB", (double)t->scanned / (1 << 20));
+	else if (t->scanned >= 10u << 10)
+		sb_printf(out, "%.1f kB", (double)t->scanned / (1 << 10));
+	else
+		sb_printf(out, "%llu bytes", (unsigned long long)t->scanned);
+}
+
+static const char *text_file(struct view *v, long *line)
+{
+	struct text *t = v->priv;
+	*line = (long)v->lineno + 1;
+	return t->path;
+}
+
+static void text_done(struct view *v)
+{
+	struct text *t = v->priv;
+	if (t->fd >= 0)
+		close(t->fd);
+	free(t->path);
+	free(t->starts);
+	free(t->block);
+	free(t->linebuf);
+}
+
+const struct view_ops text_view_ops = {
+	.type = "text",
+	.private_size = sizeof(struct text),
+	.open = text_open,
+	.line = text_line,
+	.request = text_request,
+	.title = text_title,
+	.pump = text_pump,
+	.find = text_find,
+	.tick = text_tick,
+	.file = text_file,
+	.done = text_done,
+};

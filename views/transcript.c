@@ -1,0 +1,563 @@
+/* The transcript view: an attempt's transcript.jsonl (design §4.4) as
+ * readable lines, tool calls folded to one line with their result behind
+ * them (o expands one, z all). Built to stay fast on a million records:
+ * a record is 16 bytes of index (file offset or streamed-buffer offset,
+ * type, flags, its display line count and first display line); text is
+ * parsed again only for the records on screen; the file is indexed in
+ * slices between frames; search scans raw bytes first. Lines a live stage
+ * prints arrive through the read op and are kept in memory. */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "views/view.h"
+
+#include "views/transcript_int.h"
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void res_put(struct tx *t, uint32_t call, uint32_t result);
+
+uint32_t tx_result_of(const struct tx *t, uint32_t call)
+{
+	if (!t->res_cap)
+		return UINT32_MAX;
+	for (size_t i = (call * 2654435761u) & (t->res_cap - 1);; i = (i + 1) & (t->res_cap - 1)) {
+		if (t->res_key[i] == UINT32_MAX)
+			return UINT32_MAX;
+		if (t->res_key[i] == call)
+			return t->res_val[i];
+	}
+}
+
+static void res_put(struct tx *t, uint32_t call, uint32_t result)
+{
+	if ((t->res_n + 1) * 2 > t->res_cap) {
+		size_t oldcap = t->res_cap;
+		uint32_t *ok = t->res_key, *ov = t->res_val;
+		t->res_cap = oldcap ? oldcap * 2 : 64;
+		t->res_key = xmalloc(t->res_cap * sizeof(uint32_t));
+		t->res_val = xmalloc(t->res_cap * sizeof(uint32_t));
+		memset(t->res_key, 0xff, t->res_cap * sizeof(uint32_t));
+		t->res_n = 0;
+		for (size_t i = 0; i < oldcap; i++)
+			if (ok[i] != UINT32_MAX)
+				res_put(t, ok[i], ov[i]);
+		free(ok);
+		free(ov);
+	}
+	size_t i = (call * 2654435761u) & (t->res_cap - 1);
+	while (t->res_key[i] != UINT32_MAX && t->res_key[i] != call)
+		i = (i + 1) & (t->res_cap - 1);
+	if (t->res_key[i] == UINT32_MAX)
+		t->res_n++;
+	t->res_key[i] = call;
+	t->res_val[i] = result;
+}
+
+/* ---- raw record bytes ---- */
+
+const char *tx_raw(struct tx *t, const struct rec *r, size_t *len)
+{
+	*len = REC_LEN(r);
+	if (REC_FLAGS(r) & RF_MEM)
+		return t->mem.buf + REC_OFF(r);
+	uint64_t off = REC_OFF(r);
+	if (off < t->block_off || off + *len > t->block_off + t->block_len) {
+		size_t want = *len > BLOCK ? *len : BLOCK;
+		if (want > BLOCK)
+			t->block = xrealloc(t->block, want);
+		/* Walking backwards (search back), end the block at the record so
+		 * the records before it come from the same read. */
+		uint64_t start = off;
+		if (off < t->block_off && off + *len <= t->block_off && off + *len > want)
+			start = off + *len - want;
+		else if (off < t->block_off && off + *len <= t->block_off)
+			start = 0;
+		ssize_t got = pread(t->fd, t->block, want, (off_t)start);
+		t->block_off = start;
+		t->block_len = got > 0 ? (size_t)got : 0;
+		if (off + *len > t->block_off + t->block_len)
+			*len = off < t->block_off + t->block_len ? (size_t)(t->block_off + t->block_len - off) : 0;
+	}
+	return t->block + (off - t->block_off);
+}
+
+/* ---- what a record shows ---- */
+
+static void set_lines(struct rec *r, uint32_t n)
+{
+	r->meta = (n << 8) | (r->meta & 0xff);
+}
+
+static void set_flags(struct rec *r, unsigned flags)
+{
+	r->meta = (r->meta & ~0xf0u) | ((flags & 0xf) << 4);
+}
+
+/* Recount first display lines from record `from` on. */
+static void renumber(struct tx *t, size_t from)
+{
+	uint32_t at = from ? t->recs[from - 1].first + REC_LINES(&t->recs[from - 1]) : 0;
+	for (size_t i = from; i < t->nrecs; i++) {
+		t->recs[i].first = at;
+		at += REC_LINES(&t->recs[i]);
+	}
+	t->total = at;
+}
+
+/* A record's line count changed (fold, its result arrived). */
+static void recount(struct tx *t, size_t idx)
+{
+	cJSON *o = tx_parse(t, idx);
+	set_lines(&t->recs[idx], tx_count(t, idx, o));
+	cJSON_Delete(o);
+	renumber(t, idx);
+	t->r.valid = false;
+}
+
+/* Index one line: p/len are its bytes (at file offset or mem offset off). */
+static void add_record(struct tx *t, uint64_t off, const char *p, size_t len, bool mem)
+{
+	if (len > LEN_MAX)
+		len = LEN_MAX;
+	if (t->nrecs >= UINT32_MAX - 1)
+		return;
+	t->recs = xgrow(t->recs, &t->caprecs, t->nrecs + 1, sizeof(*t->recs));
+	size_t idx = t->nrecs++;
+	struct rec *r = &t->recs[idx];
+	r->loc = off << 24 | len;
+	r->meta = 0;
+	set_flags(r, mem ? RF_MEM : 0);
+	cJSON *o = NULL;
+	size_t k = 0;
+	while (k < len && (p[k] == ' ' || p[k] == '\t'))
+		k++;
+	if (k < len && p[k] == '{')
+		o = cJSON_ParseWithLength(p, len);
+	enum rtype type = o ? tx_type_of(o) : R_RAW;
+	r->meta |= (uint32_t)type;
+	unsigned flags = REC_FLAGS(r);
+	if (type == R_CALL) {
+		const char *id = tx_str_field(o, (const char *const[]){"id", NULL});
+		if (id) {
+			if (t->npend == TP_ARRAY_LEN(t->pend))
+				memmove(t->pend, t->pend + 1, --t->npend * sizeof(*t->pend));
+			t->pend[t->npend++] = (struct pending){hash_str(id), (uint32_t)idx};
+		}
+	} else if (type == R_RESULT) {
+		const cJSON *err = cJSON_GetObjectItemCaseSensitive(o, "is_error");
+		if (cJSON_IsTrue(err))
+			flags |= RF_FAILED;
+		const char *id = tx_str_field(o, (const char *const[]){"id", NULL});
+		uint64_t h = id ? hash_str(id) : 0;
+		for (size_t i = t->npend; id && i-- > 0;) {
+			if (t->pend[i].hash != h)
+				continue;
+			uint32_t call = t->pend[i].rec;
+			memmove(&t->pend[i], &t->pend[i + 1], (t->npend - i - 1) * sizeof(*t->pend));
+			t->npend--;
+			flags |= RF_ATTACHED;
+			res_put(t, call, (uint32_t)idx);
+			/* An open call grows by its result; a folded one shows a mark. */
+			if (REC_FLAGS(&t->recs[call]) & RF_OPEN) {
+				set_flags(r, flags);
+				cJSON_Delete(o);
+				set_lines(r, 0);
+				recount(t, call);
+				return;
+			}
+			if (t->r.valid && t->r.rec == call)
+				t->r.valid = false;
+			break;
+		}
+	}
+	set_flags(r, flags);
+	set_lines(r, type == R_RAW || o ? tx_count(t, idx, o) : 1);
+	cJSON_Delete(o);
+	r->first = t->total;
+	t->total += REC_LINES(r);
+}
+
+/* Index complete lines of the file from t->scanned; at_eof also takes a
+ * last line without a newline. */
+static bool index_file(struct tx *t, int64_t budget_ms, bool at_eof)
+{
+	int64_t end = now_ms() + budget_ms;
+	if (!t->ibuf)
+		t->ibuf = xmalloc(INDEX_BLOCK);
+	char *buf = t->ibuf;
+	bool more = true;
+	for (;;) {
+		size_t want = INDEX_BLOCK;
+		if (t->limit - t->scanned < want)
+			want = (size_t)(t->limit - t->scanned);
+		ssize_t got = want ? pread(t->fd, buf, want, (off_t)t->scanned) : 0;
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			more = false;
+			break;
+		}
+		size_t used = 0;
+		while (used < (size_t)got) {
+			const char *nl = memchr(buf + used, '\n', (size_t)got - used);
+			if (!nl)
+				break;
+			size_t len = (size_t)(nl - (buf + used));
+			if (len && buf[used + len - 1] == '\r')
+				len--;
+			if (len)
+				add_record(t, t->scanned + used, buf + used, len, false);
+			used = (size_t)(nl - buf) + 1;
+		}
+		if (used == 0 && (size_t)got == want && want == INDEX_BLOCK) {
+			/* One line longer than a block: take it cut. */
+			add_record(t, t->scanned, buf, (size_t)got, false);
+			used = (size_t)got;
+		}
+		if (used == 0) {
+			if (at_eof) {
+				add_record(t, t->scanned, buf, (size_t)got, false);
+				t->scanned += (uint64_t)got;
+			}
+			more = false;
+			break;
+		}
+		t->scanned += used;
+		if (now_ms() >= end)
+			break;
+	}
+	return more;
+}
+
+/* Streamed lines that arrived while the file was still being read. */
+static void index_pending(struct tx *t)
+{
+	while (t->mem_indexed < t->mem.len) {
+		const char *p = t->mem.buf + t->mem_indexed;
+		const char *nl = memchr(p, '\n', t->mem.len - t->mem_indexed);
+		size_t n = nl ? (size_t)(nl - p) : t->mem.len - t->mem_indexed;
+		add_record(t, t->mem_indexed, p, n, true);
+		t->mem_indexed += n + 1;
+	}
+}
+
+static bool tx_pump(struct view *v, int64_t budget_ms)
+{
+	struct tx *t = v->priv;
+	/* A watched file may be mid-line at its end: wait for the newline. */
+	bool more = t->fd >= 0 && t->scanned < t->limit &&
+		    index_file(t, budget_ms, !t->live && !v->ticking);
+	if (!more)
+		index_pending(t);
+	view_set_lines(v, t->total);
+	return more;
+}
+
+/* ---- view ops ---- */
+
+static size_t rec_of_line(const struct tx *t, size_t line)
+{
+	size_t lo = 0, hi = t->nrecs;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->recs[mid].first <= line)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void tx_line(struct view *v, size_t idx, struct line_out *out)
+{
+	struct tx *t = v->priv;
+	if (t->placeholder) {
+		lo_reset(out, LINE_EMPTY);
+		lo_adds(out, LINE_EMPTY, t->placeholder);
+		return;
+	}
+	size_t ri = rec_of_line(t, idx);
+	const struct rendered *r = tx_render(t, ri);
+	size_t sub = idx - t->recs[ri].first;
+	if (sub >= r->n) {
+		lo_reset(out, LINE_TX_RAW);
+		return;
+	}
+	enum line_type type = (enum line_type)r->l[sub].type;
+	lo_reset(out, type);
+	lo_add(out, type, r->text.buf + r->l[sub].off, r->l[sub].len);
+}
+
+static int tx_open(struct view *v, const struct view_arg *arg, struct tp_err *err)
+{
+	struct tx *t = v->priv;
+	t->fd = -1;
+	if (!arg->path && arg->name) {
+		/* A placeholder: nothing to show yet, and it says why. */
+		t->placeholder = xstrdup(arg->name);
+		v->ref = xstrdup("");
+		view_set_lines(v, 1);
+		return 0;
+	}
+	if (!arg->path) {
+		tp_err_set(err, TP_EXIT_USAGE, "transcript view: no file given");
+		return -1;
+	}
+	t->path = path_is_dir(arg->path) ? path_join(arg->path, "transcript.jsonl")
+					 : xstrdup(arg->path);
+	t->key = arg->name ? xstrdup(arg->name) : NULL;
+	t->live = arg->model != NULL;
+	t->fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	if (t->fd < 0 && !(t->live && errno == ENOENT)) {
+		tp_err_set(err, TP_EXIT_USAGE, "cannot open %s: %s", t->path, strerror(errno));
+		return -1;
+	}
+	t->block = xmalloc(BLOCK);
+	/* A live attempt's file is read up to where it is now; what the stage
+	 * prints from here on arrives through the read op. */
+	struct stat sb;
+	t->limit = UINT64_MAX;
+	if (t->live)
+		t->limit = t->fd >= 0 && fstat(t->fd, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+	v->ref = xstrdup(arg->name ? arg->name : t->path);
+	v->follow = t->live || arg->line < 0;
+	/* Following a file nobody feeds us (another tileport writes it):
+	 * watch it grow. */
+	v->ticking = v->follow && !t->live;
+	v->loading = tx_pump(v, 5);
+	if (arg->line > 0)
+		view_select(v, (size_t)arg->line - 1);
+	else if (arg->line < 0 && v->nlines)
+		view_select(v, v->nlines - 1);
+	return 0;
+}
+
+static void tx_read(struct view *v, const char *key, const char *line, size_t n)
+{
+	struct tx *t = v->priv;
+	if (!t->live || !t->key || !key || strcmp(key, t->key) != 0)
+		return;
+	if (n && line[n - 1] == '\r')
+		n--;
+	if (!n)
+		return;
+	sb_add(&t->mem, line, n);
+	sb_addc(&t->mem, '\n');
+	/* Records stay in order: the file's first, then what streamed. */
+	if (v->loading)
+		return;
+	index_pending(t);
+	view_set_lines(v, t->total);
+}
+
+static void toggle(struct tx *t, size_t ri)
+{
+	struct rec *r = &t->recs[ri];
+	set_flags(r, REC_FLAGS(r) ^ RF_OPEN);
+	recount(t, ri);
+}
+
+static bool foldable(const struct rec *r)
+{
+	return REC_TYPE(r) == R_CALL || (REC_TYPE(r) == R_RESULT && !(REC_FLAGS(r) & RF_ATTACHED));
+}
+
+static enum request tx_request(struct view *v, enum request req)
+{
+	struct tx *t = v->priv;
+	if (!t->nrecs || t->placeholder)
+		return req;
+	size_t ri = rec_of_line(t, v->lineno);
+	switch (req) {
+	case REQ_ENTER:
+	case REQ_TOGGLE_FOLD:
+		if (!foldable(&t->recs[ri]))
+			return req == REQ_ENTER ? REQ_MOVE_DOWN : REQ_NONE;
+		toggle(t, ri);
+		view_set_lines(v, t->total);
+		view_select(v, t->recs[ri].first);
+		view_redraw(v);
+		return REQ_NONE;
+	case REQ_TOGGLE_FOLD_ALL: {
+		/* Open everything if anything is folded, else fold everything. */
+		bool open = false;
+		for (size_t i = 0; i < t->nrecs && !open; i++)
+			open = foldable(&t->recs[i]) && !(REC_FLAGS(&t->recs[i]) & RF_OPEN);
+		for (size_t i = 0; i < t->nrecs; i++) {
+			struct rec *r = &t->recs[i];
+			if (!foldable(r) || !!(REC_FLAGS(r) & RF_OPEN) == open)
+				continue;
+			set_flags(r, REC_FLAGS(r) ^ RF_OPEN);
+			cJSON *o = tx_parse(t, i);
+			set_lines(r, tx_count(t, i, o));
+			cJSON_Delete(o);
+		}
+		renumber(t, 0);
+		t->r.valid = false;
+		view_set_lines(v, t->total);
+		view_select(v, t->recs[ri].first);
+		view_redraw(v);
+		return REQ_NONE;
+	}
+	case REQ_MOVE_NEXT_SECTION:
+	case REQ_MOVE_PREV_SECTION: {
+		bool next = req == REQ_MOVE_NEXT_SECTION;
+		for (size_t i = ri; next ? i + 1 < t->nrecs : i > 0;) {
+			i = next ? i + 1 : i - 1;
+			enum rtype ty = REC_TYPE(&t->recs[i]);
+			if (REC_LINES(&t->recs[i]) && (ty == R_CALL || ty == R_RESULT || ty == R_FINAL ||
+						       ty == R_ERROR)) {
+				view_select(v, t->recs[i].first);
+				return REQ_NONE;
+			}
+		}
+		return REQ_NONE;
+	}
+	case REQ_TOGGLE_FOLLOW:
+		v->ticking = !v->follow && !t->live;
+		return req;
+	case REQ_REFRESH:
+		return REQ_NONE;
+	default:
+		return req;
+	}
+}
+
+/* Search raw record bytes first: only records whose JSON contains the text
+ * are formatted and checked line by line. */
+static ssize_t tx_find(struct view *v, size_t from, bool backward, const struct view_search *s)
+{
+	struct tx *t = v->priv;
+	if (!t->nrecs)
+		return -1;
+	struct line_out lo;
+	lo_init(&lo);
+	size_t start = rec_of_line(t, from);
+	ssize_t found = -1;
+	for (size_t k = 0; k <= t->nrecs && found < 0; k++) {
+		size_t ri = backward ? (start + t->nrecs - k) % t->nrecs : (start + k) % t->nrecs;
+		const struct rec *r = &t->recs[ri];
+		if (!REC_LINES(r))
+			continue;
+		size_t len;
+		const char *p = tx_raw(t, r, &len);
+		bool hit = view_search_in(s, p, len) != NULL;
+		bool in_result = false;
+		if (!hit && REC_TYPE(r) == R_CALL) {
+			uint32_t res = tx_result_of(t, (uint32_t)ri);
+			if (res != UINT32_MAX) {
+				p = tx_raw(t, &t->recs[res], &len);
+				hit = in_result = view_search_in(s, p, len) != NULL;
+			}
+		}
+		if (!hit)
+			continue;
+		/* A match inside a folded tool call opens it: the text is what
+		 * was searched for, not the one-line summary. */
+		if (foldable(r) && !(REC_FLAGS(r) & RF_OPEN)) {
+			bool summary_hit = false;
+			if (!in_result) {
+				tx_line(v, r->first, &lo);
+				summary_hit = view_search_in(s, sb_str(&lo.text), lo.text.len) != NULL;
+			}
+			if (!summary_hit) {
+				toggle(t, ri);
+				view_set_lines(v, t->total);
+				view_redraw(v);
+			}
+		}
+		uint32_t n = REC_LINES(r);
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t sub = backward ? n - 1 - j : j;
+			size_t line = r->first + sub;
+			/* In the first and last record visited, honour the cursor. */
+			if (k == 0 && (backward ? line > from : line < from))
+				continue;
+			if (k == t->nrecs && (backward ? line <= from : line >= from))
+				continue;
+			tx_line(v, line, &lo);
+			if (view_search_in(s, sb_str(&lo.text), lo.text.len)) {
+				found = (ssize_t)line;
+				break;
+			}
+		}
+	}
+	lo_free(&lo);
+	return found;
+}
+
+static void tx_tick(struct view *v)
+{
+	struct tx *t = v->priv;
+	struct stat sb;
+	if (!v->loading && t->fd >= 0 && fstat(t->fd, &sb) == 0 && (uint64_t)sb.st_size > t->scanned)
+		v->loading = true;
+}
+
+static void tx_title(struct view *v, struct sbuf *out)
+{
+	struct tx *t = v->priv;
+	if (t->placeholder)
+		return;
+	sb_printf(out, "%zu records", t->nrecs);
+}
+
+static const char *tx_file(struct view *v, long *line)
+{
+	struct tx *t = v->priv;
+	*line = 0;
+	if (t->nrecs) {
+		size_t ri = rec_of_line(t, v->lineno);
+		if (!(REC_FLAGS(&t->recs[ri]) & RF_MEM))
+			*line = (long)ri + 1;
+	}
+	return t->path;
+}
+
+static void tx_done(struct view *v)
+{
+	struct tx *t = v->priv;
+	if (t->fd >= 0)
+		close(t->fd);
+	free(t->path);
+	free(t->placeholder);
+	free(t->key);
+	free(t->block);
+	free(t->ibuf);
+	sb_free(&t->mem);
+	free(t->recs);
+	free(t->res_key);
+	free(t->res_val);
+	sb_free(&t->r.text);
+	free(t->r.l);
+}
+
+const struct view_ops transcript_view_ops = {
+	.type = "transcript",
+	.private_size = sizeof(struct tx),
+	.open = tx_open,
+	.line = tx_line,
+	.request = tx_request,
+	.title = tx_title,
+	.pump = tx_pump,
+	.find = tx_find,
+	.read = tx_read,
+	.tick = tx_tick,
+	.file = tx_file,
+	.done = tx_done,
+};

@@ -174,7 +174,7 @@ void irdiff_report_markdown(const struct irdiff_result *r, const char *ref_path,
 	validation_row(o, "generated", r->gen);
 	char *vl = irdiff_verdict_line(r);
 	sb_printf(o, "\n## Automated Diff\n\n`tileport irdiff %s %s` (the diff_ir.sh rule set) "
-		     "exited %d:\n\n    %s\n\n%d critical, %d warning(s), %d info, %d note(s).\n",
+		     "exited %d:\n\n    %s\n\nFindings: CRITICAL %d, WARN %d, INFO %d, NOTE %d.\n",
 		  ref_path, gen_path, irdiff_exit_code(r->verdict), vl, r->ncritical, r->nwarn,
 		  r->ninfo, r->nnote);
 	free(vl);
@@ -198,7 +198,9 @@ void irdiff_report_markdown(const struct irdiff_result *r, const char *ref_path,
 		shown++;
 	}
 	if (!shown)
-		sb_adds(o, "No structural difference between the reference and the generated IR.\n");
+		sb_adds(o, "No structural difference between the reference and the generated IR "
+			   "(no class applies: user_code | dsl_limitation | compiler_bug | "
+			   "semantic_equiv).\n");
 	sb_adds(o, "\n## Impact Assessment\n\n| Difference | Correctness impact | Performance impact "
 		   "| Blocking? |\n|---|---|---|---|\n");
 	for (size_t i = 0; i < r->nfindings; i++) {

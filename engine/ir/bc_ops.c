@@ -12,14 +12,18 @@ static bool is_terminator(unsigned opcode)
 
 /* ---- value list ---------------------------------------------------- */
 
+/* A new value id; `visible` = it takes a position in the scoped list that
+ * operands index (results the file predates do not, §6.2.1). */
 static uint32_t new_value(struct bc_ctx *cx, uint32_t type, const struct bc_op *def,
-			  uint32_t index)
+			  uint32_t index, bool visible)
 {
 	cx->values = xgrow(cx->values, &cx->cvalues, cx->nvalues + 1, sizeof(*cx->values));
 	cx->values[cx->nvalues] = (struct bc_value){type, def, index};
 	uint32_t id = (uint32_t)cx->nvalues++;
-	cx->scope = xgrow(cx->scope, &cx->cscope, cx->nscope + 1, sizeof(*cx->scope));
-	cx->scope[cx->nscope++] = id;
+	if (visible) {
+		cx->scope = xgrow(cx->scope, &cx->cscope, cx->nscope + 1, sizeof(*cx->scope));
+		cx->scope[cx->nscope++] = id;
+	}
 	return id;
 }
 
@@ -204,8 +208,15 @@ static void read_op(struct bc_rd *r, struct bc_op *op)
 	} else {
 		op->nres = in->nres;
 	}
-	op->res_types = bc_alloc_array(cx->ar, op->nres, sizeof(uint32_t));
-	for (uint32_t i = 0; i < op->nres; i++) {
+	/* A result the file predates still exists in the op, with its default
+	 * type (token), but operands cannot refer to it. */
+	uint32_t nread = op->nres, nall = op->nres;
+	if (in->v && in->nres != BC_VARIADIC && cx->minor < in->res_since)
+		nall = in->nres;
+	op->res_types = bc_alloc_array(cx->ar, nall, sizeof(uint32_t));
+	for (uint32_t i = nread; i < nall; i++)
+		op->res_types[i] = BC_TYPE_DEFAULT_TOKEN;
+	for (uint32_t i = 0; i < nread; i++) {
 		size_t at = r->pos;
 		uint64_t t = bc_varint(r);
 		bc_check_type(cx, t, at);
@@ -263,8 +274,9 @@ static void read_op(struct bc_rd *r, struct bc_op *op)
 	}
 
 	/* results become values only now (§6.5) */
+	op->nres = nall;
 	for (uint32_t i = 0; i < op->nres; i++) {
-		uint32_t id = new_value(cx, op->res_types[i], op, i);
+		uint32_t id = new_value(cx, op->res_types[i], op, i, i < nread);
 		if (i == 0)
 			op->first_result = id;
 	}
@@ -294,7 +306,7 @@ static void read_block(struct bc_rd *r, struct bc_block *b, const struct bc_op *
 		b->arg_types[i] = (uint32_t)t;
 	}
 	for (uint32_t i = 0; i < b->nargs; i++) {
-		uint32_t id = new_value(cx, b->arg_types[i], NULL, i);
+		uint32_t id = new_value(cx, b->arg_types[i], NULL, i, true);
 		if (i == 0)
 			b->first_arg = id;
 	}
@@ -410,7 +422,7 @@ void bc_read_functions(struct bc_ctx *cx)
 		f->body.nargs = st->nin;
 		f->body.arg_types = st->in;
 		for (uint32_t k = 0; k < st->nin; k++)
-			new_value(cx, st->in[k], NULL, k);
+			new_value(cx, st->in[k], NULL, k, true);
 		start_debug_list(cx, f, lat);
 		cx->depth = 0;
 		read_body(&r, f, (size_t)blen);

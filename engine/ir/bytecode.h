@@ -285,4 +285,61 @@ void bc_print_float(unsigned tag, uint64_t bits, struct sbuf *out);
 /* A string literal with LLVM's escaping. */
 void bc_print_string(const uint8_t *s, size_t n, struct sbuf *out);
 
+/* ---- writer (tests, fuzz seeds, benchmark) ------------------------------
+ * Builds a file from the encoding rules. Op records are appended by the
+ * caller with the primitive encoders; the writer owns the tables, the
+ * section framing and the padding. */
+
+void bcw_varint(struct sbuf *b, uint64_t v);
+void bcw_svarint(struct sbuf *b, int64_t v);
+void bcw_uint(struct sbuf *b, uint64_t v, unsigned bytes); /* little-endian */
+/* Append n varints; BCW_V(b, 0x50, 2, 0) appends a literal list. */
+void bcw_va(struct sbuf *b, const uint64_t *v, size_t n);
+#define BCW_LIST(...) (const uint64_t[]){__VA_ARGS__}
+#define BCW_LEN(...) (sizeof(BCW_LIST(__VA_ARGS__)) / sizeof(uint64_t))
+#define BCW_V(b, ...) bcw_va((b), BCW_LIST(__VA_ARGS__), BCW_LEN(__VA_ARGS__))
+/* i32 / i64 arrays: varint n + fixed-width elements. */
+void bcw_i32s(struct sbuf *b, unsigned n, const int32_t *v);
+void bcw_i64s(struct sbuf *b, unsigned n, const int64_t *v);
+
+enum bcw_style {
+	BCW_CPP,    /* C++ writer: Global, Func, Constant, Debug, Type, Producer, String */
+	BCW_PYTHON, /* cuTile Python: Func, Global, Constant, Debug, Type, String */
+};
+
+struct bc_writer;
+struct bc_writer *bcw_new(unsigned minor, enum bcw_style style);
+void bcw_free(struct bc_writer *w);
+uint32_t bcw_string(struct bc_writer *w, const char *s);
+/* A type entry given its bytes (tag + payload); entries are deduplicated. */
+uint32_t bcw_type_raw(struct bc_writer *w, const struct sbuf *entry);
+uint32_t bcw_scalar(struct bc_writer *w, unsigned tag);
+uint32_t bcw_ptr(struct bc_writer *w, uint32_t pointee);
+uint32_t bcw_tile(struct bc_writer *w, uint32_t elem, unsigned rank, const int64_t *shape);
+uint32_t bcw_tensor_view(struct bc_writer *w, uint32_t elem, unsigned rank, const int64_t *shape,
+			 const int64_t *strides);
+/* padding < 0: none. dim_map NULL: identity of the tile rank. */
+uint32_t bcw_partition_view(struct bc_writer *w, unsigned ntile, const int32_t *tile,
+			    uint32_t tview, const int32_t *dim_map, int padding);
+uint32_t bcw_strided_view(struct bc_writer *w, unsigned ntile, const int32_t *tile,
+			  const int32_t *trav, uint32_t tview, const int32_t *dim_map, int padding);
+uint32_t bcw_gather_scatter_view(struct bc_writer *w, unsigned ntile, const int32_t *tile,
+				 uint32_t tview, uint32_t sparse_dim, int padding);
+uint32_t bcw_func_type(struct bc_writer *w, unsigned nin, const uint32_t *in, unsigned nout,
+		       const uint32_t *out);
+uint32_t bcw_constant(struct bc_writer *w, const void *bytes, size_t len);
+void bcw_global(struct bc_writer *w, const char *name, uint32_t type, uint32_t constant,
+		uint64_t alignment, unsigned visibility, bool is_constant);
+void bcw_producer(struct bc_writer *w, const char *producer);
+/* 1-based debug attribute reference; fields per §8 (strings as indices). */
+uint32_t bcw_debug_attr(struct bc_writer *w, unsigned tag, const uint64_t *f, size_t n);
+/* A function's debug list (its own location, then one per op in
+ * pre-order); returns the 1-based list index for bcw_func's `loc`. */
+uint32_t bcw_debug_list(struct bc_writer *w, unsigned n, const uint64_t *refs);
+/* An entry: hints = tagged attribute bytes (tag 11 …) or NULL. */
+void bcw_func(struct bc_writer *w, const char *name, uint32_t sig, uint32_t loc,
+	      const struct sbuf *hints, const struct sbuf *body);
+/* The whole file. */
+void bcw_finish(struct bc_writer *w, struct sbuf *out);
+
 #endif

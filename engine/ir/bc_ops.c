@@ -185,10 +185,10 @@ static void read_op(struct bc_rd *r, struct bc_op *op)
 	const struct bc_opinfo *in = bc_opinfo((unsigned)(opcode <= BC_MAX_OPCODE ? opcode : 0xffff));
 	if (!in) {
 		if (opcode == 0x16 || opcode == 0x31 || opcode == 0x4B)
-			bc_fail(cx, op->offset, "op '%s' (opcode 0x%llx) cannot appear inside a function body",
+			bc_fail(cx, op->offset, "op '%s' (opcode 0x%llX) cannot appear inside a function body",
 				opcode == 0x16 ? "entry" : opcode == 0x31 ? "global" : "module",
 				(unsigned long long)opcode);
-		bc_fail(cx, op->offset, "unknown or unimplemented opcode %llu (0x%llx)",
+		bc_fail(cx, op->offset, "unknown or unimplemented opcode %llu (0x%llX)",
 			(unsigned long long)opcode, (unsigned long long)opcode);
 	}
 	op->opcode = (uint16_t)opcode;

@@ -25,4 +25,16 @@ int cli_report(const struct tp_err *err);
 /* Print a command's usage text (from its table entry) to `out`. */
 void cli_print_usage(FILE *out, const char *usage);
 
+#include "engine/core/config.h"
+
+/* The workspace: --workspace (per command, else global), else $TILEGYM_PATH,
+ * else `workspace` in the user config, else the current directory when it
+ * looks like a TileGym checkout (has src/tilegym). NULL when none. */
+char *cli_workspace(const char *opt);
+/* User config, then WORKSPACE/.tileport.conf. Exits the command with the
+ * parse error on a malformed file. */
+int cli_load_config(struct config *c, const char *workspace, struct tp_err *err);
+/* Parse "X=VALUE" for --driver/--validator into slots[letter]. */
+int cli_stage_assign(const char *cmd, const char *opt, const char *arg, const char *slots[26]);
+
 #endif

@@ -45,7 +45,7 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) TP_PRINTF(1, 2);
-char *xvasprintf(const char *fmt, va_list ap);
+char *xvasprintf(const char *fmt, va_list ap) TP_PRINTF(1, 0);
 
 /* Grow an array: ensures room for `need` elements of `size` bytes. */
 void *xgrow(void *p, size_t *cap, size_t need, size_t size);
@@ -60,7 +60,7 @@ void sb_add(struct sbuf *sb, const void *data, size_t n);
 void sb_adds(struct sbuf *sb, const char *s);
 void sb_addc(struct sbuf *sb, char c);
 void sb_printf(struct sbuf *sb, const char *fmt, ...) TP_PRINTF(2, 3);
-void sb_vprintf(struct sbuf *sb, const char *fmt, va_list ap);
+void sb_vprintf(struct sbuf *sb, const char *fmt, va_list ap) TP_PRINTF(2, 0);
 void sb_reset(struct sbuf *sb);
 void sb_free(struct sbuf *sb);
 char *sb_detach(struct sbuf *sb); /* caller frees; never NULL */

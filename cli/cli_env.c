@@ -1,0 +1,43 @@
+/* Where a command finds its workspace and configuration. */
+#include "cli/cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+char *cli_workspace(const char *opt)
+{
+	if (opt && *opt)
+		return xstrdup(opt);
+	if (cli_globals.workspace)
+		return xstrdup(cli_globals.workspace);
+	const char *env = getenv("TILEGYM_PATH");
+	if (env && *env)
+		return xstrdup(env);
+	struct config c = {0};
+	char *ws = NULL;
+	if (config_load_default(&c, NULL, NULL) == 0 && config_get(&c, "workspace"))
+		ws = xstrdup(config_get(&c, "workspace"));
+	config_free(&c);
+	if (ws)
+		return ws;
+	if (path_is_dir("src/tilegym")) {
+		char *cwd = getcwd(NULL, 0);
+		return cwd;
+	}
+	return NULL;
+}
+
+int cli_load_config(struct config *c, const char *workspace, struct tp_err *err)
+{
+	return config_load_default(c, workspace, err);
+}
+
+int cli_stage_assign(const char *cmd, const char *opt, const char *arg, const char *slots[26])
+{
+	if (!arg || arg[0] < 'A' || arg[0] > 'Z' || arg[1] != '=' || !arg[2])
+		return cli_usage_error(cmd, "%s expects X=VALUE with X a stage letter, got '%s'", opt,
+				       arg ? arg : "");
+	slots[arg[0] - 'A'] = arg + 2;
+	return 0;
+}

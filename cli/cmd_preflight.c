@@ -1,0 +1,66 @@
+/* tileport preflight [--json]: what the pipeline needs and what is missing. */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+
+#include "engine/core/preflight.h"
+#include "engine/core/run.h"
+
+static const char usage[] =
+	"usage: tileport preflight [--workspace DIR] [--out DIR] [--json]\n"
+	"\n"
+	"Check the reference environment (TILEGYM_PATH, TILEIRAS_BIN, CUDA_TILE_OPT_BIN,\n"
+	"TRITON_TILEIR_PYTHONPATH, CUDA_TOOLKIT_PATH, CUTILE_KERNEL_OUT_ROOT) plus\n"
+	"cargo, python and a GPU, and say whether a run would be online, offline\n"
+	"(toolchain missing: A, B, D do their offline part) or impossible.\n"
+	"\n"
+	"exit: 0 everything present, 3 something is missing (offline or impossible)\n";
+
+int cmd_preflight(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"workspace", required_argument, NULL, 'w'},
+		{"out", required_argument, NULL, 'o'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *wopt = NULL, *oopt = NULL;
+	bool json = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "w:o:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w': wopt = optarg; break;
+		case 'o': oopt = optarg; break;
+		case 'j': json = true; break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: return cli_usage_error("preflight", "unknown option");
+		}
+	}
+	if (optind != argc)
+		return cli_usage_error("preflight", "unexpected argument '%s'", argv[optind]);
+	char *ws = cli_workspace(wopt);
+	struct config cfg = {0};
+	struct tp_err err;
+	if (cli_load_config(&cfg, ws && path_is_dir(ws) ? ws : NULL, &err) < 0) {
+		free(ws);
+		return cli_report(&err);
+	}
+	char *out = run_out_root(oopt, ws, config_get(&cfg, "out_root"));
+	struct preflight pf;
+	preflight_run(&pf, ws, out);
+	if (json) {
+		char *s = preflight_json(&pf);
+		puts(s);
+		free(s);
+	} else {
+		preflight_print(&pf, stdout);
+	}
+	int rc = pf.online ? TP_EXIT_OK : TP_EXIT_ENV;
+	preflight_free(&pf);
+	config_free(&cfg);
+	free(out);
+	free(ws);
+	return rc;
+}

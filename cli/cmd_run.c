@@ -1,0 +1,252 @@
+/* tileport run OP / tileport resume RUN: drive the pipeline. */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/core/loop.h"
+#include "engine/core/pipeline.h"
+#include "engine/core/run.h"
+
+static const char run_usage[] =
+	"usage: tileport run OP [--workspace DIR] [--out DIR] [--headless]\n"
+	"                       [--driver X=SPEC]... [--validator X=CMD]... [--table FILE]\n"
+	"\n"
+	"Start a conversion run of operator OP (src/tilegym/ops/cutile/OP.py in the\n"
+	"workspace). The run directory is OUT/OP, OUT being --out, else\n"
+	"$CUTILE_KERNEL_OUT_ROOT, else `out_root` in the config, else\n"
+	"WORKSPACE/cutile_kernel_out.\n"
+	"\n"
+	"  --workspace DIR   the TileGym checkout (default: $TILEGYM_PATH)\n"
+	"  --out DIR         the output root\n"
+	"  --headless        no screen: print one line per event\n"
+	"  --driver X=SPEC   the agent for stage X (A-F); SPEC is exec:COMMAND, run with\n"
+	"                    /bin/sh -c. Also `driver.X = SPEC` in the config.\n"
+	"  --validator X=CMD the orchestrator's validator for stage X instead of the\n"
+	"                    table's (`builtin`, `none`, or a shell command)\n"
+	"  --table FILE      the pipeline table (default: the installed skill/pipeline.json)\n"
+	"\n"
+	"When the cuTile toolchain or a GPU is missing the run goes offline: stages\n"
+	"A, B and D do their offline part and the run ends OFFLINE_COMPLETE.\n"
+	"\n"
+	"exit: 0 PIPELINE_COMPLETE or OFFLINE_COMPLETE, 1 STOP or aborted, 2 bad usage\n"
+	"or input, 3 environment missing and offline work impossible\n";
+
+static const char resume_usage[] =
+	"usage: tileport resume RUN [--online] [--headless] [--driver X=SPEC]...\n"
+	"                          [--validator X=CMD]...\n"
+	"\n"
+	"Continue a run that was interrupted (killed, aborted, crashed). RUN is a run\n"
+	"directory or an op name in the output root. An attempt that was running is\n"
+	"run again under the same number.\n"
+	"\n"
+	"  --online   the run ended OFFLINE_COMPLETE and the toolchain is now present:\n"
+	"             re-run the deferred stages, in order, then route as usual\n"
+	"\n"
+	"exit codes as for 'tileport run'\n";
+
+static volatile sig_atomic_t interrupted;
+
+struct headless {
+	FILE *out;
+};
+
+static void print_event(struct pipeline *p, const struct pipeline_event *e, void *ud)
+{
+	struct headless *h = ud;
+	(void)p;
+	if (e->kind != PEV_EVENT)
+		return;
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e->ev, "msg");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(e->ev, "t");
+	if (!cJSON_IsString(msg))
+		return;
+	time_t secs = cJSON_IsNumber(t) ? (time_t)(t->valuedouble / 1000) : time(NULL);
+	struct tm tm;
+	gmtime_r(&secs, &tm);
+	char ts[16];
+	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+	fprintf(h->out, "%s %s\n", ts, msg->valuestring);
+	fflush(h->out);
+}
+
+static void on_signal(struct loop *l, int signo, void *ud)
+{
+	struct pipeline *p = ud;
+	(void)l;
+	interrupted = signo;
+	struct tp_err err;
+	if (!pipeline_finished(p))
+		pipeline_abort(p, &err);
+}
+
+static int drive(struct pipeline *p, struct loop *l, bool headless)
+{
+	if (!headless && isatty(STDOUT_FILENO))
+		fprintf(stderr, "tileport: the workbench screen is not part of this build yet; "
+				"running headless\n");
+	struct headless h = {stdout};
+	pipeline_listen(p, print_event, &h);
+	loop_on_signal(l, SIGINT, on_signal, p);
+	loop_on_signal(l, SIGTERM, on_signal, p);
+	loop_on_signal(l, SIGHUP, on_signal, p);
+	pipeline_start(p);
+	while (pipeline_busy(p))
+		if (loop_run_once(l, -1) < 0)
+			break;
+	const struct run_state *st = pipeline_state(p);
+	int rc = pipeline_exit_code(p);
+	if (interrupted || (st->status && strcmp(st->status, "aborted") == 0)) {
+		fprintf(stderr, "tileport: run interrupted; continue it with 'tileport resume %s'\n",
+			st->run_dir);
+		rc = TP_EXIT_FAILED;
+	}
+	return rc;
+}
+
+struct run_args {
+	const char *workspace, *out, *table;
+	const char *drivers[26], *validators[26];
+	bool headless, online;
+};
+
+static int parse(const char *cmd, const char *usage, int argc, char **argv, struct run_args *a)
+{
+	static const struct option opts[] = {
+		{"workspace", required_argument, NULL, 'w'},
+		{"out", required_argument, NULL, 'o'},
+		{"headless", no_argument, NULL, 'H'},
+		{"driver", required_argument, NULL, 'd'},
+		{"validator", required_argument, NULL, 'v'},
+		{"table", required_argument, NULL, 't'},
+		{"online", no_argument, NULL, 'O'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "w:o:Hd:v:t:Oh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w': a->workspace = optarg; break;
+		case 'o': a->out = optarg; break;
+		case 'H': a->headless = true; break;
+		case 't': a->table = optarg; break;
+		case 'O': a->online = true; break;
+		case 'd':
+			if (cli_stage_assign(cmd, "--driver", optarg, a->drivers))
+				return TP_EXIT_USAGE;
+			break;
+		case 'v':
+			if (cli_stage_assign(cmd, "--validator", optarg, a->validators))
+				return TP_EXIT_USAGE;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return -1;
+		default:
+			return cli_usage_error(cmd, "unknown option");
+		}
+	}
+	if (a->online && strcmp(cmd, "resume") != 0)
+		return cli_usage_error(cmd, "--online applies to 'tileport resume'");
+	return 0;
+}
+
+/* Fill stage slots the command line left empty from `PREFIX.X` config keys. */
+static void from_config(const struct config *cfg, const char *prefix, const char *slots[26])
+{
+	for (int i = 0; i < 26; i++) {
+		if (slots[i])
+			continue;
+		char key[32];
+		snprintf(key, sizeof(key), "%s.%c", prefix, 'A' + i);
+		slots[i] = config_get(cfg, key);
+	}
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args a = {0};
+	int rc = parse("run", run_usage, argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (argc - optind != 1)
+		return cli_usage_error("run", "expected one operator name");
+	char *ws = cli_workspace(a.workspace);
+	if (!ws) {
+		fprintf(stderr, "tileport: no workspace: use --workspace DIR or set TILEGYM_PATH\n");
+		return TP_EXIT_USAGE;
+	}
+	struct config cfg = {0};
+	struct tp_err err;
+	if (cli_load_config(&cfg, path_is_dir(ws) ? ws : NULL, &err) < 0) {
+		free(ws);
+		return cli_report(&err);
+	}
+	from_config(&cfg, "driver", a.drivers);
+	from_config(&cfg, "validator", a.validators);
+	char *out = run_out_root(a.out, ws, config_get(&cfg, "out_root"));
+	struct pipeline_opts o = {.op = argv[optind], .workspace = ws, .out_root = out, .table_path = a.table};
+	memcpy(o.drivers, a.drivers, sizeof(o.drivers));
+	memcpy(o.validators, a.validators, sizeof(o.validators));
+	struct loop *l = loop_new();
+	struct pipeline *p;
+	if (pipeline_create(&p, l, &o, &err) < 0) {
+		rc = cli_report(&err);
+	} else {
+		rc = drive(p, l, a.headless);
+		pipeline_free(p);
+	}
+	loop_free(l);
+	config_free(&cfg);
+	free(out);
+	free(ws);
+	return rc;
+}
+
+int cmd_resume(int argc, char **argv)
+{
+	struct run_args a = {0};
+	int rc = parse("resume", resume_usage, argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (argc - optind != 1)
+		return cli_usage_error("resume", "expected one run (a directory or an op name)");
+	char *ws = cli_workspace(a.workspace);
+	struct config cfg = {0};
+	struct tp_err err;
+	if (cli_load_config(&cfg, ws && path_is_dir(ws) ? ws : NULL, &err) < 0) {
+		free(ws);
+		return cli_report(&err);
+	}
+	from_config(&cfg, "driver", a.drivers);
+	from_config(&cfg, "validator", a.validators);
+	char *out = run_out_root(a.out, ws, config_get(&cfg, "out_root"));
+	char *dir = run_resolve(argv[optind], out);
+	struct pipeline_opts o = {.table_path = a.table, .online = a.online};
+	memcpy(o.drivers, a.drivers, sizeof(o.drivers));
+	memcpy(o.validators, a.validators, sizeof(o.validators));
+	struct loop *l = loop_new();
+	struct pipeline *p;
+	if (pipeline_resume(&p, l, dir, &o, &err) < 0) {
+		rc = cli_report(&err);
+	} else if (pipeline_state(p)->final) {
+		const struct run_state *st = pipeline_state(p);
+		printf("run %s has already ended: %s%s%s\n", st->run_dir, st->final,
+		       st->reason ? ": " : "", st->reason ? st->reason : "");
+		rc = pipeline_exit_code(p);
+		pipeline_free(p);
+	} else {
+		rc = drive(p, l, a.headless);
+		pipeline_free(p);
+	}
+	loop_free(l);
+	config_free(&cfg);
+	free(dir);
+	free(out);
+	free(ws);
+	return rc;
+}

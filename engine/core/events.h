@@ -1,0 +1,23 @@
+/* The run's event log, .tileport/events.jsonl (design §4.2): one JSON
+ * object per line, append-only, each with "ts" (ISO 8601 UTC), "t" (ms
+ * since the epoch), "type" and the event's fields. The TUI can replay a run
+ * from it. A crash can leave a torn last line; readers skip it and
+ * events_repair() cuts it off before new events are appended. */
+#ifndef TILEPORT_CORE_EVENTS_H
+#define TILEPORT_CORE_EVENTS_H
+
+#include <cJSON.h>
+#include <stddef.h>
+
+#include "engine/core/util.h"
+
+/* Append one event; takes ownership of `fields` (may be NULL). The object
+ * written is returned through `written` when non-NULL (caller deletes). */
+int events_append(const char *run_dir, const char *type, cJSON *fields, cJSON **written,
+		  struct tp_err *err);
+/* Cut a torn trailing line left by a crash. */
+int events_repair(const char *run_dir);
+/* Read every complete event line; returns a cJSON array (caller deletes). */
+cJSON *events_read(const char *run_dir, struct tp_err *err);
+
+#endif

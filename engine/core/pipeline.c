@@ -1,0 +1,674 @@
+/* The automatic part of the orchestrator: creating and resuming runs,
+ * scheduling spawns on the loop, routing by the table under the caps,
+ * finishing a run, and telling listeners. */
+#include "engine/core/pipeline_int.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/core/driver.h"
+#include "engine/core/events.h"
+#include "engine/core/preflight.h"
+
+struct attempt *pl_cur(struct pipeline *p)
+{
+	return run_attempt_by_seq(&p->st, p->cur_seq);
+}
+
+cJSON *pl_attempt_fields(const struct attempt *a)
+{
+	cJSON *f = cJSON_CreateObject();
+	char l[2] = {a->stage, 0};
+	cJSON_AddNumberToObject(f, "seq", a->seq);
+	cJSON_AddStringToObject(f, "stage", l);
+	cJSON_AddNumberToObject(f, "attempt", a->n);
+	if (a->repair)
+		cJSON_AddBoolToObject(f, "repair", true);
+	if (a->verdict)
+		cJSON_AddStringToObject(f, "verdict", a->verdict);
+	return f;
+}
+
+void pl_emit(struct pipeline *p, const char *type, cJSON *fields, const char *fmt, ...)
+{
+	if (!fields)
+		fields = cJSON_CreateObject();
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		char *msg = xvasprintf(fmt, ap);
+		va_end(ap);
+		cJSON_AddStringToObject(fields, "msg", msg);
+		free(msg);
+	}
+	cJSON *ev = NULL;
+	struct tp_err err;
+	if (events_append(p->st.run_dir, type, fields, &ev, &err) < 0)
+		fprintf(stderr, "tileport: %s\n", err.msg);
+	struct pipeline_event e = {.kind = PEV_EVENT, .ev = ev};
+	for (size_t i = 0; i < p->nls; i++)
+		p->ls[i].fn(p, &e, p->ls[i].ud);
+	cJSON_Delete(ev);
+}
+
+void pl_save(struct pipeline *p)
+{
+	struct tp_err err;
+	p->st.updated = wall_ms();
+	if (run_state_save(&p->st, &err) < 0)
+		fprintf(stderr, "tileport: cannot save run state: %s\n", err.msg);
+}
+
+static void step(struct loop *l, void *ud);
+
+void pl_schedule(struct pipeline *p)
+{
+	if (p->started && !p->step_timer)
+		p->step_timer = loop_add_timer(p->loop, 0, step, p);
+}
+
+void pl_finish(struct pipeline *p, const char *final, const char *reason)
+{
+	struct run_state *st = &p->st;
+	pl_set(&st->final, final);
+	pl_set(&st->reason, reason);
+	st->next.set = false;
+	pl_set(&st->status, strcmp(final, "PIPELINE_COMPLETE") == 0	? "complete"
+			    : strcmp(final, "OFFLINE_COMPLETE") == 0 ? "offline_complete"
+								      : "stopped");
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "final", final);
+	if (reason)
+		cJSON_AddStringToObject(f, "reason", reason);
+	if (strcmp(final, "PIPELINE_COMPLETE") == 0) {
+		/* The final output contract is checked and recorded, never repaired. */
+		struct check_outcome o = {0};
+		const char *fv = p->table->final_validator;
+		int ran = fv ? pl_final_check(p, &o) : -1;
+		pl_set(&st->contract, ran < 0 ? "not_run" : o.status == CHECK_STATUS_PASS ? "pass" : "fail");
+		cJSON_AddStringToObject(f, "contract", st->contract);
+		if (o.summary)
+			cJSON_AddStringToObject(f, "contract_summary", o.summary);
+		if (o.text) {
+			char *path = run_path(st->run_dir, "contract.txt");
+			write_file(path, o.text, strlen(o.text), NULL);
+			free(path);
+		}
+		check_outcome_free(&o);
+	}
+	if (strcmp(final, "OFFLINE_COMPLETE") == 0) {
+		cJSON *d = cJSON_AddArrayToObject(f, "deferred");
+		for (size_t i = 0; i < st->natt; i++) {
+			const struct attempt *a = &st->att[i];
+			if (!a->verdict || strcmp(a->verdict, "DEFERRED") != 0)
+				continue;
+			for (size_t k = 0; a->deferred && a->deferred[k]; k++) {
+				char *s = xasprintf("%c:%s", a->stage, a->deferred[k]);
+				cJSON_AddItemToArray(d, cJSON_CreateString(s));
+				free(s);
+			}
+		}
+	}
+	pl_save(p);
+	pl_emit(p, "run_finished", f, "%s%s%s%s%s", final, reason ? ": " : "", reason ? reason : "",
+		st->contract && strcmp(final, "PIPELINE_COMPLETE") == 0 ? "; output contract: " : "",
+		st->contract && strcmp(final, "PIPELINE_COMPLETE") == 0 ? st->contract : "");
+}
+
+static bool cond_eval(const struct route_cond *c, void *ud)
+{
+	struct pipeline *p = ud;
+	int n = run_count(&p->st, c->stage);
+	return c->kind == COND_NOT_RUN ? n == 0 : n <= 1;
+}
+
+void pl_route(struct pipeline *p, struct attempt *a)
+{
+	struct run_state *st = &p->st;
+	if (a->verdict && strcmp(a->verdict, "DEFERRED") == 0)
+		a->counts = false; /* deferred work does not use up the cap */
+	a->state = a->state == ATTEMPT_SKIPPED ? ATTEMPT_SKIPPED : ATTEMPT_DONE;
+	const struct route_row *r = table_route(p->table, a->stage, a->n, a->verdict, a->klass,
+						st->offline, cond_eval, p);
+	char action[64];
+	const char *final = NULL;
+	char *reason = NULL;
+	if (!r) {
+		snprintf(action, sizeof(action), "STOP");
+		final = "STOP";
+		reason = xasprintf("no routing row for stage %c attempt %d verdict %s", a->stage, a->n,
+				   a->verdict ? a->verdict : "(none)");
+	} else {
+		route_row_action_str(r, action, sizeof(action));
+		a->route_row = r->index;
+		a->route_line = r->line;
+		if (r->action == ROUTE_SPAWN) {
+			const struct stage_def *t = table_stage(p->table, r->target);
+			int n = run_count(st, r->target);
+			if (st->offline && !t->deferrable) {
+				final = "OFFLINE_COMPLETE";
+				reason = xasprintf("stage %c needs the toolchain; resume online to run it", t->letter);
+			} else if (n >= t->cap) {
+				final = "PIPELINE_COMPLETE";
+				reason = xasprintf("spawn cap reached: %c ran %d time%s (cap %d)", t->letter, n,
+						   n == 1 ? "" : "s", t->cap);
+				pl_emit(p, "cap_reached", pl_attempt_fields(a), "%s", reason);
+			} else {
+				st->next = (struct run_next){.set = true, .stage = t->letter};
+			}
+		} else if (r->action == ROUTE_STOP) {
+			final = "STOP";
+			reason = xasprintf("%c returned %s", a->stage, a->verdict);
+		} else if (r->action == ROUTE_COMPLETE) {
+			final = "PIPELINE_COMPLETE";
+		} else {
+			final = "OFFLINE_COMPLETE";
+			reason = xstrdup("offline work done; deferred steps need the toolchain");
+		}
+	}
+	pl_set(&a->action, action);
+	cJSON *f = pl_attempt_fields(a);
+	if (a->klass)
+		cJSON_AddStringToObject(f, "class", a->klass);
+	if (r) {
+		cJSON_AddNumberToObject(f, "row", r->index);
+		cJSON_AddNumberToObject(f, "line", r->line);
+	}
+	cJSON_AddStringToObject(f, "action", action);
+	char cls[48] = "";
+	if (a->klass)
+		snprintf(cls, sizeof(cls), " (%s%s)", a->klass, a->class_defaulted ? ", defaulted" : "");
+	if (final)
+		pl_set(&st->status, "running"); /* pl_finish sets the end state */
+	pl_save(p);
+	if (r)
+		pl_emit(p, "routed", f, "route %c%d %s%s -> %s (row %d, %s:%d)", a->stage, a->n, a->verdict,
+			cls, action, r->index, p->table->path, r->line);
+	else
+		pl_emit(p, "routed", f, "route %c%d %s%s -> STOP (no row)", a->stage, a->n,
+			a->verdict ? a->verdict : "-", cls);
+	if (final)
+		pl_finish(p, final, reason);
+	else
+		pl_schedule(p);
+	free(reason);
+}
+
+/* ---- spawning the next stage ---- */
+
+struct attempt *pl_new_attempt(struct pipeline *p)
+{
+	struct run_state *st = &p->st;
+	struct run_next nx = st->next;
+	struct attempt *prev = NULL;
+	for (size_t i = st->natt; i-- > 0 && !prev;)
+		if (st->att[i].stage == nx.stage)
+			prev = &st->att[i];
+	int prev_n = prev ? prev->n : 0;
+	struct attempt *a = run_add_attempt(st);
+	a->stage = nx.stage;
+	a->repair = nx.repair;
+	a->manual = nx.manual;
+	a->offline = st->offline;
+	a->n = nx.repair ? prev_n : run_count(st, nx.stage) + 1;
+	a->counts = !nx.repair;
+	a->dir = xasprintf("%02d-%c%d%s", a->seq, a->stage, a->n, a->repair ? "r" : "");
+	a->state = ATTEMPT_RUNNING;
+	st->next.set = false;
+	return a;
+}
+
+static void step(struct loop *l, void *ud)
+{
+	struct pipeline *p = ud;
+	(void)l;
+	p->step_timer = 0;
+	struct run_state *st = &p->st;
+	if (p->proc || p->vproc || st->final)
+		return;
+	if (p->rerun_seq) {
+		struct attempt *a = run_attempt_by_seq(st, p->rerun_seq);
+		if (st->hold && !p->go_once) {
+			pl_set(&st->status, "waiting");
+			pl_save(p);
+			return;
+		}
+		p->go_once = false;
+		p->rerun_seq = 0;
+		pl_set(&st->status, "running");
+		pl_emit(p, "attempt_rerun", pl_attempt_fields(a),
+			"%c%d was interrupted; running it again under the same number", a->stage, a->n);
+		/* a repair retry is re-run with the reason recorded on its parent */
+		const char *why = NULL;
+		for (size_t i = 0; a->repair && i < st->natt; i++)
+			if (st->att[i].seq < a->seq && st->att[i].stage == a->stage && st->att[i].note)
+				why = st->att[i].note;
+		pl_spawn(p, a, why, NULL);
+		return;
+	}
+	if (!st->next.set)
+		return;
+	if (st->hold && !p->go_once) {
+		pl_set(&st->status, "waiting");
+		char *why = xasprintf("waiting for continue before %c", st->next.stage);
+		pl_set(&st->reason, why);
+		pl_save(p);
+		pl_emit(p, "waiting", NULL, "%s", why);
+		free(why);
+		return;
+	}
+	p->go_once = false;
+	pl_set(&st->status, "running");
+	pl_set(&st->reason, NULL);
+	const char *why = NULL;
+	struct attempt *prev = run_last_attempt(st);
+	if (st->next.repair && prev)
+		why = prev->note;
+	char *reason = why ? xstrdup(why) : NULL;
+	char *vnotes = NULL;
+	if (st->next.repair && prev) {
+		char *dir = run_attempt_dir(st, prev);
+		char *vp = path_join(dir, "validator.txt");
+		vnotes = read_file(vp, NULL, NULL);
+		free(vp);
+		free(dir);
+	}
+	struct attempt *a = pl_new_attempt(p);
+	pl_save(p); /* the attempt exists before anything runs */
+	pl_spawn(p, a, reason, vnotes);
+	free(reason);
+	free(vnotes);
+}
+
+/* ---- creating and resuming ---- */
+
+static bool op_name_ok(const char *op)
+{
+	if (!op || !*op)
+		return false;
+	for (const char *c = op; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_')
+			return false;
+	return true;
+}
+
+static int check_workspace(const char *ws, struct tp_err *err)
+{
+	DIR *d = opendir(ws);
+	if (!d) {
+		tp_err_set(err, TP_EXIT_USAGE, "workspace %s: cannot read it (expected a TileGym checkout)", ws);
+		return -1;
+	}
+	closedir(d);
+	return 0;
+}
+
+static int check_op(const char *ws, const char *op, struct tp_err *err)
+{
+	if (!op_name_ok(op)) {
+		tp_err_set(err, TP_EXIT_USAGE, "'%s' is not an operator name (letters, digits and '_')",
+			   op ? op : "");
+		return -1;
+	}
+	char *a = xasprintf("%s/src/tilegym/ops/cutile/%s.py", ws, op);
+	char *b = xasprintf("%s/src/tilegym/ops/triton/%s.py", ws, op);
+	int rc = path_is_file(a) || path_is_file(b) ? 0 : -1;
+	if (rc < 0)
+		tp_err_set(err, TP_EXIT_USAGE,
+			   "operator '%s' not found in workspace %s (expected src/tilegym/ops/cutile/%s.py "
+			   "or src/tilegym/ops/triton/%s.py)", op, ws, op, op);
+	free(a);
+	free(b);
+	return rc;
+}
+
+/* Every stage the run can reach on its own needs a driver that parses. */
+static int check_drivers(const struct table *t, char *const *drivers, bool offline, struct tp_err *err)
+{
+	struct sbuf missing = SBUF_INIT;
+	for (size_t i = 0; i < t->nstages; i++) {
+		const struct stage_def *s = &t->stages[i];
+		if (s->manual || (offline && !s->deferrable))
+			continue;
+		const char *spec = drivers[s->letter - 'A'];
+		if (!spec) {
+			sb_printf(&missing, "%s%c", missing.len ? ", " : "", s->letter);
+			continue;
+		}
+		struct driver d;
+		if (driver_parse(spec, &d, err) < 0) {
+			sb_free(&missing);
+			return -1;
+		}
+		driver_free(&d);
+	}
+	if (missing.len) {
+		tp_err_set(err, TP_EXIT_ENV,
+			   "no driver for stage%s %s: set one with --driver X=exec:COMMAND or 'driver.X = "
+			   "exec:COMMAND' in the config (this build has no built-in agent driver yet)",
+			   strchr(sb_str(&missing), ',') ? "s" : "", sb_str(&missing));
+		sb_free(&missing);
+		return -1;
+	}
+	sb_free(&missing);
+	return 0;
+}
+
+static struct pipeline *pl_new(struct loop *l, const struct pipeline_opts *o)
+{
+	struct pipeline *p = xcalloc(1, sizeof(*p));
+	p->loop = l;
+	p->lock_fd = -1;
+	p->grace_ms = o->kill_grace_ms > 0 ? o->kill_grace_ms : 2000;
+	p->skill_dir = path_join(tp_data_dir(), "skill");
+	run_state_init(&p->st);
+	return p;
+}
+
+static void apply_opts(struct pipeline *p, const struct pipeline_opts *o)
+{
+	for (int i = 0; i < 26; i++) {
+		if (o->drivers[i])
+			pl_set(&p->st.drivers[i], o->drivers[i]);
+		if (o->validators[i])
+			pl_set(&p->st.validators[i], o->validators[i]);
+	}
+	if (o->hold)
+		p->st.hold = true;
+}
+
+static char *real_or_copy(const char *path)
+{
+	char buf[PATH_MAX];
+	return realpath(path, buf) ? xstrdup(buf) : xstrdup(path);
+}
+
+int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline_opts *o, struct tp_err *err)
+{
+	*out = NULL;
+	char *tpath = o->table_path ? xstrdup(o->table_path) : table_default_path();
+	struct table *t = table_load(tpath, err);
+	free(tpath);
+	if (!t)
+		return -1;
+	if (!o->workspace || check_workspace(o->workspace, err) < 0 || check_op(o->workspace, o->op, err) < 0) {
+		if (!o->workspace)
+			tp_err_set(err, TP_EXIT_USAGE, "no workspace: use --workspace DIR or set TILEGYM_PATH");
+		table_free(t);
+		return -1;
+	}
+	char *ws = real_or_copy(o->workspace);
+	char *run_dir = path_join(o->out_root, o->op);
+	if (run_exists(run_dir)) {
+		tp_err_set(err, TP_EXIT_USAGE, "a run of %s already exists in %s; resume it with 'tileport "
+					       "resume %s' or remove that directory first", o->op, run_dir, run_dir);
+		goto fail;
+	}
+	struct preflight pf;
+	preflight_run(&pf, ws, o->out_root);
+	if (!pf.possible) {
+		char **miss = preflight_missing(&pf);
+		struct sbuf sb = SBUF_INIT;
+		for (int i = 0; i < pf.n; i++)
+			if (pf.items[i].problem && !pf.items[i].toolchain)
+				sb_printf(&sb, "%s%s: %s", sb.len ? "; " : "", pf.items[i].name, pf.items[i].problem);
+		tp_err_set(err, TP_EXIT_ENV, "cannot run even offline: %s", sb_str(&sb));
+		sb_free(&sb);
+		strv_free(miss);
+		preflight_free(&pf);
+		goto fail;
+	}
+	bool offline = !pf.online;
+	char *drv[26] = {0};
+	for (int i = 0; i < 26; i++)
+		drv[i] = (char *)o->drivers[i];
+	if (check_drivers(t, drv, offline, err) < 0) {
+		preflight_free(&pf);
+		goto fail;
+	}
+	if (mkdir_p(run_dir, 0755, err) < 0) {
+		preflight_free(&pf);
+		goto fail;
+	}
+	char *attempts = run_path(run_dir, "attempts");
+	int mk = mkdir_p(attempts, 0755, err);
+	free(attempts);
+	if (mk < 0) {
+		preflight_free(&pf);
+		goto fail;
+	}
+	struct pipeline *p = pl_new(l, o);
+	p->table = t;
+	p->lock_fd = run_lock(run_dir, err);
+	if (p->lock_fd < 0) {
+		preflight_free(&pf);
+		t = NULL;
+		pipeline_free(p);
+		goto fail_nofree_table;
+	}
+	struct run_state *st = &p->st;
+	st->version = xstrdup(TILEPORT_VERSION);
+	st->op = xstrdup(o->op);
+	st->workspace = ws;
+	st->out_root = real_or_copy(o->out_root);
+	st->run_dir = real_or_copy(run_dir);
+	st->table = xstrdup(t->path);
+	st->status = xstrdup("running");
+	st->offline = offline;
+	st->missing = preflight_missing(&pf);
+	st->created = wall_ms();
+	st->next = (struct run_next){.set = true, .stage = t->first};
+	apply_opts(p, o);
+	pl_save(p);
+	char *pfj = preflight_json(&pf);
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "op", st->op);
+	cJSON_AddStringToObject(f, "mode", offline ? "offline" : "online");
+	cJSON_AddItemToObject(f, "preflight", cJSON_Parse(pfj));
+	free(pfj);
+	struct sbuf miss = SBUF_INIT;
+	for (size_t i = 0; st->missing[i]; i++)
+		sb_printf(&miss, "%s%s", i ? ", " : "", st->missing[i]);
+	pl_emit(p, "run_created", f, "run of %s created in %s (%s%s%s)", st->op, st->run_dir,
+		offline ? "offline; missing: " : "online", sb_str(&miss), "");
+	sb_free(&miss);
+	preflight_free(&pf);
+	free(run_dir);
+	*out = p;
+	return 0;
+fail:
+	table_free(t);
+fail_nofree_table:
+	free(ws);
+	free(run_dir);
+	return -1;
+}
+
+int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
+		    const struct pipeline_opts *o, struct tp_err *err)
+{
+	*out = NULL;
+	if (!run_exists(run_dir)) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s: no tileport run here (no .tileport/state.json)", run_dir);
+		return -1;
+	}
+	int fd = run_lock(run_dir, err);
+	if (fd < 0)
+		return -1;
+	struct pipeline *p = pl_new(l, o);
+	p->lock_fd = fd;
+	if (run_state_load(run_dir, &p->st, err) < 0) {
+		pipeline_free(p);
+		return -1;
+	}
+	struct run_state *st = &p->st;
+	char *tpath = o->table_path ? xstrdup(o->table_path) : xstrdup(st->table ? st->table : "");
+	if (!path_is_file(tpath)) {
+		free(tpath);
+		tpath = table_default_path();
+	}
+	p->table = table_load(tpath, err);
+	free(tpath);
+	if (!p->table) {
+		pipeline_free(p);
+		return -1;
+	}
+	apply_opts(p, o);
+	events_repair(run_dir);
+
+	if (o->online) {
+		struct preflight pf;
+		preflight_run(&pf, st->workspace, st->out_root);
+		bool online = pf.online;
+		char **miss = preflight_missing(&pf);
+		preflight_free(&pf);
+		if (!online) {
+			struct sbuf sb = SBUF_INIT;
+			for (size_t i = 0; miss[i]; i++)
+				sb_printf(&sb, "%s%s", i ? ", " : "", miss[i]);
+			tp_err_set(err, TP_EXIT_ENV, "cannot resume online: still missing %s", sb_str(&sb));
+			sb_free(&sb);
+			strv_free(miss);
+			pipeline_free(p);
+			return -1;
+		}
+		strv_free(miss);
+		char first = 0;
+		for (size_t i = 0; i < st->natt && !first; i++)
+			if (st->att[i].verdict && strcmp(st->att[i].verdict, "DEFERRED") == 0)
+				first = st->att[i].stage;
+		if (!st->offline || !first) {
+			tp_err_set(err, TP_EXIT_USAGE, "%s: nothing was deferred; 'resume --online' applies to "
+						       "runs that ended OFFLINE_COMPLETE", run_dir);
+			pipeline_free(p);
+			return -1;
+		}
+		char *drv[26];
+		for (int i = 0; i < 26; i++)
+			drv[i] = st->drivers[i];
+		if (check_drivers(p->table, drv, false, err) < 0) {
+			pipeline_free(p);
+			return -1;
+		}
+		st->offline = false;
+		strv_free(st->missing);
+		st->missing = xcalloc(1, sizeof(char *));
+		pl_set(&st->final, NULL);
+		pl_set(&st->reason, NULL);
+		pl_set(&st->status, "running");
+		st->next = (struct run_next){.set = true, .stage = first};
+		pl_save(p);
+		char l1[2] = {first, 0};
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "from", l1);
+		pl_emit(p, "run_online", f, "resuming online: re-running the deferred stages from %c", first);
+	} else if (st->final) {
+		/* Nothing to do automatically; attach for inspection or manual work. */
+	} else {
+		struct attempt *run = NULL;
+		for (size_t i = 0; i < st->natt; i++)
+			if (st->att[i].state == ATTEMPT_RUNNING)
+				run = &st->att[i];
+		if (run) {
+			pl_kill_leftover(run);
+			p->rerun_seq = run->seq;
+			pl_set(&run->exit, NULL);
+			pl_set(&run->claimed, NULL);
+			pl_set(&run->verdict, NULL);
+		}
+		pl_emit(p, "run_resumed", NULL, "resumed%s%s", run ? "; interrupted attempt " : "",
+			run ? run->dir : "");
+	}
+	*out = p;
+	return 0;
+}
+
+void pipeline_listen(struct pipeline *p, pipeline_listener fn, void *ud)
+{
+	p->ls = xrealloc(p->ls, (p->nls + 1) * sizeof(*p->ls));
+	p->ls[p->nls++] = (struct listener){fn, ud};
+}
+
+void pipeline_start(struct pipeline *p)
+{
+	const struct run_state *st = &p->st;
+	struct sbuf miss = SBUF_INIT;
+	for (size_t i = 0; st->missing && st->missing[i]; i++)
+		sb_printf(&miss, "%s%s", i ? ", " : "", st->missing[i]);
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "mode", st->offline ? "offline" : "online");
+	if (st->final)
+		pl_emit(p, "run_attached", f, "%s: attached to a run that ended %s", st->run_dir, st->final);
+	else
+		pl_emit(p, "run_started", f, "%s: %s run of %s%s%s%s", st->run_dir,
+			st->offline ? "offline" : "online", st->op, miss.len ? " (missing: " : "",
+			sb_str(&miss), miss.len ? ")" : "");
+	sb_free(&miss);
+	p->started = true;
+	pl_schedule(p);
+}
+
+void pipeline_free(struct pipeline *p)
+{
+	if (!p)
+		return;
+	if (p->step_timer)
+		loop_cancel_timer(p->loop, p->step_timer);
+	if (p->proc) {
+		/* Leaving while a stage runs: kill it; the attempt stays "running"
+		 * in state.json and is re-run on resume. */
+		proc_free(p->proc);
+		p->proc = NULL;
+	}
+	if (p->vproc)
+		proc_free(p->vproc);
+	if (p->tr)
+		transcript_close(p->tr);
+	if (p->errlog)
+		fclose(p->errlog);
+	sb_free(&p->errpart);
+	sb_free(&p->vout);
+	run_unlock(p->lock_fd);
+	run_state_free(&p->st);
+	table_free(p->table);
+	free(p->skill_dir);
+	free(p->ls);
+	free(p);
+}
+
+bool pipeline_busy(const struct pipeline *p)
+{
+	return p->proc || p->vproc || p->step_timer;
+}
+
+bool pipeline_finished(const struct pipeline *p)
+{
+	return p->st.final || (p->st.status && strcmp(p->st.status, "aborted") == 0);
+}
+
+int pipeline_exit_code(const struct pipeline *p)
+{
+	const char *f = p->st.final;
+	if (f && (strcmp(f, "PIPELINE_COMPLETE") == 0 || strcmp(f, "OFFLINE_COMPLETE") == 0))
+		return TP_EXIT_OK;
+	return TP_EXIT_FAILED;
+}
+
+const struct run_state *pipeline_state(const struct pipeline *p)
+{
+	return &p->st;
+}
+
+const struct table *pipeline_table(const struct pipeline *p)
+{
+	return p->table;
+}
+
+const struct attempt *pipeline_running(const struct pipeline *p)
+{
+	return p->proc ? run_attempt_by_seq((struct run_state *)&p->st, p->cur_seq) : NULL;
+}

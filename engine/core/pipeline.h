@@ -1,0 +1,109 @@
+/* The orchestrator (design §5, core/pipeline): a deterministic state
+ * machine over the pipeline table. It spawns one stage at a time through
+ * its driver, applies the acceptance gate to the reply, runs the stage's
+ * validator itself, reads the owner class, routes by the table under the
+ * spawn caps, applies one repair retry per letter and the soft markers,
+ * checks the final output contract, and records everything in the run
+ * store. It runs on the shared event loop; listeners (the headless
+ * printer, the TUI) see every event and every line a stage prints.
+ *
+ * Crash safety: state.json is rewritten atomically at every step; an
+ * attempt that was running when the orchestrator died is re-run under the
+ * same number on resume, after its leftover process group is killed. */
+#ifndef TILEPORT_CORE_PIPELINE_H
+#define TILEPORT_CORE_PIPELINE_H
+
+#include <cJSON.h>
+#include <stdbool.h>
+
+#include "engine/core/loop.h"
+#include "engine/core/run.h"
+#include "engine/core/table.h"
+#include "engine/core/util.h"
+
+struct pipeline;
+
+struct pipeline_opts {
+	const char *op;         /* new runs */
+	const char *workspace;  /* TileGym checkout */
+	const char *out_root;   /* where the run directory goes */
+	const char *table_path; /* NULL: table_default_path() */
+	const char *drivers[26];    /* driver spec per stage letter */
+	const char *validators[26]; /* validator command override per stage */
+	bool hold;              /* wait for pipeline_continue() before each spawn */
+	bool online;            /* resume: re-run the deferred stages with the toolchain */
+	int64_t kill_grace_ms;  /* TERM -> KILL delay for stages (0: 2000) */
+};
+
+/* A stage's own validation, supplied by engine/check through the CLI (core
+ * cannot depend on it). Returns 0 when it ran; *status says the outcome. */
+enum check_status {
+	CHECK_STATUS_PASS,
+	CHECK_STATUS_FAIL,
+	CHECK_STATUS_DEFERRED, /* passes, except checks of deferred steps */
+};
+struct check_request {
+	const char *op, *run_dir, *out_root, *workspace;
+	char stage; /* 0 for the final output contract */
+	char *const *deferred;
+	bool offline;
+};
+struct check_outcome {
+	enum check_status status;
+	char *text;    /* report as the reference scripts print it */
+	char *json;    /* findings as a JSON array, or NULL */
+	char *summary; /* one line */
+};
+typedef int (*pipeline_checker)(const struct check_request *rq, struct check_outcome *out);
+void pipeline_set_checker(pipeline_checker fn);
+void check_outcome_free(struct check_outcome *o);
+
+enum pipeline_event_kind {
+	PEV_EVENT,  /* a record appended to events.jsonl (ev) */
+	PEV_OUTPUT, /* a line a running stage printed (line, len, is_stderr) */
+};
+struct pipeline_event {
+	enum pipeline_event_kind kind;
+	const cJSON *ev;
+	const char *line;
+	size_t len;
+	bool is_stderr;
+	int seq;    /* attempt the line belongs to */
+	char stage;
+};
+typedef void (*pipeline_listener)(struct pipeline *p, const struct pipeline_event *e, void *ud);
+
+/* Start a new run of opts->op. Checks the table, the workspace, the op and
+ * the drivers before writing anything; errors carry exit 2 (input) or 3
+ * (environment, including "offline work impossible"). */
+int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline_opts *o,
+		    struct tp_err *err);
+/* Take over an existing run (resume or attach). Its interrupted attempt, if
+ * any, is re-run when the pipeline starts (or on continue when holding). */
+int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
+		    const struct pipeline_opts *o, struct tp_err *err);
+void pipeline_listen(struct pipeline *p, pipeline_listener fn, void *ud);
+/* Begin routing on the loop (spawns are scheduled, never run inline). */
+void pipeline_start(struct pipeline *p);
+void pipeline_free(struct pipeline *p);
+
+bool pipeline_busy(const struct pipeline *p);     /* a stage or validator is running, or a step is due */
+bool pipeline_finished(const struct pipeline *p); /* complete, offline complete, stopped or aborted */
+int pipeline_exit_code(const struct pipeline *p); /* 0 complete, 1 stop/abort */
+const struct run_state *pipeline_state(const struct pipeline *p);
+const struct table *pipeline_table(const struct pipeline *p);
+/* The attempt running now, or NULL. */
+const struct attempt *pipeline_running(const struct pipeline *p);
+
+/* Manual actions (design §6: stepping by hand). Each records a manual event
+ * in events.jsonl. They fail (with a message) while a stage runs, except
+ * abort. */
+int pipeline_continue(struct pipeline *p, struct tp_err *err);
+int pipeline_abort(struct pipeline *p, struct tp_err *err);
+int pipeline_override(struct pipeline *p, int seq, const char *verdict, const char *reason,
+		      struct tp_err *err);
+int pipeline_skip(struct pipeline *p, char stage, const char *reason, struct tp_err *err);
+int pipeline_respawn(struct pipeline *p, char stage, bool beyond_cap, struct tp_err *err);
+int pipeline_revalidate(struct pipeline *p, int seq, struct tp_err *err);
+
+#endif

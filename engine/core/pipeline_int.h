@@ -1,0 +1,72 @@
+/* Internals shared by pipeline.c (the automatic state machine),
+ * pipeline_stage.c (one attempt: spawn, transcript, gate, validator) and
+ * pipeline_manual.c (actions taken by a person). Not a public header. */
+#ifndef TILEPORT_CORE_PIPELINE_INT_H
+#define TILEPORT_CORE_PIPELINE_INT_H
+
+#include <stdio.h>
+
+#include "engine/core/pipeline.h"
+#include "engine/core/proc.h"
+#include "engine/core/transcript.h"
+#include "engine/core/verdict.h"
+
+struct listener {
+	pipeline_listener fn;
+	void *ud;
+};
+
+struct pipeline {
+	struct loop *loop;
+	struct table *table;
+	struct run_state st;
+	int lock_fd;
+	char *skill_dir;
+	int64_t grace_ms;
+	struct listener *ls;
+	size_t nls;
+
+	/* the attempt being run */
+	int cur_seq;
+	struct proc *proc;
+	struct transcript *tr;
+	FILE *errlog;
+	struct sbuf errpart;
+	bool aborting;
+
+	/* a command validator running for cur_seq */
+	struct proc *vproc;
+	struct sbuf vout;
+
+	uint64_t step_timer;
+	bool started;
+	bool go_once;   /* hold mode: one spawn allowed by continue */
+	int rerun_seq;  /* attempt interrupted by a crash, to run again */
+};
+
+/* pipeline.c */
+void pl_emit(struct pipeline *p, const char *type, cJSON *fields, const char *fmt, ...) TP_PRINTF(4, 5);
+void pl_save(struct pipeline *p);
+void pl_schedule(struct pipeline *p);
+void pl_route(struct pipeline *p, struct attempt *a);
+void pl_finish(struct pipeline *p, const char *final, const char *reason);
+struct attempt *pl_cur(struct pipeline *p);
+cJSON *pl_attempt_fields(const struct attempt *a);
+
+/* An attempt record for st.next (numbered, counted); clears st.next. */
+struct attempt *pl_new_attempt(struct pipeline *p);
+
+/* pipeline_stage.c */
+/* Owner class of a's verdict from its report; the table's default if absent. */
+void pl_classify(struct pipeline *p, struct attempt *a);
+int pl_spawn(struct pipeline *p, struct attempt *a, const char *repair_reason,
+	     const char *validator_notes);
+/* Run the stage's own validator for `a` synchronously (manual re-validate)
+ * or asynchronously (after a stage; ends in pl_after_validator). */
+void pl_validate(struct pipeline *p, struct attempt *a, bool sync);
+void pl_kill_leftover(const struct attempt *a);
+/* The final output contract through the registered checker; -1 when none. */
+int pl_final_check(struct pipeline *p, struct check_outcome *o);
+void pl_set(char **field, const char *value);
+
+#endif

@@ -1,0 +1,603 @@
+/* One attempt of a stage: spawn through its driver, stream the transcript,
+ * then the acceptance gate, the orchestrator's own validator and the owner
+ * class, and hand over to routing. */
+#include "engine/core/pipeline_int.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/core/driver.h"
+#include "engine/core/events.h"
+#include "engine/core/prompt.h"
+
+static pipeline_checker checker;
+
+void pipeline_set_checker(pipeline_checker fn)
+{
+	checker = fn;
+}
+
+int pl_final_check(struct pipeline *p, struct check_outcome *o)
+{
+	if (!checker)
+		return -1;
+	struct check_request rq = {p->st.op, p->st.run_dir, p->st.out_root, p->st.workspace, 0, NULL,
+				   p->st.offline};
+	return checker(&rq, o);
+}
+
+void check_outcome_free(struct check_outcome *o)
+{
+	free(o->text);
+	free(o->json);
+	free(o->summary);
+	memset(o, 0, sizeof(*o));
+}
+
+void pl_set(char **field, const char *value)
+{
+	free(*field);
+	*field = value ? xstrdup(value) : NULL;
+}
+
+static void notify_line(struct pipeline *p, const char *line, size_t n, bool is_stderr)
+{
+	struct attempt *a = pl_cur(p);
+	struct pipeline_event e = {PEV_OUTPUT, NULL, line, n, is_stderr, a ? a->seq : 0,
+				   a ? a->stage : 0};
+	for (size_t i = 0; i < p->nls; i++)
+		p->ls[i].fn(p, &e, p->ls[i].ud);
+}
+
+static void on_line(const char *line, size_t n, void *ud)
+{
+	notify_line(ud, line, n, false);
+}
+
+static void on_stdout(struct proc *pr, const char *data, size_t n, void *ud)
+{
+	struct pipeline *p = ud;
+	(void)pr;
+	transcript_feed(p->tr, data, n, p->nls ? on_line : NULL, p);
+}
+
+static void on_stderr(struct proc *pr, const char *data, size_t n, void *ud)
+{
+	struct pipeline *p = ud;
+	(void)pr;
+	fwrite(data, 1, n, p->errlog);
+	if (!p->nls)
+		return;
+	while (n) {
+		const char *nl = memchr(data, '\n', n);
+		size_t k = nl ? (size_t)(nl - data) : n;
+		sb_add(&p->errpart, data, k);
+		if (!nl)
+			break;
+		notify_line(p, sb_str(&p->errpart), p->errpart.len, true);
+		sb_reset(&p->errpart);
+		data += k + 1;
+		n -= k + 1;
+	}
+}
+
+static char *write_in(const char *dir, const char *name, const char *text)
+{
+	char *path = path_join(dir, name);
+	write_file(path, text, strlen(text), NULL);
+	return path;
+}
+
+static void after_validator(struct pipeline *p, struct attempt *a, bool failed);
+static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_reply *r,
+		       const struct gate_result *g);
+
+static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
+{
+	struct pipeline *p = ud;
+	(void)pr;
+	struct attempt *a = pl_cur(p);
+	transcript_finish(p->tr, p->nls ? on_line : NULL, p);
+	char exitbuf[128];
+	proc_status_str(st, exitbuf, sizeof(exitbuf));
+	pl_set(&a->exit, p->aborting ? "aborted by hand" : exitbuf);
+	a->ended = wall_ms();
+	a->tokens_in = transcript_tokens_in(p->tr);
+	a->tokens_out = transcript_tokens_out(p->tr);
+	a->cost = transcript_cost(p->tr);
+	char *text = xstrdup(transcript_final(p->tr));
+	transcript_close(p->tr);
+	p->tr = NULL;
+	fclose(p->errlog);
+	p->errlog = NULL;
+	sb_reset(&p->errpart);
+	/* The proc is freed from the loop, not from inside its own callback. */
+	struct proc *done = p->proc;
+	p->proc = NULL;
+	(void)done;
+
+	cJSON *f = pl_attempt_fields(a);
+	cJSON_AddStringToObject(f, "exit", a->exit);
+	cJSON_AddNumberToObject(f, "elapsed_ms", (double)st->elapsed_ms);
+	pl_emit(p, "stage_ended", f, "%c%d ended: %s", a->stage, a->n, a->exit);
+	proc_free(done);
+
+	if (p->aborting) {
+		p->aborting = false;
+		free(text);
+		pl_set(&p->st.status, "aborted");
+		pl_set(&p->st.reason, "aborted by hand while running");
+		pl_save(p);
+		pl_emit(p, "run_aborted", NULL, "run aborted; %c%d will be run again on resume", a->stage,
+			a->n);
+		return;
+	}
+
+	const struct stage_def *s = table_stage(p->table, a->stage);
+	char **vocab = xcalloc(strv_len(s->verdicts) + 2, sizeof(char *));
+	size_t nv = 0;
+	for (size_t i = 0; s->verdicts[i]; i++)
+		vocab[nv++] = s->verdicts[i];
+	if (p->st.offline && s->deferrable)
+		vocab[nv++] = "DEFERRED";
+	struct verdict_reply r;
+	verdict_parse(text, strlen(text), vocab, &r);
+	free(vocab);
+	struct gate_result g;
+	verdict_gate(p->table, s, &r, text, p->st.offline, &g);
+	free(text);
+	after_gate(p, a, &r, &g);
+	verdict_reply_free(&r);
+}
+
+static void write_verdict_json(struct pipeline *p, struct attempt *a, const struct verdict_reply *r,
+			       const struct gate_result *g)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (r->verdict)
+		cJSON_AddStringToObject(o, "verdict", r->verdict);
+	cJSON_AddBoolToObject(o, "enumerated", r->enumerated);
+	cJSON_AddNumberToObject(o, "verdict_line", r->verdict_line);
+	cJSON_AddBoolToObject(o, "trailing_text", r->trailing_text);
+	cJSON_AddBoolToObject(o, "block", r->has_block);
+	cJSON_AddBoolToObject(o, "block_closed", r->block_closed);
+	cJSON *cmds = cJSON_AddArrayToObject(o, "commands");
+	for (size_t i = 0; i < r->ncmds; i++) {
+		cJSON *c = cJSON_CreateObject();
+		if (r->cmds[i].command)
+			cJSON_AddStringToObject(c, "command", r->cmds[i].command);
+		if (r->cmds[i].has_exit)
+			cJSON_AddNumberToObject(c, "exit", r->cmds[i].exit);
+		cJSON_AddItemToArray(cmds, c);
+	}
+	if (r->has_perf_log) {
+		cJSON *perf = cJSON_AddObjectToObject(o, "perf_log");
+		for (size_t i = 0; i < r->nperf; i++)
+			cJSON_AddStringToObject(perf, r->perf[i].key, r->perf[i].value);
+	}
+	if (r->deferred) {
+		cJSON *d = cJSON_AddArrayToObject(o, "deferred");
+		for (size_t i = 0; r->deferred[i]; i++)
+			cJSON_AddItemToArray(d, cJSON_CreateString(r->deferred[i]));
+	}
+	static const char *names[] = {"accepted", "soft_missing", "repair"};
+	cJSON_AddStringToObject(o, "gate", names[g->outcome]);
+	cJSON_AddStringToObject(o, "gate_reason", g->reason);
+	char *s = cJSON_Print(o);
+	cJSON_Delete(o);
+	char *dir = run_attempt_dir(&p->st, a);
+	free(write_in(dir, "verdict.json", s));
+	free(dir);
+	cJSON_free(s);
+}
+
+static bool repair_left(struct pipeline *p, char letter)
+{
+	return p->st.repairs[letter - 'A'] < p->table->repairs_per_letter;
+}
+
+static void schedule_repair(struct pipeline *p, struct attempt *a, const char *reason)
+{
+	p->st.repairs[a->stage - 'A']++;
+	a->state = ATTEMPT_DONE;
+	pl_set(&a->action, "repair");
+	pl_set(&a->note, reason);
+	p->st.next = (struct run_next){.set = true, .stage = a->stage, .repair = true};
+	pl_save(p);
+	cJSON *f = pl_attempt_fields(a);
+	cJSON_AddStringToObject(f, "reason", reason);
+	pl_emit(p, "repair_scheduled", f, "%c%d: repair retry (once per letter): %s", a->stage, a->n,
+		reason);
+	pl_schedule(p);
+}
+
+/* The verdict to route on when neither the reply nor its repair gave a
+ * usable one: the table's validator_fail_verdict, else the first failure. */
+static const char *fallback_verdict(const struct stage_def *s)
+{
+	if (s->validator_fail_verdict)
+		return s->validator_fail_verdict;
+	for (size_t i = 0; s->verdicts[i]; i++)
+		if (!stage_is_success(s, s->verdicts[i]))
+			return s->verdicts[i];
+	return s->verdicts[0];
+}
+
+static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_reply *r,
+		       const struct gate_result *g)
+{
+	const struct stage_def *s = table_stage(p->table, a->stage);
+	write_verdict_json(p, a, r, g);
+	pl_set(&a->claimed, r->verdict);
+	pl_set(&a->gate_reason, g->reason);
+	if (r->deferred) {
+		strv_free(a->deferred);
+		size_t n = strv_len(r->deferred);
+		a->deferred = xcalloc(n + 1, sizeof(char *));
+		for (size_t i = 0; i < n; i++)
+			a->deferred[i] = xstrdup(r->deferred[i]);
+	}
+	cJSON *f = pl_attempt_fields(a);
+	if (r->verdict)
+		cJSON_AddStringToObject(f, "claimed", r->verdict);
+	static const char *names[] = {"accepted", "soft_missing", "repair"};
+	cJSON_AddStringToObject(f, "gate", names[g->outcome]);
+	cJSON_AddStringToObject(f, "reason", g->reason);
+	pl_emit(p, "verdict_read", f, "%c%d returned %s; gate: %s (%s)", a->stage, a->n,
+		r->verdict ? r->verdict : "no verdict", names[g->outcome], g->reason);
+
+	if (g->outcome == GATE_REPAIR) {
+		if (repair_left(p, a->stage)) {
+			schedule_repair(p, a, g->reason);
+			return;
+		}
+		attempt_add_soft(a, "SOFT_VALIDATOR_FAILED");
+		pl_set(&a->gate, "soft_failed");
+		bool usable = r->verdict && stage_has_verdict(s, r->verdict, p->st.offline);
+		pl_set(&a->verdict, usable ? r->verdict : fallback_verdict(s));
+		pl_emit(p, "soft_marker", pl_attempt_fields(a),
+			"%c%d: SOFT_VALIDATOR_FAILED (repair spent); routing on %s", a->stage, a->n,
+			a->verdict);
+	} else {
+		pl_set(&a->gate, g->outcome == GATE_ACCEPT ? "accepted" : "soft_missing");
+		pl_set(&a->verdict, r->verdict);
+		if (g->outcome == GATE_ACCEPT_SOFT_MISSING) {
+			attempt_add_soft(a, "SOFT_VALIDATOR_MISSING");
+			pl_emit(p, "soft_marker", pl_attempt_fields(a),
+				"%c%d: SOFT_VALIDATOR_MISSING (no validator block; clean %s accepted)",
+				a->stage, a->n, a->verdict);
+		}
+	}
+	pl_save(p);
+	pl_validate(p, a, false);
+}
+
+/* ---- the orchestrator's own validator ---- */
+
+static void validator_done(struct pipeline *p, struct attempt *a, int code, const char *out, bool sync);
+
+static void on_vout(struct proc *pr, const char *d, size_t n, void *ud)
+{
+	(void)pr;
+	sb_add(&((struct pipeline *)ud)->vout, d, n);
+}
+
+static void on_vexit(struct proc *pr, const struct proc_status *st, void *ud)
+{
+	struct pipeline *p = ud;
+	(void)pr;
+	struct proc *done = p->vproc;
+	p->vproc = NULL;
+	proc_free(done);
+	char *out = sb_detach(&p->vout);
+	int code = st->end == PROC_EXITED ? st->code : 1;
+	validator_done(p, pl_cur(p), code, out, false);
+	free(out);
+}
+
+static char **stage_env(struct pipeline *p, const struct attempt *a)
+{
+	char **env = env_current();
+	char l[2] = {a->stage, 0}, n[16], seq[16];
+	snprintf(n, sizeof(n), "%d", a->n);
+	snprintf(seq, sizeof(seq), "%d", a->seq);
+	env_set(&env, "TILEPORT_STAGE", l);
+	env_set(&env, "TILEPORT_ATTEMPT", n);
+	env_set(&env, "TILEPORT_SEQ", seq);
+	env_set(&env, "TILEPORT_OP", p->st.op);
+	env_set(&env, "TILEPORT_RUN_DIR", p->st.run_dir);
+	env_set(&env, "TILEPORT_SKILL_DIR", p->skill_dir);
+	env_set(&env, "TILEGYM_PATH", p->st.workspace);
+	env_set(&env, "CUTILE_KERNEL_OUT_ROOT", p->st.out_root);
+	char *adir = run_attempt_dir(&p->st, a);
+	env_set(&env, "TILEPORT_ATTEMPT_DIR", adir);
+	char *prompt = path_join(adir, "prompt.md");
+	env_set(&env, "TILEPORT_PROMPT", prompt);
+	free(prompt);
+	free(adir);
+	env_set(&env, "TILEPORT_REPAIR", a->repair ? "1" : "0");
+	if (p->st.offline) {
+		env_set(&env, "TILEPORT_OFFLINE", "1");
+		struct sbuf sb = SBUF_INIT;
+		for (size_t i = 0; p->st.missing && p->st.missing[i]; i++)
+			sb_printf(&sb, "%s%s", i ? "," : "", p->st.missing[i]);
+		env_set(&env, "TILEPORT_MISSING", sb_str(&sb));
+		sb_free(&sb);
+	} else {
+		env_unset(&env, "TILEPORT_OFFLINE");
+		env_unset(&env, "TILEPORT_MISSING");
+	}
+	return env;
+}
+
+void pl_validate(struct pipeline *p, struct attempt *a, bool sync)
+{
+	const struct stage_def *s = table_stage(p->table, a->stage);
+	const char *cmd = p->st.validators[a->stage - 'A'];
+	if (!cmd)
+		cmd = s->validator;
+	if (!cmd || strcmp(cmd, "none") == 0) {
+		validator_done(p, a, -2, "no validator configured for this stage\n", sync);
+		return;
+	}
+	if (strcmp(cmd, "builtin") == 0) {
+		if (!checker) {
+			validator_done(p, a, -1, "built-in validators are not available in this build\n", sync);
+			return;
+		}
+		struct check_request rq = {p->st.op, p->st.run_dir, p->st.out_root, p->st.workspace,
+					   a->stage, a->deferred, p->st.offline};
+		struct check_outcome o = {0};
+		if (checker(&rq, &o) < 0) {
+			validator_done(p, a, -1, o.text ? o.text : "built-in validator could not run\n", sync);
+		} else {
+			int code = o.status == CHECK_STATUS_PASS ? 0 : o.status == CHECK_STATUS_DEFERRED ? 3 : 1;
+			if (o.json) {
+				char *dir = run_attempt_dir(&p->st, a);
+				free(write_in(dir, "validator.json", o.json));
+				free(dir);
+			}
+			validator_done(p, a, code, o.text ? o.text : "", sync);
+		}
+		check_outcome_free(&o);
+		return;
+	}
+	char *expanded = xstrdup(cmd);
+	char *argv[] = {"/bin/sh", "-c", expanded, NULL};
+	char **env = stage_env(p, a);
+	char *log = run_path(p->st.run_dir, "commands.log");
+	struct proc_opts o = {.argv = argv, .env = env, .cwd = p->st.run_dir, .timeout_ms = 600000,
+			      .kill_grace_ms = p->grace_ms, .command_log = log};
+	struct tp_err err;
+	if (sync) {
+		struct sbuf out = SBUF_INIT;
+		struct proc_status st;
+		if (proc_run_sync(&o, &out, &out, &st, &err) < 0)
+			validator_done(p, a, 1, err.msg, true);
+		else
+			validator_done(p, a, st.end == PROC_EXITED ? st.code : 1, sb_str(&out), true);
+		sb_free(&out);
+	} else {
+		o.on_stdout = on_vout;
+		o.on_stderr = on_vout;
+		o.on_exit = on_vexit;
+		o.ud = p;
+		sb_reset(&p->vout);
+		p->vproc = proc_spawn(p->loop, &o, &err);
+		if (!p->vproc)
+			validator_done(p, a, 1, err.msg, false);
+	}
+	free(log);
+	strv_free(env);
+	free(expanded);
+}
+
+/* The report named by verdict_file must open with the verdict routed on. */
+static char *verdict_file_mismatch(struct pipeline *p, const struct stage_def *s, const char *verdict)
+{
+	if (!s->verdict_file || !verdict || strcmp(verdict, "DEFERRED") == 0)
+		return NULL;
+	char *pat = path_join(p->st.run_dir, s->verdict_file);
+	glob_t g;
+	char *msg = NULL;
+	if (glob(pat, 0, NULL, &g) == 0) {
+		bool any = false;
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			char *fv = report_first_verdict(g.gl_pathv[i]);
+			if (fv && strcmp(fv, verdict) == 0)
+				any = true;
+			else if (!msg && fv && stage_has_verdict(s, fv, false))
+				msg = xasprintf("%s opens with VERDICT: %s but the reply says %s",
+						g.gl_pathv[i] + strlen(p->st.run_dir) + 1, fv, verdict);
+			free(fv);
+		}
+		if (any) {
+			free(msg);
+			msg = NULL;
+		}
+	}
+	globfree(&g);
+	free(pat);
+	return msg;
+}
+
+static void validator_done(struct pipeline *p, struct attempt *a, int code, const char *out, bool sync)
+{
+	const struct stage_def *s = table_stage(p->table, a->stage);
+	char *dir = run_attempt_dir(&p->st, a);
+	char *vpath = path_join(dir, "validator.txt");
+	char ts[32];
+	iso8601_utc(wall_ms(), ts);
+	char *head = xasprintf("# %s validator for %c%d, exit %d\n", ts, a->stage, a->n, code);
+	append_file(vpath, head, strlen(head), NULL);
+	append_file(vpath, out, strlen(out), NULL);
+	free(head);
+	free(vpath);
+	free(dir);
+
+	const char *result = code == 0 ? "pass" : code == 3 ? "deferred" : code == -1 ? "unavailable"
+			   : code == -2 ? "none" : "fail";
+	char *mismatch = code >= 0 ? verdict_file_mismatch(p, s, a->verdict) : NULL;
+	if (mismatch)
+		result = "fail";
+	pl_set(&a->validator, result);
+	/* first line of the output as the summary */
+	char *summary = mismatch ? xstrdup(mismatch) : xstrndup(out, strcspn(out, "\n"));
+	cJSON *f = pl_attempt_fields(a);
+	cJSON_AddStringToObject(f, "result", result);
+	cJSON_AddStringToObject(f, "summary", summary);
+	pl_emit(p, sync ? "manual_revalidate" : "validator_result", f, "%c%d validator: %s%s%s", a->stage,
+		a->n, result, *summary ? " - " : "", summary);
+	if (sync) {
+		free(summary);
+		free(mismatch);
+		pl_save(p);
+		return;
+	}
+	free(summary);
+	free(mismatch);
+	after_validator(p, a, strcmp(result, "fail") == 0);
+}
+
+void pl_classify(struct pipeline *p, struct attempt *a)
+{
+	const struct stage_def *s = table_stage(p->table, a->stage);
+	const struct owner_key *k = stage_owner_key(s, a->verdict);
+	pl_set(&a->klass, NULL);
+	a->class_defaulted = false;
+	if (!k)
+		return;
+	char *path = path_join(p->st.run_dir, s->owner_file);
+	char *tag = owner_tag_read(path, k->key);
+	bool valid = false;
+	for (size_t i = 0; tag && k->classes[i]; i++)
+		valid |= strcmp(tag, k->classes[i]) == 0;
+	if (valid) {
+		pl_set(&a->klass, tag);
+	} else {
+		pl_set(&a->klass, s->owner_missing);
+		a->class_defaulted = true;
+		cJSON *f = pl_attempt_fields(a);
+		cJSON_AddStringToObject(f, "key", k->key);
+		cJSON_AddStringToObject(f, "file", s->owner_file);
+		if (tag)
+			cJSON_AddStringToObject(f, "found", tag);
+		pl_emit(p, "owner_default", f, "%c%d: no valid '%s:' in %s%s%s; %s route", a->stage, a->n,
+			k->key, s->owner_file, tag ? " (found " : "", tag ? tag : "", s->owner_missing);
+	}
+	free(tag);
+	free(path);
+}
+
+static void after_validator(struct pipeline *p, struct attempt *a, bool failed)
+{
+	const struct stage_def *s = table_stage(p->table, a->stage);
+	bool claims_success = stage_is_success(s, a->verdict) || strcmp(a->verdict, "DEFERRED") == 0;
+	if (failed && claims_success) {
+		char *why = xasprintf("%s claimed, but the orchestrator's validator failed (see validator.txt)",
+				      a->verdict);
+		if (repair_left(p, a->stage)) {
+			schedule_repair(p, a, why);
+			free(why);
+			return;
+		}
+		attempt_add_soft(a, "SOFT_VALIDATOR_FAILED");
+		pl_set(&a->note, why);
+		pl_set(&a->verdict, fallback_verdict(s));
+		pl_emit(p, "soft_marker", pl_attempt_fields(a),
+			"%c%d: SOFT_VALIDATOR_FAILED; the validator overrules the claim: routing on %s",
+			a->stage, a->n, a->verdict);
+		free(why);
+	}
+	pl_classify(p, a);
+	pl_route(p, a);
+}
+
+/* ---- spawning ---- */
+
+void pl_kill_leftover(const struct attempt *a)
+{
+	if (a->pid <= 0)
+		return;
+	/* Only a process that is still the very one we started. */
+	if (a->pid_start > 0 && proc_start_time(a->pid) == a->pid_start)
+		kill(-(pid_t)a->pid, SIGKILL);
+}
+
+int pl_spawn(struct pipeline *p, struct attempt *a, const char *repair_reason, const char *validator_notes)
+{
+	const struct stage_def *s = table_stage(p->table, a->stage);
+	char *dir = run_attempt_dir(&p->st, a);
+	remove_tree(dir);
+	struct tp_err err;
+	if (mkdir_p(dir, 0755, &err) < 0) {
+		free(dir);
+		pl_finish(p, "STOP", err.msg);
+		return -1;
+	}
+	struct prompt_ctx pc = {p->st.op, p->st.workspace, p->st.out_root, p->st.run_dir, p->skill_dir,
+				a->n, a->repair, repair_reason, validator_notes, p->st.offline,
+				p->st.missing};
+	char *prompt = prompt_build(s, &pc);
+	free(write_in(dir, "prompt.md", prompt));
+	free(prompt);
+
+	struct driver d;
+	const char *spec = p->st.drivers[a->stage - 'A'];
+	if (!spec || driver_parse(spec, &d, &err) < 0) {
+		char *why = spec ? xstrdup(err.msg) : xasprintf("no driver configured for stage %c", a->stage);
+		free(dir);
+		pl_finish(p, "STOP", why);
+		free(why);
+		return -1;
+	}
+	pl_set(&a->driver, spec);
+	char *tpath = path_join(dir, "transcript.jsonl");
+	char *epath = path_join(dir, "stderr.log");
+	p->tr = transcript_open(tpath, &err);
+	p->errlog = fopen(epath, "we");
+	free(tpath);
+	free(epath);
+	char **argv = driver_argv(&d);
+	char **env = stage_env(p, a);
+	char *log = run_path(p->st.run_dir, "commands.log");
+	struct proc_opts o = {
+		.argv = argv, .env = env, .cwd = p->st.workspace,
+		.timeout_ms = (int64_t)s->timeout_s * 1000,
+		.idle_timeout_ms = (int64_t)s->idle_timeout_s * 1000,
+		.kill_grace_ms = p->grace_ms, .command_log = log,
+		.on_stdout = on_stdout, .on_stderr = on_stderr, .on_exit = on_exit_cb, .ud = p,
+	};
+	p->cur_seq = a->seq;
+	a->started = wall_ms();
+	a->state = ATTEMPT_RUNNING;
+	p->proc = p->tr && p->errlog ? proc_spawn(p->loop, &o, &err) : NULL;
+	free(log);
+	strv_free(argv);
+	strv_free(env);
+	driver_free(&d);
+	free(dir);
+	if (!p->proc) {
+		if (p->tr)
+			transcript_close(p->tr);
+		if (p->errlog)
+			fclose(p->errlog);
+		p->tr = NULL;
+		p->errlog = NULL;
+		pl_finish(p, "STOP", err.msg[0] ? err.msg : "cannot write the attempt's files");
+		return -1;
+	}
+	a->pid = (long)proc_pid(p->proc);
+	a->pid_start = proc_start_time(a->pid);
+	pl_save(p);
+	cJSON *f = pl_attempt_fields(a);
+	cJSON_AddStringToObject(f, "driver", spec);
+	cJSON_AddNumberToObject(f, "pid", (double)a->pid);
+	pl_emit(p, "stage_started", f, "%c%d started%s%s (%s)", a->stage, a->n, a->repair ? " as repair retry" : "",
+		a->manual ? " by hand" : "", a->dir);
+	return 0;
+}

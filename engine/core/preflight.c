@@ -1,0 +1,215 @@
+#include "engine/core/preflight.h"
+
+#include <cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/core/proc.h"
+#include "engine/core/util.h"
+
+static struct preflight_item *add(struct preflight *pf, const char *name, const char *needs,
+				  bool toolchain)
+{
+	struct preflight_item *it = &pf->items[pf->n++];
+	memset(it, 0, sizeof(*it));
+	it->name = name;
+	it->needs = needs;
+	it->toolchain = toolchain;
+	return it;
+}
+
+static void check_env_path(struct preflight *pf, const char *var, bool want_dir, bool toolchain)
+{
+	struct preflight_item *it = add(pf, var, want_dir ? "a directory" : "an executable file", toolchain);
+	const char *v = getenv(var);
+	if (!v || !*v)
+		it->problem = xstrdup("not set");
+	else if (want_dir ? !path_is_dir(v) : !path_is_exec(v))
+		it->problem = xasprintf("%s is not %s", v, it->needs);
+	if (v && *v)
+		it->value = xstrdup(v);
+}
+
+/* First line of a command's output, or NULL when it cannot run. */
+static char *first_line(char *const *argv, int64_t timeout_ms)
+{
+	char **env = env_current();
+	struct proc_opts o = {.argv = argv, .env = env, .timeout_ms = timeout_ms, .kill_grace_ms = 200};
+	struct sbuf out = SBUF_INIT;
+	struct proc_status st;
+	char *line = NULL;
+	if (proc_run_sync(&o, &out, NULL, &st, NULL) == 0 && st.end == PROC_EXITED && st.code == 0) {
+		const char *s = sb_str(&out);
+		line = xstrndup(s, strcspn(s, "\n"));
+	}
+	sb_free(&out);
+	strv_free(env);
+	return line;
+}
+
+static void check_program(struct preflight *pf, const char *name, const char *const *cands,
+			  const char *version_flag)
+{
+	struct preflight_item *it = add(pf, name, "a program on PATH", true);
+	char *path = NULL;
+	for (size_t i = 0; cands[i] && !path; i++)
+		path = which(cands[i]);
+	if (!path) {
+		it->problem = xasprintf("%s not found on PATH", cands[0]);
+		return;
+	}
+	char *argv[] = {path, (char *)version_flag, NULL};
+	char *ver = first_line(argv, 10000);
+	it->value = ver ? xasprintf("%s (%s)", path, ver) : xstrdup(path);
+	free(ver);
+	free(path);
+}
+
+/* TILEPORT_GPU=0/1 overrides detection (tests, and machines where
+ * nvidia-smi is not the right probe). */
+static void check_gpu(struct preflight *pf)
+{
+	struct preflight_item *it = add(pf, "GPU", "an NVIDIA GPU (nvidia-smi -L)", true);
+	const char *force = getenv("TILEPORT_GPU");
+	if (force && *force) {
+		if (strcmp(force, "0") == 0)
+			it->problem = xstrdup("disabled by TILEPORT_GPU=0");
+		else
+			it->value = xstrdup("assumed present (TILEPORT_GPU)");
+		return;
+	}
+	char *smi = which("nvidia-smi");
+	if (!smi) {
+		it->problem = xstrdup("nvidia-smi not found; no NVIDIA driver on this machine");
+		return;
+	}
+	char *argv[] = {smi, "-L", NULL};
+	char *line = first_line(argv, 15000);
+	if (line && str_starts(line, "GPU "))
+		it->value = line;
+	else {
+		it->problem = xstrdup("nvidia-smi -L lists no GPU");
+		free(line);
+	}
+	free(smi);
+}
+
+void preflight_run(struct preflight *pf, const char *workspace, const char *out_root)
+{
+	memset(pf, 0, sizeof(*pf));
+	struct preflight_item *ws = add(pf, "TILEGYM_PATH", "a directory (the TileGym workspace)", false);
+	if (!workspace || !*workspace)
+		ws->problem = xstrdup("not set (use --workspace or TILEGYM_PATH)");
+	else if (!path_is_dir(workspace))
+		ws->problem = xasprintf("%s is not a directory", workspace);
+	if (workspace)
+		ws->value = xstrdup(workspace);
+
+	check_env_path(pf, "TILEIRAS_BIN", false, true);
+	check_env_path(pf, "CUDA_TILE_OPT_BIN", false, true);
+	check_env_path(pf, "TRITON_TILEIR_PYTHONPATH", true, true);
+	check_env_path(pf, "CUDA_TOOLKIT_PATH", true, true);
+
+	struct preflight_item *out = add(pf, "CUTILE_KERNEL_OUT_ROOT", "a writable directory", false);
+	out->value = xstrdup(out_root);
+	if (path_is_dir(out_root)) {
+		if (access(out_root, W_OK) != 0)
+			out->problem = xasprintf("%s is not writable", out_root);
+	} else {
+		/* It will be created: its nearest existing parent must be writable. */
+		char *p = xstrdup(out_root);
+		char *slash;
+		while ((slash = strrchr(p, '/')) && slash != p && !path_is_dir(p))
+			*slash = '\0';
+		if (!path_is_dir(p) || access(p, W_OK) != 0)
+			out->problem = xasprintf("%s does not exist and cannot be created", out_root);
+		free(p);
+	}
+
+	static const char *const cargo[] = {"cargo", NULL};
+	static const char *const python[] = {"python3", "python", NULL};
+	check_program(pf, "cargo", cargo, "--version");
+	check_program(pf, "python", python, "--version");
+	check_gpu(pf);
+
+	pf->online = pf->possible = true;
+	for (int i = 0; i < pf->n; i++) {
+		if (!pf->items[i].problem)
+			continue;
+		pf->online = false;
+		if (!pf->items[i].toolchain)
+			pf->possible = false;
+	}
+}
+
+void preflight_free(struct preflight *pf)
+{
+	for (int i = 0; i < pf->n; i++) {
+		free(pf->items[i].value);
+		free(pf->items[i].problem);
+	}
+	pf->n = 0;
+}
+
+char **preflight_missing(const struct preflight *pf)
+{
+	char **v = xcalloc((size_t)pf->n + 1, sizeof(*v));
+	size_t k = 0;
+	for (int i = 0; i < pf->n; i++)
+		if (pf->items[i].problem)
+			v[k++] = xstrdup(pf->items[i].name);
+	return v;
+}
+
+void preflight_print(const struct preflight *pf, FILE *out)
+{
+	for (int i = 0; i < pf->n; i++) {
+		const struct preflight_item *it = &pf->items[i];
+		if (it->problem)
+			fprintf(out, "missing  %-24s %s (needs %s)\n", it->name, it->problem, it->needs);
+		else
+			fprintf(out, "ok       %-24s %s\n", it->name, it->value ? it->value : "");
+	}
+	if (pf->online) {
+		fprintf(out, "mode: online (everything the pipeline needs is present)\n");
+		return;
+	}
+	char **miss = preflight_missing(pf);
+	struct sbuf sb = SBUF_INIT;
+	for (size_t i = 0; miss[i]; i++)
+		sb_printf(&sb, "%s%s", i ? ", " : "", miss[i]);
+	if (pf->possible)
+		fprintf(out, "mode: offline (missing: %s); stages A, B and D do their offline part and the "
+			     "run ends OFFLINE_COMPLETE; 'tileport resume RUN --online' finishes it where "
+			     "the toolchain is present\n", sb_str(&sb));
+	else
+		fprintf(out, "mode: impossible (missing: %s); fix the items above first\n", sb_str(&sb));
+	sb_free(&sb);
+	strv_free(miss);
+}
+
+char *preflight_json(const struct preflight *pf)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "mode", pf->online ? "online" : pf->possible ? "offline" : "impossible");
+	cJSON *items = cJSON_AddArrayToObject(o, "items");
+	for (int i = 0; i < pf->n; i++) {
+		const struct preflight_item *it = &pf->items[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "name", it->name);
+		cJSON_AddBoolToObject(j, "ok", it->problem == NULL);
+		cJSON_AddBoolToObject(j, "toolchain", it->toolchain);
+		cJSON_AddStringToObject(j, "needs", it->needs);
+		if (it->value)
+			cJSON_AddStringToObject(j, "value", it->value);
+		if (it->problem)
+			cJSON_AddStringToObject(j, "problem", it->problem);
+		cJSON_AddItemToArray(items, j);
+	}
+	char *s = cJSON_Print(o);
+	cJSON_Delete(o);
+	char *r = xstrdup(s);
+	cJSON_free(s);
+	return r;
+}

@@ -1,0 +1,528 @@
+#include "engine/core/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Exit of the group leader is seen through a pidfd (no SIGCHLD handler, so
+ * several loops can run children independently); kernels without pidfds
+ * fall back to polling waitpid on a short timer. */
+#define REAP_POLL_MS 20
+/* After the leader exits, pipes still held open by escaped descendants are
+ * closed after this long so that a stage always ends. */
+#define DRAIN_MS 2000
+
+struct proc {
+	struct loop *loop;
+	pid_t pid;
+	int out_fd, err_fd, pid_fd;
+	bool leader_exited, out_eof, err_eof, done;
+	int wstatus;
+	enum proc_end kill_reason;
+	bool killing;
+	uint64_t wall_timer, idle_timer, kill_timer, drain_timer, reap_timer;
+	int64_t start_ms, end_ms;
+	int64_t idle_ms, grace_ms;
+	proc_output_cb on_stdout, on_stderr;
+	proc_exit_cb on_exit;
+	void *ud;
+};
+
+static void set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+char **env_current(void)
+{
+	size_t n = strv_len(environ);
+	char **v = xcalloc(n + 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		v[i] = xstrdup(environ[i]);
+	return v;
+}
+
+static ssize_t env_find(char *const *env, const char *name)
+{
+	size_t ln = strlen(name);
+	for (size_t i = 0; env && env[i]; i++)
+		if (strncmp(env[i], name, ln) == 0 && env[i][ln] == '=')
+			return (ssize_t)i;
+	return -1;
+}
+
+void env_set(char ***env, const char *name, const char *value)
+{
+	char *kv = xasprintf("%s=%s", name, value);
+	ssize_t i = env_find(*env, name);
+	if (i >= 0) {
+		free((*env)[i]);
+		(*env)[i] = kv;
+		return;
+	}
+	size_t n = strv_len(*env);
+	*env = xrealloc(*env, (n + 2) * sizeof(**env));
+	(*env)[n] = kv;
+	(*env)[n + 1] = NULL;
+}
+
+void env_unset(char ***env, const char *name)
+{
+	ssize_t i = env_find(*env, name);
+	if (i < 0)
+		return;
+	free((*env)[i]);
+	size_t n = strv_len(*env);
+	memmove(*env + i, *env + i + 1, (n - (size_t)i) * sizeof(**env));
+}
+
+const char *env_get(char *const *env, const char *name)
+{
+	ssize_t i = env_find(env, name);
+	return i < 0 ? NULL : env[i] + strlen(name) + 1;
+}
+
+char *argv_quote(char *const *argv)
+{
+	struct sbuf sb = SBUF_INIT;
+	for (size_t i = 0; argv[i]; i++) {
+		if (i)
+			sb_addc(&sb, ' ');
+		const char *a = argv[i];
+		bool plain = *a != '\0';
+		for (const char *c = a; *c && plain; c++)
+			plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				       "0123456789-_./=:,+@%", *c) != NULL;
+		if (plain) {
+			sb_adds(&sb, a);
+			continue;
+		}
+		sb_addc(&sb, '\'');
+		for (const char *c = a; *c; c++) {
+			if (*c == '\'')
+				sb_adds(&sb, "'\\''");
+			else
+				sb_addc(&sb, *c);
+		}
+		sb_addc(&sb, '\'');
+	}
+	return sb_detach(&sb);
+}
+
+static char *resolve_prog(const char *prog, char *const *env)
+{
+	if (strchr(prog, '/'))
+		return xstrdup(prog);
+	const char *path = env_get(env, "PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	size_t n;
+	char **dirs = str_split(path, ':', false, &n);
+	char *found = NULL;
+	for (size_t i = 0; i < n && !found; i++) {
+		char *cand = path_join(dirs[i], prog);
+		if (path_is_exec(cand))
+			found = cand;
+		else
+			free(cand);
+	}
+	strv_free(dirs);
+	return found;
+}
+
+static void log_command(const char *logpath, pid_t pid, const struct proc_opts *o)
+{
+	char ts[32];
+	iso8601_utc(wall_ms(), ts);
+	char *q = argv_quote(o->argv);
+	char *line = xasprintf("%s pid=%ld cwd=%s: %s\n", ts, (long)pid, o->cwd ? o->cwd : ".", q);
+	append_file(logpath, line, strlen(line), NULL);
+	free(line);
+	free(q);
+}
+
+static void finish(struct proc *p)
+{
+	if (p->done || !p->leader_exited || !p->out_eof || !p->err_eof)
+		return;
+	p->done = true;
+	p->end_ms = now_ms();
+	struct loop *l = p->loop;
+	uint64_t *timers[] = {&p->wall_timer, &p->idle_timer, &p->kill_timer, &p->drain_timer,
+			      &p->reap_timer};
+	for (size_t i = 0; i < TP_ARRAY_LEN(timers); i++) {
+		if (*timers[i])
+			loop_cancel_timer(l, *timers[i]);
+		*timers[i] = 0;
+	}
+	struct proc_status st = {.elapsed_ms = p->end_ms - p->start_ms};
+	if (WIFSIGNALED(p->wstatus))
+		st.signo = WTERMSIG(p->wstatus);
+	if (p->killing)
+		st.end = p->kill_reason;
+	else if (WIFEXITED(p->wstatus))
+		st.end = PROC_EXITED;
+	else
+		st.end = PROC_SIGNALED;
+	st.code = WIFEXITED(p->wstatus) ? WEXITSTATUS(p->wstatus) : -1;
+	if (p->on_exit)
+		p->on_exit(p, &st, p->ud);
+}
+
+static void close_pipe(struct proc *p, int *fd, bool *eof)
+{
+	if (*fd >= 0) {
+		loop_remove_fd(p->loop, *fd);
+		close(*fd);
+		*fd = -1;
+	}
+	*eof = true;
+}
+
+static void on_idle(struct loop *l, void *ud);
+
+static void on_output(struct loop *l, int fd, short rev, void *ud)
+{
+	struct proc *p = ud;
+	(void)rev;
+	char buf[65536];
+	bool is_out = fd == p->out_fd;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n > 0) {
+			proc_output_cb cb = is_out ? p->on_stdout : p->on_stderr;
+			if (cb)
+				cb(p, buf, (size_t)n, p->ud);
+			if (p->idle_timer) {
+				loop_cancel_timer(l, p->idle_timer);
+				p->idle_timer = loop_add_timer(l, p->idle_ms, on_idle, p);
+			}
+			if ((size_t)n < sizeof(buf))
+				return; /* drained for now; poll tells us about more */
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		/* EOF or a hard error both end this stream. */
+		if (is_out)
+			close_pipe(p, &p->out_fd, &p->out_eof);
+		else
+			close_pipe(p, &p->err_fd, &p->err_eof);
+		finish(p);
+		return;
+	}
+}
+
+static void on_drain_timeout(struct loop *l, void *ud)
+{
+	struct proc *p = ud;
+	(void)l;
+	p->drain_timer = 0;
+	close_pipe(p, &p->out_fd, &p->out_eof);
+	close_pipe(p, &p->err_fd, &p->err_eof);
+	finish(p);
+}
+
+static void reap(struct proc *p)
+{
+	if (p->leader_exited)
+		return;
+	int ws;
+	pid_t r = waitpid(p->pid, &ws, WNOHANG);
+	if (r != p->pid)
+		return;
+	p->leader_exited = true;
+	p->wstatus = ws;
+	if (p->pid_fd >= 0) {
+		loop_remove_fd(p->loop, p->pid_fd);
+		close(p->pid_fd);
+		p->pid_fd = -1;
+	}
+	/* Nothing the stage started may outlive it. */
+	kill(-p->pid, SIGKILL);
+	if (!p->out_eof || !p->err_eof)
+		p->drain_timer = loop_add_timer(p->loop, DRAIN_MS, on_drain_timeout, p);
+	finish(p);
+}
+
+static void on_pidfd(struct loop *l, int fd, short rev, void *ud)
+{
+	(void)l;
+	(void)fd;
+	(void)rev;
+	reap(ud);
+}
+
+static void on_reap_poll(struct loop *l, void *ud)
+{
+	struct proc *p = ud;
+	p->reap_timer = 0;
+	reap(p);
+	if (!p->leader_exited)
+		p->reap_timer = loop_add_timer(l, REAP_POLL_MS, on_reap_poll, p);
+}
+
+static void on_kill_grace(struct loop *l, void *ud)
+{
+	struct proc *p = ud;
+	(void)l;
+	p->kill_timer = 0;
+	kill(-p->pid, SIGKILL);
+}
+
+static void terminate(struct proc *p, enum proc_end why)
+{
+	if (p->killing || p->leader_exited)
+		return;
+	p->killing = true;
+	p->kill_reason = why;
+	kill(-p->pid, SIGTERM);
+	p->kill_timer = loop_add_timer(p->loop, p->grace_ms, on_kill_grace, p);
+}
+
+static void on_wall(struct loop *l, void *ud)
+{
+	struct proc *p = ud;
+	(void)l;
+	p->wall_timer = 0;
+	terminate(p, PROC_TIMED_OUT);
+}
+
+static void on_idle(struct loop *l, void *ud)
+{
+	struct proc *p = ud;
+	(void)l;
+	p->idle_timer = 0;
+	terminate(p, PROC_IDLE_TIMEOUT);
+}
+
+/* Runs in the child between fork and exec: async-signal-safe calls only. */
+static void child_fail(int errfd, int e)
+{
+	ssize_t r = write(errfd, &e, sizeof(e));
+	(void)r;
+	_exit(127);
+}
+
+struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err *err)
+{
+	char *prog = resolve_prog(o->argv[0], o->env);
+	if (!prog) {
+		tp_err_set(err, TP_EXIT_ENV, "%s: command not found", o->argv[0]);
+		return NULL;
+	}
+	const char *in_path = o->stdin_path ? o->stdin_path : "/dev/null";
+	int in_fd = open(in_path, O_RDONLY | O_CLOEXEC);
+	if (in_fd < 0) {
+		tp_err_set(err, TP_EXIT_ENV, "%s: cannot open for stdin: %s", in_path, strerror(errno));
+		free(prog);
+		return NULL;
+	}
+	int out[2], errp[2], ep[2];
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
+		tp_err_set(err, TP_EXIT_ENV, "pipe: %s", strerror(errno));
+		close(in_fd);
+		free(prog);
+		return NULL;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		tp_err_set(err, TP_EXIT_ENV, "fork: %s", strerror(errno));
+		close(in_fd);
+		close(out[0]), close(out[1]), close(errp[0]), close(errp[1]), close(ep[0]), close(ep[1]);
+		free(prog);
+		return NULL;
+	}
+	if (pid == 0) {
+		/* A new session: a new process group we can signal as a whole, and
+		 * no controlling terminal, so a stage can never read the TUI's keys. */
+		setsid();
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		for (int s = 1; s < NSIG; s++)
+			if (s != SIGKILL && s != SIGSTOP)
+				signal(s, SIG_DFL);
+		if (dup2(in_fd, 0) < 0 || dup2(out[1], 1) < 0 || dup2(errp[1], 2) < 0)
+			child_fail(ep[1], errno);
+		if (o->cwd && chdir(o->cwd) < 0)
+			child_fail(ep[1], errno);
+		execve(prog, o->argv, o->env);
+		child_fail(ep[1], errno);
+	}
+	close(in_fd);
+	close(out[1]);
+	close(errp[1]);
+	close(ep[1]);
+	int child_errno = 0;
+	ssize_t r;
+	do
+		r = read(ep[0], &child_errno, sizeof(child_errno));
+	while (r < 0 && errno == EINTR);
+	close(ep[0]);
+	if (r == (ssize_t)sizeof(child_errno)) {
+		waitpid(pid, NULL, 0);
+		close(out[0]);
+		close(errp[0]);
+		tp_err_set(err, TP_EXIT_ENV, "%s: cannot run: %s", prog, strerror(child_errno));
+		free(prog);
+		return NULL;
+	}
+	free(prog);
+
+	struct proc *p = xcalloc(1, sizeof(*p));
+	p->loop = l;
+	p->pid = pid;
+	p->out_fd = out[0];
+	p->err_fd = errp[0];
+	p->start_ms = now_ms();
+	p->idle_ms = o->idle_timeout_ms;
+	p->grace_ms = o->kill_grace_ms > 0 ? o->kill_grace_ms : 2000;
+	p->on_stdout = o->on_stdout;
+	p->on_stderr = o->on_stderr;
+	p->on_exit = o->on_exit;
+	p->ud = o->ud;
+	if (o->command_log)
+		log_command(o->command_log, pid, o);
+	set_nonblock(p->out_fd);
+	set_nonblock(p->err_fd);
+	loop_add_fd(l, p->out_fd, POLLIN, on_output, p);
+	loop_add_fd(l, p->err_fd, POLLIN, on_output, p);
+	p->pid_fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (p->pid_fd >= 0)
+		loop_add_fd(l, p->pid_fd, POLLIN, on_pidfd, p);
+	else
+		p->reap_timer = loop_add_timer(l, REAP_POLL_MS, on_reap_poll, p);
+	if (o->timeout_ms > 0)
+		p->wall_timer = loop_add_timer(l, o->timeout_ms, on_wall, p);
+	if (o->idle_timeout_ms > 0)
+		p->idle_timer = loop_add_timer(l, o->idle_timeout_ms, on_idle, p);
+	return p;
+}
+
+pid_t proc_pid(const struct proc *p)
+{
+	return p->pid;
+}
+
+bool proc_running(const struct proc *p)
+{
+	return p && !p->done;
+}
+
+void proc_kill(struct proc *p)
+{
+	if (p && !p->done)
+		terminate(p, PROC_KILLED);
+}
+
+void proc_free(struct proc *p)
+{
+	if (!p)
+		return;
+	if (!p->leader_exited) {
+		kill(-p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0);
+		p->leader_exited = true;
+	}
+	p->on_exit = NULL;
+	close_pipe(p, &p->out_fd, &p->out_eof);
+	close_pipe(p, &p->err_fd, &p->err_eof);
+	if (p->pid_fd >= 0) {
+		loop_remove_fd(p->loop, p->pid_fd);
+		close(p->pid_fd);
+	}
+	finish(p);
+	free(p);
+}
+
+struct sync_ctx {
+	struct sbuf *out, *err;
+	struct proc_status st;
+	bool done;
+};
+
+static void sync_out(struct proc *p, const char *d, size_t n, void *ud)
+{
+	(void)p;
+	struct sync_ctx *c = ud;
+	if (c->out)
+		sb_add(c->out, d, n);
+}
+
+static void sync_err(struct proc *p, const char *d, size_t n, void *ud)
+{
+	(void)p;
+	struct sync_ctx *c = ud;
+	if (c->err)
+		sb_add(c->err, d, n);
+}
+
+static void sync_exit(struct proc *p, const struct proc_status *st, void *ud)
+{
+	(void)p;
+	struct sync_ctx *c = ud;
+	c->st = *st;
+	c->done = true;
+}
+
+int proc_run_sync(const struct proc_opts *o, struct sbuf *out, struct sbuf *errout,
+		  struct proc_status *st, struct tp_err *err)
+{
+	struct loop *l = loop_new();
+	struct sync_ctx c = {out, errout, {0}, false};
+	struct proc_opts so = *o;
+	so.on_stdout = sync_out;
+	so.on_stderr = sync_err;
+	so.on_exit = sync_exit;
+	so.ud = &c;
+	struct proc *p = proc_spawn(l, &so, err);
+	if (!p) {
+		loop_free(l);
+		return -1;
+	}
+	while (!c.done)
+		if (loop_run_once(l, -1) < 0 && errno != EINTR)
+			break;
+	proc_free(p);
+	loop_free(l);
+	if (st)
+		*st = c.st;
+	return c.done ? 0 : -1;
+}
+
+void proc_status_str(const struct proc_status *st, char *buf, size_t n)
+{
+	switch (st->end) {
+	case PROC_EXITED:
+		snprintf(buf, n, "exit %d", st->code);
+		break;
+	case PROC_SIGNALED:
+		snprintf(buf, n, "killed by signal %d (%s)", st->signo, strsignal(st->signo));
+		break;
+	case PROC_TIMED_OUT:
+		snprintf(buf, n, "timed out after %.1fs", (double)st->elapsed_ms / 1000.0);
+		break;
+	case PROC_IDLE_TIMEOUT:
+		snprintf(buf, n, "no output for too long; killed after %.1fs",
+			 (double)st->elapsed_ms / 1000.0);
+		break;
+	case PROC_KILLED:
+		snprintf(buf, n, "stopped on request after %.1fs", (double)st->elapsed_ms / 1000.0);
+		break;
+	case PROC_EXEC_FAILED:
+		snprintf(buf, n, "could not start: %s", strerror(st->code));
+		break;
+	}
+}

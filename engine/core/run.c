@@ -1,0 +1,550 @@
+#include "engine/core/run.h"
+
+#include <cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+char *run_path(const char *run_dir, const char *rel)
+{
+	char *tp = path_join(run_dir, ".tileport");
+	char *p = path_join(tp, rel);
+	free(tp);
+	return p;
+}
+
+char *run_attempt_dir(const struct run_state *st, const struct attempt *a)
+{
+	char *rel = xasprintf("attempts/%s", a->dir);
+	char *p = run_path(st->run_dir, rel);
+	free(rel);
+	return p;
+}
+
+void run_state_init(struct run_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->schema = RUN_SCHEMA;
+}
+
+static void attempt_free(struct attempt *a)
+{
+	free(a->dir);
+	free(a->driver);
+	free(a->exit);
+	free(a->claimed);
+	free(a->verdict);
+	free(a->klass);
+	free(a->gate);
+	free(a->gate_reason);
+	free(a->validator);
+	strv_free(a->soft);
+	strv_free(a->deferred);
+	free(a->action);
+	free(a->note);
+}
+
+void run_state_free(struct run_state *st)
+{
+	free(st->version);
+	free(st->op);
+	free(st->workspace);
+	free(st->out_root);
+	free(st->run_dir);
+	free(st->table);
+	free(st->status);
+	free(st->final);
+	free(st->reason);
+	strv_free(st->missing);
+	for (size_t i = 0; i < st->natt; i++)
+		attempt_free(&st->att[i]);
+	free(st->att);
+	for (int i = 0; i < 26; i++) {
+		free(st->drivers[i]);
+		free(st->validators[i]);
+	}
+	free(st->contract);
+	memset(st, 0, sizeof(*st));
+}
+
+struct attempt *run_add_attempt(struct run_state *st)
+{
+	st->att = xgrow(st->att, &st->capatt, st->natt + 1, sizeof(*st->att));
+	struct attempt *a = &st->att[st->natt++];
+	memset(a, 0, sizeof(*a));
+	a->seq = (int)st->natt;
+	return a;
+}
+
+struct attempt *run_attempt_by_seq(struct run_state *st, int seq)
+{
+	for (size_t i = 0; i < st->natt; i++)
+		if (st->att[i].seq == seq)
+			return &st->att[i];
+	return NULL;
+}
+
+struct attempt *run_last_attempt(struct run_state *st)
+{
+	return st->natt ? &st->att[st->natt - 1] : NULL;
+}
+
+int run_count(const struct run_state *st, char stage)
+{
+	int n = 0;
+	for (size_t i = 0; i < st->natt; i++)
+		if (st->att[i].stage == stage && st->att[i].counts)
+			n++;
+	return n;
+}
+
+void attempt_add_soft(struct attempt *a, const char *marker)
+{
+	for (size_t i = 0; a->soft && a->soft[i]; i++)
+		if (strcmp(a->soft[i], marker) == 0)
+			return;
+	size_t n = strv_len(a->soft);
+	a->soft = xrealloc(a->soft, (n + 2) * sizeof(*a->soft));
+	a->soft[n] = xstrdup(marker);
+	a->soft[n + 1] = NULL;
+}
+
+/* ---- JSON mapping ---- */
+
+static void put_str(cJSON *o, const char *k, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, k, v);
+}
+
+static void put_strv(cJSON *o, const char *k, char *const *v)
+{
+	if (!v)
+		return;
+	cJSON *a = cJSON_AddArrayToObject(o, k);
+	for (size_t i = 0; v[i]; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+}
+
+static void put_letter(cJSON *o, const char *k, char c)
+{
+	char s[2] = {c, 0};
+	cJSON_AddStringToObject(o, k, s);
+}
+
+static const char *att_state_name(enum attempt_state s)
+{
+	return s == ATTEMPT_RUNNING ? "running" : s == ATTEMPT_DONE ? "done" : "skipped";
+}
+
+static cJSON *attempt_json(const struct attempt *a)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "seq", a->seq);
+	put_letter(o, "stage", a->stage);
+	cJSON_AddNumberToObject(o, "n", a->n);
+	cJSON_AddBoolToObject(o, "repair", a->repair);
+	cJSON_AddBoolToObject(o, "counts", a->counts);
+	cJSON_AddBoolToObject(o, "manual", a->manual);
+	cJSON_AddBoolToObject(o, "offline", a->offline);
+	cJSON_AddStringToObject(o, "state", att_state_name(a->state));
+	put_str(o, "dir", a->dir);
+	put_str(o, "driver", a->driver);
+	cJSON_AddNumberToObject(o, "started", (double)a->started);
+	cJSON_AddNumberToObject(o, "ended", (double)a->ended);
+	if (a->state == ATTEMPT_RUNNING) {
+		cJSON_AddNumberToObject(o, "pid", (double)a->pid);
+		cJSON_AddNumberToObject(o, "pid_start", (double)a->pid_start);
+	}
+	put_str(o, "exit", a->exit);
+	put_str(o, "claimed", a->claimed);
+	put_str(o, "verdict", a->verdict);
+	put_str(o, "class", a->klass);
+	if (a->class_defaulted)
+		cJSON_AddBoolToObject(o, "class_defaulted", true);
+	put_str(o, "gate", a->gate);
+	put_str(o, "gate_reason", a->gate_reason);
+	put_str(o, "validator", a->validator);
+	put_strv(o, "soft", a->soft);
+	put_strv(o, "deferred", a->deferred);
+	cJSON_AddNumberToObject(o, "tokens_in", (double)a->tokens_in);
+	cJSON_AddNumberToObject(o, "tokens_out", (double)a->tokens_out);
+	cJSON_AddNumberToObject(o, "cost", a->cost);
+	if (a->route_row) {
+		cJSON_AddNumberToObject(o, "route_row", a->route_row);
+		cJSON_AddNumberToObject(o, "route_line", a->route_line);
+	}
+	put_str(o, "action", a->action);
+	put_str(o, "note", a->note);
+	return o;
+}
+
+int run_state_save(const struct run_state *st, struct tp_err *err)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "schema", st->schema);
+	put_str(o, "tileport_version", st->version);
+	put_str(o, "op", st->op);
+	put_str(o, "workspace", st->workspace);
+	put_str(o, "out_root", st->out_root);
+	put_str(o, "run_dir", st->run_dir);
+	put_str(o, "table", st->table);
+	put_str(o, "status", st->status);
+	put_str(o, "final", st->final);
+	put_str(o, "reason", st->reason);
+	cJSON_AddStringToObject(o, "mode", st->offline ? "offline" : "online");
+	put_strv(o, "missing", st->missing);
+	cJSON_AddNumberToObject(o, "created", (double)st->created);
+	cJSON_AddNumberToObject(o, "updated", (double)wall_ms());
+	cJSON_AddBoolToObject(o, "hold", st->hold);
+	if (st->next.set) {
+		cJSON *n = cJSON_AddObjectToObject(o, "next");
+		put_letter(n, "stage", st->next.stage);
+		cJSON_AddBoolToObject(n, "repair", st->next.repair);
+		cJSON_AddBoolToObject(n, "manual", st->next.manual);
+		cJSON_AddBoolToObject(n, "beyond_cap", st->next.beyond_cap);
+	}
+	cJSON *rep = cJSON_AddObjectToObject(o, "repairs");
+	cJSON *drv = cJSON_AddObjectToObject(o, "drivers");
+	cJSON *val = cJSON_AddObjectToObject(o, "validators");
+	for (int i = 0; i < 26; i++) {
+		char l[2] = {(char)('A' + i), 0};
+		if (st->repairs[i])
+			cJSON_AddNumberToObject(rep, l, st->repairs[i]);
+		if (st->drivers[i])
+			cJSON_AddStringToObject(drv, l, st->drivers[i]);
+		if (st->validators[i])
+			cJSON_AddStringToObject(val, l, st->validators[i]);
+	}
+	cJSON *att = cJSON_AddArrayToObject(o, "attempts");
+	for (size_t i = 0; i < st->natt; i++)
+		cJSON_AddItemToArray(att, attempt_json(&st->att[i]));
+	put_str(o, "contract", st->contract);
+	char *text = cJSON_Print(o);
+	cJSON_Delete(o);
+	char *path = run_path(st->run_dir, "state.json");
+	struct sbuf sb = SBUF_INIT;
+	sb_adds(&sb, text);
+	sb_addc(&sb, '\n');
+	cJSON_free(text);
+	int rc = write_file_atomic(path, sb.buf, sb.len, err);
+	sb_free(&sb);
+	free(path);
+	return rc;
+}
+
+static char *get_str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? xstrdup(v->valuestring) : NULL;
+}
+
+static double get_num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static bool get_bool(const cJSON *o, const char *k)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+static char get_letter(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!cJSON_IsString(v) || v->valuestring[0] < 'A' || v->valuestring[0] > 'Z' || v->valuestring[1])
+		return 0;
+	return v->valuestring[0];
+}
+
+static char **get_strv(const cJSON *o, const char *k)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!cJSON_IsArray(a))
+		return NULL;
+	char **v = xcalloc((size_t)cJSON_GetArraySize(a) + 1, sizeof(*v));
+	size_t n = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, a)
+		if (cJSON_IsString(it))
+			v[n++] = xstrdup(it->valuestring);
+	return v;
+}
+
+static int load_attempt(struct attempt *a, const cJSON *o)
+{
+	a->seq = (int)get_num(o, "seq");
+	a->stage = get_letter(o, "stage");
+	a->n = (int)get_num(o, "n");
+	a->repair = get_bool(o, "repair");
+	a->counts = get_bool(o, "counts");
+	a->manual = get_bool(o, "manual");
+	a->offline = get_bool(o, "offline");
+	char *state = get_str(o, "state");
+	a->state = !state ? ATTEMPT_RUNNING
+		   : strcmp(state, "done") == 0	   ? ATTEMPT_DONE
+		   : strcmp(state, "skipped") == 0 ? ATTEMPT_SKIPPED
+						   : ATTEMPT_RUNNING;
+	free(state);
+	a->dir = get_str(o, "dir");
+	a->driver = get_str(o, "driver");
+	a->started = (int64_t)get_num(o, "started");
+	a->ended = (int64_t)get_num(o, "ended");
+	a->pid = (long)get_num(o, "pid");
+	a->pid_start = (long long)get_num(o, "pid_start");
+	a->exit = get_str(o, "exit");
+	a->claimed = get_str(o, "claimed");
+	a->verdict = get_str(o, "verdict");
+	a->klass = get_str(o, "class");
+	a->class_defaulted = get_bool(o, "class_defaulted");
+	a->gate = get_str(o, "gate");
+	a->gate_reason = get_str(o, "gate_reason");
+	a->validator = get_str(o, "validator");
+	a->soft = get_strv(o, "soft");
+	a->deferred = get_strv(o, "deferred");
+	a->tokens_in = (long long)get_num(o, "tokens_in");
+	a->tokens_out = (long long)get_num(o, "tokens_out");
+	a->cost = get_num(o, "cost");
+	a->route_row = (int)get_num(o, "route_row");
+	a->route_line = (int)get_num(o, "route_line");
+	a->action = get_str(o, "action");
+	a->note = get_str(o, "note");
+	return a->stage && a->seq > 0 && a->dir ? 0 : -1;
+}
+
+int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err)
+{
+	run_state_init(st);
+	char *path = run_path(run_dir, "state.json");
+	char *text = read_file(path, NULL, err);
+	if (!text) {
+		free(path);
+		return -1;
+	}
+	const char *end = NULL;
+	cJSON *o = cJSON_ParseWithOpts(text, &end, true);
+	free(text);
+	if (!cJSON_IsObject(o)) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s: not a tileport state file (malformed JSON)", path);
+		cJSON_Delete(o);
+		free(path);
+		return -1;
+	}
+	st->schema = (int)get_num(o, "schema");
+	if (st->schema != RUN_SCHEMA) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s: state schema %d is not supported (this tileport reads %d)",
+			   path, st->schema, RUN_SCHEMA);
+		cJSON_Delete(o);
+		free(path);
+		return -1;
+	}
+	st->version = get_str(o, "tileport_version");
+	st->op = get_str(o, "op");
+	st->workspace = get_str(o, "workspace");
+	st->out_root = get_str(o, "out_root");
+	st->run_dir = xstrdup(run_dir); /* the directory may have moved */
+	st->table = get_str(o, "table");
+	st->status = get_str(o, "status");
+	st->final = get_str(o, "final");
+	st->reason = get_str(o, "reason");
+	char *mode = get_str(o, "mode");
+	st->offline = mode && strcmp(mode, "offline") == 0;
+	free(mode);
+	st->missing = get_strv(o, "missing");
+	st->created = (int64_t)get_num(o, "created");
+	st->updated = (int64_t)get_num(o, "updated");
+	st->hold = get_bool(o, "hold");
+	const cJSON *next = cJSON_GetObjectItemCaseSensitive(o, "next");
+	if (cJSON_IsObject(next)) {
+		st->next.set = true;
+		st->next.stage = get_letter(next, "stage");
+		st->next.repair = get_bool(next, "repair");
+		st->next.manual = get_bool(next, "manual");
+		st->next.beyond_cap = get_bool(next, "beyond_cap");
+	}
+	for (int i = 0; i < 26; i++) {
+		char l[2] = {(char)('A' + i), 0};
+		st->repairs[i] = (int)get_num(cJSON_GetObjectItemCaseSensitive(o, "repairs"), l);
+		st->drivers[i] = get_str(cJSON_GetObjectItemCaseSensitive(o, "drivers"), l);
+		st->validators[i] = get_str(cJSON_GetObjectItemCaseSensitive(o, "validators"), l);
+	}
+	const cJSON *att = cJSON_GetObjectItemCaseSensitive(o, "attempts"), *it;
+	int bad = 0;
+	cJSON_ArrayForEach(it, att)
+		if (load_attempt(run_add_attempt(st), it) < 0)
+			bad = (int)st->natt;
+	st->contract = get_str(o, "contract");
+	cJSON_Delete(o);
+	if (!st->op || !st->status || bad) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s: incomplete state (%s)", path,
+			   bad ? "an attempt lacks seq, stage or dir" : "no op or status");
+		free(path);
+		run_state_free(st);
+		return -1;
+	}
+	free(path);
+	return 0;
+}
+
+bool run_exists(const char *run_dir)
+{
+	char *p = run_path(run_dir, "state.json");
+	bool ok = path_is_file(p);
+	free(p);
+	return ok;
+}
+
+int run_lock(const char *run_dir, struct tp_err *err)
+{
+	char *path = run_path(run_dir, "lock");
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		tp_err_set(err, TP_EXIT_ENV, "%s: cannot open: %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		char buf[64] = "";
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		str_trim(buf);
+		tp_err_set(err, TP_EXIT_ENV,
+			   "run %s is in use by another tileport (pid %s); wait for it to finish or "
+			   "stop it first", run_dir, buf[0] ? buf : "unknown");
+		close(fd);
+		free(path);
+		return -1;
+	}
+	char pid[32];
+	int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) < 0)
+		(void)0; /* the pid is informational only */
+	free(path);
+	return fd;
+}
+
+void run_unlock(int fd)
+{
+	if (fd >= 0) {
+		flock(fd, LOCK_UN);
+		close(fd);
+	}
+}
+
+bool run_locked(const char *run_dir)
+{
+	char *path = run_path(run_dir, "lock");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return false;
+	bool held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
+}
+
+static int cmp_summary(const void *a, const void *b)
+{
+	const struct run_summary *x = a, *y = b;
+	if (x->updated != y->updated)
+		return x->updated < y->updated ? 1 : -1;
+	return strcmp(x->op, y->op);
+}
+
+int runs_list(const char *out_root, struct run_summary **out, size_t *n, struct tp_err *err)
+{
+	*out = NULL;
+	*n = 0;
+	DIR *d = opendir(out_root);
+	if (!d) {
+		if (errno == ENOENT)
+			return 0;
+		tp_err_set(err, TP_EXIT_USAGE, "%s: cannot list runs: %s", out_root, strerror(errno));
+		return -1;
+	}
+	size_t cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *dir = path_join(out_root, e->d_name);
+		struct run_state st;
+		if (!run_exists(dir) || run_state_load(dir, &st, NULL) < 0) {
+			free(dir);
+			continue;
+		}
+		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
+		struct run_summary *s = &(*out)[(*n)++];
+		s->op = xstrdup(st.op);
+		s->run_dir = dir;
+		s->status = xstrdup(st.status);
+		s->final = st.final ? xstrdup(st.final) : NULL;
+		s->stage = st.natt ? st.att[st.natt - 1].stage : 0;
+		s->running = run_locked(dir);
+		s->updated = st.updated;
+		s->attempts = (int)st.natt;
+		run_state_free(&st);
+	}
+	closedir(d);
+	if (*n)
+		qsort(*out, *n, sizeof(**out), cmp_summary);
+	return 0;
+}
+
+void runs_free(struct run_summary *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].op);
+		free(v[i].run_dir);
+		free(v[i].status);
+		free(v[i].final);
+	}
+	free(v);
+}
+
+char *run_out_root(const char *opt_out, const char *workspace, const char *config_out)
+{
+	const char *env = getenv("CUTILE_KERNEL_OUT_ROOT");
+	if (opt_out && *opt_out)
+		return xstrdup(opt_out);
+	if (env && *env)
+		return xstrdup(env);
+	if (config_out && *config_out)
+		return xstrdup(config_out);
+	return path_join(workspace ? workspace : ".", "cutile_kernel_out");
+}
+
+char *run_resolve(const char *arg, const char *out_root)
+{
+	if (strchr(arg, '/') || run_exists(arg))
+		return xstrdup(arg);
+	return path_join(out_root, arg);
+}
+
+long long proc_start_time(long pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	char *text = read_file(path, NULL, NULL);
+	if (!text)
+		return -1;
+	/* The command name may contain spaces and parentheses: fields start
+	 * after the last ')'. Field 22 is the 20th after it. */
+	char *p = strrchr(text, ')');
+	long long v = -1;
+	if (p) {
+		p++;
+		for (int field = 3; field < 22 && p; field++)
+			p = strchr(p + 1, ' ');
+		if (p)
+			v = atoll(p + 1);
+	}
+	free(text);
+	return v;
+}

@@ -1,0 +1,206 @@
+#include "engine/core/transcript.h"
+
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum mode { MODE_UNKNOWN, MODE_JSON, MODE_PLAIN };
+
+struct transcript {
+	FILE *f;
+	enum mode mode;
+	struct sbuf partial;
+	struct sbuf plain;  /* whole stdout in plain mode */
+	struct sbuf texts;  /* "text" records, the fallback final in JSON mode */
+	char *final;
+	long long tin, tout;
+	double cost;
+	size_t lines;
+};
+
+struct transcript *transcript_open(const char *path, struct tp_err *err)
+{
+	FILE *f = fopen(path, "we");
+	if (!f) {
+		tp_err_set(err, TP_EXIT_ENV, "%s: cannot create transcript", path);
+		return NULL;
+	}
+	struct transcript *t = xcalloc(1, sizeof(*t));
+	t->f = f;
+	return t;
+}
+
+static void write_obj(struct transcript *t, cJSON *o)
+{
+	char *s = cJSON_PrintUnformatted(o);
+	fputs(s, t->f);
+	fputc('\n', t->f);
+	cJSON_free(s);
+}
+
+static void write_text_record(struct transcript *t, const char *line, size_t n)
+{
+	char *s = xstrndup(line, n);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "type", "text");
+	cJSON_AddStringToObject(o, "text", s);
+	write_obj(t, o);
+	cJSON_Delete(o);
+	free(s);
+}
+
+static cJSON *typed_object(const char *line, size_t n)
+{
+	cJSON *o = cJSON_ParseWithLength(line, n);
+	if (cJSON_IsObject(o) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "type")))
+		return o;
+	cJSON_Delete(o);
+	return NULL;
+}
+
+static double num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static void json_line(struct transcript *t, const char *line, size_t n)
+{
+	cJSON *o = typed_object(line, n);
+	if (!o) {
+		write_text_record(t, line, n);
+		sb_add(&t->texts, line, n);
+		sb_addc(&t->texts, '\n');
+		return;
+	}
+	const char *type = cJSON_GetObjectItemCaseSensitive(o, "type")->valuestring;
+	const cJSON *text = cJSON_GetObjectItemCaseSensitive(o, "text");
+	if (strcmp(type, "final") == 0 && cJSON_IsString(text)) {
+		free(t->final);
+		t->final = xstrdup(text->valuestring);
+	} else if (strcmp(type, "text") == 0 && cJSON_IsString(text)) {
+		sb_adds(&t->texts, text->valuestring);
+		sb_addc(&t->texts, '\n');
+	} else if (strcmp(type, "usage") == 0) {
+		t->tin += (long long)num(o, "tokens_in");
+		t->tout += (long long)num(o, "tokens_out");
+		t->cost += num(o, "cost");
+	}
+	/* Keep the driver's record as it was (re-serialised compactly). */
+	write_obj(t, o);
+	cJSON_Delete(o);
+}
+
+static void one_line(struct transcript *t, const char *line, size_t n, transcript_line_cb cb, void *ud)
+{
+	if (n && line[n - 1] == '\r')
+		n--;
+	t->lines++;
+	if (cb)
+		cb(line, n, ud);
+	if (t->mode == MODE_UNKNOWN) {
+		size_t k = 0;
+		while (k < n && (line[k] == ' ' || line[k] == '\t'))
+			k++;
+		if (k == n) {
+			/* blank lines before anything else decide nothing */
+			sb_add(&t->plain, line, n);
+			sb_addc(&t->plain, '\n');
+			return;
+		}
+		cJSON *o = typed_object(line, n);
+		t->mode = o ? MODE_JSON : MODE_PLAIN;
+		cJSON_Delete(o);
+	}
+	if (t->mode == MODE_JSON) {
+		json_line(t, line, n);
+		return;
+	}
+	sb_add(&t->plain, line, n);
+	sb_addc(&t->plain, '\n');
+	write_text_record(t, line, n);
+}
+
+void transcript_feed(struct transcript *t, const char *data, size_t n, transcript_line_cb cb, void *ud)
+{
+	while (n) {
+		const char *nl = memchr(data, '\n', n);
+		if (!nl) {
+			sb_add(&t->partial, data, n);
+			return;
+		}
+		size_t k = (size_t)(nl - data);
+		if (t->partial.len) {
+			sb_add(&t->partial, data, k);
+			one_line(t, t->partial.buf, t->partial.len, cb, ud);
+			sb_reset(&t->partial);
+		} else {
+			one_line(t, data, k, cb, ud);
+		}
+		data += k + 1;
+		n -= k + 1;
+	}
+}
+
+void transcript_finish(struct transcript *t, transcript_line_cb cb, void *ud)
+{
+	if (t->partial.len) {
+		one_line(t, t->partial.buf, t->partial.len, cb, ud);
+		sb_reset(&t->partial);
+	}
+	/* A driver's own final record is already written; otherwise the final
+	 * message is the whole plain output, or the text records of a JSON
+	 * stream that ended without one. */
+	if (!t->final) {
+		t->final = xstrdup(t->mode == MODE_JSON ? sb_str(&t->texts) : sb_str(&t->plain));
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "type", "final");
+		cJSON_AddStringToObject(o, "text", t->final);
+		write_obj(t, o);
+		cJSON_Delete(o);
+	}
+	fflush(t->f);
+}
+
+void transcript_close(struct transcript *t)
+{
+	if (!t)
+		return;
+	fclose(t->f);
+	sb_free(&t->partial);
+	sb_free(&t->plain);
+	sb_free(&t->texts);
+	free(t->final);
+	free(t);
+}
+
+const char *transcript_final(const struct transcript *t)
+{
+	return t->final ? t->final : "";
+}
+
+bool transcript_is_json(const struct transcript *t)
+{
+	return t->mode == MODE_JSON;
+}
+
+long long transcript_tokens_in(const struct transcript *t)
+{
+	return t->tin;
+}
+
+long long transcript_tokens_out(const struct transcript *t)
+{
+	return t->tout;
+}
+
+double transcript_cost(const struct transcript *t)
+{
+	return t->cost;
+}
+
+size_t transcript_lines(const struct transcript *t)
+{
+	return t->lines;
+}

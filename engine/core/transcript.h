@@ -1,0 +1,36 @@
+/* An agent's transcript (design §4.4). Drivers write JSON lines on stdout:
+ *   {"type":"start", ...}            {"type":"text","text":"..."}
+ *   {"type":"tool_call","id":..,"name":..,"input":{..}}
+ *   {"type":"tool_result","id":..,"output":"..","is_error":false}
+ *   {"type":"usage","tokens_in":N,"tokens_out":N,"cost":X}   (increments)
+ *   {"type":"error","message":"..."} {"type":"final","text":"..."}
+ * A driver whose first non-blank line is not such an object is plain text:
+ * its whole stdout is the final message. Either way the attempt's
+ * transcript.jsonl holds JSON lines, ending with a "final" record. */
+#ifndef TILEPORT_CORE_TRANSCRIPT_H
+#define TILEPORT_CORE_TRANSCRIPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "engine/core/util.h"
+
+struct transcript;
+
+typedef void (*transcript_line_cb)(const char *line, size_t n, void *ud);
+
+struct transcript *transcript_open(const char *path, struct tp_err *err);
+/* Feed raw stdout bytes; `cb` (may be NULL) sees every complete line. */
+void transcript_feed(struct transcript *t, const char *data, size_t n, transcript_line_cb cb, void *ud);
+/* End of stdout: flush a partial line and write the final record. */
+void transcript_finish(struct transcript *t, transcript_line_cb cb, void *ud);
+void transcript_close(struct transcript *t);
+
+const char *transcript_final(const struct transcript *t); /* "" when none */
+bool transcript_is_json(const struct transcript *t);
+long long transcript_tokens_in(const struct transcript *t);
+long long transcript_tokens_out(const struct transcript *t);
+double transcript_cost(const struct transcript *t);
+size_t transcript_lines(const struct transcript *t);
+
+#endif

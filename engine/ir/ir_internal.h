@@ -1,0 +1,41 @@
+/* Private to engine/ir: helpers shared by the model, parser and printer. */
+#ifndef TILEPORT_IR_INTERNAL_H
+#define TILEPORT_IR_INTERNAL_H
+
+#include "engine/ir/ir.h"
+
+/* Grow an arena array to hold `need` elements (old storage stays in the arena). */
+void *ir_grow(struct ir_module *m, void *p, uint32_t *cap, uint32_t need, size_t size);
+size_t ir_module_arena_bytes(const struct ir_module *m);
+
+/* Add a "module" op made elsewhere (generic form) to the module's units. */
+void ir_module_register_unit(struct ir_module *m, struct ir_op *unit);
+
+void ir_types_init(struct ir_module *m);
+void ir_types_free(struct ir_module *m);
+
+/* Printing pieces (ir_print_type.c). */
+void ir_print_type(struct sbuf *sb, const struct ir_type *t);
+/* An attribute as it appears in custom op syntax for a given spec. */
+void ir_print_attr(struct sbuf *sb, const struct ir_attr *a);
+/* A float value per tile-ir-bytecode.md §10.5. */
+void ir_print_float(struct sbuf *sb, enum ir_elem e, uint64_t bits);
+/* Dense data "<f32: ...>" without the trailing type. */
+void ir_print_dense(struct sbuf *sb, const struct ir_attr *a);
+/* "\"...\"" with LLVM escaping. */
+void ir_print_string(struct sbuf *sb, const char *s, size_t len);
+/* Is this attribute the registry default of `def` (so the printer elides it)? */
+bool ir_attr_is_default(const struct ir_attr_def *def, const struct ir_attr *a);
+
+/* Name hint of a value per §10.2 (NULL when its producer has no name support). */
+const char *ir_value_hint(const struct ir_value *v, char *buf, size_t cap);
+
+/* The definition list of an op's results: "%a, %b:2". */
+void ir_names_results(const struct ir_names *n, const struct ir_op *op, struct sbuf *sb);
+/* Attributes in generic syntax ("{a = 1, b}"), types as "(A, B) -> C". */
+void ir_print_attr_generic(struct sbuf *sb, const struct ir_attr *a);
+
+/* Line of a byte offset in m->src (1-based), and the column. */
+void ir_offset_linecol(const struct ir_module *m, size_t off, uint32_t *line, uint32_t *col);
+
+#endif

@@ -1,0 +1,582 @@
+/* The in-memory module: arena, interned types, attributes, op builders and
+ * accessors. */
+#include "engine/ir/ir.h"
+#include "engine/ir/ir_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- arena ---- */
+
+struct ir_arena_chunk {
+	struct ir_arena_chunk *next;
+	size_t used, size;
+	_Alignas(16) unsigned char data[];
+};
+
+struct ir_arena {
+	struct ir_arena_chunk *head;
+	size_t total;
+};
+
+#define ARENA_CHUNK (64 * 1024)
+
+void *ir_alloc(struct ir_module *m, size_t n)
+{
+	struct ir_arena *a = m->arena;
+	n = (n + 7) & ~(size_t)7;
+	if (!n)
+		n = 8;
+	struct ir_arena_chunk *c = a->head;
+	if (!c || c->size - c->used < n) {
+		size_t sz = n > ARENA_CHUNK / 4 ? n : ARENA_CHUNK;
+		c = xmalloc(sizeof(*c) + sz);
+		c->size = sz;
+		c->used = 0;
+		if (sz == n && a->head) {
+			/* a big block: keep the current chunk at the head for small ones */
+			c->next = a->head->next;
+			a->head->next = c;
+		} else {
+			c->next = a->head;
+			a->head = c;
+		}
+		a->total += sz;
+	}
+	void *p = c->data + c->used;
+	c->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+void *ir_grow(struct ir_module *m, void *p, uint32_t *cap, uint32_t need, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	uint32_t ncap = *cap ? *cap * 2 : 4;
+	while (ncap < need)
+		ncap *= 2;
+	void *q = ir_alloc(m, (size_t)ncap * size);
+	if (p && *cap)
+		memcpy(q, p, (size_t)*cap * size);
+	*cap = ncap;
+	return q;
+}
+
+const char *ir_strdup(struct ir_module *m, const char *s, size_t len)
+{
+	char *p = ir_alloc(m, len + 1);
+	if (len)
+		memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+size_t ir_module_arena_bytes(const struct ir_module *m)
+{
+	return m->arena->total;
+}
+
+/* ---- module ---- */
+
+struct ir_module *ir_module_new(const char *path, enum ir_source_kind src)
+{
+	struct ir_module *m = xcalloc(1, sizeof(*m));
+	m->arena = xcalloc(1, sizeof(*m->arena));
+	m->source = src;
+	m->path = ir_strdup(m, path ? path : "", path ? strlen(path) : 0);
+	ir_types_init(m);
+	return m;
+}
+
+void ir_module_free(struct ir_module *m)
+{
+	if (!m)
+		return;
+	ir_types_free(m);
+	struct ir_arena_chunk *c = m->arena->head;
+	while (c) {
+		struct ir_arena_chunk *n = c->next;
+		free(c);
+		c = n;
+	}
+	free(m->arena);
+	free(m);
+}
+
+/* ---- attributes ---- */
+
+static struct ir_attr *attr_new(struct ir_module *m, enum ir_attr_kind k)
+{
+	struct ir_attr *a = ir_alloc(m, sizeof(*a));
+	a->kind = k;
+	return a;
+}
+
+const struct ir_attr *ir_attr_unit(struct ir_module *m)
+{
+	return attr_new(m, IR_ATTR_UNIT);
+}
+
+const struct ir_attr *ir_attr_bool(struct ir_module *m, bool v)
+{
+	struct ir_attr *a = attr_new(m, IR_ATTR_BOOL);
+	a->b = v;
+	a->i = v;
+	return a;
+}
+
+const struct ir_attr *ir_attr_int(struct ir_module *m, int64_t v, const struct ir_type *elem)
+{
+	struct ir_attr *a = attr_new(m, IR_ATTR_INT);
+	a->i = v;
+	a->type = elem;
+	return a;
+}
+
+const struct ir_attr *ir_attr_float(struct ir_module *m, uint64_t bits, const struct ir_type *elem)
+{
+	struct ir_attr *a = attr_new(m, IR_ATTR_FLOAT);
+	a->bits = bits;
+	a->type = elem;
+	return a;
+}
+
+const struct ir_attr *ir_attr_string(struct ir_module *m, const char *s, size_t len)
+{
+	struct ir_attr *a = attr_new(m, IR_ATTR_STRING);
+	a->str = ir_strdup(m, s, len);
+	a->len = len;
+	return a;
+}
+
+const struct ir_attr *ir_attr_symbol(struct ir_module *m, const char *name)
+{
+	struct ir_attr *a = attr_new(m, IR_ATTR_SYMBOL);
+	a->len = strlen(name);
+	a->str = ir_strdup(m, name, a->len);
+	return a;
+}
+
+const struct ir_attr *ir_attr_type(struct ir_module *m, const struct ir_type *t)
+{
+	struct ir_attr *a = attr_new(m, IR_ATTR_TYPE);
+	a->type = t;
+	return a;
+}
+
+const struct ir_attr *ir_attr_enum(struct ir_module *m, enum ir_enum_kind k, int v)
+{
+	struct ir_attr *a = attr_new(m, IR_ATTR_ENUM);
+	a->ekind = k;
+	a->i = v;
+	return a;
+}
+
+const struct ir_attr *ir_attr_array(struct ir_module *m, uint32_t n,
+				    const struct ir_attr *const *elems)
+{
+	struct ir_attr *a = attr_new(m, IR_ATTR_ARRAY);
+	const struct ir_attr **e = ir_alloc(m, (n ? n : 1) * sizeof(*e));
+	for (uint32_t i = 0; i < n; i++)
+		e[i] = elems[i];
+	a->n = n;
+	a->elems = e;
+	return a;
+}
+
+static const uint64_t *copy_ints(struct ir_module *m, uint32_t n, const int64_t *v)
+{
+	uint64_t *p = ir_alloc(m, (n ? n : 1) * sizeof(*p));
+	for (uint32_t i = 0; i < n; i++)
+		p[i] = (uint64_t)v[i];
+	return p;
+}
+
+const struct ir_attr *ir_attr_int_array(struct ir_module *m, uint32_t n, const int64_t *v)
+{
+	struct ir_attr *a = attr_new(m, IR_ATTR_INT_ARRAY);
+	a->n = n;
+	a->vals = copy_ints(m, n, v);
+	return a;
+}
+
+static const struct ir_attr *dict_like(struct ir_module *m, enum ir_attr_kind k, uint32_t n,
+				       const char *const *keys, const struct ir_attr *const *vals)
+{
+	struct ir_attr *a = attr_new(m, k);
+	const char **ks = ir_alloc(m, (n ? n : 1) * sizeof(*ks));
+	const struct ir_attr **vs = ir_alloc(m, (n ? n : 1) * sizeof(*vs));
+	uint32_t cnt = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		/* insertion sort by key; a repeated key replaces the value */
+		uint32_t j = 0;
+		int c = 1;
+		while (j < cnt && (c = strcmp(ks[j], keys[i])) < 0)
+			j++;
+		if (j < cnt && c == 0) {
+			vs[j] = vals[i];
+			continue;
+		}
+		memmove(ks + j + 1, ks + j, (cnt - j) * sizeof(*ks));
+		memmove(vs + j + 1, vs + j, (cnt - j) * sizeof(*vs));
+		ks[j] = ir_strdup(m, keys[i], strlen(keys[i]));
+		vs[j] = vals[i];
+		cnt++;
+	}
+	a->n = cnt;
+	a->keys = ks;
+	a->elems = vs;
+	return a;
+}
+
+const struct ir_attr *ir_attr_dict(struct ir_module *m, uint32_t n, const char *const *keys,
+				   const struct ir_attr *const *vals)
+{
+	return dict_like(m, IR_ATTR_DICT, n, keys, vals);
+}
+
+const struct ir_attr *ir_attr_hints(struct ir_module *m, uint32_t n, const char *const *keys,
+				    const struct ir_attr *const *dicts)
+{
+	return dict_like(m, IR_ATTR_HINTS, n, keys, dicts);
+}
+
+const struct ir_attr *ir_attr_dense(struct ir_module *m, const struct ir_type *tile, uint32_t n,
+				    const uint64_t *vals)
+{
+	struct ir_attr *a = attr_new(m, IR_ATTR_DENSE);
+	uint64_t *v = ir_alloc(m, (n ? n : 1) * sizeof(*v));
+	if (n)
+		memcpy(v, vals, n * sizeof(*v));
+	a->type = tile;
+	a->n = n;
+	a->vals = v;
+	return a;
+}
+
+const struct ir_attr *ir_attr_div_by(struct ir_module *m, int64_t divisor, bool has_every,
+				     int64_t every, int64_t along)
+{
+	struct ir_attr *a = attr_new(m, IR_ATTR_DIV_BY);
+	a->i = divisor;
+	a->has_every = has_every;
+	a->every = has_every ? every : 0;
+	a->along = has_every ? along : 0;
+	return a;
+}
+
+const struct ir_attr *ir_attr_same_elements(struct ir_module *m, uint32_t n, const int64_t *v)
+{
+	struct ir_attr *a = attr_new(m, IR_ATTR_SAME_ELEMENTS);
+	a->n = n;
+	a->vals = copy_ints(m, n, v);
+	return a;
+}
+
+const struct ir_attr *ir_attr_bounded(struct ir_module *m, bool has_lb, int64_t lb, bool has_ub,
+				      int64_t ub)
+{
+	struct ir_attr *a = attr_new(m, IR_ATTR_BOUNDED);
+	a->has_lb = has_lb;
+	a->has_ub = has_ub;
+	a->lb = has_lb ? lb : 0;
+	a->ub = has_ub ? ub : 0;
+	return a;
+}
+
+const struct ir_attr *ir_attr_opaque(struct ir_module *m, const char *text, size_t len)
+{
+	struct ir_attr *a = attr_new(m, IR_ATTR_OPAQUE);
+	a->str = ir_strdup(m, text, len);
+	a->len = len;
+	return a;
+}
+
+const struct ir_attr *ir_dict_get(const struct ir_attr *dict, const char *key)
+{
+	if (!dict || (dict->kind != IR_ATTR_DICT && dict->kind != IR_ATTR_HINTS))
+		return NULL;
+	for (uint32_t i = 0; i < dict->n; i++)
+		if (strcmp(dict->keys[i], key) == 0)
+			return dict->elems[i];
+	return NULL;
+}
+
+/* ---- ops ---- */
+
+static struct ir_op *op_alloc(struct ir_module *m, const struct ir_opdef *d, const char *name,
+			      size_t len)
+{
+	struct ir_op *op = ir_alloc(m, sizeof(*op));
+	op->def = d;
+	op->code = d->code;
+	op->name = ir_strdup(m, name, len);
+	op->ngroups = d->ngroups ? d->ngroups : 1;
+	op->group_sizes = ir_alloc(m, op->ngroups * sizeof(uint32_t));
+	return op;
+}
+
+struct ir_op *ir_op_new(struct ir_module *m, const char *name, size_t len)
+{
+	const struct ir_opdef *d = ir_opdef_by_name(name, len);
+	if (!d)
+		return op_alloc(m, ir_opdef(IR_OP_UNKNOWN), name, len);
+	if (len > 10 && memcmp(name, "cuda_tile.", 10) == 0)
+		name += 10, len -= 10;
+	return op_alloc(m, d, name, len);
+}
+
+struct ir_op *ir_op_new_code(struct ir_module *m, int code)
+{
+	const struct ir_opdef *d = ir_opdef(code);
+	return op_alloc(m, d, d->name, strlen(d->name));
+}
+
+void ir_op_add_operand(struct ir_module *m, struct ir_op *op, uint32_t group, struct ir_value *v)
+{
+	if (group >= op->ngroups)
+		group = op->ngroups - 1;
+	op->operands = ir_grow(m, op->operands, &op->operands_cap, op->noperands + 1,
+			       sizeof(*op->operands));
+	uint32_t pos = 0;
+	for (uint32_t g = 0; g <= group; g++)
+		pos += op->group_sizes[g];
+	memmove(op->operands + pos + 1, op->operands + pos,
+		(op->noperands - pos) * sizeof(*op->operands));
+	op->operands[pos] = v;
+	op->noperands++;
+	op->group_sizes[group]++;
+}
+
+static struct ir_value *value_new(struct ir_module *m, const struct ir_type *t)
+{
+	struct ir_value *v = ir_alloc(m, sizeof(*v));
+	v->type = t;
+	v->id = m->nvalues++;
+	return v;
+}
+
+struct ir_value *ir_op_add_result(struct ir_module *m, struct ir_op *op, const struct ir_type *t)
+{
+	struct ir_value *v = value_new(m, t);
+	v->def = op;
+	v->index = op->nresults;
+	op->results = ir_grow(m, op->results, &op->results_cap, op->nresults + 1,
+			      sizeof(*op->results));
+	op->results[op->nresults++] = v;
+	return v;
+}
+
+void ir_op_set_attr(struct ir_module *m, struct ir_op *op, const char *name, const struct ir_attr *a)
+{
+	for (uint32_t i = 0; i < op->nattrs; i++)
+		if (strcmp(op->attrs[i].name, name) == 0) {
+			op->attrs[i].attr = a;
+			return;
+		}
+	op->attrs = ir_grow(m, op->attrs, &op->attrs_cap, op->nattrs + 1, sizeof(*op->attrs));
+	op->attrs[op->nattrs].name = ir_strdup(m, name, strlen(name));
+	op->attrs[op->nattrs].attr = a;
+	op->nattrs++;
+}
+
+struct ir_region *ir_op_add_region(struct ir_module *m, struct ir_op *op)
+{
+	struct ir_region *r = ir_alloc(m, sizeof(*r));
+	r->parent = op;
+	op->regions = ir_grow(m, op->regions, &op->regions_cap, op->nregions + 1,
+			      sizeof(*op->regions));
+	op->regions[op->nregions++] = r;
+	return r;
+}
+
+struct ir_block *ir_region_add_block(struct ir_module *m, struct ir_region *r)
+{
+	struct ir_block *b = ir_alloc(m, sizeof(*b));
+	b->parent = r;
+	r->blocks = ir_grow(m, r->blocks, &r->blocks_cap, r->nblocks + 1, sizeof(*r->blocks));
+	r->blocks[r->nblocks++] = b;
+	return b;
+}
+
+struct ir_value *ir_block_add_arg(struct ir_module *m, struct ir_block *b, const struct ir_type *t)
+{
+	struct ir_value *v = value_new(m, t);
+	v->block = b;
+	v->index = b->nargs;
+	b->args = ir_grow(m, b->args, &b->args_cap, b->nargs + 1, sizeof(*b->args));
+	b->args[b->nargs++] = v;
+	return v;
+}
+
+void ir_block_append(struct ir_module *m, struct ir_block *b, struct ir_op *op)
+{
+	op->parent = b;
+	b->ops = ir_grow(m, b->ops, &b->ops_cap, b->nops + 1, sizeof(*b->ops));
+	b->ops[b->nops++] = op;
+	if (op->code == IR_OP_ENTRY) {
+		m->entries = ir_grow(m, m->entries, &m->entries_cap, m->nentries + 1,
+				     sizeof(*m->entries));
+		m->entries[m->nentries++] = op;
+	} else if (op->code == IR_OP_GLOBAL) {
+		m->globals = ir_grow(m, m->globals, &m->globals_cap, m->nglobals + 1,
+				     sizeof(*m->globals));
+		m->globals[m->nglobals++] = op;
+	}
+}
+
+void ir_op_finish(struct ir_module *m, struct ir_op *op)
+{
+	const struct ir_opdef *d = op->def;
+	for (uint32_t i = 0; i < d->nattrs; i++) {
+		const struct ir_attr_def *a = &d->attrs[i];
+		if (a->deflt >= 0 && !ir_op_attr(op, a->name))
+			ir_op_set_attr(m, op, a->name, ir_attr_enum(m, a->ekind, a->deflt));
+	}
+}
+
+struct ir_op *ir_module_add_unit(struct ir_module *m, const char *name, const char *producer)
+{
+	struct ir_op *u = ir_op_new_code(m, IR_OP_MODULE);
+	ir_op_set_attr(m, u, "sym_name", ir_attr_symbol(m, name ? name : "kernels"));
+	if (producer)
+		ir_op_set_attr(m, u, "producer", ir_attr_string(m, producer, strlen(producer)));
+	ir_region_add_block(m, ir_op_add_region(m, u));
+	ir_module_register_unit(m, u);
+	return u;
+}
+
+void ir_module_register_unit(struct ir_module *m, struct ir_op *unit)
+{
+	m->units = ir_grow(m, m->units, &m->units_cap, m->nunits + 1, sizeof(*m->units));
+	m->units[m->nunits++] = unit;
+}
+
+struct ir_block *ir_unit_body(const struct ir_op *unit)
+{
+	if (!unit || unit->nregions < 1 || unit->regions[0]->nblocks < 1)
+		return NULL;
+	return unit->regions[0]->blocks[0];
+}
+
+struct ir_block *ir_entry_body(const struct ir_op *entry)
+{
+	return ir_unit_body(entry);
+}
+
+struct ir_op *ir_unit_add_entry(struct ir_module *m, struct ir_op *unit, const char *name,
+				const struct ir_type *fn_type, const struct ir_attr *hints)
+{
+	struct ir_op *e = ir_op_new_code(m, IR_OP_ENTRY);
+	ir_op_set_attr(m, e, "sym_name", ir_attr_symbol(m, name));
+	if (fn_type)
+		ir_op_set_attr(m, e, "function_type", ir_attr_type(m, fn_type));
+	if (hints)
+		ir_op_set_attr(m, e, "optimization_hints", hints);
+	struct ir_block *b = ir_region_add_block(m, ir_op_add_region(m, e));
+	if (fn_type && fn_type->kind == IR_TY_FUNC)
+		for (uint32_t i = 0; i < fn_type->nin; i++)
+			ir_block_add_arg(m, b, fn_type->ins[i]);
+	if (unit)
+		ir_block_append(m, ir_unit_body(unit), e);
+	return e;
+}
+
+struct ir_op *ir_unit_add_global(struct ir_module *m, struct ir_op *unit, const char *name,
+				 const struct ir_attr *value, uint64_t alignment, bool is_private,
+				 bool is_constant)
+{
+	struct ir_op *g = ir_op_new_code(m, IR_OP_GLOBAL);
+	ir_op_set_attr(m, g, "sym_name", ir_attr_symbol(m, name));
+	if (value)
+		ir_op_set_attr(m, g, "value", value);
+	ir_op_set_attr(m, g, "alignment", ir_attr_int(m, (int64_t)alignment, NULL));
+	if (is_private)
+		ir_op_set_attr(m, g, "sym_visibility", ir_attr_enum(m, IR_EN_VISIBILITY, 1));
+	if (is_constant)
+		ir_op_set_attr(m, g, "constant", ir_attr_unit(m));
+	if (unit)
+		ir_block_append(m, ir_unit_body(unit), g);
+	return g;
+}
+
+const char *ir_symbol_name(const struct ir_op *op)
+{
+	const struct ir_attr *a = ir_op_attr(op, "sym_name");
+	if (a && (a->kind == IR_ATTR_SYMBOL || a->kind == IR_ATTR_STRING))
+		return a->str;
+	return "";
+}
+
+const struct ir_op *ir_module_find_entry(const struct ir_module *m, const char *name)
+{
+	for (uint32_t i = 0; i < m->nentries; i++)
+		if (strcmp(ir_symbol_name(m->entries[i]), name) == 0)
+			return m->entries[i];
+	return NULL;
+}
+
+/* ---- accessors ---- */
+
+const struct ir_attr *ir_op_attr(const struct ir_op *op, const char *name)
+{
+	for (uint32_t i = 0; i < op->nattrs; i++)
+		if (strcmp(op->attrs[i].name, name) == 0)
+			return op->attrs[i].attr;
+	return NULL;
+}
+
+bool ir_op_has(const struct ir_op *op, const char *name)
+{
+	return ir_op_attr(op, name) != NULL;
+}
+
+int64_t ir_op_attr_int(const struct ir_op *op, const char *name, int64_t dflt)
+{
+	const struct ir_attr *a = ir_op_attr(op, name);
+	if (a && (a->kind == IR_ATTR_ENUM || a->kind == IR_ATTR_INT || a->kind == IR_ATTR_BOOL))
+		return a->i;
+	return dflt;
+}
+
+struct ir_value *const *ir_op_group(const struct ir_op *op, uint32_t group, uint32_t *n)
+{
+	if (group >= op->ngroups) {
+		*n = 0;
+		return NULL;
+	}
+	uint32_t pos = 0;
+	for (uint32_t g = 0; g < group; g++)
+		pos += op->group_sizes[g];
+	*n = op->group_sizes[group];
+	return *n ? op->operands + pos : NULL;
+}
+
+struct ir_value *ir_op_group_value(const struct ir_op *op, const char *group)
+{
+	int g = ir_opdef_group(op->def, group);
+	if (g < 0)
+		return NULL;
+	uint32_t n;
+	struct ir_value *const *v = ir_op_group(op, (uint32_t)g, &n);
+	return n ? v[0] : NULL;
+}
+
+static bool walk(const struct ir_op *op, int depth, ir_walk_fn fn, void *ctx)
+{
+	if (!fn(op, depth, ctx))
+		return true;
+	for (uint32_t r = 0; r < op->nregions; r++)
+		for (uint32_t b = 0; b < op->regions[r]->nblocks; b++) {
+			const struct ir_block *blk = op->regions[r]->blocks[b];
+			for (uint32_t i = 0; i < blk->nops; i++)
+				walk(blk->ops[i], depth + 1, fn, ctx);
+		}
+	return true;
+}
+
+void ir_walk(const struct ir_op *op, ir_walk_fn fn, void *ctx)
+{
+	walk(op, 0, fn, ctx);
+}

@@ -1,0 +1,798 @@
+/* Text parser for cuda_tile IR: cursor, errors, value scopes, and the
+ * module / entry / global / block structure. Op syntax is in ir_parse_op.c
+ * (registry templates and region ops) and ir_parse_generic.c (generic form,
+ * unknown ops). Accepts the official printer's output, prefixed and
+ * unprefixed names, cutile-rs `%n` names, `// -----` split files (each chunk
+ * is another `cuda_tile.module`) and `loc(...)` suffixes. */
+#include "engine/ir/ir_parse.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- errors and positions ---- */
+
+static void linecol(struct pstate *ps, const char *at, uint32_t *line, uint32_t *col)
+{
+	if (at < ps->lc_pos) {
+		ps->lc_pos = ps->buf;
+		ps->lc_line = 1;
+		ps->lc_linestart = ps->buf;
+	}
+	const char *p = ps->lc_pos;
+	const char *nl;
+	while (p < at && (nl = memchr(p, '\n', (size_t)(at - p)))) {
+		ps->lc_line++;
+		ps->lc_linestart = nl + 1;
+		p = nl + 1;
+	}
+	ps->lc_pos = at;
+	*line = ps->lc_line;
+	*col = (uint32_t)(at - ps->lc_linestart) + 1;
+}
+
+void ps_fail(struct pstate *ps, const char *at, const char *fmt, ...)
+{
+	uint32_t line, col;
+	if (at < ps->buf || at > ps->end)
+		at = ps->p;
+	linecol(ps, at, &line, &col);
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	tp_err_set(ps->err, TP_EXIT_USAGE, "%s:%u:%u: %s", ps->path, line, col, msg);
+	longjmp(ps->fail, 1);
+}
+
+void ps_expected(struct pstate *ps, const char *what)
+{
+	ps_ws(ps);
+	if (ps->p >= ps->end)
+		ps_fail(ps, ps->p, "expected %s, found end of file", what);
+	const char *q = ps->p;
+	while (q < ps->end && q - ps->p < 24 && *q != '\n' && *q != ' ' && *q != '\t' &&
+	       *q != '\r')
+		q++;
+	if (q == ps->p)
+		q++;
+	char found[64];
+	size_t k = 0;
+	for (const char *c = ps->p; c < q && k + 5 < sizeof(found); c++) {
+		unsigned char u = (unsigned char)*c;
+		if (u >= 0x20 && u < 0x7f && u != '\'')
+			found[k++] = (char)u;
+		else
+			k += (size_t)snprintf(found + k, sizeof(found) - k, "\\x%02x", u);
+	}
+	found[k] = '\0';
+	ps_fail(ps, ps->p, "expected %s, found '%s'", what, found);
+}
+
+void ps_set_loc(struct pstate *ps, struct ir_op *op, const char *start)
+{
+	const char *end = ps->p;
+	while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' ||
+			       end[-1] == '\r'))
+		end--;
+	op->loc.offset = (uint64_t)(start - ps->buf);
+	op->loc.end_offset = (uint64_t)(end - ps->buf);
+	linecol(ps, start, &op->loc.line, &op->loc.col);
+	linecol(ps, end > start ? end - 1 : start, &op->loc.end_line, &op->loc.end_col);
+}
+
+/* ---- cursor ---- */
+
+void ps_ws(struct pstate *ps)
+{
+	const char *p = ps->p, *e = ps->end;
+	for (;;) {
+		while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+			p++;
+		if (p + 1 < e && p[0] == '/' && p[1] == '/') {
+			const char *nl = memchr(p, '\n', (size_t)(e - p));
+			p = nl ? nl + 1 : e;
+			continue;
+		}
+		break;
+	}
+	ps->p = p;
+}
+
+static bool ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool ident_char(char c)
+{
+	return ident_start(c) || (c >= '0' && c <= '9') || c == '$' || c == '.';
+}
+
+bool ps_peek(struct pstate *ps, char c)
+{
+	ps_ws(ps);
+	return ps->p < ps->end && *ps->p == c;
+}
+
+bool ps_peek_lit(struct pstate *ps, const char *lit)
+{
+	ps_ws(ps);
+	size_t n = strlen(lit);
+	if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, lit, n) != 0)
+		return false;
+	if (ident_start(lit[0]) && ps->p + n < ps->end && ident_char(ps->p[n]))
+		return false;
+	return true;
+}
+
+bool ps_peek_word(struct pstate *ps, const char *w)
+{
+	return ps_peek_lit(ps, w);
+}
+
+bool ps_accept(struct pstate *ps, const char *lit)
+{
+	if (!ps_peek_lit(ps, lit))
+		return false;
+	ps->p += strlen(lit);
+	return true;
+}
+
+void ps_expect(struct pstate *ps, const char *lit)
+{
+	if (!ps_accept(ps, lit)) {
+		char what[64];
+		snprintf(what, sizeof(what), "'%s'", lit);
+		ps_expected(ps, what);
+	}
+}
+
+size_t ps_ident(struct pstate *ps, const char **s)
+{
+	ps_ws(ps);
+	const char *p = ps->p;
+	if (p >= ps->end || !ident_start(*p))
+		return 0;
+	while (p < ps->end && ident_char(*p))
+		p++;
+	*s = ps->p;
+	size_t n = (size_t)(p - ps->p);
+	ps->p = p;
+	return n;
+}
+
+bool ps_int(struct pstate *ps, int64_t *v)
+{
+	ps_ws(ps);
+	const char *p = ps->p;
+	bool neg = false;
+	if (p < ps->end && *p == '-')
+		neg = true, p++;
+	if (p >= ps->end || *p < '0' || *p > '9')
+		return false;
+	uint64_t u = 0;
+	if (p + 1 < ps->end && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		p += 2;
+		const char *d = p;
+		while (p < ps->end) {
+			char c = *p;
+			int x = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+				: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+			if (x < 0)
+				break;
+			if (u >> 60)
+				ps_fail(ps, ps->p, "integer too large");
+			u = u * 16 + (uint64_t)x;
+			p++;
+		}
+		if (p == d)
+			return false;
+	} else {
+		while (p < ps->end && *p >= '0' && *p <= '9') {
+			if (u > (UINT64_MAX - 9) / 10)
+				ps_fail(ps, ps->p, "integer too large");
+			u = u * 10 + (uint64_t)(*p - '0');
+			p++;
+		}
+		/* "1.5" or "1e3" is a float, not an integer */
+		if (p < ps->end && (*p == '.' || *p == 'e' || *p == 'E'))
+			return false;
+	}
+	if (p < ps->end && ident_start(*p) && *p != 'x')
+		return false;
+	*v = neg ? (int64_t)(0 - u) : (int64_t)u;
+	ps->p = p;
+	return true;
+}
+
+int64_t ps_expect_int(struct pstate *ps, const char *what)
+{
+	int64_t v;
+	if (!ps_int(ps, &v))
+		ps_expected(ps, what);
+	return v;
+}
+
+bool ps_string(struct pstate *ps, const char **s, size_t *len)
+{
+	ps_ws(ps);
+	if (ps->p >= ps->end || *ps->p != '"')
+		return false;
+	const char *start = ps->p++;
+	struct sbuf sb = SBUF_INIT;
+	while (ps->p < ps->end && *ps->p != '"') {
+		char c = *ps->p++;
+		if (c == '\n') {
+			sb_free(&sb);
+			ps_fail(ps, start, "unterminated string");
+		}
+		if (c != '\\') {
+			sb_addc(&sb, c);
+			continue;
+		}
+		if (ps->p >= ps->end)
+			break;
+		char d = *ps->p++;
+		if (d == '\\' || d == '"') {
+			sb_addc(&sb, d);
+		} else if (d == 'n') {
+			sb_addc(&sb, '\n');
+		} else if (d == 't') {
+			sb_addc(&sb, '\t');
+		} else {
+			char h[3] = {d, ps->p < ps->end ? *ps->p : 0, 0};
+			char *e;
+			unsigned long x = strtoul(h, &e, 16);
+			if (e != h + 2) {
+				sb_free(&sb);
+				ps_fail(ps, ps->p - 2, "bad escape in string");
+			}
+			ps->p++;
+			sb_addc(&sb, (char)x);
+		}
+	}
+	if (ps->p >= ps->end) {
+		sb_free(&sb);
+		ps_fail(ps, start, "unterminated string");
+	}
+	ps->p++;
+	*len = sb.len;
+	*s = ir_strdup(ps->m, sb.buf ? sb.buf : "", sb.len);
+	sb_free(&sb);
+	return true;
+}
+
+const char *ps_balanced(struct pstate *ps, const char *stops, size_t *len)
+{
+	ps_ws(ps);
+	const char *start = ps->p;
+	int depth = 0;
+	char stack[256];
+	while (ps->p < ps->end) {
+		char c = *ps->p;
+		if (depth == 0 && (strchr(stops, c) || c == '\n'))
+			break;
+		if (c == '"') {
+			const char *s;
+			size_t l;
+			ps_string(ps, &s, &l);
+			continue;
+		}
+		if (c == '(' || c == '[' || c == '{' || c == '<') {
+			if (depth == 256)
+				ps_fail(ps, ps->p, "nested too deeply");
+			stack[depth++] = c == '(' ? ')' : c == '[' ? ']' : c == '{' ? '}' : '>';
+		} else if (depth && c == stack[depth - 1]) {
+			depth--;
+		} else if (c == '-' && ps->p + 1 < ps->end && ps->p[1] == '>') {
+			ps->p++; /* "->" is not a closing '>' */
+		}
+		ps->p++;
+	}
+	*len = (size_t)(ps->p - start);
+	while (*len && (start[*len - 1] == ' ' || start[*len - 1] == '\t' ||
+			start[*len - 1] == '\r'))
+		(*len)--;
+	return start;
+}
+
+/* ---- value scopes ---- */
+
+static uint64_t name_hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+struct pmark ps_scope_push(struct pstate *ps)
+{
+	struct pmark mk = {ps->nbind, ps->scope_start};
+	ps->scope_start = ps->nbind;
+	return mk;
+}
+
+void ps_scope_pop(struct pstate *ps, struct pmark mk)
+{
+	while (ps->nbind > mk.nbind) {
+		struct binding *b = &ps->bindings[--ps->nbind];
+		size_t h = name_hash(b->name, b->len) & (ps->nbuckets - 1);
+		ps->buckets[h] = b->next; /* bindings are LIFO: b heads its bucket */
+	}
+	ps->scope_start = mk.start;
+}
+
+static int lookup(struct pstate *ps, const char *name, size_t len)
+{
+	size_t h = name_hash(name, len) & (ps->nbuckets - 1);
+	for (int i = ps->buckets[h]; i >= 0; i = ps->bindings[i].next)
+		if (ps->bindings[i].len == len && memcmp(ps->bindings[i].name, name, len) == 0)
+			return i;
+	return -1;
+}
+
+void ps_bind(struct pstate *ps, const char *name, uint32_t len, uint32_t n, struct ir_value **vals)
+{
+	int old = lookup(ps, name, len);
+	if (old >= 0 && (size_t)old >= ps->scope_start)
+		ps_fail(ps, name - 1, "redefinition of value %%%.*s", (int)len, name);
+	if (ps->nbind == ps->capbind) {
+		ps->capbind = ps->capbind ? ps->capbind * 2 : 256;
+		ps->bindings = xrealloc(ps->bindings, ps->capbind * sizeof(*ps->bindings));
+	}
+	if (ps->nbind * 2 >= ps->nbuckets) {
+		/* rehash: rebuild every chain in binding order so LIFO heads hold */
+		ps->nbuckets = ps->nbuckets ? ps->nbuckets * 4 : 1024;
+		free(ps->buckets);
+		ps->buckets = xmalloc(ps->nbuckets * sizeof(int));
+		memset(ps->buckets, 0xff, ps->nbuckets * sizeof(int));
+		for (size_t i = 0; i < ps->nbind; i++) {
+			struct binding *b = &ps->bindings[i];
+			size_t h = name_hash(b->name, b->len) & (ps->nbuckets - 1);
+			b->next = ps->buckets[h];
+			ps->buckets[h] = (int)i;
+		}
+	}
+	struct binding *b = &ps->bindings[ps->nbind];
+	b->name = name;
+	b->len = len;
+	b->n = n;
+	b->vals = vals;
+	size_t h = name_hash(name, len) & (ps->nbuckets - 1);
+	b->next = ps->buckets[h];
+	ps->buckets[h] = (int)ps->nbind++;
+	const char *src = ir_strdup(ps->m, name, len);
+	for (uint32_t i = 0; i < n; i++)
+		if (!vals[i]->src_name)
+			vals[i]->src_name = src;
+}
+
+static bool name_char(char c)
+{
+	return ident_char(c) || c == '-';
+}
+
+uint32_t ps_value_def(struct pstate *ps, const char **name)
+{
+	ps_ws(ps);
+	if (ps->p >= ps->end || *ps->p != '%')
+		ps_expected(ps, "a value name ('%...')");
+	const char *s = ++ps->p;
+	while (ps->p < ps->end && name_char(*ps->p))
+		ps->p++;
+	if (ps->p == s)
+		ps_fail(ps, s - 1, "expected a value name after '%%'");
+	*name = s;
+	return (uint32_t)(ps->p - s);
+}
+
+struct ir_value *ps_value_use(struct pstate *ps)
+{
+	const char *name;
+	uint32_t len = ps_value_def(ps, &name);
+	int64_t idx = 0;
+	bool has_idx = false;
+	if (ps->p < ps->end && *ps->p == '#') {
+		ps->p++;
+		if (!ps_int(ps, &idx) || idx < 0)
+			ps_fail(ps, ps->p, "expected a result number after '#'");
+		has_idx = true;
+	}
+	int b = lookup(ps, name, len);
+	if (b < 0)
+		ps_fail(ps, name - 1, "use of undefined value %%%.*s", (int)len, name);
+	struct binding *bd = &ps->bindings[b];
+	if ((uint64_t)idx >= bd->n || (!has_idx && bd->n != 1 && bd->n != 0))
+		ps_fail(ps, name - 1, "value %%%.*s has %u results; use %%%.*s#N", (int)len, name,
+			bd->n, (int)len, name);
+	return bd->vals[idx];
+}
+
+/* ---- blocks and ops ---- */
+
+/* Consume a bracketed group starting at the cursor ("(...)", "<...>"), with
+ * strings and nested brackets. */
+static void skip_group(struct pstate *ps)
+{
+	char stack[256];
+	int depth = 0;
+	const char *start = ps->p;
+	while (ps->p < ps->end) {
+		char c = *ps->p;
+		if (c == '"') {
+			const char *s;
+			size_t l;
+			ps_string(ps, &s, &l);
+			continue;
+		}
+		if (c == '(' || c == '[' || c == '{' || c == '<') {
+			if (depth == 256)
+				ps_fail(ps, ps->p, "nested too deeply");
+			stack[depth++] = c == '(' ? ')' : c == '[' ? ']' : c == '{' ? '}' : '>';
+		} else if (c == '-' && ps->p + 1 < ps->end && ps->p[1] == '>') {
+			ps->p++;
+		} else if (depth && c == stack[depth - 1]) {
+			if (--depth == 0) {
+				ps->p++;
+				return;
+			}
+		}
+		ps->p++;
+	}
+	ps_fail(ps, start, "unbalanced brackets");
+}
+
+void ps_loc_suffix(struct pstate *ps, struct ir_op *op)
+{
+	ps_ws(ps);
+	const char *start = ps->p;
+	if (!ps_accept(ps, "loc"))
+		return;
+	if (!ps_peek(ps, '(')) {
+		ps->p = start;
+		return;
+	}
+	skip_group(ps);
+	if (op)
+		op->loc.dbg = ir_strdup(ps->m, start, (size_t)(ps->p - start));
+}
+
+#define MAXRES 64
+
+static struct ir_op *parse_op(struct pstate *ps)
+{
+	ps_ws(ps);
+	const char *start = ps->p;
+	const char *names[MAXRES];
+	uint32_t lens[MAXRES], counts[MAXRES], ngroups = 0, nres = 0;
+	if (ps_peek(ps, '%')) {
+		do {
+			if (ngroups == MAXRES)
+				ps_fail(ps, ps->p, "too many results");
+			lens[ngroups] = ps_value_def(ps, &names[ngroups]);
+			counts[ngroups] = 1;
+			if (ps_accept(ps, ":")) {
+				int64_t c = ps_expect_int(ps, "a result count");
+				if (c < 1 || c > MAXRES)
+					ps_fail(ps, ps->p, "bad result count %lld", (long long)c);
+				counts[ngroups] = (uint32_t)c;
+			}
+			nres += counts[ngroups++];
+			if (nres > MAXRES)
+				ps_fail(ps, ps->p, "too many results");
+		} while (ps_accept(ps, ","));
+		ps_expect(ps, "=");
+	}
+	ps_ws(ps);
+	ps->op_start = start;
+	struct ir_op *op;
+	if (ps_peek(ps, '"')) {
+		op = ps_generic_op(ps, nres);
+	} else {
+		const char *name;
+		const char *at = ps->p;
+		size_t len = ps_ident(ps, &name);
+		if (!len)
+			ps_expected(ps, "an operation name");
+		const struct ir_opdef *d = ir_opdef_by_name(name, len);
+		if (!d) {
+			op = ps_unknown_op(ps, name, len, nres);
+		} else {
+			if (d->code == IR_OP_MODULE || d->code == IR_OP_ENTRY || d->code == IR_OP_GLOBAL)
+				ps_fail(ps, at, "'%.*s' is only valid at module level", (int)len, name);
+			op = ir_op_new(ps->m, name, len);
+			for (uint32_t i = 0; i < nres; i++)
+				ir_op_add_result(ps->m, op, NULL);
+			if (d->format[0] == '@')
+				ps_region_op(ps, op);
+			else
+				ps_format(ps, op, d->format);
+		}
+	}
+	if (!op->loc.end_offset)
+		ps_set_loc(ps, op, start);
+	ps_loc_suffix(ps, op);
+	ir_op_finish(ps->m, op);
+	/* results become visible after the whole op, regions included */
+	uint32_t k = 0;
+	for (uint32_t g = 0; g < ngroups; g++) {
+		ps_bind(ps, names[g], lens[g], counts[g], op->results + k);
+		k += counts[g];
+	}
+	return op;
+}
+
+void ps_block_body_one(struct pstate *ps, struct ir_block *b)
+{
+	ir_block_append(ps->m, b, parse_op(ps));
+}
+
+bool ps_value_lookup(struct pstate *ps, const char *text, size_t len, struct ir_value **v)
+{
+	if (len < 2 || text[0] != '%')
+		return false;
+	const char *hash = memchr(text, '#', len);
+	size_t nl = (hash ? (size_t)(hash - text) : len) - 1;
+	int64_t idx = hash ? atoll(hash + 1) : 0;
+	int b = lookup(ps, text + 1, nl);
+	if (b < 0 || idx < 0 || (uint64_t)idx >= ps->bindings[b].n)
+		return false;
+	*v = ps->bindings[b].vals[idx];
+	return true;
+}
+
+void ps_block_body(struct pstate *ps, struct ir_block *b)
+{
+	if (++ps->depth > 100)
+		ps_fail(ps, ps->p, "regions nested too deeply");
+	for (;;) {
+		ps_ws(ps);
+		if (ps->p >= ps->end)
+			ps_expected(ps, "'}'");
+		if (*ps->p == '}')
+			break;
+		ir_block_append(ps->m, b, parse_op(ps));
+	}
+	ps->depth--;
+}
+
+/* entry @name(%a: T, ...) [optimization_hints=<...>] { ... } */
+static void parse_entry(struct pstate *ps, struct ir_op *unit, const char *start)
+{
+	ps_expect(ps, "@");
+	const char *name;
+	size_t nlen;
+	if (ps_peek(ps, '"')) {
+		ps_string(ps, &name, &nlen);
+	} else {
+		nlen = ps_ident(ps, &name);
+		if (!nlen)
+			ps_expected(ps, "an entry name");
+	}
+	struct pmark mk = ps_scope_push(ps);
+	const char *argn[256];
+	uint32_t argl[256];
+	const struct ir_type *argt[256];
+	uint32_t nargs = 0;
+	ps_expect(ps, "(");
+	if (!ps_accept(ps, ")")) {
+		do {
+			if (nargs == 256)
+				ps_fail(ps, ps->p, "too many entry arguments");
+			argl[nargs] = ps_value_def(ps, &argn[nargs]);
+			ps_expect(ps, ":");
+			argt[nargs] = ps_type(ps);
+			ps_loc_suffix(ps, NULL);
+			nargs++;
+		} while (ps_accept(ps, ","));
+		ps_expect(ps, ")");
+	}
+	const struct ir_attr *hints = NULL;
+	if (ps_accept(ps, "optimization_hints")) {
+		ps_expect(ps, "=");
+		hints = ps_hints(ps);
+	}
+	char *nm = xstrndup(name, nlen);
+	struct ir_op *e = ir_unit_add_entry(ps->m, unit, nm,
+					    ir_type_func(ps->m, nargs, argt, 0, NULL), hints);
+	free(nm);
+	if (ps_accept(ps, "attributes")) {
+		ps_expect(ps, "{");
+		ps_attr_dict(ps, e);
+	}
+	struct ir_block *body = ir_entry_body(e);
+	for (uint32_t i = 0; i < nargs; i++)
+		ps_bind(ps, argn[i], argl[i], 1, &body->args[i]);
+	ps_set_loc(ps, e, start);
+	ps_expect(ps, "{");
+	ps_block_body(ps, body);
+	ps_expect(ps, "}");
+	ps_scope_pop(ps, mk);
+	ps_loc_suffix(ps, e);
+}
+
+/* global [private] [constant] @g [alignment = N] <E: data> : tile<...> */
+static void parse_global(struct pstate *ps, struct ir_op *unit, const char *start)
+{
+	bool priv = ps_accept(ps, "private");
+	ps_accept(ps, "public");
+	bool cst = ps_accept(ps, "constant");
+	ps_expect(ps, "@");
+	const char *name;
+	size_t nlen = ps_ident(ps, &name);
+	if (!nlen)
+		ps_expected(ps, "a global name");
+	int64_t align = 0;
+	if (ps_accept(ps, "alignment")) {
+		ps_expect(ps, "=");
+		align = ps_expect_int(ps, "an alignment");
+	}
+	struct dense_pending d;
+	ps_dense_begin(ps, &d);
+	ps_expect(ps, ":");
+	const struct ir_type *t = ps_type(ps);
+	const struct ir_attr *v = ps_dense_finish(ps, &d, t);
+	char *nm = xstrndup(name, nlen);
+	struct ir_op *g = ir_unit_add_global(ps->m, unit, nm, v, (uint64_t)align, priv, cst);
+	free(nm);
+	ps_set_loc(ps, g, start);
+	ps_loc_suffix(ps, g);
+}
+
+/* The items of a unit body up to its closing brace. */
+static void unit_items(struct pstate *ps, struct ir_op *unit)
+{
+	for (;;) {
+		ps_ws(ps);
+		if (ps->p >= ps->end || *ps->p == '}')
+			return;
+		const char *start = ps->p;
+		if (ps_accept(ps, "entry") || ps_accept(ps, "cuda_tile.entry"))
+			parse_entry(ps, unit, start);
+		else if (ps_accept(ps, "global") || ps_accept(ps, "cuda_tile.global"))
+			parse_global(ps, unit, start);
+		else if (ps_peek(ps, '"'))
+			ps_block_body_one(ps, ir_unit_body(unit));
+		else
+			ps_expected(ps, "'entry' or 'global'");
+	}
+}
+
+static void parse_unit(struct pstate *ps, const char *start)
+{
+	const char *name = "kernels";
+	char *nm = NULL;
+	if (ps_accept(ps, "@")) {
+		const char *s;
+		size_t n = ps_ident(ps, &s);
+		if (!n)
+			ps_expected(ps, "a module name");
+		name = nm = xstrndup(s, n);
+	}
+	struct ir_op *u = ir_module_add_unit(ps->m, name, NULL);
+	free(nm);
+	if (ps_accept(ps, "attributes")) {
+		ps_expect(ps, "{");
+		ps_attr_dict(ps, u);
+	}
+	ps_set_loc(ps, u, start);
+	ps_expect(ps, "{");
+	unit_items(ps, u);
+	ps_expect(ps, "}");
+	ps_loc_suffix(ps, u);
+	ps->implicit_unit = NULL;
+}
+
+static void top_level(struct pstate *ps, int depth)
+{
+	for (;;) {
+		ps_ws(ps);
+		if (ps->p >= ps->end)
+			return;
+		const char *start = ps->p;
+		if (*ps->p == '}' && depth > 0)
+			return;
+		if (*ps->p == '#') {
+			/* "#loc1 = loc(...)" / "#di_file = #cuda_tile.di_file<...>" */
+			const char *nl = memchr(ps->p, '\n', (size_t)(ps->end - ps->p));
+			const char *e = nl ? nl : ps->end;
+			size_t len = (size_t)(e - ps->p);
+			while (len && (ps->p[len - 1] == '\r' || ps->p[len - 1] == ' '))
+				len--;
+			struct ir_module *m = ps->m;
+			m->aliases = ir_grow(m, m->aliases, &m->aliases_cap, m->naliases + 1,
+					     sizeof(*m->aliases));
+			m->aliases[m->naliases++] = ir_strdup(m, ps->p, len);
+			ps->p = e;
+		} else if (ps_accept(ps, "cuda_tile.module")) {
+			parse_unit(ps, start);
+		} else if (ps_peek_word(ps, "module")) {
+			/* a builtin `module { ... }` wrapper around the units */
+			ps_expect(ps, "module");
+			if (ps_accept(ps, "@")) {
+				const char *s;
+				ps_ident(ps, &s);
+			}
+			if (ps_accept(ps, "attributes")) {
+				size_t len;
+				ps_balanced(ps, "{", &len);
+				ps_expect(ps, "{");
+				ps_balanced(ps, "}", &len);
+				ps_expect(ps, "}");
+			}
+			ps_expect(ps, "{");
+			if (++ps->depth > 8)
+				ps_fail(ps, start, "modules nested too deeply");
+			top_level(ps, depth + 1);
+			ps->depth--;
+			ps_expect(ps, "}");
+			ps_loc_suffix(ps, NULL);
+		} else if (ps_peek(ps, '"')) {
+			ps->op_start = ps->p;
+			struct ir_op *op = ps_generic_op(ps, 0);
+			ps_loc_suffix(ps, op);
+			if (op->code != IR_OP_MODULE)
+				ps_fail(ps, start, "expected 'cuda_tile.module' at the top level");
+		} else if (ps_peek_word(ps, "entry") || ps_peek_word(ps, "cuda_tile.entry") ||
+			   ps_peek_word(ps, "global") || ps_peek_word(ps, "cuda_tile.global")) {
+			/* entries without a module around them: give them one */
+			if (!ps->implicit_unit)
+				ps->implicit_unit = ir_module_add_unit(ps->m, "kernels", NULL);
+			if (ps_accept(ps, "entry") || ps_accept(ps, "cuda_tile.entry"))
+				parse_entry(ps, ps->implicit_unit, start);
+			else if (ps_accept(ps, "global") || ps_accept(ps, "cuda_tile.global"))
+				parse_global(ps, ps->implicit_unit, start);
+		} else {
+			ps_expected(ps, "'cuda_tile.module'");
+		}
+	}
+}
+
+void ir_offset_linecol(const struct ir_module *m, size_t off, uint32_t *line, uint32_t *col)
+{
+	*line = 1;
+	*col = 1;
+	if (!m->src)
+		return;
+	const char *p = m->src, *e = m->src + (off < m->src_len ? off : m->src_len), *ls = p;
+	for (const char *q = p; q < e; q++)
+		if (*q == '\n')
+			(*line)++, ls = q + 1;
+	*col = (uint32_t)(e - ls) + 1;
+}
+
+struct ir_module *ir_text_parse(const char *path, const char *buf, size_t len, struct tp_err *err)
+{
+	struct pstate *ps = xcalloc(1, sizeof(*ps));
+	ps->m = ir_module_new(path, IR_SRC_TEXT);
+	ps->path = path ? path : "<input>";
+	ps->err = err;
+	/* keep a NUL-terminated copy: the parser may look one byte ahead */
+	char *copy = ir_alloc(ps->m, len + 1);
+	memcpy(copy, buf, len);
+	ps->m->src = copy;
+	ps->m->src_len = len;
+	ps->buf = ps->p = ps->lc_pos = ps->lc_linestart = copy;
+	ps->end = copy + len;
+	ps->lc_line = 1;
+	ps->nbuckets = 1024;
+	ps->buckets = xmalloc(ps->nbuckets * sizeof(int));
+	memset(ps->buckets, 0xff, ps->nbuckets * sizeof(int));
+	struct ir_module *m = ps->m;
+	if (setjmp(ps->fail)) {
+		ir_module_free(ps->m);
+		m = NULL;
+	} else {
+		top_level(ps, 0);
+		if (ps->m->nunits == 0)
+			ps_fail(ps, ps->p, "expected 'cuda_tile.module', found end of file");
+	}
+	free(ps->bindings);
+	free(ps->buckets);
+	free(ps);
+	return m;
+}

@@ -1,0 +1,126 @@
+/* Private to the text parser (ir_parse*.c): the cursor, error escape and
+ * value-name scopes. Errors longjmp to the top with "file:line:col: ...". */
+#ifndef TILEPORT_IR_PARSE_H
+#define TILEPORT_IR_PARSE_H
+
+#include <setjmp.h>
+
+#include "engine/ir/ir.h"
+#include "engine/ir/ir_internal.h"
+
+struct binding {
+	const char *name; /* points into the source */
+	uint32_t len;
+	uint32_t n;            /* values in the group ("%x:2" binds 2) */
+	struct ir_value **vals;
+	int next;              /* next binding in the same bucket (-1) */
+};
+
+struct pstate {
+	struct ir_module *m;
+	const char *path;
+	const char *buf, *p, *end;
+	struct tp_err *err;
+	jmp_buf fail;
+	/* value names: chained hash of bindings; a scope is a mark in `bindings` */
+	struct binding *bindings;
+	size_t nbind, capbind;
+	int *buckets;
+	size_t nbuckets;
+	size_t scope_start; /* first binding of the innermost scope */
+	int depth; /* nesting, to refuse absurdly deep input */
+	/* incremental offset -> line/column */
+	const char *lc_pos;
+	uint32_t lc_line;
+	const char *lc_linestart;
+	const char *op_start; /* start of the op being parsed (its result list) */
+	struct ir_op *implicit_unit; /* unit made for entries outside any module */
+};
+
+struct pmark {
+	size_t nbind, start;
+};
+
+/* ---- cursor (ir_parse.c) ---- */
+_Noreturn void ps_fail(struct pstate *ps, const char *at, const char *fmt, ...)
+	TP_PRINTF(3, 4);
+/* "expected X" at the cursor, naming what is there instead. */
+_Noreturn void ps_expected(struct pstate *ps, const char *what);
+void ps_ws(struct pstate *ps);             /* skip blanks and // comments */
+bool ps_peek(struct pstate *ps, char c);   /* after ps_ws */
+bool ps_peek_word(struct pstate *ps, const char *w);
+bool ps_peek_lit(struct pstate *ps, const char *lit);
+bool ps_accept(struct pstate *ps, const char *lit); /* word or punctuation */
+void ps_expect(struct pstate *ps, const char *lit);
+/* An identifier [A-Za-z_][A-Za-z0-9_$.]* ; returns its length (0 = none). */
+size_t ps_ident(struct pstate *ps, const char **s);
+bool ps_int(struct pstate *ps, int64_t *v);  /* decimal or 0x hex, optional '-' */
+int64_t ps_expect_int(struct pstate *ps, const char *what);
+/* A quoted string with LLVM escapes; the decoded bytes go into the arena. */
+bool ps_string(struct pstate *ps, const char **s, size_t *len);
+/* Capture balanced text starting at the cursor up to (not including) a
+ * top-level character in `stops` or the end of the line. */
+const char *ps_balanced(struct pstate *ps, const char *stops, size_t *len);
+
+/* ---- values ---- */
+struct pmark ps_scope_push(struct pstate *ps);
+void ps_scope_pop(struct pstate *ps, struct pmark mark);
+void ps_bind(struct pstate *ps, const char *name, uint32_t len, uint32_t n,
+	     struct ir_value **vals);
+/* "%name" or "%name#i" at the cursor; fails on an undefined name. */
+struct ir_value *ps_value_use(struct pstate *ps);
+/* Parse "%name" (definition site); returns the name without '%'. */
+uint32_t ps_value_def(struct pstate *ps, const char **name);
+
+/* ---- types and attributes (ir_parse_type.c) ---- */
+const struct ir_type *ps_type(struct pstate *ps);
+bool ps_peek_type(struct pstate *ps);
+const struct ir_type *ps_elem_type(struct pstate *ps); /* "f32", "i1", ... */
+/* A float/int literal for an element type, as raw bits / sign-extended value. */
+uint64_t ps_scalar(struct pstate *ps, enum ir_elem e);
+/* "<ELEM: DATA>"; the tile type comes later, so the data is kept pending. */
+struct dense_pending {
+	const struct ir_type *elem;
+	bool list, hex;
+	uint32_t n, cap;
+	uint64_t *vals;    /* arena */
+	const char *hexs;  /* arena: decoded bytes */
+	size_t hexlen;
+	const char *at;
+};
+void ps_dense_begin(struct pstate *ps, struct dense_pending *d);
+const struct ir_attr *ps_dense_finish(struct pstate *ps, struct dense_pending *d,
+				      const struct ir_type *tile);
+const struct ir_attr *ps_hints(struct pstate *ps);       /* "<sm_100 = {...}>" */
+const struct ir_attr *ps_predicate(struct pstate *ps);   /* div_by<..> ... */
+const struct ir_attr *ps_typed_array(struct pstate *ps); /* "[0 : i32, ...]" */
+const struct ir_attr *ps_int_array(struct pstate *ps);   /* "[1, 0]" / array<i32: 1, 0> */
+/* An attribute of the given registry spec in custom syntax; NULL when the
+ * spec prints nothing here (default rounding/overflow, unit). */
+const struct ir_attr *ps_attr_spec(struct pstate *ps, const struct ir_attr_def *def);
+/* Does the cursor start an attribute of this spec? (optional-group lookahead) */
+bool ps_attr_starts(struct pstate *ps, const struct ir_attr_def *def);
+/* A generic MLIR attribute value (generic op form, dictionaries). */
+const struct ir_attr *ps_generic_attr(struct pstate *ps, const struct ir_attr_def *def);
+/* "{a = 1, b}" (the brace already checked by the caller). */
+void ps_attr_dict(struct pstate *ps, struct ir_op *op);
+
+/* ---- ops (ir_parse_op.c, ir_parse_generic.c) ---- */
+void ps_block_body(struct pstate *ps, struct ir_block *b); /* ops up to '}' */
+void ps_block_body_one(struct pstate *ps, struct ir_block *b); /* one op */
+/* Is `text` ("%x" or "%x#1") a defined value? */
+bool ps_value_lookup(struct pstate *ps, const char *text, size_t len, struct ir_value **v);
+void ps_format(struct pstate *ps, struct ir_op *op, const char *fmt);
+void ps_region_op(struct pstate *ps, struct ir_op *op);  /* if/for/loop/reduce/scan */
+struct ir_op *ps_generic_op(struct pstate *ps, uint32_t nres);
+struct ir_op *ps_unknown_op(struct pstate *ps, const char *name, size_t len, uint32_t nres);
+void ps_loc_suffix(struct pstate *ps, struct ir_op *op);
+/* "{ ops }" into block b (created by the caller, its arguments bound); when
+ * the block does not end in a terminator, appends op `implicit_term` (an
+ * ir_opcode, or -1 for none): the printer elides empty yield/continue. */
+void ps_block_braced(struct pstate *ps, struct ir_block *b, int implicit_term);
+/* Range of results that result def `rdef` covers. */
+void ps_result_range(const struct ir_op *op, uint32_t rdef, uint32_t *first, uint32_t *count);
+void ps_set_loc(struct pstate *ps, struct ir_op *op, const char *start);
+
+#endif

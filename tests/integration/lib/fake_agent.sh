@@ -1,0 +1,69 @@
+#!/bin/sh
+# A scripted stage agent for the orchestrator's tests. Line N of
+# $FAKE_SCENARIO is the reply of spawn N ($TILEPORT_SEQ, stable across a
+# resume), written "STAGE: VERDICT [key=value]...":
+#   class=host|kernel|env   owner tag written into the stage's report
+#   block=ok|bad|none|noexit the <VALIDATOR_OUTPUT> block: exits 0, an exit=1,
+#                           absent, or without any exit line
+#   exit=N                  the agent's own exit status
+#   deferred=a,b            a `deferred:` line (offline)
+#   text=WORD               extra word in the reply (e.g. Traceback)
+#   format=json             reply as a JSON-lines transcript with usage
+set -u
+scen=${FAKE_SCENARIO:?FAKE_SCENARIO is not set}
+line=$(sed -n "${TILEPORT_SEQ}p" "$scen")
+if [ -z "$line" ]; then
+	echo "fake agent: no scenario line for spawn $TILEPORT_SEQ" >&2
+	exit 9
+fi
+want=${line%%:*}
+if [ "$want" != "$TILEPORT_STAGE" ]; then
+	echo "fake agent: scenario has $want at spawn $TILEPORT_SEQ, orchestrator spawned $TILEPORT_STAGE" >&2
+	exit 8
+fi
+# shellcheck disable=SC2086
+set -- ${line#*:}
+verdict=$1
+shift
+block=ok class= code=0 deferred= text= format=text
+for kv; do
+	case $kv in
+	class=*) class=${kv#class=} ;;
+	block=*) block=${kv#block=} ;;
+	exit=*) code=${kv#exit=} ;;
+	deferred=*) deferred=${kv#deferred=} ;;
+	text=*) text=${kv#text=} ;;
+	format=*) format=${kv#format=} ;;
+	esac
+done
+out=$TILEPORT_RUN_DIR
+mkdir -p "$out/reports" "$out/generated"
+echo "$TILEPORT_SEQ $TILEPORT_STAGE$TILEPORT_ATTEMPT repair=$TILEPORT_REPAIR offline=${TILEPORT_OFFLINE:-0}" >>"$out/fake_agent.log"
+case $TILEPORT_STAGE in
+C) { echo "VERDICT: $verdict"; [ -n "$class" ] && echo "owner: $class"; } >"$out/generated/diff_report.md" ;;
+D)
+	key=fail_class
+	[ "$verdict" = BLOCKED ] && key=block_class
+	{ echo "VERDICT: $verdict"; echo "| Test | Config | Result |"; [ -n "$class" ] && echo "$key: $class"; } >"$out/reports/correctness.md" ;;
+E) echo "VERDICT: $verdict" >"$out/reports/performance.md" ;;
+F) echo "VERDICT: $verdict" >"$out/reports/perf_investigation_all_shapes.md" ;;
+esac
+reply=$(
+	[ -n "$text" ] && echo "$text"
+	[ -n "$deferred" ] && echo "deferred: $deferred"
+	case $block in
+	ok) printf '<VALIDATOR_OUTPUT>\n$ validate_stage %s 2>&1\nPASS\nexit=0\n</VALIDATOR_OUTPUT>\n' "$TILEPORT_STAGE" ;;
+	bad) printf '<VALIDATOR_OUTPUT>\n$ validate_stage %s 2>&1\nFAIL: 1 error\nexit=1\n</VALIDATOR_OUTPUT>\n' "$TILEPORT_STAGE" ;;
+	noexit) printf '<VALIDATOR_OUTPUT>\n$ validate_stage %s 2>&1\nPASS\n</VALIDATOR_OUTPUT>\n' "$TILEPORT_STAGE" ;;
+	esac
+	echo "VERDICT: $verdict"
+)
+if [ "$format" = json ]; then
+	printf '{"type":"start","driver":"fake"}\n{"type":"usage","tokens_in":100,"tokens_out":20,"cost":0.01}\n'
+	python3 -c 'import json,sys; print(json.dumps({"type":"final","text":sys.stdin.read()}))' <<EOF2
+$reply
+EOF2
+else
+	echo "$reply"
+fi
+exit "$code"

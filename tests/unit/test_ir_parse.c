@@ -1,0 +1,253 @@
+/* Parser and printer: every corpus file round-trips (parse -> print ->
+ * parse gives an equal module, printing is idempotent), canonical goldens
+ * match byte for byte, and bad input fails with file:line:col. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/ir/ir.h"
+
+static char *fixture_dir(void)
+{
+	const char *top = getenv("TILEPORT_TOP");
+	return path_join(top && *top ? top : ".", "tests/fixtures/ir/corpus");
+}
+
+static struct ir_module *parse_str(const char *text, struct tp_err *err)
+{
+	tp_err_clear(err);
+	return ir_text_parse("t.mlir", text, strlen(text), err);
+}
+
+static void roundtrip_file(const char *path)
+{
+	struct tp_err err;
+	tp_err_clear(&err);
+	struct ir_module *m1 = ir_module_load(path, &err);
+	if (!m1)
+		fail_msg("%s: %s", path, err.msg);
+	for (unsigned flags = 0; flags <= IR_PRINT_DEBUGINFO; flags += IR_PRINT_DEBUGINFO) {
+		char *t1 = ir_module_to_string(m1, flags);
+		struct ir_module *m2 = parse_str(t1, &err);
+		if (!m2)
+			fail_msg("%s: reparse: %s\n%s", path, err.msg, t1);
+		if (!ir_module_equal(m1, m2))
+			fail_msg("%s: module changed by print+parse", path);
+		char *t2 = ir_module_to_string(m2, flags);
+		if (strcmp(t1, t2) != 0)
+			fail_msg("%s: printing is not idempotent:\n%s\n---\n%s", path, t1, t2);
+		if (!flags) {
+			char *canon = xasprintf("%.*s.canon", (int)(strlen(path) - 5), path);
+			if (path_is_file(canon)) {
+				size_t len;
+				char *want = read_file(canon, &len, &err);
+				assert_non_null(want);
+				if (strcmp(want, t1) != 0)
+					fail_msg("%s: output differs from %s:\n%s", path, canon, t1);
+				free(want);
+			}
+			free(canon);
+		}
+		free(t1);
+		free(t2);
+		ir_module_free(m2);
+	}
+	ir_module_free(m1);
+}
+
+static void test_corpus_roundtrip(void **state)
+{
+	(void)state;
+	char *dir = fixture_dir();
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!str_ends(e->d_name, ".mlir"))
+			continue;
+		char *p = path_join(dir, e->d_name);
+		roundtrip_file(p);
+		free(p);
+		n++;
+	}
+	closedir(d);
+	free(dir);
+	assert_true(n >= 10);
+}
+
+/* Different spellings of one kernel parse to equal modules. */
+static void test_spellings_equal(void **state)
+{
+	(void)state;
+	const char *a =
+		"cuda_tile.module @kernels {\n"
+		"  entry @k(%arg0: tile<ptr<f32>>, %arg1: tile<i32>) {\n"
+		"    %0 = make_token : token\n"
+		"    %assume = assume div_by<16>, %arg0 : tile<ptr<f32>>\n"
+		"    %tview = make_tensor_view %assume, shape = [%arg1], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>\n"
+		"    %pview = make_partition_view %tview : partition_view<tile=(16), tensor_view<?xf32, strides=[1]>>\n"
+		"    %tile, %result_token = load_view_tko weak %pview[%arg1] token = %0 : partition_view<tile=(16), tensor_view<?xf32, strides=[1]>>, tile<i32> -> tile<16xf32>, token\n"
+		"    %1 = exp2 %tile flush_to_zero : tile<16xf32>\n"
+		"    %2 = pow %1, %1 : tile<16xf32>\n"
+		"    return\n  }\n}\n";
+	const char *b =
+		"// same kernel, other spelling\n"
+		"cuda_tile.module @kernels {\n"
+		"  cuda_tile.entry @k(%0: !cuda_tile.tile<!cuda_tile.ptr<f32>>, %1: tile<i32>) {\n"
+		"    %2 = cuda_tile.make_token : !cuda_tile.token\n"
+		"    %3 = cuda_tile.assume #cuda_tile.div_by<16>, %0 : tile<ptr<f32>>\n"
+		"    %4 = make_tensor_view %3, shape = [%1], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>\n"
+		"    %5 = make_partition_view %4 : partition_view<tile=(16), tensor_view<?xf32, strides=[1]>, dim_map=[0]>\n"
+		"    %6, %7 = load_view_tko weak %5[%1] token=%2 : partition_view<tile=(16), tensor_view<?xf32, strides=[1]>, dim_map=[0]>, tile<i32> -> tile<16xf32>, token\n"
+		"    %8 = \"cuda_tile.exp2\"(%6) {flush_to_zero} : (tile<16xf32>) -> tile<16xf32>\n"
+		"    %9 = fpowf %8, %8 : tile<16xf32>\n"
+		"    cuda_tile.return\n  }\n}\n";
+	struct tp_err err;
+	struct ir_module *ma = parse_str(a, &err), *mb = parse_str(b, &err);
+	assert_non_null(ma);
+	if (!mb)
+		fail_msg("%s", err.msg);
+	assert_true(ir_module_equal(ma, mb));
+	assert_int_equal(mb->nentries, 1);
+	/* a real difference is seen */
+	const char *c = "cuda_tile.module @kernels {\n  entry @k(%arg0: tile<f32>) {\n"
+			"    %0 = exp2 %arg0 : tile<f32>\n    return\n  }\n}\n";
+	const char *d = "cuda_tile.module @kernels {\n  entry @k(%arg0: tile<f32>) {\n"
+			"    %0 = exp2 %arg0 flush_to_zero : tile<f32>\n    return\n  }\n}\n";
+	struct ir_module *mc = parse_str(c, &err), *md = parse_str(d, &err);
+	assert_false(ir_module_equal(mc, md));
+	ir_module_free(ma);
+	ir_module_free(mb);
+	ir_module_free(mc);
+	ir_module_free(md);
+}
+
+static void test_model_details(void **state)
+{
+	(void)state;
+	struct tp_err err;
+	char *dir = fixture_dir();
+	char *p = path_join(dir, "unknown.mlir");
+	struct ir_module *m = ir_module_load(p, &err);
+	assert_non_null(m);
+	const struct ir_block *b = ir_entry_body(m->entries[0]);
+	assert_int_equal(b->ops[0]->code, IR_OP_POW);
+	assert_string_equal(b->ops[0]->name, "fpowf");
+	assert_int_equal(b->ops[1]->code, IR_OP_UNKNOWN);
+	assert_string_equal(b->ops[1]->name, "fpowi");
+	assert_int_equal(b->ops[1]->noperands, 2);
+	assert_int_equal(b->ops[1]->results[0]->type->kind, IR_TY_TILE);
+	ir_module_free(m);
+	free(p);
+	p = path_join(dir, "split.mlir");
+	m = ir_module_load(p, &err);
+	assert_non_null(m);
+	assert_int_equal(m->nunits, 2);
+	assert_int_equal(m->nentries, 2);
+	assert_string_equal(ir_symbol_name(m->entries[1]), "second");
+	/* line numbers of ops in the source */
+	const struct ir_op *neg = ir_entry_body(m->entries[1])->ops[0];
+	assert_int_equal(neg->loc.line, 13);
+	assert_int_equal(neg->loc.col, 5);
+	ir_module_free(m);
+	free(p);
+	p = path_join(dir, "softmax.mlir");
+	m = ir_module_load(p, &err);
+	assert_non_null(m);
+	const struct ir_op *forop = NULL;
+	b = ir_entry_body(m->entries[0]);
+	for (uint32_t i = 0; i < b->nops; i++)
+		if (b->ops[i]->code == IR_OP_FOR)
+			forop = b->ops[i];
+	assert_non_null(forop);
+	/* a region op's own text ends at its opening brace */
+	assert_int_equal(forop->loc.line, 13);
+	assert_int_equal(forop->loc.end_line, 13);
+	struct ir_names *nm = ir_names_compute(m->entries[0]);
+	char *line = ir_op_line(forop->regions[0]->blocks[0]->ops[2], nm);
+	assert_string_equal(line, "%reduce = reduce %tile dim=1 identities=[0xFF800000 : f32] : "
+				  "tile<1x16xf32> -> tile<1xf32> (%reduce_lhs: tile<f32>, "
+				  "%reduce_rhs: tile<f32>) {");
+	free(line);
+	ir_names_free(nm);
+	ir_module_free(m);
+	free(p);
+	free(dir);
+}
+
+static void expect_error(const char *text, const char *want)
+{
+	struct tp_err err;
+	struct ir_module *m = parse_str(text, &err);
+	if (m)
+		fail_msg("parsed, expected error '%s':\n%s", want, text);
+	if (!strstr(err.msg, want))
+		fail_msg("error '%s' lacks '%s'", err.msg, want);
+	assert_int_equal(err.code, TP_EXIT_USAGE);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	expect_error("", "t.mlir:1:1: expected 'cuda_tile.module', found end of file");
+	expect_error("hello", "t.mlir:1:1: expected 'cuda_tile.module', found 'hello'");
+	expect_error("cuda_tile.module @k {\n  entry @e() {\n    %0 = addf %x, %x : tile<f32>\n",
+		     "t.mlir:3:15: use of undefined value %x");
+	expect_error("cuda_tile.module @k {\n  entry @e(%a: tile<f32>) {\n    %0 = addf %a %a : tile<f32>\n  }\n}\n",
+		     "t.mlir:3:18: expected ',', found '%a'");
+	expect_error("cuda_tile.module @k {\n  entry @e(%a: tile<f32>) {\n    %0 = addf %a, %a : tile<3xq32>\n  }\n}\n",
+		     "3:31: expected an element type (i32, f16, ...), found 'q32>'");
+	expect_error("cuda_tile.module @k {\n  entry @e(%a: tile<f32>) {\n    %0, %1 = addf %a, %a : tile<f32>\n  }\n}\n",
+		     "'addf' has 1 result, the source names 2");
+	expect_error("cuda_tile.module @k {\n  entry @e(%a: tile<i32>) {\n    %0 = divi %a, %a bogus : tile<i32>\n  }\n}\n",
+		     "expected a signedness keyword, found 'bogus'");
+	expect_error("cuda_tile.module @k {\n  entry @e(%a: tile<i32>) {\n    %0 = negi %a : tile<i32>\n    %0 = negi %a : tile<i32>\n  }\n}\n",
+		     "4:5: redefinition of value %0");
+	expect_error("cuda_tile.module @k {\n  entry @e() {\n    %c = constant <i32: [1, 2, 3]> : tile<4xi32>\n  }\n}\n",
+		     "constant has 3 values, its type 4 elements");
+	expect_error("cuda_tile.module @k {\n  entry @e() {\n    %s = print_tko \"abc : tile<i32>\n",
+		     "3:20: unterminated string");
+	expect_error("cuda_tile.module @k {\n  entry @e(%a: tile<i32>) {\n    yield %a#3 : tile<i32>\n  }\n}\n",
+		     "value %a has 1 results");
+	expect_error("cuda_tile.module @k {\n  entry @e() {\n    entry @f() {\n    }\n  }\n}\n",
+		     "'entry' is only valid at module level");
+	/* deep nesting is refused, not a stack overflow */
+	struct sbuf sb = SBUF_INIT;
+	sb_adds(&sb, "cuda_tile.module @k {\n entry @e(%c: tile<i1>) {\n");
+	for (int i = 0; i < 300; i++)
+		sb_adds(&sb, "if %c {\n");
+	expect_error(sb.buf, "nested too deeply");
+	sb_free(&sb);
+}
+
+static void test_bytecode_dispatch(void **state)
+{
+	(void)state;
+	struct tp_err err;
+	tp_err_clear(&err);
+	static const char bc[] = "\x7fTileIR\0\x0d\x01\x00\x00";
+	struct ir_module *m = ir_module_from_buffer("x.tileirbc", bc, sizeof(bc) - 1, &err);
+	/* whatever the reader says, the text parser must not have been asked */
+	if (m)
+		ir_module_free(m);
+	else
+		assert_null(strstr(err.msg, "cuda_tile.module"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_corpus_roundtrip),
+		cmocka_unit_test(test_spellings_equal),
+		cmocka_unit_test(test_model_details),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_bytecode_dispatch),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

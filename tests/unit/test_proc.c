@@ -1,0 +1,172 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine/core/proc.h"
+#include "engine/core/util.h"
+#include "tests/unit/testutil.h"
+
+static int run_sh(const char *script, char **env, int64_t timeout, int64_t idle,
+		  struct sbuf *out, struct sbuf *err, struct proc_status *st)
+{
+	char *argv[] = {"sh", "-c", (char *)script, NULL};
+	char **e = env ? env : env_current();
+	struct proc_opts o = {.argv = argv, .env = e, .timeout_ms = timeout,
+			      .idle_timeout_ms = idle, .kill_grace_ms = 200};
+	struct tp_err te;
+	int rc = proc_run_sync(&o, out, err, st, &te);
+	if (!env)
+		strv_free(e);
+	return rc;
+}
+
+static void test_output_and_exit_code(void **state)
+{
+	(void)state;
+	struct sbuf out = SBUF_INIT, err = SBUF_INIT;
+	struct proc_status st;
+	assert_int_equal(run_sh("echo out; echo err >&2; exit 7", NULL, 0, 0, &out, &err, &st), 0);
+	assert_int_equal(st.end, PROC_EXITED);
+	assert_int_equal(st.code, 7);
+	assert_string_equal(sb_str(&out), "out\n");
+	assert_string_equal(sb_str(&err), "err\n");
+	sb_free(&out);
+	sb_free(&err);
+}
+
+static void test_signal_status(void **state)
+{
+	(void)state;
+	struct proc_status st;
+	assert_int_equal(run_sh("kill -SEGV $$", NULL, 0, 0, NULL, NULL, &st), 0);
+	assert_int_equal(st.end, PROC_SIGNALED);
+	assert_int_equal(st.signo, SIGSEGV);
+	char buf[128];
+	proc_status_str(&st, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "signal 11"));
+}
+
+static void test_timeout_kills_whole_group(void **state)
+{
+	(void)state;
+	/* Become the reaper of orphaned grandchildren so their exit is observable. */
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	char *dir = tu_tmpdir();
+	char *pidfile = path_join(dir, "grandchild.pid");
+	/* The agent ignores TERM and leaves a grandchild that also ignores it:
+	 * only a KILL of the whole group ends both. */
+	char *script = xasprintf("trap '' TERM; (trap '' TERM; while :; do sleep 1; done) & "
+				 "echo $! > %s; echo started; while :; do sleep 1; done", pidfile);
+	struct sbuf out = SBUF_INIT;
+	struct proc_status st;
+	assert_int_equal(run_sh(script, NULL, 300, 0, &out, NULL, &st), 0);
+	assert_int_equal(st.end, PROC_TIMED_OUT);
+	assert_int_equal(st.signo, SIGKILL);
+	assert_string_equal(sb_str(&out), "started\n");
+	char *pidtxt = read_file(pidfile, NULL, NULL);
+	assert_non_null(pidtxt);
+	pid_t gc = (pid_t)atol(pidtxt);
+	assert_true(gc > 0);
+	/* The orphaned grandchild is now our child (subreaper). Block until it
+	 * dies; the alarm turns a leaked process into a failure, not a hang. */
+	int ws = 0;
+	alarm(10);
+	pid_t r = waitpid(gc, &ws, 0);
+	alarm(0);
+	assert_int_equal(r, gc);
+	assert_true(WIFSIGNALED(ws));
+	assert_int_equal(WTERMSIG(ws), SIGKILL);
+	free(pidtxt);
+	free(script);
+	free(pidfile);
+	remove_tree(dir);
+	free(dir);
+	sb_free(&out);
+}
+
+static void test_idle_timeout(void **state)
+{
+	(void)state;
+	struct proc_status st;
+	assert_int_equal(run_sh("echo a; sleep 30", NULL, 0, 200, NULL, NULL, &st), 0);
+	assert_int_equal(st.end, PROC_IDLE_TIMEOUT);
+	assert_true(st.elapsed_ms < 20000);
+}
+
+static void test_exec_failure_is_an_error(void **state)
+{
+	(void)state;
+	char *argv[] = {"no-such-program-tileport", NULL};
+	char **env = env_current();
+	struct proc_opts o = {.argv = argv, .env = env};
+	struct tp_err err;
+	struct proc_status st;
+	assert_int_equal(proc_run_sync(&o, NULL, NULL, &st, &err), -1);
+	assert_int_equal(err.code, TP_EXIT_ENV);
+	assert_non_null(strstr(err.msg, "no-such-program-tileport"));
+	strv_free(env);
+}
+
+static void test_stdin_env_cwd_and_log(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	char *in = tu_write(dir, "in.txt", "from-file\n");
+	char *log = path_join(dir, "commands.log");
+	char **env = NULL;
+	env_set(&env, "PATH", "/usr/bin:/bin");
+	env_set(&env, "ONLY_THIS", "yes");
+	env_set(&env, "ONLY_THIS", "twice");
+	char *argv[] = {"sh", "-c", "read x; echo \"$x $ONLY_THIS $(pwd) ${HOME:-nohome}\"", NULL};
+	struct proc_opts o = {.argv = argv, .env = env, .stdin_path = in, .cwd = dir,
+			      .command_log = log};
+	struct sbuf out = SBUF_INIT;
+	struct proc_status st;
+	struct tp_err err;
+	assert_int_equal(proc_run_sync(&o, &out, NULL, &st, &err), 0);
+	char *want = xasprintf("from-file twice %s nohome\n", dir);
+	assert_string_equal(sb_str(&out), want);
+	char *logtxt = read_file(log, NULL, NULL);
+	assert_non_null(strstr(logtxt, "sh -c 'read x;"));
+	free(logtxt);
+	free(want);
+	sb_free(&out);
+	strv_free(env);
+	free(in);
+	free(log);
+	remove_tree(dir);
+	free(dir);
+}
+
+static void test_argv_quote(void **state)
+{
+	(void)state;
+	char *argv[] = {"a", "b c", "it's", "", NULL};
+	char *q = argv_quote(argv);
+	assert_string_equal(q, "a 'b c' 'it'\\''s' ''");
+	free(q);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_output_and_exit_code),
+		cmocka_unit_test(test_signal_status),
+		cmocka_unit_test(test_timeout_kills_whole_group),
+		cmocka_unit_test(test_idle_timeout),
+		cmocka_unit_test(test_exec_failure_is_an_error),
+		cmocka_unit_test(test_stdin_env_cwd_and_log),
+		cmocka_unit_test(test_argv_quote),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

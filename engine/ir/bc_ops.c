@@ -273,6 +273,7 @@ static void read_op(struct bc_rd *r, struct bc_op *op)
 		cx->depth--;
 	}
 
+	op->end = r->pos;
 	/* results become values only now (§6.5) */
 	op->nres = nall;
 	for (uint32_t i = 0; i < op->nres; i++) {

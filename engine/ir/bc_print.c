@@ -274,14 +274,31 @@ static unsigned type_tag(const struct bc_module *m, uint32_t type)
 	return type < m->ntypes ? m->types[type].tag : BC_TY_COUNT;
 }
 
+void bc_print_typed_value(const struct bc_module *m, const struct bc_attr *a, bool always,
+			  struct sbuf *out)
+{
+	unsigned tag = type_tag(m, a->type);
+	print_scalar(tag, a->bits, out);
+	/* MLIR elides the type of i64 integers, f64 floats and booleans */
+	if (always || (tag != BC_TY_I1 && tag != BC_TY_I64 && tag != BC_TY_F64)) {
+		sb_adds(out, " : ");
+		bc_print_type(m, a->type, out);
+	}
+}
+
+/* Hints dictionaries print their integer values without a type (§10.4). */
 static void print_dict(const struct bc_module *m, const struct bc_attr *a, struct sbuf *out)
 {
 	for (uint32_t i = 0; i < a->n; i++) {
+		const struct bc_attr *v = &a->elems[i];
 		if (i)
 			sb_adds(out, ", ");
 		sb_adds(out, bc_str(m, a->keys[i]));
 		sb_adds(out, " = ");
-		bc_print_attr(m, &a->elems[i], out);
+		if (v->kind == BC_AT_INT)
+			print_scalar(type_tag(m, v->type), v->bits, out);
+		else
+			bc_print_attr(m, v, out);
 	}
 }
 
@@ -290,7 +307,7 @@ void bc_print_attr(const struct bc_module *m, const struct bc_attr *a, struct sb
 	switch (a->kind) {
 	case BC_AT_INT:
 	case BC_AT_FLOAT:
-		print_scalar(type_tag(m, a->type), a->bits, out);
+		bc_print_typed_value(m, a, false, out);
 		break;
 	case BC_AT_BOOL:
 		sb_adds(out, a->bits ? "true" : "false");
@@ -314,7 +331,8 @@ void bc_print_attr(const struct bc_module *m, const struct bc_attr *a, struct sb
 	case BC_AT_DENSE:
 		sb_adds(out, "dense<");
 		print_dense_data(m, a->type, a->index, out);
-		sb_addc(out, '>');
+		sb_adds(out, "> : ");
+		bc_print_type(m, a->type, out);
 		break;
 	case BC_AT_DIVBY:
 		sb_printf(out, "div_by<%llu", (unsigned long long)a->bits);

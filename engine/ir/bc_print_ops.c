@@ -202,11 +202,13 @@ static void print_reduction(struct pctx *c, bool scan)
 	for (uint32_t i = 0; ids && i < ids->n; i++) {
 		if (i)
 			S(c, ", ");
-		bc_print_attr(c->p->m, &ids->attr[i], c->o);
-		if (ids->attr[i].kind == BC_AT_INT || ids->attr[i].kind == BC_AT_FLOAT) {
-			S(c, " : ");
-			bc_print_type(c->p->m, ids->attr[i].type, c->o);
-		}
+		const struct bc_attr *a = &ids->attr[i];
+		bool boolean = a->kind == BC_AT_INT && a->type < c->p->m->ntypes &&
+			       c->p->m->types[a->type].tag == BC_TY_I1;
+		if ((a->kind == BC_AT_INT || a->kind == BC_AT_FLOAT) && !boolean)
+			bc_print_typed_value(c->p->m, a, true, c->o);
+		else
+			bc_print_attr(c->p->m, a, c->o);
 	}
 	S(c, "] : ");
 	types(c, v, n);

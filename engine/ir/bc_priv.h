@@ -136,6 +136,11 @@ void bc_names_free(struct bc_names *n);
 bool bc_result_hint(const struct bc_module *m, const struct bc_func *f, const struct bc_op *op,
 		    uint32_t i, struct sbuf *out);
 
+/* An Integer/Float attribute's value, with ` : type` always or where MLIR
+ * does not elide it. */
+void bc_print_typed_value(const struct bc_module *m, const struct bc_attr *a, bool always,
+			  struct sbuf *out);
+
 /* Printer state for one entry. */
 struct bc_printer {
 	const struct bc_module *m;

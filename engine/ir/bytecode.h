@@ -169,6 +169,7 @@ struct bc_op {
 	uint16_t opcode;
 	const struct bc_opinfo *info;
 	size_t offset;          /* file offset of the record */
+	size_t end;             /* offset just past the record (regions included) */
 	uint32_t nres;
 	uint32_t *res_types;
 	uint32_t first_result;  /* value id of result 0 */
@@ -268,6 +269,11 @@ const char *bc_str(const struct bc_module *m, uint32_t i);
 const struct bc_fval *bc_op_field(const struct bc_op *op, const char *name);
 /* The operand values of a group field (count in *n). */
 const uint32_t *bc_op_group(const struct bc_op *op, const char *name, uint32_t *n);
+
+/* The module in the shared model (engine/ir/ir.h); ir_module_load uses it
+ * through ir_bytecode_parse. Never fails on a decoded module. */
+struct ir_module;
+struct ir_module *ir_from_bytecode(const struct bc_module *bm, const char *path);
 
 /* ---- printing (§10) -------------------------------------------------- */
 

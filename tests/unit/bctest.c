@@ -1,8 +1,19 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
 #include "tests/unit/bctest.h"
+
+#include <stdio.h>
+
+#include "engine/ir/ir.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+bool bct_crosscheck = true;
 
 void bct_init(struct bct *t, unsigned minor, enum bcw_style style)
 {
@@ -66,7 +77,20 @@ char *bct_text(const void *buf, size_t len, struct tp_err *err)
 		return NULL;
 	struct sbuf out = SBUF_INIT;
 	bc_print_module(m, &out);
+	/* the same file through the shared model and its printer */
+	struct ir_module *im = ir_from_bytecode(m, "test.tileirbc");
+	char *other = ir_module_to_string(im, 0);
+	bool same = strcmp(other, out.buf) == 0;
+	if (!same && bct_crosscheck)
+		print_error("the model printer differs\n--- bytecode printer\n%s--- model printer\n%s---\n",
+			    out.buf, other);
+	free(other);
+	ir_module_free(im);
 	bc_module_free(m);
+	if (!same && bct_crosscheck) {
+		sb_free(&out);
+		fail_msg("bytecode printer and model printer disagree");
+	}
 	return sb_detach(&out);
 }
 

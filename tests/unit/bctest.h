@@ -25,6 +25,9 @@ uint32_t bct_arg(struct bct *t, uint32_t ty);
 uint32_t bct_tile(struct bct *t, uint32_t elem, unsigned rank, ...); /* dims as int */
 /* Finish the file (entry `k` with the body so far) and free the builder. */
 void bct_bytes(struct bct *t, struct sbuf *file);
+/* bct_text also maps the file into the shared model (ir.h) and requires
+ * its printer to give the same text; off for deliberately odd files. */
+extern bool bct_crosscheck;
 /* Decode and print: malloc'd text, or NULL with the message in err. */
 char *bct_text(const void *buf, size_t len, struct tp_err *err);
 /* Build, decode, print; returns the entry body lines without their 4-space

@@ -244,7 +244,7 @@ static void test_misc_13_1(void **state)
 	BCW_V(b, 0x05, bcw_string(t.w, "bad \"x\"\n\\"), c);
 	BCW_V(b, 0x55, 0, bcw_string(t.w, "x=%f"), 1, x); /* 13.1 print: no result, no flags */
 	BCW_V(b, 0x55, 0, bcw_string(t.w, "hi"), 0);
-	BCW_V(b, 0x49, m, m, m, m); /* mmaf: no flags before 13.3 */
+	BCW_V(b, 0x49, t.t_2x2f32, m, m, m); /* mmaf: no flags before 13.3 */
 	v++;
 	BCW_V(b, 0x4A, t22i32, 1, 0, a8, a8, a32);
 	v++;
@@ -334,16 +334,20 @@ static void test_entry_hints_all_attr_kinds(void **state)
 	RET(&t);
 	struct sbuf file = SBUF_INIT;
 	bct_bytes(&t, &file);
+	/* Only integers and booleans occur in real hints; how the official
+	 * printer spells the other kinds there is not known, so this checks
+	 * the decoding through the bytecode printer alone. */
 	struct tp_err err = {0};
-	char *text = bct_text(file.buf, file.len, &err);
-	if (!text)
-		print_error("%s\n", err.msg);
-	assert_non_null(text);
-	assert_non_null(strstr(text,
-			       "  entry @k() optimization_hints=<default = {}, sm_100 = {a = -1, b = 1.500000e+00, "
-			       "c = true, d = tile<4xf32>, e = \"s\", f = [1, 2.000000e+00], g = dense<[1, 2, 3, 4]>, "
+	struct bc_module *m = bc_decode(file.buf, file.len, "hints", &err);
+	assert_non_null(m);
+	struct sbuf text = SBUF_INIT;
+	bc_print_module(m, &text);
+	assert_non_null(strstr(text.buf,
+			       "  entry @k() optimization_hints=<default = {}, sm_100 = {a = -1, b = 1.500000e+00 : f32, "
+			       "c = true, d = tile<4xf32>, e = \"s\", f = [1, 2.000000e+00 : f16], g = dense<[1, 2, 3, 4]> : tile<4xi32>, "
 			       "h = true, i = -128}> {\n"));
-	free(text);
+	sb_free(&text);
+	bc_module_free(m);
 	sb_free(&file);
 }
 

@@ -149,7 +149,8 @@ static bool constant_hint(const struct ir_value *v, char *buf, size_t cap)
 			double d = ir_float_to_double(e, a->vals[0]);
 			if (isnan(d))
 				snprintf(val, sizeof(val), "_NaN");
-			else if (isfinite(d) && d >= 0 && d < 18446744073709551616.0 && d == floor(d))
+			else if (isfinite(d) && d >= 0 && !signbit(d) && d < 18446744073709551616.0 &&
+				 d == floor(d))
 				snprintf(val, sizeof(val), "_%llu", (unsigned long long)d);
 		}
 	}

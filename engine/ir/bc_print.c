@@ -148,6 +148,23 @@ void bc_print_string(const uint8_t *s, size_t n, struct sbuf *out)
 	sb_addc(out, '"');
 }
 
+#define IS_ALPHA(c) (((c) | 0x20) >= 'a' && ((c) | 0x20) <= 'z')
+
+/* MLIR's printKeywordOrString: a bare identifier as is, else quoted. */
+void bc_print_keyword(const struct bc_module *m, uint32_t str, struct sbuf *out)
+{
+	const struct bc_slice *s = &m->strings[str < m->nstrings ? str : 0];
+	bool bare = s->len && (IS_ALPHA(s->p[0]) || s->p[0] == '_');
+	for (size_t i = 1; bare && i < s->len; i++) {
+		uint8_t c = s->p[i];
+		bare = IS_ALPHA(c) || (c >= '0' && c <= '9') || c == '_' || c == '$' || c == '.';
+	}
+	if (bare)
+		sb_add(out, s->p, s->len);
+	else
+		bc_print_string(s->p, s->len, out);
+}
+
 static void print_i64_dims(const int64_t *v, uint32_t n, const char *sep, struct sbuf *out)
 {
 	for (uint32_t i = 0; i < n; i++) {
@@ -293,7 +310,7 @@ static void print_dict(const struct bc_module *m, const struct bc_attr *a, struc
 		const struct bc_attr *v = &a->elems[i];
 		if (i)
 			sb_adds(out, ", ");
-		sb_adds(out, bc_str(m, a->keys[i]));
+		bc_print_keyword(m, a->keys[i], out);
 		sb_adds(out, " = ");
 		if (v->kind == BC_AT_INT)
 			print_scalar(type_tag(m, v->type), v->bits, out);
@@ -422,7 +439,9 @@ static void print_entry(const struct bc_module *m, const struct bc_func *f, stru
 {
 	struct bc_printer p = {m, f, {0}, out, 1};
 	bc_names_build(m, f, &p.names);
-	sb_printf(out, "  entry @%s(", bc_str(m, f->name));
+	sb_adds(out, "  entry @");
+	bc_print_keyword(m, f->name, out);
+	sb_addc(out, '(');
 	for (uint32_t i = 0; i < f->body.nargs; i++) {
 		if (i)
 			sb_adds(out, ", ");
@@ -463,7 +482,8 @@ static void print_global(const struct bc_module *m, const struct bc_global *g, s
 		sb_adds(out, "private ");
 	if (g->is_constant)
 		sb_adds(out, " constant");
-	sb_printf(out, " @%s", bc_str(m, g->name));
+	sb_adds(out, " @");
+	bc_print_keyword(m, g->name, out);
 	if (g->alignment)
 		sb_printf(out, " alignment = %llu", (unsigned long long)g->alignment);
 	sb_addc(out, ' ');

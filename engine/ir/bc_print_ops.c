@@ -463,7 +463,8 @@ static bool print_simple(struct pctx *c)
 		break;
 	}
 	case 0x2C:
-		sb_printf(c->o, "get_global @%s", bc_str(c->p->m, (uint32_t)attr(c, "name", NULL)));
+		S(c, "get_global @");
+		bc_print_keyword(c->p->m, (uint32_t)attr(c, "name", NULL), c->o);
 		break;
 	case 0x71: {
 		sb_printf(c->o, "alloca num_elem = %llu, alignment = %llu",

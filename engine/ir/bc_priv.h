@@ -141,6 +141,9 @@ bool bc_result_hint(const struct bc_module *m, const struct bc_func *f, const st
 void bc_print_typed_value(const struct bc_module *m, const struct bc_attr *a, bool always,
 			  struct sbuf *out);
 
+/* A symbol or dictionary key: bare when it is an identifier, else quoted. */
+void bc_print_keyword(const struct bc_module *m, uint32_t str, struct sbuf *out);
+
 /* Printer state for one entry. */
 struct bc_printer {
 	const struct bc_module *m;

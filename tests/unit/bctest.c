@@ -70,11 +70,27 @@ void bct_bytes(struct bct *t, struct sbuf *file)
 	sb_free(&t->hints);
 }
 
+/* With TILEPORT_BC_CORPUS=DIR, every file that decodes is also saved there
+ * (how tests/fuzz/corpus/bytecode was made). */
+static void save_to_corpus(const void *buf, size_t len)
+{
+	const char *dir = getenv("TILEPORT_BC_CORPUS");
+	if (!dir || !*dir || !bct_crosscheck)
+		return;
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ ((const uint8_t *)buf)[i]) * 1099511628211ull;
+	char *path = xasprintf("%s/%016llx.tileirbc", dir, (unsigned long long)h);
+	write_file(path, buf, len, NULL);
+	free(path);
+}
+
 char *bct_text(const void *buf, size_t len, struct tp_err *err)
 {
 	struct bc_module *m = bc_decode(buf, len, "test.tileirbc", err);
 	if (!m)
 		return NULL;
+	save_to_corpus(buf, len);
 	struct sbuf out = SBUF_INIT;
 	bc_print_module(m, &out);
 	/* the same file through the shared model and its printer */

@@ -284,6 +284,9 @@ static void test_constants(void **state)
 	BCW_V(b, 0x10, t16i1, le_const(&t, 1, 2, (uint64_t)0x05, (uint64_t)0x80)); /* packed */
 	BCW_V(b, 0x10, t.t_2x2f32, le_const(&t, 4, 4, (uint64_t)0x3F800000, (uint64_t)0x40000000,
 					      (uint64_t)0x40400000, (uint64_t)0x40800000));
+	uint32_t tbf16 = bct_tile(&t, bcw_scalar(t.w, BC_TY_BF16), 0);
+	BCW_V(b, 0x10, t.t_f32, le_const(&t, 4, 1, (uint64_t)0x3A800000)); /* 2^-10 */
+	BCW_V(b, 0x10, tbf16, le_const(&t, 2, 1, (uint64_t)0x3F82));      /* decimal tie */
 	uint8_t big[128];
 	for (int i = 0; i < 128; i++)
 		big[i] = (uint8_t)i;
@@ -309,6 +312,8 @@ static void test_constants(void **state)
 		       "false, false, false, false, false, false, false, true]> : tile<16xi1>\n"
 		       "%cst_f32_5 = constant <f32: [[1.000000e+00, 2.000000e+00], [3.000000e+00, "
 		       "4.000000e+00]]> : tile<2x2xf32>\n"
+		       "%cst_f32_6 = constant <f32: 9.765625E-4> : tile<f32>\n"
+		       "%cst_bf16 = constant <bf16: 1.015630e+00> : tile<bf16>\n"
 		       "%cst_i8 = constant <i8: \"0x");
 	for (int i = 0; i < 128; i++)
 		sb_printf(&want, "%02X", i);

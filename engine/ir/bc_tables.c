@@ -192,11 +192,21 @@ static void read_type(struct bc_ctx *cx, struct bc_type *t, const struct bc_slic
 		break;
 	case BC_TY_TILE:
 		t->elem = type_ref(&r);
+		at = r.pos;
 		t->shape = bc_i64_array(&r, &t->rank, "tile rank");
+		for (uint32_t i = 0; i < t->rank; i++)
+			if (t->shape[i] <= 0)
+				bc_fail(cx, at, "tile dimension %u is %lld (tile shapes are static and positive)",
+					i, (long long)t->shape[i]);
 		break;
 	case BC_TY_TENSOR_VIEW:
 		t->elem = type_ref(&r);
+		at = r.pos;
 		t->shape = bc_i64_array(&r, &t->rank, "tensor_view rank");
+		for (uint32_t i = 0; i < t->rank; i++)
+			if (t->shape[i] < 0 && t->shape[i] != BC_DYNAMIC)
+				bc_fail(cx, at, "tensor_view dimension %u is %lld (a size or dynamic)", i,
+					(long long)t->shape[i]);
 		t->strides = bc_i64_array(&r, &t->nstrides, "tensor_view stride count");
 		break;
 	case BC_TY_PARTITION_VIEW:

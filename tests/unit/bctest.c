@@ -100,12 +100,22 @@ char *bct_text(const void *buf, size_t len, struct tp_err *err)
 	if (!same && bct_crosscheck)
 		print_error("the model printer differs\n--- bytecode printer\n%s--- model printer\n%s---\n",
 			    out.buf, other);
+	/* and the text parses back into the same module */
+	struct tp_err perr = {0};
+	struct ir_module *back = bct_crosscheck && same ? ir_text_parse("test.mlir", other, strlen(other), &perr)
+						     : NULL;
+	if (bct_crosscheck && same && (!back || !ir_module_equal(im, back))) {
+		print_error("the printed text does not parse back into the same module: %s\n%s",
+			    back ? "modules differ" : perr.msg, other);
+		same = false;
+	}
+	ir_module_free(back);
 	free(other);
 	ir_module_free(im);
 	bc_module_free(m);
 	if (!same && bct_crosscheck) {
 		sb_free(&out);
-		fail_msg("bytecode printer and model printer disagree");
+		fail_msg("bytecode printer, model printer and text parser disagree");
 	}
 	return sb_detach(&out);
 }

@@ -270,6 +270,16 @@ static void test_types(void **state)
 	bct_bytes(&t, &f);
 	expect_sb_error(&f, "a pointer's pointee must be an integer or float type");
 	bct_init(&t, 1, BCW_CPP);
+	bcw_tile(t.w, t.f32, 2, (const int64_t[]){4, -4});
+	BCW_V(&t.body, 0x5C, 0, 0);
+	bct_bytes(&t, &f);
+	expect_sb_error(&f, "tile dimension 1 is -4 (tile shapes are static and positive)");
+	bct_init(&t, 1, BCW_CPP);
+	bcw_tensor_view(t.w, t.f32, 1, (const int64_t[]){-2}, (const int64_t[]){1});
+	BCW_V(&t.body, 0x5C, 0, 0);
+	bct_bytes(&t, &f);
+	expect_sb_error(&f, "tensor_view dimension 0 is -2 (a size or dynamic)");
+	bct_init(&t, 1, BCW_CPP);
 	bcw_ptr(t.w, 999);
 	BCW_V(&t.body, 0x5C, 0, 0);
 	bct_bytes(&t, &f);

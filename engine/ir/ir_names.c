@@ -17,7 +17,7 @@ struct vname {
 };
 
 struct ir_names {
-	uint32_t cap;        /* values indexed by id */
+	uint32_t first, cap; /* values indexed by id - first (ids are module-wide) */
 	struct vname *v;
 	char **owned;
 	size_t nowned, capowned;
@@ -217,14 +217,23 @@ const char *ir_value_hint(const struct ir_value *v, char *buf, size_t cap)
 
 /* ---- the algorithm ---- */
 
+/* The entry of a value of this entry, NULL for others. */
+static struct vname *slot(const struct ir_names *n, const struct ir_value *v)
+{
+	if (!n || !v || v->id < n->first || v->id - n->first >= n->cap)
+		return NULL;
+	return &n->v[v->id - n->first];
+}
+
 static void set_name(struct ir_names *n, const struct ir_value *v, const char *base, uint32_t idx,
 		     uint32_t size)
 {
-	if (v->id >= n->cap)
+	struct vname *e = slot(n, v);
+	if (!e)
 		return;
-	n->v[v->id].base = base;
-	n->v[v->id].idx = idx;
-	n->v[v->id].size = size;
+	e->base = base;
+	e->idx = idx;
+	e->size = size;
 }
 
 static const char *number(struct ir_names *n, struct counters *c)
@@ -312,19 +321,31 @@ static void name_region(struct ir_names *n, const struct ir_region *r, struct co
 	free(sc.slots);
 }
 
-static bool max_id(const struct ir_op *op, int depth, void *ctx)
+struct id_range {
+	uint32_t lo, hi; /* [lo, hi) */
+};
+
+static void widen_range(struct id_range *r, uint32_t id)
+{
+	if (r->hi == 0 || id < r->lo)
+		r->lo = id;
+	if (id + 1 > r->hi)
+		r->hi = id + 1;
+}
+
+/* The span of value ids in an entry: arrays sized by it stay linear in the
+ * entry, not in the module (ids count across all entries). */
+static bool id_span(const struct ir_op *op, int depth, void *ctx)
 {
 	(void)depth;
-	uint32_t *m = ctx;
+	struct id_range *m = ctx;
 	for (uint32_t i = 0; i < op->nresults; i++)
-		if (op->results[i]->id + 1 > *m)
-			*m = op->results[i]->id + 1;
+		widen_range(m, op->results[i]->id);
 	for (uint32_t r = 0; r < op->nregions; r++)
 		for (uint32_t b = 0; b < op->regions[r]->nblocks; b++) {
 			const struct ir_block *blk = op->regions[r]->blocks[b];
 			for (uint32_t i = 0; i < blk->nargs; i++)
-				if (blk->args[i]->id + 1 > *m)
-					*m = blk->args[i]->id + 1;
+				widen_range(m, blk->args[i]->id);
 		}
 	return true;
 }
@@ -332,11 +353,12 @@ static bool max_id(const struct ir_op *op, int depth, void *ctx)
 struct ir_names *ir_names_compute(const struct ir_op *entry)
 {
 	struct ir_names *n = xcalloc(1, sizeof(*n));
-	uint32_t m = 0;
+	struct id_range m = {0, 0};
 	if (entry)
-		ir_walk(entry, max_id, &m);
-	n->cap = m;
-	n->v = xcalloc(m ? m : 1, sizeof(*n->v));
+		ir_walk(entry, id_span, &m);
+	n->first = m.lo;
+	n->cap = m.hi - m.lo;
+	n->v = xcalloc(n->cap ? n->cap : 1, sizeof(*n->v));
 	if (!entry)
 		return n;
 	/* the op itself is named in its parent's context: counters start at 0 */
@@ -352,9 +374,9 @@ struct ir_names *ir_names_compute(const struct ir_op *entry)
 const char *ir_names_get(const struct ir_names *cn, const struct ir_value *v)
 {
 	struct ir_names *n = (struct ir_names *)cn;
-	if (!n || !v || v->id >= n->cap || !n->v[v->id].base)
+	struct vname *e = slot(n, v);
+	if (!e || !e->base)
 		return "%<?>";
-	struct vname *e = &n->v[v->id];
 	if (!e->printed) {
 		if (e->size > 1)
 			e->printed = xasprintf("%%%s#%u", e->base, e->idx);
@@ -370,7 +392,7 @@ void ir_names_results(const struct ir_names *n, const struct ir_op *op, struct s
 	uint32_t i = 0;
 	while (i < op->nresults) {
 		const struct ir_value *v = op->results[i];
-		const struct vname *e = (n && v->id < n->cap) ? &n->v[v->id] : NULL;
+		const struct vname *e = slot(n, v);
 		if (i)
 			sb_adds(sb, ", ");
 		if (!e || !e->base) {

@@ -14,7 +14,35 @@ struct conv {
 	const struct ir_type **types; /* memo per bytecode type index */
 	struct ir_value **vals;       /* per value id of the current function */
 	const struct bc_func *f;
+	/* per opcode: the registry entry and, per bytecode field, the index of
+	 * the registry's attribute or operand group (looked up by name once) */
+	const struct ir_opdef *defs[BC_MAX_OPCODE + 1];
+	int16_t fmap[BC_MAX_OPCODE + 1][BC_MAX_FIELDS];
+	bool mapped[BC_MAX_OPCODE + 1];
 };
+
+static void map_opcode(struct conv *c, const struct bc_opinfo *in, unsigned opcode)
+{
+	const struct ir_opdef *d = ir_opdef_by_bc((int)opcode);
+	c->defs[opcode] = d;
+	int group = 0;
+	for (unsigned i = 0; i < in->nfields; i++) {
+		const struct bc_field *f = &in->f[i];
+		int k = -1;
+		if (d && f->kind < BC_F_ONE) {
+			for (uint32_t a = 0; a < d->nattrs; a++)
+				if (strcmp(d->attrs[a].name, f->name) == 0)
+					k = (int)a;
+		} else if (d) {
+			k = ir_opdef_group(d, f->name);
+			if (k < 0)
+				k = group;
+			group++;
+		}
+		c->fmap[opcode][i] = (int16_t)k;
+	}
+	c->mapped[opcode] = true;
+}
 
 static enum ir_elem elem_of_tag(unsigned tag)
 {
@@ -198,12 +226,12 @@ static void loc_text(const struct bc_module *bm, uint64_t ref, struct sbuf *out,
 static void convert_block(struct conv *c, const struct bc_block *bb, struct ir_block *b);
 
 static void set_attr(struct conv *c, struct ir_op *op, const struct bc_op *bo,
-		     const struct bc_field *f, const struct bc_fval *v)
+		     const struct bc_field *f, const struct bc_fval *v, int index)
 {
 	struct ir_module *m = c->m;
-	const struct ir_attr_def *ad = ir_opdef_attr(op->def, f->name);
-	if (!ad || !v->present)
+	if (index < 0 || !v->present)
 		return;
+	const struct ir_attr_def *ad = &op->def->attrs[index];
 	const struct ir_attr *a = NULL;
 	switch (f->kind) {
 	case BC_F_ENUM:
@@ -251,22 +279,22 @@ static void set_attr(struct conv *c, struct ir_op *op, const struct bc_op *bo,
 static struct ir_op *convert_op(struct conv *c, const struct bc_op *bo)
 {
 	struct ir_module *m = c->m;
-	const struct ir_opdef *def = ir_opdef_by_bc(bo->opcode);
-	struct ir_op *op = def ? ir_op_new_code(m, def->code)
-			       : ir_op_new(m, bo->info->name, strlen(bo->info->name));
 	const struct bc_opinfo *in = bo->info;
-	int group = 0;
+	if (!c->mapped[bo->opcode])
+		map_opcode(c, in, bo->opcode);
+	const struct ir_opdef *def = c->defs[bo->opcode];
+	struct ir_op *op = def ? ir_op_new_code(m, def->code)
+			       : ir_op_new(m, in->name, strlen(in->name));
 	for (unsigned i = 0; i < in->nfields; i++) {
 		const struct bc_field *f = &in->f[i];
 		const struct bc_fval *v = &bo->fv[i];
+		int g = def ? c->fmap[bo->opcode][i] : -1;
 		if (f->kind < BC_F_ONE) {
-			set_attr(c, op, bo, f, v);
+			set_attr(c, op, bo, f, v, g);
 			continue;
 		}
-		int g = ir_opdef_group(op->def, f->name);
 		if (g < 0)
-			g = group;
-		group++;
+			continue;
 		for (uint32_t k = 0; v->present && k < v->n; k++)
 			ir_op_add_operand(m, op, (uint32_t)g, c->vals[bo->opnd[v->start + k]]);
 	}
@@ -300,7 +328,10 @@ static void convert_block(struct conv *c, const struct bc_block *bb, struct ir_b
 struct ir_module *ir_from_bytecode(const struct bc_module *bm, const char *path)
 {
 	struct ir_module *m = ir_module_new(path ? path : "", IR_SRC_BYTECODE);
-	struct conv c = {bm, m, xcalloc(bm->ntypes + 1, sizeof(*c.types)), NULL, NULL};
+	struct conv *c = xcalloc(1, sizeof(*c)); /* the opcode tables make it large */
+	c->bm = bm;
+	c->m = m;
+	c->types = xcalloc(bm->ntypes + 1, sizeof(*c->types));
 	m->bc_major = bm->major;
 	m->bc_minor = bm->minor;
 	m->bc_tag = bm->tag;
@@ -309,25 +340,26 @@ struct ir_module *ir_from_bytecode(const struct bc_module *bm, const char *path)
 								  : NULL);
 	for (uint32_t i = 0; i < bm->nglobals; i++) {
 		const struct bc_global *g = &bm->globals[i];
-		ir_unit_add_global(m, unit, bc_str(bm, g->name), dense(&c, g->type, g->constant),
+		ir_unit_add_global(m, unit, bc_str(bm, g->name), dense(c, g->type, g->constant),
 				   g->alignment, g->visibility == 1, g->is_constant);
 	}
 	for (uint32_t i = 0; i < bm->nfuncs; i++) {
 		const struct bc_func *f = &bm->funcs[i];
-		const struct ir_attr *hints = f->hints && f->hints->n ? attr(&c, f->hints) : NULL;
-		struct ir_op *e = ir_unit_add_entry(m, unit, bc_str(bm, f->name), type_of(&c, f->sig),
+		const struct ir_attr *hints = f->hints && f->hints->n ? attr(c, f->hints) : NULL;
+		struct ir_op *e = ir_unit_add_entry(m, unit, bc_str(bm, f->name), type_of(c, f->sig),
 						    hints);
 		struct ir_block *body = ir_entry_body(e);
-		c.f = f;
-		c.vals = xcalloc(f->nvalues + 1, sizeof(*c.vals));
+		c->f = f;
+		c->vals = xcalloc(f->nvalues + 1, sizeof(*c->vals));
 		for (uint32_t k = 0; k < body->nargs && k < f->nvalues; k++)
-			c.vals[k] = body->args[k];
+			c->vals[k] = body->args[k];
 		for (uint32_t k = 0; k < f->body.nops; k++)
-			ir_block_append(m, body, convert_op(&c, &f->body.ops[k]));
+			ir_block_append(m, body, convert_op(c, &f->body.ops[k]));
 		e->loc.offset = f->offset;
-		free(c.vals);
+		free(c->vals);
 	}
-	free(c.types);
+	free(c->types);
+	free(c);
 	return m;
 }
 

@@ -84,13 +84,20 @@ static void on_signal(struct loop *l, int signo, void *ud)
 		pipeline_abort(p, &err);
 }
 
+static struct headless printer = {NULL};
+
+static void attach_printer(struct pipeline *p)
+{
+	printer.out = stdout;
+	pipeline_listen(p, print_event, &printer);
+}
+
+/* Run the loop until the pipeline has nothing left to do on its own. */
 static int drive(struct pipeline *p, struct loop *l, bool headless)
 {
 	if (!headless && isatty(STDOUT_FILENO))
 		fprintf(stderr, "tileport: the workbench screen is not part of this build yet; "
 				"running headless\n");
-	struct headless h = {stdout};
-	pipeline_listen(p, print_event, &h);
 	loop_on_signal(l, SIGINT, on_signal, p);
 	loop_on_signal(l, SIGTERM, on_signal, p);
 	loop_on_signal(l, SIGHUP, on_signal, p);
@@ -197,6 +204,7 @@ int cmd_run(int argc, char **argv)
 	if (pipeline_create(&p, l, &o, &err) < 0) {
 		rc = cli_report(&err);
 	} else {
+		attach_printer(p);
 		rc = drive(p, l, a.headless);
 		pipeline_free(p);
 	}
@@ -240,11 +248,128 @@ int cmd_resume(int argc, char **argv)
 		rc = pipeline_exit_code(p);
 		pipeline_free(p);
 	} else {
+		attach_printer(p);
 		rc = drive(p, l, a.headless);
 		pipeline_free(p);
 	}
 	loop_free(l);
 	config_free(&cfg);
+	free(dir);
+	free(out);
+	free(ws);
+	return rc;
+}
+
+static const char step_usage[] =
+	"usage: tileport step RUN ACTION [ARGS] [--reason TEXT] [--beyond-cap]\n"
+	"\n"
+	"Act on a run by hand, then let it route on (headless). ACTION is one of:\n"
+	"  continue                 run the pending stage (or the interrupted attempt)\n"
+	"  override SEQ VERDICT     replace the verdict of the latest attempt (needs --reason)\n"
+	"  skip STAGE               route the pending STAGE as if it succeeded (needs --reason)\n"
+	"  respawn STAGE            run STAGE again; past its cap only with --beyond-cap\n"
+	"  revalidate SEQ           run the stage validator of attempt SEQ again\n"
+	"  abort                    mark the run aborted\n"
+	"Every action is recorded in events.jsonl as a manual event.\n"
+	"\n"
+	"exit: as 'tileport run' once the run stops; revalidate: 0 pass, 1 fail\n";
+
+int cmd_step(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"reason", required_argument, NULL, 'r'},
+		{"beyond-cap", no_argument, NULL, 'b'},
+		{"out", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *reason = NULL, *oopt = NULL;
+	bool beyond = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "r:bo:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': reason = optarg; break;
+		case 'b': beyond = true; break;
+		case 'o': oopt = optarg; break;
+		case 'h': fputs(step_usage, stdout); return 0;
+		default: return cli_usage_error("step", "unknown option");
+		}
+	}
+	int nargs = argc - optind;
+	if (nargs < 2)
+		return cli_usage_error("step", "expected RUN and an ACTION");
+	const char *action = argv[optind + 1];
+	char **args = argv + optind + 2;
+	int nact = nargs - 2;
+	struct {
+		const char *name;
+		int nargs;
+	} acts[] = {{"continue", 0}, {"override", 2}, {"skip", 1}, {"respawn", 1}, {"revalidate", 1}, {"abort", 0}};
+	int want = -1;
+	for (size_t i = 0; i < TP_ARRAY_LEN(acts); i++)
+		if (strcmp(acts[i].name, action) == 0)
+			want = acts[i].nargs;
+	if (want < 0)
+		return cli_usage_error("step", "unknown action '%s'", action);
+	if (nact != want)
+		return cli_usage_error("step", "%s takes %d argument%s", action, want, want == 1 ? "" : "s");
+	char stage = 0;
+	int seq = 0;
+	if (!strcmp(action, "skip") || !strcmp(action, "respawn")) {
+		if (args[0][0] < 'A' || args[0][0] > 'Z' || args[0][1])
+			return cli_usage_error("step", "'%s' is not a stage letter", args[0]);
+		stage = args[0][0];
+	}
+	if (!strcmp(action, "override") || !strcmp(action, "revalidate")) {
+		char *end;
+		seq = (int)strtol(args[0], &end, 10);
+		if (*end || seq <= 0)
+			return cli_usage_error("step", "'%s' is not an attempt number", args[0]);
+	}
+	char *ws = cli_workspace(NULL);
+	char *out = run_out_root(oopt, ws, NULL);
+	char *dir = run_resolve(argv[optind], out);
+	struct pipeline_opts o = {0};
+	struct loop *l = loop_new();
+	struct pipeline *p;
+	struct tp_err err;
+	int rc = 0;
+	if (pipeline_resume(&p, l, dir, &o, &err) < 0) {
+		rc = cli_report(&err);
+		goto done;
+	}
+	attach_printer(p);
+	int r = 0;
+	bool drive_after = true;
+	if (!strcmp(action, "override"))
+		r = pipeline_override(p, seq, args[1], reason, &err);
+	else if (!strcmp(action, "skip"))
+		r = pipeline_skip(p, stage, reason, &err);
+	else if (!strcmp(action, "respawn"))
+		r = pipeline_respawn(p, stage, beyond, &err);
+	else if (!strcmp(action, "abort"))
+		r = pipeline_abort(p, &err), drive_after = false;
+	else if (!strcmp(action, "revalidate")) {
+		r = pipeline_revalidate(p, seq, &err);
+		drive_after = false;
+		if (r == 0) {
+			const struct attempt *a = NULL;
+			for (size_t i = 0; i < pipeline_state(p)->natt; i++)
+				if (pipeline_state(p)->att[i].seq == seq)
+					a = &pipeline_state(p)->att[i];
+			printf("%c%d validator: %s\n", a->stage, a->n, a->validator);
+			rc = strcmp(a->validator, "fail") == 0 ? TP_EXIT_FAILED : TP_EXIT_OK;
+		}
+	}
+	if (r < 0)
+		rc = cli_report(&err);
+	else if (drive_after)
+		rc = drive(p, l, true);
+	else if (strcmp(action, "abort") == 0)
+		rc = TP_EXIT_OK;
+	pipeline_free(p);
+done:
+	loop_free(l);
 	free(dir);
 	free(out);
 	free(ws);

@@ -16,9 +16,11 @@ echo "== tileport run softmax --headless"
 "$tp" run softmax --headless
 rc=$?
 echo
-echo "== tileport status softmax"
-"$tp" status softmax
-echo
+if [ -f "$CUTILE_KERNEL_OUT_ROOT/softmax/.tileport/state.json" ]; then
+	echo "== tileport status softmax"
+	"$tp" status softmax
+	echo
+fi
 case $rc in
 0) echo "demo: the run completed (exit 0)." ;;
 1) echo "demo: the run stopped on a verdict (exit 1); see the status above." ;;

@@ -49,6 +49,7 @@ void pl_emit(struct pipeline *p, const char *type, cJSON *fields, const char *fm
 	struct tp_err err;
 	if (events_append(p->st.run_dir, type, fields, &ev, &err) < 0)
 		fprintf(stderr, "tileport: %s\n", err.msg);
+	tp_crashpoint();
 	struct pipeline_event e = {.kind = PEV_EVENT, .ev = ev};
 	for (size_t i = 0; i < p->nls; i++)
 		p->ls[i].fn(p, &e, p->ls[i].ud);
@@ -59,8 +60,10 @@ void pl_save(struct pipeline *p)
 {
 	struct tp_err err;
 	p->st.updated = wall_ms();
+	tp_crashpoint();
 	if (run_state_save(&p->st, &err) < 0)
 		fprintf(stderr, "tileport: cannot save run state: %s\n", err.msg);
+	tp_crashpoint();
 }
 
 static void step(struct loop *l, void *ud);
@@ -71,7 +74,9 @@ void pl_schedule(struct pipeline *p)
 		p->step_timer = loop_add_timer(p->loop, 0, step, p);
 }
 
-void pl_finish(struct pipeline *p, const char *final, const char *reason)
+/* Set the end state (and check the output contract) without saving, so that
+ * routing can record the attempt and the end in one atomic save. */
+static cJSON *finish_state(struct pipeline *p, const char *final, const char *reason)
 {
 	struct run_state *st = &p->st;
 	pl_set(&st->final, final);
@@ -87,8 +92,7 @@ void pl_finish(struct pipeline *p, const char *final, const char *reason)
 	if (strcmp(final, "PIPELINE_COMPLETE") == 0) {
 		/* The final output contract is checked and recorded, never repaired. */
 		struct check_outcome o = {0};
-		const char *fv = p->table->final_validator;
-		int ran = fv ? pl_final_check(p, &o) : -1;
+		int ran = p->table->final_validator ? pl_final_check(p, &o) : -1;
 		pl_set(&st->contract, ran < 0 ? "not_run" : o.status == CHECK_STATUS_PASS ? "pass" : "fail");
 		cJSON_AddStringToObject(f, "contract", st->contract);
 		if (o.summary)
@@ -113,10 +117,23 @@ void pl_finish(struct pipeline *p, const char *final, const char *reason)
 			}
 		}
 	}
+	return f;
+}
+
+static void finish_emit(struct pipeline *p, cJSON *f)
+{
+	const struct run_state *st = &p->st;
+	bool complete = strcmp(st->final, "PIPELINE_COMPLETE") == 0;
+	pl_emit(p, "run_finished", f, "%s%s%s%s%s", st->final, st->reason ? ": " : "",
+		st->reason ? st->reason : "", complete && st->contract ? "; output contract: " : "",
+		complete && st->contract ? st->contract : "");
+}
+
+void pl_finish(struct pipeline *p, const char *final, const char *reason)
+{
+	cJSON *f = finish_state(p, final, reason);
 	pl_save(p);
-	pl_emit(p, "run_finished", f, "%s%s%s%s%s", final, reason ? ": " : "", reason ? reason : "",
-		st->contract && strcmp(final, "PIPELINE_COMPLETE") == 0 ? "; output contract: " : "",
-		st->contract && strcmp(final, "PIPELINE_COMPLETE") == 0 ? st->contract : "");
+	finish_emit(p, f);
 }
 
 static bool cond_eval(const struct route_cond *c, void *ud)
@@ -182,17 +199,16 @@ void pl_route(struct pipeline *p, struct attempt *a)
 	char cls[48] = "";
 	if (a->klass)
 		snprintf(cls, sizeof(cls), " (%s%s)", a->klass, a->class_defaulted ? ", defaulted" : "");
-	if (final)
-		pl_set(&st->status, "running"); /* pl_finish sets the end state */
-	pl_save(p);
+	cJSON *fin = final ? finish_state(p, final, reason) : NULL;
+	pl_save(p); /* the attempt's result, the route and any end state at once */
 	if (r)
 		pl_emit(p, "routed", f, "route %c%d %s%s -> %s (row %d, %s:%d)", a->stage, a->n, a->verdict,
 			cls, action, r->index, p->table->path, r->line);
 	else
 		pl_emit(p, "routed", f, "route %c%d %s%s -> STOP (no row)", a->stage, a->n,
 			a->verdict ? a->verdict : "-", cls);
-	if (final)
-		pl_finish(p, final, reason);
+	if (fin)
+		finish_emit(p, fin);
 	else
 		pl_schedule(p);
 	free(reason);
@@ -230,6 +246,11 @@ static void step(struct loop *l, void *ud)
 	struct run_state *st = &p->st;
 	if (p->proc || p->vproc || st->final)
 		return;
+	if (p->reroute) {
+		p->reroute = false;
+		pl_route(p, run_last_attempt(st));
+		return;
+	}
 	if (p->rerun_seq) {
 		struct attempt *a = run_attempt_by_seq(st, p->rerun_seq);
 		if (st->hold && !p->go_once) {
@@ -501,7 +522,11 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 		return -1;
 	struct pipeline *p = pl_new(l, o);
 	p->lock_fd = fd;
-	if (run_state_load(run_dir, &p->st, err) < 0) {
+	/* Agents run in the workspace: every path they get must be absolute. */
+	char *abs_dir = real_or_copy(run_dir);
+	int loaded = run_state_load(abs_dir, &p->st, err);
+	free(abs_dir);
+	if (loaded < 0) {
 		pipeline_free(p);
 		return -1;
 	}
@@ -579,6 +604,10 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 			pl_set(&run->exit, NULL);
 			pl_set(&run->claimed, NULL);
 			pl_set(&run->verdict, NULL);
+		} else if (!st->next.set && st->natt) {
+			/* Routing is recorded with the attempt's result; if neither a
+			 * next stage nor an end was saved, route the last result again. */
+			p->reroute = true;
 		}
 		pl_emit(p, "run_resumed", NULL, "resumed%s%s", run ? "; interrupted attempt " : "",
 			run ? run->dir : "");

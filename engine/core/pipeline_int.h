@@ -42,6 +42,7 @@ struct pipeline {
 	bool started;
 	bool go_once;   /* hold mode: one spawn allowed by continue */
 	int rerun_seq;  /* attempt interrupted by a crash, to run again */
+	bool reroute;   /* resume found a result without its routing */
 };
 
 /* pipeline.c */

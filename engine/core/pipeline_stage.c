@@ -101,6 +101,7 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 	struct pipeline *p = ud;
 	(void)pr;
 	struct attempt *a = pl_cur(p);
+	tp_crashpoint();
 	transcript_finish(p->tr, p->nls ? on_line : NULL, p);
 	char exitbuf[128];
 	proc_status_str(st, exitbuf, sizeof(exitbuf));
@@ -593,6 +594,7 @@ int pl_spawn(struct pipeline *p, struct attempt *a, const char *repair_reason, c
 	}
 	a->pid = (long)proc_pid(p->proc);
 	a->pid_start = proc_start_time(a->pid);
+	tp_crashpoint();
 	pl_save(p);
 	cJSON *f = pl_attempt_fields(a);
 	cJSON_AddStringToObject(f, "driver", spec);

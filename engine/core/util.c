@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,6 +269,7 @@ int write_file_atomic(const char *path, const void *data, size_t len, struct tp_
 		return -1;
 	}
 	close(fd);
+	tp_crashpoint();
 	if (rename(tmp, path) < 0) {
 		tp_err_set(err, TP_EXIT_ENV, "%s: rename failed: %s", path, strerror(errno));
 		unlink(tmp);
@@ -471,6 +473,31 @@ void iso8601_utc(int64_t ms, char out[32])
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static long crash_count;
+
+static void crash_count_write(void)
+{
+	const char *path = getenv("TILEPORT_TEST_CRASH_COUNT");
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%ld\n", crash_count);
+	write_file(path, buf, (size_t)n, NULL);
+}
+
+void tp_crashpoint(void)
+{
+	static long at = -1;
+	if (at < 0) {
+		const char *e = getenv("TILEPORT_TEST_CRASH_AT");
+		at = e && *e ? atol(e) : 0;
+		/* TILEPORT_TEST_CRASH_COUNT=FILE: how many points a whole run passes */
+		if (getenv("TILEPORT_TEST_CRASH_COUNT"))
+			atexit(crash_count_write);
+	}
+	crash_count++;
+	if (at > 0 && crash_count == at)
+		raise(SIGKILL);
 }
 
 bool str_starts(const char *s, const char *prefix)

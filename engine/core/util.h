@@ -92,6 +92,12 @@ int64_t now_ms(void);       /* monotonic */
 int64_t wall_ms(void);      /* realtime, ms since epoch */
 void iso8601_utc(int64_t ms, char out[32]);
 
+/* Test hook for crash safety: with TILEPORT_TEST_CRASH_AT=N the process
+ * kills itself with SIGKILL at the Nth call (counting every call site), so
+ * tests can interrupt the orchestrator at any state transition without
+ * timing. A no-op otherwise. */
+void tp_crashpoint(void);
+
 /* Strings */
 bool str_starts(const char *s, const char *prefix);
 bool str_ends(const char *s, const char *suffix);

@@ -10,8 +10,28 @@
 #   text=WORD               extra word in the reply (e.g. Traceback)
 #   format=json             reply as a JSON-lines transcript with usage
 set -u
-scen=${FAKE_SCENARIO:?FAKE_SCENARIO is not set}
-line=$(sed -n "${TILEPORT_SEQ}p" "$scen")
+if [ -n "${FAKE_RANDOM_SEED:-}" ]; then
+	# Random mode (property tests): any verdict of the stage, any class,
+	# sometimes a broken block, decided by the seed and the spawn number.
+	case $TILEPORT_STAGE in
+	A) vs="PASS FAIL_FIXABLE BLOCKED" ;;
+	B) vs="COMPILED FAIL_COMPILE FAIL_FIXABLE BLOCKED" ;;
+	C) vs="PASS PASS_WITH_NOTES FAIL_FIXABLE FAIL_COMPILER_BUG BLOCKED" ;;
+	D) vs="ALL_PASS FAIL BLOCKED" ;;
+	E) vs="DONE INVESTIGATE BLOCKED" ;;
+	F) vs="FIXABLE ALIGNED BLOCKED" ;;
+	esac
+	line=$(awk -v seed="$FAKE_RANDOM_SEED" -v seq="$TILEPORT_SEQ" -v vs="$vs" -v st="$TILEPORT_STAGE" 'BEGIN {
+		srand((seed % 1000003) * 64 + seq); n = split(vs, v, " ")
+		split("host kernel env none", c, " "); split("ok ok ok bad none", b, " ")
+		k = rand() < 0.5 ? 1 : 1 + int(rand() * n)  # lean towards progress
+		printf "%s: %s class=%s block=%s\n", st, v[k], c[1 + int(rand() * 4)], b[1 + int(rand() * 5)]
+	}')
+	line=$(echo "$line" | sed 's/ class=none//')
+else
+	scen=${FAKE_SCENARIO:?FAKE_SCENARIO is not set}
+	line=$(sed -n "${TILEPORT_SEQ}p" "$scen")
+fi
 if [ -z "$line" ]; then
 	echo "fake agent: no scenario line for spawn $TILEPORT_SEQ" >&2
 	exit 9

@@ -1,0 +1,90 @@
+#!/bin/sh
+# Bad input is refused with a clear message, the documented exit code, and
+# nothing written: a malformed table, an unreadable workspace, a missing op;
+# a missing driver is an environment error (3); a second orchestrator on the
+# same run is refused.
+. "$TILEPORT_TOP/tests/integration/lib/common.sh"
+online_env
+
+expect_refusal() { # DESC WANT_RC WANT_TEXT -- ARGS...
+	desc=$1 want=$2 text=$3
+	shift 4
+	rm -rf "$T/out"
+	"$TILEPORT" "$@" >"$T/err.log" 2>&1
+	assert_eq "$desc: exit" "$?" "$want"
+	assert_contains "$desc: message" "$T/err.log" "$text"
+	if [ -e "$T/out" ]; then bad "$desc: wrote $T/out"; else ok "$desc: nothing written"; fi
+}
+
+# shellcheck disable=SC2046
+set -- $(fake_flags)
+flags="$*"
+
+printf '{\n  "schema": 1,\n  "stages": [\n    {"letter": "A",,}\n  ]\n}\n' >"$T/bad.json"
+# shellcheck disable=SC2086
+expect_refusal "malformed table" 2 "$T/bad.json:4:" -- run softmax --workspace "$WS" --out "$T/out" --headless --table "$T/bad.json" $flags
+sed 's/"spawn B"/"spawn Q"/' "$TILEPORT_TOP/skill/pipeline.json" >"$T/bad2.json"
+# shellcheck disable=SC2086
+expect_refusal "unknown spawn target" 2 "$T/bad2.json:107: spawn of unknown stage Q" -- run softmax --workspace "$WS" --out "$T/out" --headless --table "$T/bad2.json" $flags
+"$TILEPORT" table "$T/bad2.json" >"$T/t.log" 2>&1
+assert_eq "tileport table on a bad table" "$?" 2
+
+# shellcheck disable=SC2086
+expect_refusal "missing workspace" 2 "workspace $T/nowhere: cannot read it" -- run softmax --workspace "$T/nowhere" --out "$T/out" --headless $flags
+touch "$T/afile"
+# shellcheck disable=SC2086
+expect_refusal "workspace is a file" 2 "workspace $T/afile: cannot read it" -- run softmax --workspace "$T/afile" --out "$T/out" --headless $flags
+# shellcheck disable=SC2086
+expect_refusal "missing op" 2 "operator 'nosuchop' not found in workspace" -- run nosuchop --workspace "$WS" --out "$T/out" --headless $flags
+# shellcheck disable=SC2086
+expect_refusal "bad op name" 2 "'../etc' is not an operator name" -- run ../etc --workspace "$WS" --out "$T/out" --headless $flags
+expect_refusal "no driver" 3 "no driver for stages A, B, C, D, E" -- run softmax --workspace "$WS" --out "$T/out" --headless
+expect_refusal "unknown driver kind" 2 "unknown driver kind 'llm'" -- run softmax --workspace "$WS" --out "$T/out" --headless --driver A=llm:gpt
+expect_refusal "bad --driver" 2 "--driver expects X=VALUE" -- run softmax --workspace "$WS" --headless --driver nonsense
+offline_env
+expect_refusal "offline needs only A, B, D drivers" 3 "no driver for stages A, B, D" -- run softmax --workspace "$WS" --out "$T/out" --headless
+online_env
+mkdir -p "$T/ro" && chmod 555 "$T/ro"
+if [ "$(id -u)" != 0 ]; then
+	# shellcheck disable=SC2086
+	expect_refusal "unwritable out root" 3 "cannot run even offline" -- run softmax --workspace "$WS" --out "$T/ro/out" --headless $flags
+fi
+
+# A second orchestrator on the same run is refused while the first holds it.
+printf 'A: PASS\n' >"$T/scen"
+mkfifo "$T/gate"
+cat >"$T/slow.sh" <<'EOS'
+#!/bin/sh
+cat "$GATE" >/dev/null   # blocks until the test opens the fifo for writing
+exec "$FAKE_AGENT"
+EOS
+chmod +x "$T/slow.sh"
+# shellcheck disable=SC2086
+GATE="$T/gate" FAKE_AGENT="$FAKE" FAKE_SCENARIO="$T/scen" "$TILEPORT" run softmax --workspace "$WS" --out "$T/busy" \
+	--headless $flags --driver "A=exec:$T/slow.sh" >"$T/first.log" 2>&1 &
+first=$!
+# wait until the first run holds the lock (its agent is blocked on the fifo)
+i=0
+while ! grep -q "A1 started" "$T/first.log" 2>/dev/null && [ $i -lt 500 ]; do
+	i=$((i + 1))
+	sleep 0.01
+done
+"$TILEPORT" resume "$T/busy/softmax" >"$T/second.log" 2>&1
+assert_eq "second orchestrator refused" "$?" 3
+assert_contains "names the holder" "$T/second.log" "is in use by another tileport (pid $first)"
+"$TILEPORT" status "$T/busy/softmax" >"$T/st.log" 2>&1
+assert_contains "status works while running" "$T/st.log" "state      running"
+: >"$T/gate" # release the agent
+wait "$first"
+assert_eq "first run finishes" "$?" 1
+
+"$TILEPORT" status "$T/nothing" >"$T/s.log" 2>&1
+assert_eq "status of a missing run" "$?" 2
+"$TILEPORT" frobnicate >"$T/u.log" 2>&1
+assert_eq "unknown command" "$?" 2
+"$TILEPORT" run >"$T/u.log" 2>&1
+assert_eq "run without op" "$?" 2
+"$TILEPORT" run --help >"$T/h.log" 2>&1
+assert_eq "run --help" "$?" 0
+assert_contains "help text" "$T/h.log" "usage: tileport run OP"
+finish

@@ -1,0 +1,91 @@
+#!/bin/sh
+# The acceptance gate (pipeline.md §2, all five cases), the repair retry
+# (once per letter, then SOFT_VALIDATOR_FAILED), the orchestrator's own
+# validator overruling a claim, and a missing owner tag (kernel route).
+. "$TILEPORT_TOP/tests/integration/lib/common.sh"
+online_env
+
+state() { json_get "$T/$1/softmax/.tileport/state.json" "$2"; }
+
+# 1. a block with every exit 0: accepted
+run_scenario clean "A: PASS" "B: COMPILED" "D: ALL_PASS" "E: DONE"
+assert_eq "block all zero: gate" "$(state clean '" ".join(a["gate"] for a in d["attempts"])')" \
+	"accepted accepted accepted accepted"
+
+# 2. no block, clean success: accepted with SOFT_VALIDATOR_MISSING
+run_scenario soft "A: PASS" "B: COMPILED block=none" "D: ALL_PASS" "E: DONE"
+assert_eq "no block, clean: path" "$(path_of soft)" "A1 -> B1 -> D1 -> E1 -> PIPELINE_COMPLETE"
+assert_eq "no block, clean: marker" "$(state soft 'd["attempts"][1]["soft"]')" "['SOFT_VALIDATOR_MISSING']"
+
+# 3. no block and not clean: repair retry, which succeeds
+run_scenario unclean "A: PASS" "B: COMPILED block=none text=Traceback" "B: COMPILED" "D: ALL_PASS" "E: DONE"
+assert_eq "no block, unclean: repaired" "$(path_of unclean)" "A1 -> B1 -> B1(repair) -> D1 -> E1 -> PIPELINE_COMPLETE"
+assert_eq "repair is not a counted run" "$(json_get "$T/unclean.json" 'd["stages"]["B"]["runs"]')" 1
+assert_contains "repair prompt says why" "$T/unclean/softmax/.tileport/attempts/03-B1r/prompt.md" \
+	"the reply mentions 'Traceback'"
+assert_contains "agent saw TILEPORT_REPAIR" "$T/unclean/softmax/fake_agent.log" "3 B1 repair=1"
+
+# 4. a block with a non-zero exit: repair; the repair fails too: SOFT_VALIDATOR_FAILED,
+#    routed on the semantic verdict
+run_scenario nonzero "A: PASS" "B: COMPILED block=bad" "B: COMPILED block=bad" "D: ALL_PASS" "E: DONE"
+assert_eq "non-zero exit: path" "$(path_of nonzero)" "A1 -> B1 -> B1(repair) -> D1 -> E1 -> PIPELINE_COMPLETE"
+assert_eq "repair spent: marker" "$(state nonzero 'd["attempts"][2]["soft"]')" "['SOFT_VALIDATOR_FAILED']"
+assert_eq "repair spent: gate" "$(state nonzero 'd["attempts"][2]["gate"]')" "soft_failed"
+
+# 5. a block with no parseable exit: repair
+run_scenario noexit "A: PASS block=noexit" "A: PASS" "B: COMPILED" "D: ALL_PASS" "E: DONE"
+assert_eq "no exit line: repaired" "$(path_of noexit)" "A1 -> A1(repair) -> B1 -> D1 -> E1 -> PIPELINE_COMPLETE"
+
+# one repair per letter: B's second bad return gets no second repair
+run_scenario once "A: PASS" "B: COMPILED block=bad" "B: COMPILED" "D: FAIL class=kernel" \
+	"C: FAIL_FIXABLE class=kernel" "B: COMPILED block=bad" "D: ALL_PASS" "E: DONE"
+assert_eq "one repair per letter" "$(path_of once)" \
+	"A1 -> B1 -> B1(repair) -> D1 -> C1 -> B2 -> D2 -> E1 -> PIPELINE_COMPLETE"
+assert_eq "second failure: soft failed" "$(state once 'd["attempts"][5]["soft"]')" "['SOFT_VALIDATOR_FAILED']"
+# a repair never cascades to another letter
+assert_eq "D's own repair still available" "$(state once 'd["repairs"]')" "{'B': 1}"
+
+# a reply without any VERDICT: repair, then the table's failure verdict
+run_scenario noverdict "A: NONE block=none" "A: NONE block=none"
+assert_eq "no verdict twice: path" "$(path_of noverdict)" "A1 -> A1(repair) -> STOP"
+assert_eq "routed on validator_fail_verdict" "$(state noverdict 'd["attempts"][1]["verdict"]')" "FAIL_FIXABLE"
+
+# the orchestrator's own validator overrules a success claim: repair, then FAIL_COMPILE
+run_scenario overrule "A: PASS" "B: COMPILED" "B: COMPILED" -- --validator B=false
+assert_eq "validator overrules: path" "$(path_of overrule)" "A1 -> B1 -> B1(repair) -> STOP"
+assert_eq "validator overrules: verdict" "$(state overrule 'd["attempts"][2]["verdict"]')" "FAIL_COMPILE"
+assert_contains "validator output kept" "$T/overrule/softmax/.tileport/attempts/02-B1/validator.txt" "exit 1"
+assert_contains "events record the validator" "$T/overrule/softmax/.tileport/events.jsonl" '"type":"validator_result"'
+
+# a report whose first line contradicts the reply counts as a validator failure
+run_scenario mismatch "A: PASS" "B: COMPILED" "D: ALL_PASS" "E: DONE" -- \
+	--validator E="sed -i 's/VERDICT: DONE/VERDICT: INVESTIGATE/' reports/performance.md"
+assert_contains "verdict file mismatch" "$T/mismatch.log" \
+	"reports/performance.md opens with VERDICT: INVESTIGATE but the reply says DONE"
+
+# a missing owner tag: kernel route (C, then B(2))
+run_scenario notag "A: PASS" "B: COMPILED" "D: FAIL" "C: FAIL_FIXABLE" "B: COMPILED" "D: ALL_PASS" "E: DONE"
+assert_eq "missing tags: kernel route" "$(path_of notag)" \
+	"A1 -> B1 -> D1 -> C1 -> B2 -> D2 -> E1 -> PIPELINE_COMPLETE"
+assert_eq "class defaulted" "$(state notag 'd["attempts"][2]["class_defaulted"]')" "True"
+assert_contains "owner default event" "$T/notag.log" "no valid 'fail_class:' in reports/correctness.md; kernel route"
+
+# JSON-lines transcript: final message, usage and cost are read
+run_scenario json "A: PASS format=json" "B: COMPILED" "D: ALL_PASS" "E: DONE"
+assert_eq "json transcript: tokens" "$(state json 'd["attempts"][0]["tokens_in"]')" "100"
+assert_eq "json transcript: cost" "$(state json 'd["attempts"][0]["cost"]')" "0.01"
+
+# D may carry a failing pytest together with FAIL (pipeline.md §14.5)
+mkdir -p "$T/bin2"
+cat >"$T/bin2/dfail.sh" <<'EOS'
+#!/bin/sh
+mkdir -p "$TILEPORT_RUN_DIR/reports"
+printf 'VERDICT: FAIL\nfail_class: host\n' >"$TILEPORT_RUN_DIR/reports/correctness.md"
+printf '<VALIDATOR_OUTPUT>\n$ python -m pytest tests/ops/test_softmax.py -x 2>&1\n1 failed\nexit=1\n$ validate_agent_d.sh softmax\nPASS\nexit=0\n</VALIDATOR_OUTPUT>\nVERDICT: FAIL\n'
+EOS
+chmod +x "$T/bin2/dfail.sh"
+run_scenario pytestfail "A: PASS" "B: COMPILED" "X" "D: ALL_PASS" "E: DONE" -- --driver "D=exec:sh -c 'if [ \$TILEPORT_SEQ = 3 ]; then exec $T/bin2/dfail.sh; else exec $FAKE; fi'"
+assert_eq "pytest exit with FAIL accepted" "$(state pytestfail 'd["attempts"][2]["gate"]')" "accepted"
+assert_eq "then D(2)" "$(path_of pytestfail)" "A1 -> B1 -> D1 -> D2 -> E1 -> PIPELINE_COMPLETE"
+
+finish

@@ -1,0 +1,125 @@
+#!/bin/sh
+# One scenario per routing row of the reference table (pipeline.md §2, our
+# skill/pipeline.json): scripted agents return the verdicts, and we check the
+# next stage taken, the row that fired and the final state.
+. "$TILEPORT_TOP/tests/integration/lib/common.sh"
+online_env
+
+# expect NAME PATH RC [ROWS]: ROWS is the list of table rows that fired, in order
+expect() {
+	assert_eq "$1: path" "$(path_of "$1")" "$2"
+	assert_eq "$1: exit code" "$(rc_of "$1")" "$3"
+	if [ $# -ge 4 ]; then
+		rows=$(json_get "$T/$1/softmax/.tileport/state.json" \
+			'" ".join(str(a.get("route_row", "-")) for a in d["attempts"])')
+		assert_eq "$1: rows fired" "$rows" "$4"
+	fi
+}
+
+run_scenario happy "A: PASS" "B: COMPILED" "D: ALL_PASS" "E: DONE"
+expect happy "A1 -> B1 -> D1 -> E1 -> PIPELINE_COMPLETE" 0 "1 3 5 11"
+
+run_scenario a_fail "A: FAIL_FIXABLE"
+expect a_fail "A1 -> STOP" 1 "2"
+run_scenario a_blocked "A: BLOCKED"
+expect a_blocked "A1 -> STOP" 1 "2"
+
+for v in FAIL_COMPILE FAIL_FIXABLE BLOCKED; do
+	run_scenario "b1_$v" "A: PASS" "B: $v"
+	expect "b1_$v" "A1 -> B1 -> STOP" 1 "1 4"
+done
+
+run_scenario d1_fail_host "A: PASS" "B: COMPILED" "D: FAIL class=host" "D: ALL_PASS" "E: DONE"
+expect d1_fail_host "A1 -> B1 -> D1 -> D2 -> E1 -> PIPELINE_COMPLETE" 0 "1 3 6 22 11"
+
+run_scenario d1_fail_kernel "A: PASS" "B: COMPILED" "D: FAIL class=kernel" "C: FAIL_FIXABLE class=kernel" \
+	"B: COMPILED" "D: FAIL class=host"
+expect d1_fail_kernel "A1 -> B1 -> D1 -> C1 -> B2 -> D2 -> PIPELINE_COMPLETE" 0 "1 3 7 16 20 23"
+
+run_scenario d1_blocked_host "A: PASS" "B: COMPILED" "D: BLOCKED class=host" "D: BLOCKED class=env"
+expect d1_blocked_host "A1 -> B1 -> D1 -> D2 -> PIPELINE_COMPLETE" 0 "1 3 8 23"
+
+run_scenario d1_blocked_kernel "A: PASS" "B: COMPILED" "D: BLOCKED class=kernel" "C: PASS"
+expect d1_blocked_kernel "A1 -> B1 -> D1 -> C1 -> PIPELINE_COMPLETE" 0 "1 3 9 18"
+
+run_scenario d1_blocked_env "A: PASS" "B: COMPILED" "D: BLOCKED class=env"
+expect d1_blocked_env "A1 -> B1 -> D1 -> STOP" 1 "1 3 10"
+
+run_scenario e1_investigate "A: PASS" "B: COMPILED" "D: ALL_PASS" "E: INVESTIGATE" \
+	"C: FAIL_FIXABLE class=host" "D: ALL_PASS" "E: INVESTIGATE"
+expect e1_investigate "A1 -> B1 -> D1 -> E1 -> C1 -> D2 -> E2 -> PIPELINE_COMPLETE" 0 "1 3 5 12 14 22 24"
+
+# E(1) after C already ran: no second C
+run_scenario e1_after_c "A: PASS" "B: COMPILED" "D: FAIL class=kernel" "C: FAIL_FIXABLE class=kernel" \
+	"B: COMPILED" "D: ALL_PASS" "E: BLOCKED"
+expect e1_after_c "A1 -> B1 -> D1 -> C1 -> B2 -> D2 -> E1 -> PIPELINE_COMPLETE" 0 "1 3 7 16 20 22 13"
+
+# C FAIL_FIXABLE host after D was already respawned
+run_scenario c_host_spent "A: PASS" "B: COMPILED" "D: FAIL class=host" "D: ALL_PASS" "E: INVESTIGATE" \
+	"C: FAIL_FIXABLE class=host"
+expect c_host_spent "A1 -> B1 -> D1 -> D2 -> E1 -> C1 -> PIPELINE_COMPLETE" 0 "1 3 6 22 12 15"
+
+for v in PASS_WITH_NOTES FAIL_COMPILER_BUG BLOCKED; do
+	run_scenario "c_$v" "A: PASS" "B: COMPILED" "D: FAIL class=kernel" "C: $v"
+	row=18
+	[ "$v" = PASS_WITH_NOTES ] || row=19
+	expect "c_$v" "A1 -> B1 -> D1 -> C1 -> PIPELINE_COMPLETE" 0 "1 3 7 $row"
+done
+
+run_scenario b2_fail "A: PASS" "B: COMPILED" "D: FAIL class=kernel" "C: FAIL_FIXABLE class=kernel" \
+	"B: FAIL_COMPILE"
+expect b2_fail "A1 -> B1 -> D1 -> C1 -> B2 -> STOP" 1 "1 3 7 16 21"
+
+run_scenario e2_done "A: PASS" "B: COMPILED" "D: ALL_PASS" "E: INVESTIGATE" "C: FAIL_FIXABLE class=kernel" \
+	"B: COMPILED" "D: ALL_PASS" "E: DONE"
+expect e2_done "A1 -> B1 -> D1 -> E1 -> C1 -> B2 -> D2 -> E2 -> PIPELINE_COMPLETE" 0 "1 3 5 12 16 20 22 24"
+
+# The table says spawn D, but D already ran twice: the cap ends the run.
+run_scenario cap_d "A: PASS" "B: COMPILED" "D: FAIL class=host" "D: ALL_PASS" "E: INVESTIGATE" \
+	"C: FAIL_FIXABLE class=kernel" "B: COMPILED"
+expect cap_d "A1 -> B1 -> D1 -> D2 -> E1 -> C1 -> B2 -> PIPELINE_COMPLETE" 0 "1 3 6 22 12 16 20"
+assert_contains "cap_d: cap event" "$T/cap_d.log" "spawn cap reached: D ran 2 times (cap 2)"
+
+# Rows 17 and 25 are reached only by hand: C once more after B was respawned,
+# and F, which no row spawns.
+FAKE_SCENARIO="$T/e2_done.scen"
+printf 'C: FAIL_FIXABLE class=kernel\nF: ALIGNED\n' >>"$T/e2_done.scen"
+FAKE_SCENARIO="$T/e2_done.scen" "$TILEPORT" step "$T/e2_done/softmax" respawn C >"$T/m1.log" 2>&1
+assert_eq "C past its cap needs confirmation" "$?" 2
+assert_contains "cap refusal says why" "$T/m1.log" "stage C is at its cap (1 of 1); confirm to spawn beyond it"
+FAKE_SCENARIO="$T/e2_done.scen" "$TILEPORT" step "$T/e2_done/softmax" respawn C --beyond-cap >"$T/m2.log" 2>&1
+assert_eq "respawn C beyond cap" "$?" 0
+assert_contains "row 17 fired" "$T/m2.log" "route C2 FAIL_FIXABLE (kernel) -> PIPELINE_COMPLETE (row 17"
+FAKE_SCENARIO="$T/e2_done.scen" "$TILEPORT" step "$T/e2_done/softmax" respawn F >"$T/m3.log" 2>&1
+assert_contains "row 25 fired" "$T/m3.log" "route F1 ALIGNED -> PIPELINE_COMPLETE (row 25"
+
+# Offline: A -> B -> D deferred, then OFFLINE_COMPLETE (rows 26-28) ...
+offline_env
+run_scenario offline "A: DEFERRED deferred=reference-ir,perf-log" "B: DEFERRED deferred=cargo-build" \
+	"D: DEFERRED deferred=pytest"
+expect offline "A1 -> B1 -> D1 -> OFFLINE_COMPLETE" 0 "26 27 28"
+assert_eq "offline: attempts do not count" "$(json_get "$T/offline.json" 'd["stages"]["B"]["runs"]')" 0
+assert_eq "offline: deferred items" \
+	"$(json_get "$T/offline.json" '",".join(x["stage"]+":"+x["step"] for x in d["deferred"])')" \
+	"A:reference-ir,A:perf-log,B:cargo-build,D:pytest"
+assert_eq "offline: agents saw TILEPORT_OFFLINE" "$(grep -c 'offline=1' "$T/offline/softmax/fake_agent.log")" 3
+# ... an online resume is refused while the toolchain is still missing ...
+"$TILEPORT" resume "$T/offline/softmax" --online >"$T/on0.log" 2>&1
+assert_eq "resume --online without toolchain" "$?" 3
+assert_contains "names what is missing" "$T/on0.log" "cannot resume online: still missing TILEIRAS_BIN"
+# ... and with it, the deferred stages run again in order, counted from 1.
+online_env
+printf 'A: PASS\nB: COMPILED\nD: ALL_PASS\nE: DONE\n' >>"$T/offline.scen"
+FAKE_SCENARIO="$T/offline.scen" "$TILEPORT" resume "$T/offline/softmax" --online >"$T/on1.log" 2>&1
+assert_eq "resume --online" "$?" 0
+"$TILEPORT" status "$T/offline/softmax" --json >"$T/offline.json"
+assert_eq "online after offline: path" "$(path_of offline)" \
+	"A1 -> B1 -> D1 -> A1 -> B1 -> D1 -> E1 -> PIPELINE_COMPLETE"
+
+# Offline, a stage that is not deferrable ends the run.
+offline_env
+run_scenario offline_e "A: PASS" "B: COMPILED" "D: ALL_PASS"
+expect offline_e "A1 -> B1 -> D1 -> OFFLINE_COMPLETE" 0 "1 3 5"
+assert_contains "offline_e: reason" "$T/offline_e.log" "stage E needs the toolchain"
+
+finish

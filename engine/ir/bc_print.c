@@ -111,9 +111,14 @@ static void print_dense_data(const struct bc_module *m, uint32_t type, uint32_t 
 	if (d.splat) {
 		print_scalar(d.tag, bc_dense_bits(&d, 0), out);
 	} else if (d.n > 100) {
+		/* MLIR's raw buffer: packed booleans are one byte each there */
 		sb_adds(out, "\"0x");
-		for (size_t i = 0; i < d.len; i++)
-			sb_printf(out, "%02X", d.p[i]);
+		if (d.packed_i1)
+			for (uint64_t i = 0; i < d.n; i++)
+				sb_printf(out, "%02X", (unsigned)bc_dense_bits(&d, i));
+		else
+			for (size_t i = 0; i < d.len; i++)
+				sb_printf(out, "%02X", d.p[i]);
 		sb_addc(out, '"');
 	} else {
 		uint64_t next = 0;

@@ -287,6 +287,8 @@ static void test_constants(void **state)
 	uint32_t tbf16 = bct_tile(&t, bcw_scalar(t.w, BC_TY_BF16), 0);
 	BCW_V(b, 0x10, t.t_f32, le_const(&t, 4, 1, (uint64_t)0x3A800000)); /* 2^-10 */
 	BCW_V(b, 0x10, tbf16, le_const(&t, 2, 1, (uint64_t)0x3F82));      /* decimal tie */
+	uint8_t packed[16] = {0x01};
+	BCW_V(b, 0x10, bct_tile(&t, t.i1, 1, 128), bcw_constant(t.w, packed, sizeof(packed)));
 	uint8_t big[128];
 	for (int i = 0; i < 128; i++)
 		big[i] = (uint8_t)i;
@@ -314,6 +316,10 @@ static void test_constants(void **state)
 		       "4.000000e+00]]> : tile<2x2xf32>\n"
 		       "%cst_f32_6 = constant <f32: 9.765625E-4> : tile<f32>\n"
 		       "%cst_bf16 = constant <bf16: 1.015630e+00> : tile<bf16>\n"
+		       "%cst_i1_7 = constant <i1: \"0x01");
+	for (int i = 1; i < 128; i++)
+		sb_adds(&want, "00");
+	sb_adds(&want, "\"> : tile<128xi1>\n"
 		       "%cst_i8 = constant <i8: \"0x");
 	for (int i = 0; i < 128; i++)
 		sb_printf(&want, "%02X", i);

@@ -201,6 +201,79 @@ static void test_sibling_regions_reuse_indices(void **state)
 		  "return\n");
 }
 
+/* The same module written in each version's layout (for's flags, negi's
+ * overflow, tanh's and exp's rounding, print's token result and flags,
+ * mmaf's flags, the partition_view padding layout, the global record)
+ * decodes to the same text. */
+static char *same_module(unsigned minor)
+{
+	struct bct t;
+	bct_init(&t, minor, minor == 2 ? BCW_PYTHON : BCW_CPP);
+	int64_t shp[1] = {BC_DYNAMIC}, str[1] = {1};
+	uint32_t tv = bcw_tensor_view(t.w, t.f32, 1, shp, str);
+	uint32_t pv = bcw_partition_view(t.w, 1, (const int32_t[]){4}, tv, NULL, 3);
+	bcw_global(t.w, "g", t.t_i32, bcw_constant(t.w, "\x2a\0\0\0", 4), 0, 0, false);
+	uint32_t i = t.t_i32, f = t.t_f32;
+	uint32_t a = bct_arg(&t, i), x = bct_arg(&t, f), m = bct_arg(&t, t.t_2x2f32);
+	bct_arg(&t, pv);
+	struct sbuf *b = &t.body;
+	uint32_t v = t.nargs;
+	if (minor >= 2)
+		BCW_V(b, 0x50, i, 0, a); /* negi: overflow none written */
+	else
+		BCW_V(b, 0x50, i, a);
+	v++;
+	if (minor >= 2)
+		BCW_V(b, 0x6A, f, 5, x); /* tanh full */
+	else
+		BCW_V(b, 0x6A, f, x);
+	v++;
+	if (minor >= 3)
+		BCW_V(b, 0x17, f, 5, x); /* exp full */
+	else
+		BCW_V(b, 0x17, f, x);
+	v++;
+	if (minor >= 3)
+		BCW_V(b, 0x49, t.t_2x2f32, 0, m, m, m); /* mmaf: flags 0 */
+	else
+		BCW_V(b, 0x49, t.t_2x2f32, m, m, m);
+	v++;
+	if (minor >= 2)
+		BCW_V(b, 0x55, 1, t.token, 0, bcw_string(t.w, "x"), 1, x); /* print_tko */
+	else
+		BCW_V(b, 0x55, 0, bcw_string(t.w, "x"), 1, x);
+	if (minor >= 2)
+		v++; /* only 13.2+ files give the token a value index */
+	BCW_V(b, 0x29, 0);
+	if (minor >= 2)
+		BCW_V(b, 0); /* for: flags */
+	BCW_V(b, 3, a, a, a, 1, 1, 1, i, 2, 0x03, i, 0, v, v, 0x11, 0, 0);
+	BCW_V(b, 0x5C, 0, 0);
+	return bct_body(&t);
+}
+
+static void test_same_module_each_version(void **state)
+{
+	(void)state;
+	const char *want = "%0 = negi %arg0 : tile<i32>\n"
+			   "%1 = tanh %arg1  : tile<f32>\n"
+			   "%2 = exp %arg1  : tile<f32>\n"
+			   "%3 = mmaf %arg2, %arg2, %arg2 : tile<2x2xf32>, tile<2x2xf32>, tile<2x2xf32>\n"
+			   "%4 = print_tko \"x\", %arg1 : tile<f32> -> token\n"
+			   "for %loopIdx in (%arg0 to %arg0, step %arg0) : tile<i32> {\n"
+			   "  %5 = addi %loopIdx, %loopIdx : tile<i32>\n"
+			   "}\n"
+			   "return\n";
+	for (unsigned minor = 1; minor <= 3; minor++) {
+		char *got = same_module(minor);
+		bool same = strcmp(got, want) == 0;
+		if (!same)
+			print_error("13.%u:\n%s", minor, got);
+		free(got);
+		assert_true(same);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_if_else_results),
 		cmocka_unit_test(test_reduce_and_scan),
 		cmocka_unit_test(test_sibling_regions_reuse_indices),
+		cmocka_unit_test(test_same_module_each_version),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

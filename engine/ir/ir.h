@@ -245,6 +245,8 @@ struct ir_loc {
 	uint32_t line, col, end_line, end_col;
 	uint64_t offset, end_offset;
 	const char *dbg; /* debug location as text ("loc(#loc3)", "loc(\"k.py\":17:0)") or NULL */
+	uint32_t close_line; /* region ops (text): line of the final closing brace, 0 unknown */
+	uint32_t else_line;  /* if with else (text): line of "} else {", 0 unknown */
 };
 
 struct ir_value {

@@ -22,6 +22,8 @@ void ir_print_attr(struct sbuf *sb, const struct ir_attr *a);
 void ir_print_float(struct sbuf *sb, enum ir_elem e, uint64_t bits);
 /* Dense data "<f32: ...>" without the trailing type. */
 void ir_print_dense(struct sbuf *sb, const struct ir_attr *a);
+/* "@name", or @"..." when the name is not an identifier. */
+void ir_print_symbol(struct sbuf *sb, const char *name);
 /* "\"...\"" with LLVM escaping. */
 void ir_print_string(struct sbuf *sb, const char *s, size_t len);
 /* Is this attribute the registry default of `def` (so the printer elides it)? */
@@ -34,6 +36,10 @@ const char *ir_value_hint(const struct ir_value *v, char *buf, size_t cap);
 void ir_names_results(const struct ir_names *n, const struct ir_op *op, struct sbuf *sb);
 /* Attributes in generic syntax ("{a = 1, b}"), types as "(A, B) -> C". */
 void ir_print_attr_generic(struct sbuf *sb, const struct ir_attr *a);
+
+/* Does the printer leave out `last`, the final op of a block of `owner`
+ * (an empty continue of for/loop, an empty yield of if)? */
+bool ir_print_elides(const struct ir_op *owner, const struct ir_op *last);
 
 /* Line of a byte offset in m->src (1-based), and the column. */
 void ir_offset_linecol(const struct ir_module *m, size_t off, uint32_t *line, uint32_t *col);

@@ -33,6 +33,9 @@ struct pstate {
 	const char *lc_pos;
 	uint32_t lc_line;
 	const char *lc_linestart;
+	struct sbuf scratch;  /* freed with the parser state */
+	int level;            /* 0 top level, 1 a module body, 2+ inside entries */
+	uint32_t close_line;  /* line of the last closing brace of a block */
 	const char *op_start; /* start of the op being parsed (its result list) */
 	struct ir_op *implicit_unit; /* unit made for entries outside any module */
 };
@@ -61,6 +64,12 @@ bool ps_string(struct pstate *ps, const char **s, size_t *len);
 /* Capture balanced text starting at the cursor up to (not including) a
  * top-level character in `stops` or the end of the line. */
 const char *ps_balanced(struct pstate *ps, const char *stops, size_t *len);
+/* Consume "(...)" / "<...>" from its opening bracket to the matching one. */
+void ps_skip_group(struct pstate *ps);
+bool ps_ident_start(char c);
+bool ps_ident_char(char c);
+/* Line and column of a position in the source. */
+void ps_linecol(struct pstate *ps, const char *at, uint32_t *line, uint32_t *col);
 
 /* ---- values ---- */
 struct pmark ps_scope_push(struct pstate *ps);
@@ -121,6 +130,8 @@ void ps_loc_suffix(struct pstate *ps, struct ir_op *op);
 void ps_block_braced(struct pstate *ps, struct ir_block *b, int implicit_term);
 /* Range of results that result def `rdef` covers. */
 void ps_result_range(const struct ir_op *op, uint32_t rdef, uint32_t *first, uint32_t *count);
+void ps_check_structural(struct pstate *ps, struct ir_op *op, const char *at);
+void ir_op_drop_attr(struct ir_op *op, const char *name);
 void ps_set_loc(struct pstate *ps, struct ir_op *op, const char *start);
 
 #endif

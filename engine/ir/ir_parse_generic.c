@@ -287,7 +287,7 @@ void ps_attr_dict(struct pstate *ps, struct ir_op *op)
 	ps_expect(ps, "}");
 }
 
-static void drop_attr(struct ir_op *op, const char *name)
+void ir_op_drop_attr(struct ir_op *op, const char *name)
 {
 	for (uint32_t i = 0; i < op->nattrs; i++)
 		if (strcmp(op->attrs[i].name, name) == 0) {
@@ -304,7 +304,9 @@ static void distribute(struct pstate *ps, struct ir_op *op, struct ir_value **va
 {
 	const struct ir_opdef *d = op->def;
 	const struct ir_attr *seg = ir_op_attr(op, "operandSegmentSizes");
-	if (seg && seg->kind == IR_ATTR_INT_ARRAY && op->code != IR_OP_UNKNOWN) {
+	if (seg && seg->kind != IR_ATTR_INT_ARRAY && op->code != IR_OP_UNKNOWN)
+		ps_fail(ps, at, "operandSegmentSizes must be array<i32: ...>");
+	if (seg && op->code != IR_OP_UNKNOWN) {
 		if (seg->n != d->ngroups)
 			ps_fail(ps, at, "operandSegmentSizes has %u entries, %s has %u groups", seg->n,
 				d->name, d->ngroups);
@@ -317,7 +319,7 @@ static void distribute(struct pstate *ps, struct ir_op *op, struct ir_value **va
 			}
 		if (k != n)
 			ps_fail(ps, at, "operandSegmentSizes does not cover the operands");
-		drop_attr(op, "operandSegmentSizes");
+		ir_op_drop_attr(op, "operandSegmentSizes");
 		return;
 	}
 	if (op->code == IR_OP_UNKNOWN || d->ngroups == 0) {
@@ -390,6 +392,66 @@ static void generic_region(struct pstate *ps, struct ir_region *r)
 	ps_scope_pop(ps, mk);
 }
 
+/* module, entry and global carry structure the printer relies on: check it
+ * here (and fill the defaults the custom syntax implies). */
+void ps_check_structural(struct pstate *ps, struct ir_op *op, const char *at)
+{
+	static const char *const allowed[][4] = {
+		[0] = {"sym_name", "producer", NULL, NULL},
+		[1] = {"sym_name", "function_type", "optimization_hints", NULL},
+		[2] = {"sym_name", "value", "alignment", "sym_visibility"},
+	};
+	int k = op->code == IR_OP_MODULE ? 0 : op->code == IR_OP_ENTRY ? 1 : 2;
+	const char *what = op->def->name;
+	for (uint32_t i = 0; i < op->nattrs; i++) {
+		const char *n = op->attrs[i].name;
+		bool ok = k == 2 && strcmp(n, "constant") == 0 && op->attrs[i].attr->kind == IR_ATTR_UNIT;
+		for (int j = 0; j < 4 && allowed[k][j]; j++)
+			ok |= strcmp(n, allowed[k][j]) == 0;
+		if (!ok)
+			ps_fail(ps, at, "unexpected attribute '%s' on %s", n, what);
+	}
+	const struct ir_attr *sym = ir_op_attr(op, "sym_name");
+	if (k == 0 && !sym)
+		ir_op_set_attr(ps->m, op, "sym_name", ir_attr_symbol(ps->m, "kernels"));
+	else if (!sym || sym->kind != IR_ATTR_SYMBOL)
+		ps_fail(ps, at, "%s needs a sym_name", what);
+	const struct ir_attr *prod = ir_op_attr(op, "producer");
+	if (prod && prod->kind != IR_ATTR_STRING)
+		ps_fail(ps, at, "producer must be a string");
+	if (op->nregions != (k == 2 ? 0u : 1u) || (k < 2 && op->regions[0]->nblocks != 1))
+		ps_fail(ps, at, "%s needs exactly one region with one block", what);
+	if (op->noperands || op->nresults)
+		ps_fail(ps, at, "%s takes no operands and has no results", what);
+	if (k == 1) {
+		const struct ir_attr *ft = ir_op_attr(op, "function_type");
+		const struct ir_block *b = op->regions[0]->blocks[0];
+		bool ok = ft && ft->kind == IR_ATTR_TYPE && ft->type->kind == IR_TY_FUNC &&
+			  ft->type->nout == 0 && ft->type->nin == b->nargs;
+		for (uint32_t i = 0; ok && i < b->nargs; i++)
+			ok = ir_type_equal(ft->type->ins[i], b->args[i]->type);
+		if (!ok)
+			ps_fail(ps, at, "entry function_type must match its block arguments, with no results");
+		const struct ir_attr *h = ir_op_attr(op, "optimization_hints");
+		if (h && h->kind != IR_ATTR_HINTS)
+			ps_fail(ps, at, "optimization_hints must be <arch = {...}>");
+	} else if (k == 2) {
+		const struct ir_attr *v = ir_op_attr(op, "value");
+		if (!v || v->kind != IR_ATTR_DENSE)
+			ps_fail(ps, at, "global needs a dense value");
+		const struct ir_attr *al = ir_op_attr(op, "alignment");
+		if (!al)
+			ir_op_set_attr(ps->m, op, "alignment", ir_attr_int(ps->m, 0, NULL));
+		else if (al->kind != IR_ATTR_INT)
+			ps_fail(ps, at, "alignment must be an integer");
+		const struct ir_attr *vis = ir_op_attr(op, "sym_visibility");
+		if (vis && (vis->kind != IR_ATTR_ENUM || vis->ekind != IR_EN_VISIBILITY))
+			ps_fail(ps, at, "sym_visibility must be public or private");
+		if (vis && vis->i == 0)
+			ir_op_drop_attr(op, "sym_visibility");
+	}
+}
+
 struct ir_op *ps_generic_op(struct pstate *ps, uint32_t nres)
 {
 	const char *start = ps->op_start ? ps->op_start : ps->p;
@@ -398,6 +460,11 @@ struct ir_op *ps_generic_op(struct pstate *ps, uint32_t nres)
 	ps_string(ps, &name, &len);
 	struct ir_op *op = ir_op_new(ps->m, name, len);
 	bool top = op->code == IR_OP_MODULE;
+	if ((top && ps->level != 0) ||
+	    ((op->code == IR_OP_ENTRY || op->code == IR_OP_GLOBAL) && ps->level != 1))
+		ps_fail(ps, at, "'%s' is not valid here", op->def->name);
+	if (!top && ps->level == 0)
+		ps_fail(ps, at, "expected 'cuda_tile.module' at the top level");
 	for (uint32_t i = 0; i < nres; i++)
 		ir_op_add_result(ps->m, op, NULL);
 	struct ir_value *vals[256];
@@ -418,9 +485,11 @@ struct ir_op *ps_generic_op(struct pstate *ps, uint32_t nres)
 		ps_expect(ps, ">");
 	}
 	if (ps_accept(ps, "(")) {
+		ps->level++;
 		do
 			generic_region(ps, ir_op_add_region(ps->m, op));
 		while (ps_accept(ps, ","));
+		ps->level--;
 		ps_expect(ps, ")");
 	}
 	if (ps_accept(ps, "{"))
@@ -444,6 +513,8 @@ struct ir_op *ps_generic_op(struct pstate *ps, uint32_t nres)
 	if (sym && sym->kind == IR_ATTR_STRING)
 		ir_op_set_attr(ps->m, op, "sym_name", ir_attr_symbol(ps->m, sym->str));
 	ps_set_loc(ps, op, start);
+	if (op->code == IR_OP_MODULE || op->code == IR_OP_ENTRY || op->code == IR_OP_GLOBAL)
+		ps_check_structural(ps, op, at);
 	if (top)
 		ir_module_register_unit(ps->m, op);
 	return op;
@@ -484,49 +555,65 @@ struct ir_op *ps_unknown_op(struct pstate *ps, const char *name, size_t len, uin
 	struct ir_op *op = ir_op_new(ps->m, name, len);
 	for (uint32_t i = 0; i < nres; i++)
 		ir_op_add_result(ps->m, op, NULL);
-	/* the rest of the op: to the end of the line at bracket depth 0 */
+	/* the rest of the op: to the end of the line */
 	const char *s = ps->p;
 	while (s < ps->end && (*s == ' ' || *s == '\t'))
 		s++;
 	const char *p = s, *colon = NULL;
 	char stack[128];
 	int depth = 0;
-	struct sbuf text = SBUF_INIT;
+	/* owned by the parser state, so that an error (a longjmp) leaks nothing */
+	struct sbuf *tb = &ps->scratch;
+	sb_reset(tb);
 	if (s > ps->p)
-		sb_addc(&text, ' ');
+		sb_addc(tb, ' ');
 	while (p < ps->end) {
 		char c = *p;
-		if (depth == 0 && (c == '\n' || c == '\r'))
+		/* an unknown op is one line: brackets we cannot read must not swallow
+		 * the ops that follow */
+		if (c == '\n' || c == '\r')
 			break;
+		if ((unsigned char)c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+			ps_fail(ps, p, "unexpected control character 0x%02x", (unsigned char)c);
+		}
 		if (depth == 0 && c == 'l' && p + 3 < ps->end && memcmp(p, "loc(", 4) == 0 &&
-		    p > s && (p[-1] == ' ' || p[-1] == '\t'))
+		    (p == s || p[-1] == ' ' || p[-1] == '\t'))
 			break;
 		if (c == '"') {
 			const char *q = p + 1;
-			while (q < ps->end && *q != '"' && *q != '\n')
+			while (q < ps->end && *q != '"' && *q != '\n') {
+				if ((unsigned char)*q < 0x20 && *q != '\t')
+					ps_fail(ps, q, "unexpected control character 0x%02x", (unsigned char)*q);
 				q += (*q == '\\' && q + 1 < ps->end) ? 2 : 1;
+			}
 			q = q < ps->end ? q + 1 : q;
-			sb_add(&text, p, (size_t)(q - p));
+			sb_add(tb, p, (size_t)(q - p));
 			p = q;
 			continue;
 		}
 		if (c == '%') {
-			const char *save = ps->p;
-			ps->p = p;
-			const char *nm;
-			uint32_t nl = ps_value_def(ps, &nm);
-			ps->p = save;
-			const char *q = nm + nl;
-			if (q < ps->end && *q == '#')
+			const char *q = p + 1;
+			while (q < ps->end && (strchr("$._-", *q) || (*q >= '0' && *q <= '9') ||
+					       (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z')))
+				q++;
+			if (q + 1 < ps->end && *q == '#' && q[1] >= '0' && q[1] <= '9')
 				for (q++; q < ps->end && *q >= '0' && *q <= '9'; q++)
 					;
-			/* resolve it if it names a value, else keep the text */
+			/* printed names differ in length: nothing may stick to a use */
+			if (q < ps->end && (*q == '#' || *q == '%' || *q == '$' || *q == '.' ||
+					    *q == '_' || *q == '-' || (*q >= '0' && *q <= '9') ||
+					    (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z')))
+				ps_fail(ps, p, "malformed value use");
+			/* a value use; names are invented again when printing, so an
+			 * undefined one cannot be kept as text */
 			struct ir_value *v = NULL;
-			if (ps_value_lookup(ps, p, (size_t)(q - p), &v)) {
-				sb_printf(&text, "\x01%u\x02", op->noperands);
+			if (q == p + 1) {
+				sb_addc(tb, '%');
+			} else if (ps_value_lookup(ps, p, (size_t)(q - p), &v)) {
+				sb_printf(tb, "\x01%u\x02", op->noperands);
 				ir_op_add_operand(ps->m, op, 0, v);
 			} else {
-				sb_add(&text, p, (size_t)(q - p));
+				ps_fail(ps, p, "use of undefined value %.*s", (int)(q - p), p);
 			}
 			p = q;
 			continue;
@@ -536,7 +623,7 @@ struct ir_op *ps_unknown_op(struct pstate *ps, const char *name, size_t len, uin
 				stack[depth] = c == '(' ? ')' : c == '[' ? ']' : c == '{' ? '}' : '>';
 			depth++;
 		} else if (c == '-' && p + 1 < ps->end && p[1] == '>') {
-			sb_add(&text, p, 2);
+			sb_add(tb, p, 2);
 			p += 2;
 			continue;
 		} else if (depth && depth <= 128 && c == stack[depth - 1]) {
@@ -544,23 +631,25 @@ struct ir_op *ps_unknown_op(struct pstate *ps, const char *name, size_t len, uin
 		} else if (depth == 0 && c == ':') {
 			colon = p;
 		}
-		sb_addc(&text, c);
+		sb_addc(tb, c);
 		p++;
 	}
-	while (text.len && (text.buf[text.len - 1] == ' ' || text.buf[text.len - 1] == '\t'))
-		text.len--;
-	op->text = ir_strdup(ps->m, text.buf ? text.buf : "", text.len);
-	sb_free(&text);
+	while (tb->len && (tb->buf[tb->len - 1] == ' ' || tb->buf[tb->len - 1] == '\t'))
+		tb->len--;
+	op->text = ir_strdup(ps->m, tb->buf ? tb->buf : "", tb->len);
 	ps->p = p;
 	if (colon) {
-		const char *save = ps->p;
+		/* read the result types inside this line only */
+		const char *save = ps->p, *end = ps->end;
 		ps->p = colon + 1;
+		ps->end = p;
 		try_parse(ps, result_types_at, op);
 		ps->p = save;
+		ps->end = end;
 	}
 	for (uint32_t i = 0; i < op->nresults; i++)
 		if (!op->results[i]->type)
-			op->results[i]->type = ir_type_opaque(ps->m, "?");
+			op->results[i]->type = ir_type_opaque(ps->m, "!tileport.unknown");
 	ps_set_loc(ps, op, ps->op_start ? ps->op_start : s);
 	return op;
 }

@@ -419,6 +419,8 @@ void ps_block_braced(struct pstate *ps, struct ir_block *b, int implicit_term)
 {
 	ps_expect(ps, "{");
 	ps_block_body(ps, b);
+	uint32_t col;
+	ps_linecol(ps, ps->p, &ps->close_line, &col);
 	ps_expect(ps, "}");
 	if (implicit_term >= 0 && (!b->nops || !b->ops[b->nops - 1]->def->terminator)) {
 		struct ir_op *t = ir_op_new_code(ps->m, implicit_term);
@@ -565,10 +567,12 @@ static void parse_if(struct pstate *ps, struct ir_op *op)
 		op->results[i]->type = res[i];
 	ps_set_loc(ps, op, ps->op_start);
 	body_with_args(ps, op, 0, NULL, NULL, NULL, IR_OP_YIELD);
-	if (ps_accept(ps, "else"))
+	if (ps_accept(ps, "else")) {
+		op->loc.else_line = ps->close_line;
 		body_with_args(ps, op, 0, NULL, NULL, NULL, IR_OP_YIELD);
-	else
+	} else {
 		ir_op_add_region(ps->m, op);
+	}
 }
 
 /* reduce %x, %y dim=D [reverse=B] identities=[..] : T.. -> T.. (%a: T, ..) { } */
@@ -643,4 +647,5 @@ void ps_region_op(struct pstate *ps, struct ir_op *op)
 	default:
 		ps_fail(ps, ps->p, "internal: no custom parser for %s", op->def->name);
 	}
+	op->loc.close_line = ps->close_line;
 }

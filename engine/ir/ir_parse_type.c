@@ -81,7 +81,17 @@ static uint32_t paren_dims(struct pstate *ps, int64_t *dims, uint32_t cap)
 	do {
 		if (n == cap)
 			ps_fail(ps, ps->p, "too many dimensions (at most %u)", cap);
-		dims[n++] = ps_expect_int(ps, "a tile dimension");
+		/* decimal only: "0x64" is the dimensions 0 and 64 */
+		ps_ws(ps);
+		if (ps->p >= ps->end || *ps->p < '0' || *ps->p > '9')
+			ps_expected(ps, "a tile dimension");
+		int64_t v = 0;
+		while (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9') {
+			if (v > (INT64_MAX - 9) / 10)
+				ps_fail(ps, ps->p, "dimension too large");
+			v = v * 10 + (*ps->p++ - '0');
+		}
+		dims[n++] = v;
 		ps_ws(ps);
 	} while (ps->p < ps->end && *ps->p == 'x' && ps->p++);
 	ps_expect(ps, ")");
@@ -202,6 +212,28 @@ static const struct ir_type *func_type(struct pstate *ps)
 	return ir_type_func(ps->m, nin, ins, nout, outs);
 }
 
+/* Brackets of an opaque type must close, or printing it inside another
+ * op's type list would swallow what follows. */
+static bool balanced(const char *s, size_t n)
+{
+	char stack[64];
+	int d = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == '(' || c == '[' || c == '{' || c == '<') {
+			if (d == 64)
+				return false;
+			stack[d++] = c == '(' ? ')' : c == '[' ? ']' : c == '{' ? '}' : '>';
+		} else if (c == '-' && i + 1 < n && s[i + 1] == '>') {
+			i++;
+		} else if (c == ')' || c == ']' || c == '}' || c == '>') {
+			if (!d || stack[--d] != c)
+				return false;
+		}
+	}
+	return d == 0;
+}
+
 bool ps_peek_type(struct pstate *ps)
 {
 	ps_ws(ps);
@@ -265,8 +297,11 @@ const struct ir_type *ps_type(struct pstate *ps)
 		ps->p = start;
 		size_t len;
 		const char *txt = ps_balanced(ps, ",)>}= \t\r\n", &len);
-		if (!len)
+		/* a value name inside would change when names are invented again */
+		if (!len || memchr(txt, '%', len) || memchr(txt, '"', len) || !balanced(txt, len)) {
+			ps->p = start;
 			ps_expected(ps, "a type");
+		}
 		t = ir_type_opaque(ps->m, ir_strdup(ps->m, txt, len));
 	} else {
 		t = ps_elem_type(ps);

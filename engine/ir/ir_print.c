@@ -15,6 +15,7 @@ struct pctx {
 	struct sbuf *out;
 	const struct ir_names *names;
 	unsigned flags;
+	const struct ir_names *unit_names;
 };
 
 static void indent(struct pctx *c, int n)
@@ -317,8 +318,14 @@ static bool custom_ok(const struct ir_op *op)
 		if (!v || v->kind != IR_ATTR_DENSE || !ir_type_equal(v->type, op->results[0]->type))
 			return false;
 	}
-	if (op->code == IR_OP_FOR && op->regions[0]->blocks[0]->nargs != 1 + op->group_sizes[3])
-		return false;
+	if (op->code == IR_OP_FOR) {
+		const struct ir_block *b = op->regions[0]->blocks[0];
+		if (b->nargs != 1 + op->group_sizes[3] || op->nresults != op->group_sizes[3])
+			return false;
+		for (uint32_t i = 0; i < op->nresults; i++)
+			if (!ir_type_equal(b->args[1 + i]->type, op->results[i]->type))
+				return false;
+	}
 	if (op->code == IR_OP_LOOP && op->regions[0]->blocks[0]->nargs != op->group_sizes[0])
 		return false;
 	if ((op->code == IR_OP_REDUCE || op->code == IR_OP_SCAN) &&
@@ -329,7 +336,7 @@ static bool custom_ok(const struct ir_op *op)
 
 static void print_op(struct pctx *c, const struct ir_op *op, int ind, bool regions);
 
-static bool elided_terminator(const struct ir_op *owner, const struct ir_op *last)
+bool ir_print_elides(const struct ir_op *owner, const struct ir_op *last)
 {
 	if (!last->def->terminator || last->noperands)
 		return false;
@@ -344,7 +351,7 @@ static void print_block_ops(struct pctx *c, const struct ir_op *owner, const str
 			    int ind)
 {
 	for (uint32_t i = 0; i < b->nops; i++) {
-		if (i == b->nops - 1 && elided_terminator(owner, b->ops[i]))
+		if (i == b->nops - 1 && ir_print_elides(owner, b->ops[i]))
 			break;
 		print_op(c, b->ops[i], ind, true);
 	}
@@ -379,7 +386,7 @@ static void print_custom_region_op(struct pctx *c, const struct ir_op *op, int i
 		sb_adds(o, vname(c, op->operands[0]));
 		sb_printf(o, " to %s, step %s) : ", vname(c, op->operands[1]),
 			  vname(c, op->operands[2]));
-		ir_print_type(o, op->operands[0]->type);
+		ir_print_type(o, b->args[0]->type);
 		sb_addc(o, ' ');
 		v = ir_op_group(op, 3, &n);
 		if (n) {
@@ -405,7 +412,7 @@ static void print_custom_region_op(struct pctx *c, const struct ir_op *op, int i
 		if (op->noperands || op->nresults)
 			sb_adds(o, ": ");
 		if (op->noperands) {
-			type_list(c, op->operands, op->noperands);
+			type_list(c, b->args, b->nargs);
 			sb_addc(o, ' ');
 			if (op->nresults)
 				sb_adds(o, "-> ");
@@ -480,12 +487,10 @@ static void print_unknown_text(struct pctx *c, const struct ir_op *op)
 static void print_generic(struct pctx *c, const struct ir_op *op, int ind, bool regions)
 {
 	struct sbuf *o = c->out;
-	const char *nm = op->name;
-	sb_addc(o, '"');
-	if (op->code != IR_OP_UNKNOWN)
-		sb_adds(o, "cuda_tile.");
-	sb_adds(o, nm);
-	sb_adds(o, "\"(");
+	char *nm = op->code != IR_OP_UNKNOWN ? xasprintf("cuda_tile.%s", op->name) : xstrdup(op->name);
+	ir_print_string(o, nm, strlen(nm));
+	free(nm);
+	sb_addc(o, '(');
 	value_list(c, op->operands, op->noperands);
 	sb_addc(o, ')');
 	if (op->nregions && regions) {
@@ -581,7 +586,9 @@ static void entry_header(struct pctx *c, const struct ir_op *e)
 {
 	struct sbuf *o = c->out;
 	const struct ir_block *b = ir_entry_body(e);
-	sb_printf(o, "entry @%s(", ir_symbol_name(e));
+	sb_adds(o, "entry ");
+	ir_print_symbol(o, ir_symbol_name(e));
+	sb_addc(o, '(');
 	for (uint32_t i = 0; b && i < b->nargs; i++) {
 		sb_printf(o, "%s%s: ", i ? ", " : "", vname(c, b->args[i]));
 		ir_print_type(o, b->args[i]->type);
@@ -603,7 +610,8 @@ static void global_line(struct pctx *c, const struct ir_op *g)
 		sb_adds(o, "private ");
 	if (ir_op_has(g, "constant"))
 		sb_adds(o, " constant");
-	sb_printf(o, " @%s", ir_symbol_name(g));
+	sb_addc(o, ' ');
+	ir_print_symbol(o, ir_symbol_name(g));
 	int64_t al = ir_op_attr_int(g, "alignment", 0);
 	if (al)
 		sb_printf(o, " alignment = %" PRId64, al);
@@ -634,18 +642,22 @@ static void print_unit_item(struct pctx *c, const struct ir_op *op)
 		loc_suffix(c, op);
 		sb_addc(c->out, '\n');
 	} else {
+		/* other ops at module level share the module's naming scope */
+		c->names = c->unit_names;
 		print_op(c, op, 1, true);
+		c->names = NULL;
 	}
 }
 
 void ir_print_module(const struct ir_module *m, struct sbuf *out, unsigned flags)
 {
-	struct pctx c = {out, NULL, flags};
+	struct pctx c = {out, NULL, flags, NULL};
 	for (uint32_t u = 0; u < m->nunits; u++) {
 		const struct ir_op *unit = m->units[u];
 		if (u)
 			sb_adds(out, "// -----\n");
-		sb_printf(out, "cuda_tile.module @%s", ir_symbol_name(unit));
+		sb_adds(out, "cuda_tile.module ");
+		ir_print_symbol(out, ir_symbol_name(unit));
 		const struct ir_attr *prod = ir_op_attr(unit, "producer");
 		if (prod && prod->kind == IR_ATTR_STRING) {
 			sb_adds(out, " attributes {producer = ");
@@ -654,8 +666,12 @@ void ir_print_module(const struct ir_module *m, struct sbuf *out, unsigned flags
 		}
 		sb_adds(out, " {\n");
 		const struct ir_block *b = ir_unit_body(unit);
+		struct ir_names *un = ir_names_compute(unit);
+		c.unit_names = un;
 		for (uint32_t i = 0; b && i < b->nops; i++)
 			print_unit_item(&c, b->ops[i]);
+		c.unit_names = NULL;
+		ir_names_free(un);
 		sb_addc(out, '}');
 		loc_suffix(&c, unit);
 		sb_addc(out, '\n');
@@ -675,13 +691,17 @@ char *ir_module_to_string(const struct ir_module *m, unsigned flags)
 char *ir_op_line(const struct ir_op *op, const struct ir_names *names)
 {
 	struct sbuf sb = SBUF_INIT;
-	struct pctx c = {&sb, names, 0};
+	struct pctx c = {&sb, names, 0, NULL};
 	if (op->code == IR_OP_ENTRY)
 		entry_header(&c, op);
 	else if (op->code == IR_OP_GLOBAL)
 		global_line(&c, op);
 	else if (op->code == IR_OP_MODULE)
-		sb_printf(&sb, "cuda_tile.module @%s {", ir_symbol_name(op));
+	{
+		sb_adds(&sb, "cuda_tile.module ");
+		ir_print_symbol(&sb, ir_symbol_name(op));
+		sb_adds(&sb, " {");
+	}
 	else
 		print_op(&c, op, 0, false);
 	return sb_detach(&sb);

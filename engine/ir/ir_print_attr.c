@@ -127,6 +127,19 @@ void ir_print_type(struct sbuf *sb, const struct ir_type *t)
 	}
 }
 
+void ir_print_symbol(struct sbuf *sb, const char *name)
+{
+	bool ident = (*name >= 'a' && *name <= 'z') || (*name >= 'A' && *name <= 'Z') || *name == '_';
+	for (const char *p = name; ident && *p; p++)
+		ident = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			(*p >= '0' && *p <= '9') || *p == '_' || *p == '$' || *p == '.';
+	sb_addc(sb, '@');
+	if (ident)
+		sb_adds(sb, name);
+	else
+		ir_print_string(sb, name, strlen(name));
+}
+
 void ir_print_string(struct sbuf *sb, const char *s, size_t len)
 {
 	sb_addc(sb, '"');
@@ -175,10 +188,9 @@ static int elem_bytes(enum ir_elem e)
 	return b <= 8 ? 1 : (b + 7) / 8;
 }
 
-void ir_print_dense(struct sbuf *sb, const struct ir_attr *a)
+static void dense_data(struct sbuf *sb, const struct ir_attr *a)
 {
 	enum ir_elem e = ir_type_elem_of(a->type);
-	sb_printf(sb, "<%s: ", ir_elem_name(e));
 	uint64_t count = 1;
 	for (uint32_t i = 0; a->type && a->type->kind == IR_TY_TILE && i < a->type->rank; i++)
 		count *= (uint64_t)a->type->shape[i];
@@ -195,6 +207,12 @@ void ir_print_dense(struct sbuf *sb, const struct ir_attr *a)
 		uint64_t pos = 0;
 		nested(sb, a, e, 0, &pos);
 	}
+}
+
+void ir_print_dense(struct sbuf *sb, const struct ir_attr *a)
+{
+	sb_printf(sb, "<%s: ", ir_elem_name(ir_type_elem_of(a->type)));
+	dense_data(sb, a);
 	sb_addc(sb, '>');
 }
 
@@ -263,7 +281,7 @@ void ir_print_attr(struct sbuf *sb, const struct ir_attr *a)
 		ir_print_string(sb, a->str, a->len);
 		break;
 	case IR_ATTR_SYMBOL:
-		sb_printf(sb, "@%s", a->str);
+		ir_print_symbol(sb, a->str);
 		break;
 	case IR_ATTR_TYPE:
 		ir_print_type(sb, a->type);
@@ -379,6 +397,12 @@ void ir_print_attr_generic(struct sbuf *sb, const struct ir_attr *a)
 	case IR_ATTR_HINTS:
 		sb_adds(sb, "#cuda_tile.optimization_hints");
 		ir_print_attr(sb, a);
+		break;
+	case IR_ATTR_DENSE:
+		sb_adds(sb, "dense<");
+		dense_data(sb, a);
+		sb_adds(sb, "> : ");
+		ir_print_type(sb, a->type);
 		break;
 	case IR_ATTR_DIV_BY:
 	case IR_ATTR_BOUNDED:

@@ -1,0 +1,6 @@
+#!/bin/sh
+# validate_agent_b.sh <kernel_name>
+# Thin wrapper with the reference script's name and arguments: runs
+# `tileport validate agent-b` with the same environment (TILEGYM_PATH, CUTILE_KERNEL_OUT_ROOT, ...).
+. "$(dirname "$0")/_tileport.sh"
+exec "$TP" validate agent-b "$@"

@@ -2,6 +2,7 @@
  * double, encode a double with round-to-nearest-even, and print a value the
  * way MLIR does (tile-ir-bytecode.md §10.5). */
 #include "engine/ir/ir.h"
+#include "engine/ir/bytecode.h"
 #include "engine/ir/ir_internal.h"
 
 #include <math.h>
@@ -146,8 +147,34 @@ static int precision_bits(enum ir_elem e)
 	}
 }
 
+/* Bytecode type tag of a float element type, -1 for none (13.4 preview). */
+static int bc_float_tag(enum ir_elem e)
+{
+	switch (e) {
+	case IR_ELEM_NONE: return BC_TY_F64; /* untyped: f64 bits */
+	case IR_F16: return BC_TY_F16;
+	case IR_BF16: return BC_TY_BF16;
+	case IR_F32: return BC_TY_F32;
+	case IR_TF32: return BC_TY_TF32;
+	case IR_F64: return BC_TY_F64;
+	case IR_F8E4M3FN: return BC_TY_F8E4M3FN;
+	case IR_F8E5M2: return BC_TY_F8E5M2;
+	case IR_F8E8M0FNU: return BC_TY_F8E8M0FNU;
+	case IR_F4E2M1FN: return BC_TY_F4E2M1FN;
+	default: return -1;
+	}
+}
+
 void ir_print_float(struct sbuf *sb, enum ir_elem e, uint64_t bits)
 {
+	/* APFloat's exact decimal conversion (round half up on exact digits,
+	 * its own notation rules); printf differs on ties and on when to use
+	 * an exponent (1/1024 as f32 is 9.765625E-4, not 0.0009765625). */
+	int tag = bc_float_tag(e);
+	if (tag >= 0) {
+		bc_print_float((unsigned)tag, bits, sb);
+		return;
+	}
 	double v = ir_float_to_double(e, bits);
 	char buf[64];
 	if (isfinite(v)) {

@@ -17,8 +17,7 @@ struct vname {
 };
 
 struct ir_names {
-	uint32_t base;       /* lowest value id in the entry */
-	uint32_t cap;        /* values indexed by id - base */
+	uint32_t first, cap; /* values indexed by id - first (ids are module-wide) */
 	struct vname *v;
 	char **owned;
 	size_t nowned, capowned;
@@ -150,7 +149,8 @@ static bool constant_hint(const struct ir_value *v, char *buf, size_t cap)
 			double d = ir_float_to_double(e, a->vals[0]);
 			if (isnan(d))
 				snprintf(val, sizeof(val), "_NaN");
-			else if (isfinite(d) && d >= 0 && d < 18446744073709551616.0 && d == floor(d))
+			else if (isfinite(d) && d >= 0 && !signbit(d) && d < 18446744073709551616.0 &&
+				 d == floor(d))
 				snprintf(val, sizeof(val), "_%llu", (unsigned long long)d);
 		}
 	}
@@ -217,12 +217,20 @@ const char *ir_value_hint(const struct ir_value *v, char *buf, size_t cap)
 
 /* ---- the algorithm ---- */
 
+/* The entry of a value of this entry, NULL for others. */
+static struct vname *slot(const struct ir_names *n, const struct ir_value *v)
+{
+	if (!n || !v || v->id < n->first || v->id - n->first >= n->cap)
+		return NULL;
+	return &n->v[v->id - n->first];
+}
+
 static void set_name(struct ir_names *n, const struct ir_value *v, const char *base, uint32_t idx,
 		     uint32_t size)
 {
-	if (v->id < n->base || v->id - n->base >= n->cap)
+	struct vname *e = slot(n, v);
+	if (!e)
 		return;
-	struct vname *e = &n->v[v->id - n->base];
 	e->base = base;
 	e->idx = idx;
 	e->size = size;
@@ -317,24 +325,27 @@ struct id_range {
 	uint32_t lo, hi; /* [lo, hi) */
 };
 
-static void id_add(struct id_range *r, uint32_t id)
+static void widen_range(struct id_range *r, uint32_t id)
 {
-	if (id < r->lo)
+	if (r->hi == 0 || id < r->lo)
 		r->lo = id;
 	if (id + 1 > r->hi)
 		r->hi = id + 1;
 }
 
+/* The span of value ids in an entry: arrays sized by it stay linear in the
+ * entry, not in the module (ids count across all entries). */
 static bool id_span(const struct ir_op *op, int depth, void *ctx)
 {
 	(void)depth;
+	struct id_range *m = ctx;
 	for (uint32_t i = 0; i < op->nresults; i++)
-		id_add(ctx, op->results[i]->id);
+		widen_range(m, op->results[i]->id);
 	for (uint32_t r = 0; r < op->nregions; r++)
 		for (uint32_t b = 0; b < op->regions[r]->nblocks; b++) {
 			const struct ir_block *blk = op->regions[r]->blocks[b];
 			for (uint32_t i = 0; i < blk->nargs; i++)
-				id_add(ctx, blk->args[i]->id);
+				widen_range(m, blk->args[i]->id);
 		}
 	return true;
 }
@@ -342,12 +353,11 @@ static bool id_span(const struct ir_op *op, int depth, void *ctx)
 struct ir_names *ir_names_compute(const struct ir_op *entry)
 {
 	struct ir_names *n = xcalloc(1, sizeof(*n));
-	/* value ids are module-wide: index this entry's span only */
-	struct id_range r = {UINT32_MAX, 0};
+	struct id_range m = {0, 0};
 	if (entry)
-		ir_walk(entry, id_span, &r);
-	n->base = r.lo < r.hi ? r.lo : 0;
-	n->cap = r.lo < r.hi ? r.hi - r.lo : 0;
+		ir_walk(entry, id_span, &m);
+	n->first = m.lo;
+	n->cap = m.hi - m.lo;
 	n->v = xcalloc(n->cap ? n->cap : 1, sizeof(*n->v));
 	if (!entry)
 		return n;
@@ -364,9 +374,9 @@ struct ir_names *ir_names_compute(const struct ir_op *entry)
 const char *ir_names_get(const struct ir_names *cn, const struct ir_value *v)
 {
 	struct ir_names *n = (struct ir_names *)cn;
-	if (!n || !v || v->id < n->base || v->id - n->base >= n->cap || !n->v[v->id - n->base].base)
+	struct vname *e = slot(n, v);
+	if (!e || !e->base)
 		return "%<?>";
-	struct vname *e = &n->v[v->id - n->base];
 	if (!e->printed) {
 		if (e->size > 1)
 			e->printed = xasprintf("%%%s#%u", e->base, e->idx);
@@ -382,8 +392,7 @@ void ir_names_results(const struct ir_names *n, const struct ir_op *op, struct s
 	uint32_t i = 0;
 	while (i < op->nresults) {
 		const struct ir_value *v = op->results[i];
-		const struct vname *e = (n && v->id >= n->base && v->id - n->base < n->cap)
-						? &n->v[v->id - n->base] : NULL;
+		const struct vname *e = slot(n, v);
 		if (i)
 			sb_adds(sb, ", ");
 		if (!e || !e->base) {

@@ -507,8 +507,10 @@ static const struct ir_attr *dict_body(struct pstate *ps, bool nested)
 	if (!ps_peek(ps, '}') && !ps_peek(ps, '>')) {
 		do {
 			const char *s;
-			size_t len = ps_ident(ps, &s);
-			if (!len)
+			size_t len;
+			if (ps_peek(ps, '"')) /* keys that are not identifiers print quoted */
+				ps_string(ps, &s, &len);
+			else if (!(len = ps_ident(ps, &s)))
 				ps_expected(ps, "a hint name");
 			if (n == 128)
 				ps_fail(ps, s, "too many hints");

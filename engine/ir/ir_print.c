@@ -217,7 +217,7 @@ static void print_seq(struct pctx *c, const struct ir_op *op, const char *s, con
 			} else {
 				uint32_t f, k;
 				result_range(op, (uint32_t)find_result(d, s + 1, n), &f, &k);
-				type_list(c, op->results + f, first && k ? 1 : k);
+				type_list(c, k ? op->results + f : NULL, first && k ? 1 : k);
 			}
 			s += 1 + n + (first ? 2 : 0);
 		} else if (ch == '#') {

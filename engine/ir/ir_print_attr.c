@@ -127,17 +127,23 @@ void ir_print_type(struct sbuf *sb, const struct ir_type *t)
 	}
 }
 
-void ir_print_symbol(struct sbuf *sb, const char *name)
+/* MLIR's printKeywordOrString: bare when an identifier, else quoted. */
+static void print_keyword(struct sbuf *sb, const char *name)
 {
 	bool ident = (*name >= 'a' && *name <= 'z') || (*name >= 'A' && *name <= 'Z') || *name == '_';
 	for (const char *p = name; ident && *p; p++)
 		ident = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 			(*p >= '0' && *p <= '9') || *p == '_' || *p == '$' || *p == '.';
-	sb_addc(sb, '@');
 	if (ident)
 		sb_adds(sb, name);
 	else
 		ir_print_string(sb, name, strlen(name));
+}
+
+void ir_print_symbol(struct sbuf *sb, const char *name)
+{
+	sb_addc(sb, '@');
+	print_keyword(sb, name);
 }
 
 void ir_print_string(struct sbuf *sb, const char *s, size_t len)
@@ -235,7 +241,8 @@ static void dict(struct sbuf *sb, const struct ir_attr *a, bool nested_dicts)
 	for (uint32_t i = 0; i < a->n; i++) {
 		if (i)
 			sb_adds(sb, ", ");
-		sb_printf(sb, "%s = ", a->keys[i]);
+		print_keyword(sb, a->keys[i]);
+		sb_adds(sb, " = ");
 		if (nested_dicts && a->elems[i]->kind == IR_ATTR_DICT) {
 			sb_addc(sb, '{');
 			dict(sb, a->elems[i], false);
@@ -386,7 +393,7 @@ void ir_print_attr_generic(struct sbuf *sb, const struct ir_attr *a)
 		for (uint32_t i = 0; i < a->n; i++) {
 			if (i)
 				sb_adds(sb, ", ");
-			sb_adds(sb, a->keys[i]);
+			print_keyword(sb, a->keys[i]);
 			if (a->elems[i]->kind != IR_ATTR_UNIT) {
 				sb_adds(sb, " = ");
 				ir_print_attr_generic(sb, a->elems[i]);

@@ -423,6 +423,8 @@ void ps_check_structural(struct pstate *ps, struct ir_op *op, const char *at)
 		ps_fail(ps, at, "%s needs exactly one region with one block", what);
 	if (op->noperands || op->nresults)
 		ps_fail(ps, at, "%s takes no operands and has no results", what);
+	if (k == 0 && op->regions[0]->blocks[0]->nargs)
+		ps_fail(ps, at, "a module body has no block arguments");
 	if (k == 1) {
 		const struct ir_attr *ft = ir_op_attr(op, "function_type");
 		const struct ir_block *b = op->regions[0]->blocks[0];

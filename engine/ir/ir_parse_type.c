@@ -358,8 +358,12 @@ uint64_t ps_scalar(struct pstate *ps, enum ir_elem e)
 		if (*endp || errno)
 			ps_fail(ps, s, "malformed number '%s'", buf);
 		ps->p = s + n;
-		if (hex && ir_elem_is_float(e)) /* a float given as its bit pattern */
+		if (hex && ir_elem_is_float(e)) { /* a float given as its bit pattern */
+			int bits = ir_elem_bits(e);
+			if (neg || (bits < 64 && (u >> bits)))
+				ps_fail(ps, s, "0x%llx does not fit %s", u, ir_elem_name(e));
 			return u;
+		}
 		int64_t v = neg ? -(int64_t)u : (int64_t)u;
 		if (ir_elem_is_float(e))
 			return ir_float_from_double(e, (double)v);

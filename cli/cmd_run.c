@@ -53,13 +53,9 @@ static const char resume_usage[] =
 
 static volatile sig_atomic_t interrupted;
 
-struct headless {
-	FILE *out;
-};
-
 static void print_event(struct pipeline *p, const struct pipeline_event *e, void *ud)
 {
-	struct headless *h = ud;
+	FILE *out = ud;
 	(void)p;
 	if (e->kind != PEV_EVENT)
 		return;
@@ -72,8 +68,8 @@ static void print_event(struct pipeline *p, const struct pipeline_event *e, void
 	gmtime_r(&secs, &tm);
 	char ts[16];
 	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
-	fprintf(h->out, "%s %s\n", ts, msg->valuestring);
-	fflush(h->out);
+	fprintf(out, "%s %s\n", ts, msg->valuestring);
+	fflush(out);
 }
 
 static void on_signal(struct loop *l, int signo, void *ud)
@@ -86,12 +82,10 @@ static void on_signal(struct loop *l, int signo, void *ud)
 		pipeline_abort(p, &err);
 }
 
-static struct headless printer = {NULL};
-
+/* --headless: one line per event on stdout. */
 static void attach_printer(struct pipeline *p)
 {
-	printer.out = stdout;
-	pipeline_listen(p, print_event, &printer);
+	pipeline_listen(p, print_event, stdout);
 }
 
 /* The workbench screen on a live run (tileport run/resume without

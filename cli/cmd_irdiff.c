@@ -1,10 +1,13 @@
 /* tileport irdiff REF GEN [--json] [--report FILE] [--rows] [--keep-dead-constants]
+ * tileport irdiff --tui [--theme NAME] REF GEN
  *
  * Exit codes follow the reference diff_ir.sh: 0 PASS, 2 PASS_WITH_NOTES,
  * 1 FAIL_FIXABLE. The project's "bad usage or input" code is also 2, which
  * would make a typo or an unparsable file look like PASS_WITH_NOTES to a
  * script that routes on the code; irdiff therefore reports usage and input
- * errors with exit 4 (and 3 when libgit2 fails), never with 0, 1 or 2. */
+ * errors with exit 4 (and 3 when libgit2 fails), never with 0, 1 or 2.
+ * With --tui the result is read on the screen, and the exit codes are the
+ * TUI's: 0 when you quit, 2 bad usage or input, 3 no terminal. */
 #include "cli/cli.h"
 
 #include <cjson/cJSON.h>
@@ -15,11 +18,13 @@
 
 #include "engine/ir/ir.h"
 #include "engine/ir/irdiff.h"
+#include "tui/tui.h"
 
 #define IRDIFF_EXIT_INPUT 4
 
 static const char usage_irdiff[] =
 	"usage: tileport irdiff REF GEN [--json] [--report FILE] [--rows] [--keep-dead-constants]\n"
+	"       tileport irdiff --tui [--theme NAME] [--keep-dead-constants] REF GEN\n"
 	"\n"
 	"Structural diff of two Tile IR files (cuda_tile text or bytecode), entry by entry:\n"
 	"ops aligned over normalised lines, the reference diff_ir.sh rules, the layout gate\n"
@@ -30,9 +35,29 @@ static const char usage_irdiff[] =
 	"  --rows                  list the aligned ops in the text report (with --json:\n"
 	"                          include them)\n"
 	"  --keep-dead-constants   do not drop unused constants before aligning\n"
+	"  --tui                   show the diff on the screen: ops side by side, the\n"
+	"                          findings below (docs/tui.md, the irdiff view)\n"
+	"  --theme NAME            with --tui: default, light, high-contrast, monochrome\n"
 	"\n"
 	"exit: 0 PASS, 2 PASS_WITH_NOTES, 1 FAIL_FIXABLE (as diff_ir.sh);\n"
-	"      4 bad usage or unreadable/invalid input, 3 environment (libgit2) error\n";
+	"      4 bad usage or unreadable/invalid input, 3 environment (libgit2) error;\n"
+	"      with --tui: 0 quit, 2 bad usage or input, 3 no terminal (as the TUI)\n";
+
+static int run_tui(const char *ref, const char *gen, const char *theme, bool keep_dead)
+{
+	char *ws = cli_workspace(NULL);
+	struct tui_start s = {
+		.kind = TUI_START_IRDIFF,
+		.path = ref,
+		.path2 = gen,
+		.theme = theme,
+		.workspace = ws,
+		.keep_dead_constants = keep_dead,
+	};
+	int rc = tui_main(&s);
+	free(ws);
+	return rc;
+}
 
 static int input_error(const char *msg)
 {
@@ -47,11 +72,18 @@ int cmd_irdiff(int argc, char **argv)
 		{"report", required_argument, NULL, 'r'},
 		{"rows", no_argument, NULL, 'R'},
 		{"keep-dead-constants", no_argument, NULL, 'k'},
+		{"tui", no_argument, NULL, 't'},
+		{"theme", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	bool json = false, rows = false;
-	const char *report = NULL;
+	bool json = false, rows = false, tui = false;
+	const char *report = NULL, *theme = NULL;
+	/* Usage errors are the TUI's exit 2 when the screen was asked for. */
+	int usage_rc = IRDIFF_EXIT_INPUT;
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--tui"))
+			usage_rc = TP_EXIT_USAGE;
 	struct irdiff_options dopt = {false};
 	int c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -68,19 +100,36 @@ int cmd_irdiff(int argc, char **argv)
 		case 'k':
 			dopt.keep_dead_constants = true;
 			break;
+		case 't':
+			tui = true;
+			break;
+		case 'T':
+			theme = optarg;
+			break;
 		case 'h':
 			cli_print_usage(stdout, usage_irdiff);
 			return TP_EXIT_OK;
 		default:
 			cli_usage_error("irdiff", "unknown option");
-			return IRDIFF_EXIT_INPUT;
+			return usage_rc;
 		}
 	}
 	if (argc - optind != 2) {
 		cli_usage_error("irdiff", "expected REF and GEN");
-		return IRDIFF_EXIT_INPUT;
+		return usage_rc;
 	}
 	const char *rp = argv[optind], *gp = argv[optind + 1];
+	if (tui && (json || report || rows)) {
+		cli_usage_error("irdiff", "--tui shows the diff on the screen: no --json, --report "
+			        "or --rows with it");
+		return usage_rc;
+	}
+	if (theme && !tui) {
+		cli_usage_error("irdiff", "--theme goes with --tui");
+		return usage_rc;
+	}
+	if (tui)
+		return run_tui(rp, gp, theme, dopt.keep_dead_constants);
 	struct tp_err err;
 	tp_err_clear(&err);
 	struct ir_module *ref = ir_module_load(rp, &err);

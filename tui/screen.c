@@ -45,8 +45,11 @@ static void size_view(struct view *v, int rows, int cols)
 		v->dirty = xrealloc(v->dirty, (size_t)h);
 		v->dirty_cap = h;
 	}
+	bool changed = v->height != h || v->width != cols;
 	v->height = h;
 	v->width = cols;
+	if (changed && v->ops->resize)
+		v->ops->resize(v);
 	view_clamp(v);
 	view_redraw(v);
 }

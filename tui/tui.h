@@ -23,13 +23,16 @@ enum tui_start_kind {
 	TUI_START_RUN,      /* a finished or interrupted run: run_dir */
 	TUI_START_PIPELINE, /* a live run: pipeline + loop (tileport run OP) */
 	TUI_START_FILE,     /* a file: transcript view for *.jsonl, else text */
+	TUI_START_IRDIFF,   /* the IR diff of two files: path (reference), path2 */
 };
 
 struct tui_start {
 	enum tui_start_kind kind;
 	const char *out_root;       /* TUI_START_RUNS */
 	const char *run_dir;        /* TUI_START_RUN (also the live run's directory) */
-	const char *path;           /* TUI_START_FILE */
+	const char *path;           /* TUI_START_FILE, TUI_START_IRDIFF (the reference) */
+	const char *path2;          /* TUI_START_IRDIFF: the generated side */
+	bool keep_dead_constants;   /* TUI_START_IRDIFF: as irdiff --keep-dead-constants */
 	struct pipeline *pipeline;  /* TUI_START_PIPELINE: driven by the caller's loop */
 	struct loop *loop;          /* the loop to run on; NULL: the TUI makes one */
 	const char *workspace;      /* where .tileport.conf is read; NULL: cwd */

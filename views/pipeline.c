@@ -562,6 +562,16 @@ static enum request pl_request(struct view *v, enum request req)
 		free(dir);
 		return REQ_NONE;
 	}
+	case REQ_VIEW_IRDIFF: {
+		struct step_target t = target(v);
+		if (v->lineno >= nstages(pl) || (t.stage != 'B' && t.stage != 'C')) {
+			view_error(v, "Select stage B or C to see the IR diff");
+			return REQ_NONE;
+		}
+		struct view_arg arg = {.path = pl->run_dir};
+		v->host->open(v->host, v, VIEW_IRDIFF, &arg, 0);
+		return REQ_NONE;
+	}
 	case REQ_TOGGLE_FOLLOW:
 		pl->follow_run = !pl->follow_run;
 		if (pl->follow_run)

@@ -596,6 +596,18 @@ static enum request stage_request(struct view *v, enum request req)
 	case REQ_REFRESH:
 		build(v);
 		return REQ_NONE;
+	case REQ_VIEW_IRDIFF: {
+		/* The IR diff belongs to the stages that make (B) and read (C) it. */
+		const struct attempt *a = attempt_of(s);
+		if (!a || (a->stage != 'B' && a->stage != 'C')) {
+			view_error(v, "The IR diff is shown from stages B and C (this is stage %c)",
+				   a ? a->stage : '?');
+			return REQ_NONE;
+		}
+		struct view_arg arg = {.path = s->run_dir};
+		v->host->open(v->host, v, VIEW_IRDIFF, &arg, 0);
+		return REQ_NONE;
+	}
 	case REQ_MOVE_NEXT_SECTION:
 	case REQ_MOVE_PREV_SECTION: {
 		bool next = req == REQ_MOVE_NEXT_SECTION;

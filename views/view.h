@@ -132,6 +132,7 @@ struct view_host;
 /* What to open: each view reads the fields it needs. */
 struct view_arg {
 	const char *path;    /* file, attempt/run directory or output root */
+	const char *path2;   /* a second file (the IR diff's generated side) */
 	const char *name;    /* stage key ("03-D1"), run name, title override */
 	void *model;         /* live engine model (struct pipeline *) or NULL */
 	long line;           /* 1-based line to select first; 0 = none; -1 = the
@@ -171,6 +172,9 @@ struct view_ops {
 	void (*select)(struct view *v);
 	/* Optional: fixed header row above the lines (column titles). */
 	bool (*header)(struct view *v, struct line_out *out);
+	/* Optional: the body's size changed (v->width, v->height are new);
+	 * views whose lines depend on the width lay them out again here. */
+	void (*resize)(struct view *v);
 	/* Optional: title bar text after the type (what is shown, position). */
 	void (*title)(struct view *v, struct sbuf *out);
 	/* Optional: do up to budget_ms of pending loading; return true while

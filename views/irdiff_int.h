@@ -113,6 +113,18 @@ struct irv {
 	int sev_w, rule_w, range_w;
 };
 
+/* views/irdiff_doc.c */
+/* Fill the document from its sources (d->run_dir, else d->ref_path and
+ * d->gen_path). Two files: -1 when either does not load. A run: -1 when
+ * nothing at all can be diffed; what is missing for other pairs goes to
+ * *problems (caller frees). */
+int irv_doc_load(struct irv_doc *d, char **problems, struct tp_err *err);
+void irv_doc_clear(struct irv_doc *d);
+void irv_doc_unref(struct irv_doc *d);
+
+/* views/irdiff_words.c: work out a changed row's spans. */
+void irv_diff_words(struct irv_doc *d, struct irv_item *it, const struct irdiff_row *r);
+
 /* views/irdiff_draw.c */
 /* Lay the display lines out again for v->width, keeping the selected item
  * on screen. */

@@ -280,6 +280,9 @@ int tui_main(const struct tui_start *s)
 		tp_err_set(&err, TP_EXIT_ENV, "cannot write %s", lat);
 		goto fail;
 	}
+	/* a line per key, readable while the screen runs */
+	if (a->latency_log)
+		setvbuf(a->latency_log, NULL, _IOLBF, 0);
 	if (display_init(env_on("TILEPORT_NO_DISPLAY"), &err) < 0) {
 		rc = err.code ? err.code : TP_EXIT_ENV;
 		goto fail;

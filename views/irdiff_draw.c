@@ -177,7 +177,11 @@ static size_t side_lines(const struct irdiff_side *s, size_t tw)
 	if (!s->text)
 		return 0;
 	struct fit f = fit_of(s, tw);
-	return wrap_text(s->text, strlen(s->text), f.w0, f.w1, NULL, 0);
+	size_t n = strlen(s->text);
+	/* no character takes more columns than it has bytes */
+	if (n <= f.w0)
+		return 1;
+	return wrap_text(s->text, n, f.w0, f.w1, NULL, 0);
 }
 
 /* ---- cells ---- */

@@ -114,7 +114,10 @@ static struct irv *diff_pane_of(struct view *v)
 	struct irv *x = v->priv;
 	if (!x->findings_pane)
 		return x;
-	return v->upper && v->upper->ops == &irdiff_view_ops ? v->upper->priv : NULL;
+	if (!v->upper || v->upper->ops != &irdiff_view_ops)
+		return NULL;
+	struct irv *up = v->upper->priv;
+	return up->doc == x->doc && !up->findings_pane ? up : NULL;
 }
 
 static struct view *diff_view_of(struct view *v)
@@ -128,7 +131,10 @@ static struct view *findings_view_of(struct view *v)
 	struct irv *x = v->priv;
 	if (x->findings_pane)
 		return v;
-	return v->lower && v->lower->ops == &irdiff_view_ops ? v->lower : NULL;
+	if (!v->lower || v->lower->ops != &irdiff_view_ops)
+		return NULL;
+	struct irv *low = v->lower->priv;
+	return low->doc == x->doc && low->findings_pane ? v->lower : NULL;
 }
 
 /* Select an item's first line; one far off screen lands in the middle. */

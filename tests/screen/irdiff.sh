@@ -109,6 +109,14 @@ expect "reference-only op typed" irdiff.view "[diff-del  < ]"
 expect "critical finding typed" irdiff-findings.view "[finding-critical CRITICAL]"
 expect "note finding typed" irdiff-findings.view "[finding-note NOTE]"
 
+# PASS_WITH_NOTES (a WARN only) in the header.
+cp "$TILEPORT_TOP/tests/fixtures/ir/rules/op-count-arith/ref.mlir" notes_ref.mlir
+cp "$TILEPORT_TOP/tests/fixtures/ir/rules/op-count-arith/fire.mlir" notes_gen.mlir
+tp 80x24 irdiff --tui notes_ref.mlir notes_gen.mlir <<EOS
+:save-view irdiff-notes.view
+EOS
+expect "PASS_WITH_NOTES typed as a warning" irdiff-notes.view "header header: [verdict-warn PASS_WITH_NOTES]"
+
 # Variants: one paired, one without its generated side (said on the status
 # line), a supplement left out.
 R=$T/out/softmax

@@ -623,7 +623,7 @@ static void test_truncation_and_corruption(void **state)
 	char *ok = bct_error(f.buf, f.len);
 	assert_string_equal(ok, "OK");
 	free(ok);
-	bct_crosscheck = false; /* corrupted files decode to odd but valid tables */
+	bct_roundtrip = false; /* corrupted files decode to odd but valid tables */
 	for (size_t n = 0; n < f.len; n++) {
 		uint8_t *copy = xmalloc(n ? n : 1);
 		memcpy(copy, f.buf, n);
@@ -643,7 +643,7 @@ static void test_truncation_and_corruption(void **state)
 	}
 	free(copy);
 	sb_free(&f);
-	bct_crosscheck = true;
+	bct_roundtrip = true;
 }
 
 int main(void)

@@ -104,9 +104,6 @@ void bc_read_tagged(struct bc_rd *r, struct bc_attr *a, unsigned depth);
 void bc_read_dict_payload(struct bc_rd *r, struct bc_attr *a, uint8_t kind, unsigned depth);
 uint64_t bc_read_enum(struct bc_rd *r, enum bc_enum e);
 
-/* A float's exact value as an unsigned 64-bit integer, if it is one. */
-bool bc_float_as_u64(unsigned tag, uint64_t bits, uint64_t *out, bool *is_nan);
-
 /* A result type the file predates (print_tko's token in 13.1 files). */
 #define BC_TYPE_DEFAULT_TOKEN 0xfffffffeu
 

@@ -271,9 +271,6 @@ const char *bc_str(const struct bc_module *m, uint32_t i);
 struct ir_module;
 struct ir_module *ir_from_bytecode(const struct bc_module *bm, const char *path);
 
-/* A float of element type `tag` given its raw bits (§10.5). */
-void bc_print_float(unsigned tag, uint64_t bits, struct sbuf *out);
-
 /* ---- writer (tests, fuzz seeds, benchmark) ------------------------------
  * Builds a file from the encoding rules. Op records are appended by the
  * caller with the primitive encoders; the writer owns the tables, the

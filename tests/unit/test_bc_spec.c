@@ -324,6 +324,15 @@ static void test_float_printing(void **state)
 	expect_float(IR_F4E2M1FN, 0xF, "-6.000000e+00");
 	expect_float(IR_F4E2M1FN, 0x1, "5.000000e-01");
 	expect_float(IR_F4E2M1FN, 0x8, "-0.000000e+00");
+	/* an untyped float attribute holds f64 bits */
+	expect_float(IR_ELEM_NONE, 0x3FF8000000000000ull, "1.500000e+00");
+	/* f8E5M3FNU (13.4 preview, no bytecode tag) takes the same exact path:
+	 * 0.1015625 is a decimal tie that APFloat rounds up (printf: 1.015620) */
+	expect_float(IR_F8E5M3FNU, 0x5D, "1.015630e-01");
+	expect_float(IR_F8E5M3FNU, 0x01, "7.629390e-06");
+	expect_float(IR_F8E5M3FNU, 0x78, "1.000000e+00");
+	expect_float(IR_F8E5M3FNU, 0xFE, "1.146880e+05");
+	expect_float(IR_F8E5M3FNU, 0xFF, "0xFF");
 }
 
 int main(void)

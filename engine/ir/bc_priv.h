@@ -51,8 +51,7 @@ struct bc_ctx {
 	/* scoped value list of the function being read (§6.5) */
 	uint32_t *scope;
 	size_t nscope, cscope;
-	struct bc_value *values;
-	size_t nvalues, cvalues;
+	size_t nvalues; /* value ids handed out so far */
 	unsigned depth;
 	/* scratch for per-op operands before they are copied to the arena */
 	uint32_t *tmp;

@@ -7,9 +7,9 @@
  *
  * Indices in the model are the file's own: string, type and constant
  * indices are 0-based table positions, debug references are 1-based. SSA
- * values are renumbered per function into unique ids (struct bc_value), so
- * that operands stay meaningful after the reader's scoped value list has
- * been truncated. */
+ * values are renumbered per function into unique ids (operands, first_result,
+ * first_arg), so that operands stay meaningful after the reader's scoped
+ * value list has been truncated. */
 #ifndef TILEPORT_IR_BYTECODE_H
 #define TILEPORT_IR_BYTECODE_H
 
@@ -195,13 +195,6 @@ struct bc_region {
 	struct bc_block *blocks;
 };
 
-/* A value of a function: a block argument (def NULL) or an op result. */
-struct bc_value {
-	uint32_t type;
-	const struct bc_op *def;
-	uint32_t index;         /* result index, or argument index in its block */
-};
-
 struct bc_func {
 	uint32_t name;          /* string index */
 	uint32_t sig;           /* type index of a function type */
@@ -209,8 +202,7 @@ struct bc_func {
 	uint32_t loc;           /* 1-based debug list, 0 = none */
 	struct bc_attr *hints;  /* BC_AT_HINTS or NULL */
 	struct bc_block body;   /* args = signature inputs */
-	uint32_t nvalues;
-	struct bc_value *values;
+	uint32_t nvalues;       /* value ids used: arguments first, then in file order */
 	size_t offset;          /* file offset of the function record */
 };
 

@@ -140,19 +140,29 @@ char *bct_body(struct bct *t)
 	sb_free(&file);
 	if (!text)
 		return xasprintf("ERROR: %s", err.msg);
-	/* keep the lines between "  entry @k(...) {" and "  }" */
+	/* keep the lines between "  entry @k(...) {" and "  }"; around them
+	 * only the module line, globals and the closing braces may appear */
 	struct sbuf body = SBUF_INIT;
-	char *p = strstr(text, "  entry @k(");
-	p = p ? strchr(p, '\n') : NULL;
+	char *p = strstr(text, "\n  entry @k(");
+	p = p ? strchr(p + 1, '\n') : NULL;
+	bool framed = p && str_starts(text, "cuda_tile.module @kernels ");
 	while (p && p[1]) {
 		char *line = p + 1;
 		char *eol = strchr(line, '\n');
-		if (!eol || strncmp(line, "  }\n", 4) == 0)
+		if (!eol || strncmp(line, "  }\n", 4) == 0) {
+			framed = framed && eol && strcmp(line, "  }\n}\n") == 0;
 			break;
+		}
 		if (strncmp(line, "    ", 4) == 0)
 			line += 4;
+		else
+			framed = false;
 		sb_add(&body, line, (size_t)(eol - line) + 1);
 		p = eol;
+	}
+	if (!framed) {
+		sb_free(&body);
+		return text; /* the whole text, so that the comparison fails and shows it */
 	}
 	free(text);
 	return sb_detach(&body);

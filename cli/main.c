@@ -71,7 +71,11 @@ static const struct command *find_command(const char *name)
 
 int cmd_help(int argc, char **argv)
 {
-	if (argc < 2 || strcmp(argv[1], "--help") == 0) {
+	if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
+		puts("usage: tileport help [COMMAND]\n\nWithout COMMAND, list the commands; with one, show its options.");
+		return 0;
+	}
+	if (argc < 2) {
 		print_main_help(stdout);
 		return 0;
 	}

@@ -28,3 +28,7 @@ case $rc in
 *) echo "demo: tileport exited $rc"; exit "$rc" ;;
 esac
 echo "demo: run directory: $CUTILE_KERNEL_OUT_ROOT/softmax"
+echo
+echo "== tileport irdiff samples/ir/softmax_reference.mlir samples/ir/softmax_generated.mlir"
+"$tp" irdiff "$top/samples/ir/softmax_reference.mlir" "$top/samples/ir/softmax_generated.mlir"
+echo "demo: irdiff exit $? (0 PASS, 2 PASS_WITH_NOTES, 1 FAIL_FIXABLE)"

@@ -116,10 +116,8 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 	fclose(p->errlog);
 	p->errlog = NULL;
 	sb_reset(&p->errpart);
-	/* The proc is freed from the loop, not from inside its own callback. */
 	struct proc *done = p->proc;
 	p->proc = NULL;
-	(void)done;
 
 	cJSON *f = pl_attempt_fields(a);
 	cJSON_AddStringToObject(f, "exit", a->exit);
@@ -185,8 +183,7 @@ static void write_verdict_json(struct pipeline *p, struct attempt *a, const stru
 		for (size_t i = 0; r->deferred[i]; i++)
 			cJSON_AddItemToArray(d, cJSON_CreateString(r->deferred[i]));
 	}
-	static const char *names[] = {"accepted", "soft_missing", "repair"};
-	cJSON_AddStringToObject(o, "gate", names[g->outcome]);
+	cJSON_AddStringToObject(o, "gate", gate_outcome_name(g->outcome));
 	cJSON_AddStringToObject(o, "gate_reason", g->reason);
 	char *s = cJSON_Print(o);
 	cJSON_Delete(o);
@@ -245,11 +242,10 @@ static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_rep
 	cJSON *f = pl_attempt_fields(a);
 	if (r->verdict)
 		cJSON_AddStringToObject(f, "claimed", r->verdict);
-	static const char *names[] = {"accepted", "soft_missing", "repair"};
-	cJSON_AddStringToObject(f, "gate", names[g->outcome]);
+	cJSON_AddStringToObject(f, "gate", gate_outcome_name(g->outcome));
 	cJSON_AddStringToObject(f, "reason", g->reason);
 	pl_emit(p, "verdict_read", f, "%c%d returned %s; gate: %s (%s)", a->stage, a->n,
-		r->verdict ? r->verdict : "no verdict", names[g->outcome], g->reason);
+		r->verdict ? r->verdict : "no verdict", gate_outcome_name(g->outcome), g->reason);
 
 	if (g->outcome == GATE_REPAIR) {
 		if (repair_left(p, a->stage)) {

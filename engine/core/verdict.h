@@ -62,6 +62,9 @@ struct gate_result {
 	char reason[256];
 };
 
+/* "accepted", "soft_missing", "repair" */
+const char *gate_outcome_name(enum gate_outcome o);
+
 /* The mechanical acceptance gate (pipeline.md §2, steps 1-5) for a reply
  * of stage `s`. Offline, DEFERRED is part of the vocabulary. */
 void verdict_gate(const struct table *t, const struct stage_def *s, const struct verdict_reply *r,

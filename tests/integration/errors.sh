@@ -87,4 +87,11 @@ assert_eq "run without op" "$?" 2
 "$TILEPORT" run --help >"$T/h.log" 2>&1
 assert_eq "run --help" "$?" 0
 assert_contains "help text" "$T/h.log" "usage: tileport run OP"
+# every command listed by --help has its own --help (exit 0, a usage line)
+for c in $("$TILEPORT" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
+	"$TILEPORT" "$c" --help >"$T/h.log" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ] && grep -q "usage: tileport $c" "$T/h.log"; then ok "$c --help"; else bad "$c --help: exit $rc"; fi
+done
+"$TILEPORT" --version | grep -q '^tileport [0-9]' && ok "--version" || bad "--version"
 finish

@@ -68,13 +68,16 @@ TEST_LIBS     := $(call pkg_libs,$(TEST_PKGS))
 
 all: $(B)/tileport
 
+# rm first: objects of deleted sources must not linger in the archive
 $(B)/libengine.a: $(ENGINE_OBJ)
 	@mkdir -p $(@D)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 # empty.o keeps the archive valid while tui/ and views/ have no sources
 $(B)/libui.a: $(UI_OBJ) $(B)/obj/empty.o
 	@mkdir -p $(@D)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 $(B)/obj/empty.o:

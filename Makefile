@@ -68,18 +68,16 @@ TEST_LIBS     := $(call pkg_libs,$(TEST_PKGS))
 
 all: $(B)/tileport
 
+# rm first: objects of deleted sources must not linger in the archive
 $(B)/libengine.a: $(ENGINE_OBJ)
 	@mkdir -p $(@D)
+	rm -f $@
 	$(AR) rcs $@ $^
 
-# empty.o keeps the archive valid while tui/ and views/ have no sources
-$(B)/libui.a: $(UI_OBJ) $(B)/obj/empty.o
+$(B)/libui.a: $(UI_OBJ)
 	@mkdir -p $(@D)
+	rm -f $@
 	$(AR) rcs $@ $^
-
-$(B)/obj/empty.o:
-	@mkdir -p $(@D)
-	echo 'typedef int tileport_empty_unit;' | $(CC) $(CSTD) -x c -c -o $@ -
 
 $(B)/tileport: $(CLI_OBJ) $(B)/libui.a $(B)/libengine.a
 	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libui.a $(B)/libengine.a $(ALL_LIBS)

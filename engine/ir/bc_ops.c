@@ -14,11 +14,8 @@ static bool is_terminator(unsigned opcode)
 
 /* A new value id; `visible` = it takes a position in the scoped list that
  * operands index (results the file predates do not, §6.2.1). */
-static uint32_t new_value(struct bc_ctx *cx, uint32_t type, const struct bc_op *def,
-			  uint32_t index, bool visible)
+static uint32_t new_value(struct bc_ctx *cx, bool visible)
 {
-	cx->values = xgrow(cx->values, &cx->cvalues, cx->nvalues + 1, sizeof(*cx->values));
-	cx->values[cx->nvalues] = (struct bc_value){type, def, index};
 	uint32_t id = (uint32_t)cx->nvalues++;
 	if (visible) {
 		cx->scope = xgrow(cx->scope, &cx->cscope, cx->nscope + 1, sizeof(*cx->scope));
@@ -277,7 +274,7 @@ static void read_op(struct bc_rd *r, struct bc_op *op)
 	/* results become values only now (§6.5) */
 	op->nres = nall;
 	for (uint32_t i = 0; i < op->nres; i++) {
-		uint32_t id = new_value(cx, op->res_types[i], op, i, i < nread);
+		uint32_t id = new_value(cx, i < nread);
 		if (i == 0)
 			op->first_result = id;
 	}
@@ -307,7 +304,7 @@ static void read_block(struct bc_rd *r, struct bc_block *b, const struct bc_op *
 		b->arg_types[i] = (uint32_t)t;
 	}
 	for (uint32_t i = 0; i < b->nargs; i++) {
-		uint32_t id = new_value(cx, b->arg_types[i], NULL, i, true);
+		uint32_t id = new_value(cx, true);
 		if (i == 0)
 			b->first_arg = id;
 	}
@@ -367,10 +364,6 @@ static void read_body(struct bc_rd *r, struct bc_func *f, size_t len)
 	}
 	f->body.ops = ops;
 	f->body.nops = (uint32_t)nops;
-	/* results defined before a copy point at the old array: repoint them */
-	for (size_t i = 0; i < nops; i++)
-		for (uint32_t k = 0; k < ops[i].nres; k++)
-			cx->values[ops[i].first_result + k].def = &ops[i];
 	check_block_end(cx, &f->body, at);
 	r->pos = body.end;
 }
@@ -423,13 +416,10 @@ void bc_read_functions(struct bc_ctx *cx)
 		f->body.nargs = st->nin;
 		f->body.arg_types = st->in;
 		for (uint32_t k = 0; k < st->nin; k++)
-			new_value(cx, st->in[k], NULL, k, true);
+			new_value(cx, true);
 		start_debug_list(cx, f, lat);
 		cx->depth = 0;
 		read_body(&r, f, (size_t)blen);
 		f->nvalues = (uint32_t)cx->nvalues;
-		f->values = bc_alloc_array(cx->ar, cx->nvalues, sizeof(struct bc_value));
-		if (cx->nvalues)
-			memcpy(f->values, cx->values, cx->nvalues * sizeof(struct bc_value));
 	}
 }

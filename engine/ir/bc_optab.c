@@ -196,22 +196,3 @@ unsigned bc_max_opcode(unsigned minor)
 {
 	return minor <= 1 ? 0x6D : minor == 2 ? 0x6E : 0x75;
 }
-
-const struct bc_fval *bc_op_field(const struct bc_op *op, const char *name)
-{
-	for (unsigned i = 0; i < op->info->nfields; i++)
-		if (strcmp(op->info->f[i].name, name) == 0)
-			return &op->fv[i];
-	return NULL;
-}
-
-const uint32_t *bc_op_group(const struct bc_op *op, const char *name, uint32_t *n)
-{
-	const struct bc_fval *f = bc_op_field(op, name);
-	if (!f || !f->present) {
-		*n = 0;
-		return NULL;
-	}
-	*n = f->n;
-	return op->opnd + f->start;
-}

@@ -51,8 +51,7 @@ struct bc_ctx {
 	/* scoped value list of the function being read (§6.5) */
 	uint32_t *scope;
 	size_t nscope, cscope;
-	struct bc_value *values;
-	size_t nvalues, cvalues;
+	size_t nvalues; /* value ids handed out so far */
 	unsigned depth;
 	/* scratch for per-op operands before they are copied to the arena */
 	uint32_t *tmp;
@@ -103,61 +102,6 @@ unsigned bc_elem_bytes(unsigned tag);
 void bc_read_tagged(struct bc_rd *r, struct bc_attr *a, unsigned depth);
 void bc_read_dict_payload(struct bc_rd *r, struct bc_attr *a, uint8_t kind, unsigned depth);
 uint64_t bc_read_enum(struct bc_rd *r, enum bc_enum e);
-
-/* Printing support */
-/* A float's exact value as an unsigned 64-bit integer, if it is one. */
-bool bc_float_as_u64(unsigned tag, uint64_t bits, uint64_t *out, bool *is_nan);
-
-/* Elements of a dense constant read with a tile type (§4.3). */
-struct bc_dense {
-	unsigned tag;     /* element type tag */
-	uint64_t n;       /* element count */
-	bool splat;       /* one stored element, or all elements equal */
-	bool packed_i1;   /* legacy bit-packed booleans */
-	const uint8_t *p;
-	size_t len;
-};
-bool bc_dense_open(const struct bc_module *m, uint32_t type, uint32_t c, struct bc_dense *d);
-uint64_t bc_dense_bits(const struct bc_dense *d, uint64_t i); /* raw bits of element i */
-/* Signed value of integer bits of width `bits`. */
-int64_t bc_sext(uint64_t v, unsigned bits);
-
-/* Value names of one function (§10.2). */
-struct bc_names {
-	char **name;      /* per value id, the group head's name (no '%') */
-	uint32_t *head;   /* value id of the head of the value's result group */
-	uint32_t *gidx;   /* index within the group */
-	uint32_t *gsize;  /* size of the group */
-	struct bc_arena *ar;
-};
-void bc_names_build(const struct bc_module *m, const struct bc_func *f, struct bc_names *n);
-void bc_names_free(struct bc_names *n);
-/* The name hint an op gives its result `i`, or NULL (written to `out`). */
-bool bc_result_hint(const struct bc_module *m, const struct bc_func *f, const struct bc_op *op,
-		    uint32_t i, struct sbuf *out);
-
-/* An Integer/Float attribute's value, with ` : type` always or where MLIR
- * does not elide it. */
-void bc_print_typed_value(const struct bc_module *m, const struct bc_attr *a, bool always,
-			  struct sbuf *out);
-
-/* A symbol or dictionary key: bare when it is an identifier, else quoted. */
-void bc_print_keyword(const struct bc_module *m, uint32_t str, struct sbuf *out);
-
-/* Printer state for one entry. */
-struct bc_printer {
-	const struct bc_module *m;
-	const struct bc_func *f;
-	struct bc_names names;
-	struct sbuf *out;
-	unsigned indent;
-};
-void bc_pr_indent(struct bc_printer *p);
-void bc_pr_value(struct bc_printer *p, uint32_t id);
-void bc_pr_vtype(struct bc_printer *p, uint32_t id);
-void bc_pr_block(struct bc_printer *p, const struct bc_block *b, unsigned elide);
-/* One op (results, template) without indentation or newline. */
-void bc_print_op(struct bc_printer *p, const struct bc_op *op);
 
 /* A result type the file predates (print_tko's token in 13.1 files). */
 #define BC_TYPE_DEFAULT_TOKEN 0xfffffffeu

@@ -314,7 +314,6 @@ static void read_sections(struct bc_ctx *cx)
 static void ctx_release(struct bc_ctx *cx)
 {
 	free(cx->scope);
-	free(cx->values);
 	free(cx->tmp);
 }
 

@@ -4,6 +4,7 @@
  * bytecode give the same module, printer and diff. */
 #include "engine/ir/bc_priv.h"
 #include "engine/ir/ir.h"
+#include "engine/ir/ir_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,87 @@ static const struct ir_type *type_of(struct conv *c, uint32_t i)
 	return r;
 }
 
+static int64_t sext(uint64_t v, unsigned bits)
+{
+	if (bits == 0 || bits >= 64)
+		return (int64_t)v;
+	uint64_t sign = 1ull << (bits - 1);
+	v &= (sign << 1) - 1;
+	return (int64_t)((v ^ sign) - sign);
+}
+
+/* ---- dense constants (§4.3) --------------------------------------------- */
+
+/* The elements of a constant read with a tile type. */
+struct dense_buf {
+	unsigned tag;   /* element type tag */
+	uint64_t n;     /* element count */
+	bool splat;     /* one stored element, or all elements equal */
+	bool packed_i1; /* legacy bit-packed booleans */
+	const uint8_t *p;
+	size_t len;
+};
+
+/* Raw bits of element i. */
+static uint64_t dense_bits(const struct dense_buf *d, uint64_t i)
+{
+	if (d->packed_i1)
+		return (d->p[i / 8] >> (i % 8)) & 1;
+	unsigned eb = bc_elem_bytes(d->tag);
+	if ((uint64_t)d->len == eb)
+		i = 0;
+	const uint8_t *p = d->p + i * eb;
+	if (d->tag == BC_TY_I1)
+		return p[0] != 0;
+	uint64_t v = 0;
+	for (unsigned k = 0; k < eb; k++)
+		v |= (uint64_t)p[k] << (8 * k);
+	unsigned bits = bc_tag_bits(d->tag);
+	if (bits < 64)
+		v &= (1ull << bits) - 1;
+	return v;
+}
+
+/* False when the buffer does not fit the type (the reader has checked
+ * constants used by ops and globals, so only odd tables get here). */
+static bool dense_open(const struct bc_module *m, uint32_t type, uint32_t c, struct dense_buf *d)
+{
+	if (type >= m->ntypes || c >= m->nconsts)
+		return false;
+	const struct bc_type *t = &m->types[type];
+	if (t->tag != BC_TY_TILE || t->elem >= m->ntypes)
+		return false;
+	d->tag = m->types[t->elem].tag;
+	unsigned eb = bc_elem_bytes(d->tag);
+	if (!eb)
+		return false;
+	d->n = bc_tile_elems(t);
+	d->p = m->consts[c].p;
+	d->len = m->consts[c].len;
+	d->packed_i1 = false;
+	if (d->n == 0 || d->n == UINT64_MAX)
+		return false;
+	if (d->len == eb) {
+		d->splat = true;
+		return true;
+	}
+	if (d->n <= SIZE_MAX / eb && d->len == d->n * eb) {
+		d->splat = true;
+		for (uint64_t i = 1; i < d->n && d->splat; i++)
+			d->splat = memcmp(d->p, d->p + i * eb, eb) == 0;
+		return true;
+	}
+	if (d->tag == BC_TY_I1 && d->n > 1 && d->len == (d->n + 7) / 8) {
+		d->packed_i1 = true;
+		uint64_t first = d->p[0] & 1;
+		d->splat = true;
+		for (uint64_t i = 1; i < d->n && d->splat; i++)
+			d->splat = dense_bits(d, i) == first;
+		return true;
+	}
+	return false;
+}
+
 /* The element type of a typed attribute (Integer/Float carry a scalar type). */
 static const struct ir_type *scalar_of(struct conv *c, uint32_t type)
 {
@@ -129,16 +211,16 @@ static const struct ir_type *scalar_of(struct conv *c, uint32_t type)
 
 static const struct ir_attr *dense(struct conv *c, uint32_t type, uint32_t constant)
 {
-	struct bc_dense d;
+	struct dense_buf d;
 	const struct ir_type *t = type_of(c, type);
-	if (!bc_dense_open(c->bm, type, constant, &d))
+	if (!dense_open(c->bm, type, constant, &d))
 		return ir_attr_dense(c->m, t, 0, NULL);
 	uint64_t n = d.splat ? 1 : d.n;
 	uint64_t *v = xmalloc(n * sizeof(*v));
 	unsigned bits = bc_tag_bits(d.tag);
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t b = bc_dense_bits(&d, i);
-		v[i] = bc_tag_is_int(d.tag) && d.tag != BC_TY_I1 ? (uint64_t)bc_sext(b, bits) : b;
+		uint64_t b = dense_bits(&d, i);
+		v[i] = bc_tag_is_int(d.tag) && d.tag != BC_TY_I1 ? (uint64_t)sext(b, bits) : b;
 	}
 	const struct ir_attr *a = ir_attr_dense(c->m, t, (uint32_t)n, v);
 	free(v);
@@ -154,7 +236,7 @@ static const struct ir_attr *attr(struct conv *c, const struct bc_attr *a)
 		/* an i1 integer is MLIR's BoolAttr */
 		if (t->kind == IR_TY_ELEM && t->elem == IR_I1)
 			return ir_attr_bool(m, a->bits != 0);
-		return ir_attr_int(m, bc_sext(a->bits, (unsigned)ir_elem_bits(t->elem)), t);
+		return ir_attr_int(m, sext(a->bits, (unsigned)ir_elem_bits(t->elem)), t);
 	}
 	case BC_AT_FLOAT:
 		return ir_attr_float(m, a->bits, scalar_of(c, a->type));
@@ -208,7 +290,7 @@ static void loc_text(const struct bc_module *bm, uint64_t ref, struct sbuf *out,
 	if (d->tag == 4) { /* DILoc */
 		const struct bc_slice *s = &bm->strings[d->f[1]];
 		sb_adds(out, "loc(");
-		bc_print_string(s->p, s->len, out);
+		ir_print_string(out, (const char *)s->p, s->len);
 		sb_printf(out, ":%llu:%llu)", (unsigned long long)d->f[2], (unsigned long long)d->f[3]);
 	} else if (d->tag == 6) { /* CallSite */
 		sb_adds(out, "loc(callsite(");

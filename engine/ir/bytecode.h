@@ -1,15 +1,15 @@
 /* Tile IR bytecode (.tileirbc), versions 13.1 to 13.3: a bounds-checked
- * reader that decodes a file into a plain table model (this header), a
- * printer that renders it the way `cuda-tile-translate --cudatilebc-to-mlir`
- * does, and a small writer used by the tests, the fuzz seeds and the
- * benchmark. The encoding is specified in
+ * reader that decodes a file into a plain table model (this header), its
+ * mapping into the shared model (ir_from_bytecode; printing, diffing and
+ * everything else happen there, engine/ir/ir.h), and a small writer used by
+ * the tests, the fuzz seeds and the benchmark. The encoding is specified in
  * shared/reference/tile-ir-bytecode.md; section numbers below refer to it.
  *
  * Indices in the model are the file's own: string, type and constant
  * indices are 0-based table positions, debug references are 1-based. SSA
- * values are renumbered per function into unique ids (struct bc_value), so
- * that operands stay meaningful after the reader's scoped value list has
- * been truncated. */
+ * values are renumbered per function into unique ids (operands, first_result,
+ * first_arg), so that operands stay meaningful after the reader's scoped
+ * value list has been truncated. */
 #ifndef TILEPORT_IR_BYTECODE_H
 #define TILEPORT_IR_BYTECODE_H
 
@@ -195,13 +195,6 @@ struct bc_region {
 	struct bc_block *blocks;
 };
 
-/* A value of a function: a block argument (def NULL) or an op result. */
-struct bc_value {
-	uint32_t type;
-	const struct bc_op *def;
-	uint32_t index;         /* result index, or argument index in its block */
-};
-
 struct bc_func {
 	uint32_t name;          /* string index */
 	uint32_t sig;           /* type index of a function type */
@@ -209,8 +202,7 @@ struct bc_func {
 	uint32_t loc;           /* 1-based debug list, 0 = none */
 	struct bc_attr *hints;  /* BC_AT_HINTS or NULL */
 	struct bc_block body;   /* args = signature inputs */
-	uint32_t nvalues;
-	struct bc_value *values;
+	uint32_t nvalues;       /* value ids used: arguments first, then in file order */
 	size_t offset;          /* file offset of the function record */
 };
 
@@ -265,31 +257,11 @@ void bc_module_free(struct bc_module *m);
 
 /* String i as a NUL-terminated copy owned by the module. */
 const char *bc_str(const struct bc_module *m, uint32_t i);
-/* Field of an op by name, NULL when the op has no such field. */
-const struct bc_fval *bc_op_field(const struct bc_op *op, const char *name);
-/* The operand values of a group field (count in *n). */
-const uint32_t *bc_op_group(const struct bc_op *op, const char *name, uint32_t *n);
 
 /* The module in the shared model (engine/ir/ir.h); ir_module_load uses it
  * through ir_bytecode_parse. Never fails on a decoded module. */
 struct ir_module;
 struct ir_module *ir_from_bytecode(const struct bc_module *bm, const char *path);
-
-/* ---- printing (§10) -------------------------------------------------- */
-
-/* Canonical text of the module, as the official translator prints it. */
-void bc_print_module(const struct bc_module *m, struct sbuf *out);
-/* A type as printed inside the module (no `!cuda_tile.` prefix). */
-void bc_print_type(const struct bc_module *m, uint32_t type, struct sbuf *out);
-/* A tagged attribute without its type suffix. */
-void bc_print_attr(const struct bc_module *m, const struct bc_attr *a, struct sbuf *out);
-/* A dense value `<ELEM: DATA>` of a constant read with a tile type. */
-void bc_print_dense(const struct bc_module *m, uint32_t type, uint32_t constant,
-		    struct sbuf *out);
-/* A float of element type `tag` given its raw bits (§10.5). */
-void bc_print_float(unsigned tag, uint64_t bits, struct sbuf *out);
-/* A string literal with LLVM's escaping. */
-void bc_print_string(const uint8_t *s, size_t n, struct sbuf *out);
 
 /* ---- writer (tests, fuzz seeds, benchmark) ------------------------------
  * Builds a file from the encoding rules. Op records are appended by the

@@ -234,6 +234,10 @@ const struct ir_attr *ir_dict_get(const struct ir_attr *dict, const char *key);
 /* Floats (formats of every float element type, see tile-ir-bytecode.md §10.5). */
 double ir_float_to_double(enum ir_elem e, uint64_t bits);
 uint64_t ir_float_from_double(enum ir_elem e, double v); /* round to nearest even */
+/* A float value as MLIR prints it: APFloat's exact decimal form when it reads
+ * back to the same bits ("1.000000e+00", "3.14159274", "9.765625E-4"), else
+ * the bit pattern ("0xFF800000": inf, NaN). IR_ELEM_NONE means f64 bits. */
+void ir_print_float(struct sbuf *sb, enum ir_elem e, uint64_t bits);
 
 /* ------------------------------------------------------------------ */
 /* Values, ops, blocks, regions                                        */

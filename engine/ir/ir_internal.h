@@ -18,8 +18,6 @@ void ir_types_free(struct ir_module *m);
 void ir_print_type(struct sbuf *sb, const struct ir_type *t);
 /* An attribute as it appears in custom op syntax for a given spec. */
 void ir_print_attr(struct sbuf *sb, const struct ir_attr *a);
-/* A float value per tile-ir-bytecode.md §10.5. */
-void ir_print_float(struct sbuf *sb, enum ir_elem e, uint64_t bits);
 /* Dense data "<f32: ...>" without the trailing type. */
 void ir_print_dense(struct sbuf *sb, const struct ir_attr *a);
 /* "@name", or @"..." when the name is not an identifier. */

@@ -494,12 +494,27 @@ static const struct ir_attr *hint_value(struct pstate *ps)
 		ps_string(ps, &s, &len);
 		return ir_attr_string(ps->m, s, len);
 	}
+	const char *at = ps->p;
 	int64_t v;
-	if (!ps_int(ps, &v))
+	if (ps_int(ps, &v)) {
+		if (ps_accept(ps, ":")) { /* typed integer in generic dictionaries */
+			ps_elem_type(ps);
+			return ir_attr_int(ps->m, v, NULL);
+		}
+		ps_ws(ps);
+		if (ps->p >= ps->end || *ps->p == ',' || *ps->p == '}')
+			return ir_attr_int(ps->m, v, NULL);
+		ps->p = at; /* the start of a float, say */
+	}
+	/* Real hints hold integers and booleans only; any other attribute a
+	 * bytecode file carries there prints in generic syntax (a typed float,
+	 * a type, an array, dense<...>), and reads back the same way. */
+	const struct ir_attr *a = ps_generic_attr(ps, NULL);
+	if (a->kind == IR_ATTR_OPAQUE) {
+		ps->p = at;
 		ps_expected(ps, "a hint value");
-	if (ps_accept(ps, ":")) /* typed integer in generic dictionaries */
-		ps_elem_type(ps);
-	return ir_attr_int(ps->m, v, NULL);
+	}
+	return a;
 }
 
 static const struct ir_attr *dict_body(struct pstate *ps, bool nested)

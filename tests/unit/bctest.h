@@ -1,5 +1,7 @@
 /* Helpers for the bytecode tests: a kernel builder over the bytecode
- * writer, decoding to canonical text, and the body of the printed entry. */
+ * writer, decoding to canonical text through the shared model's printer
+ * (ir_from_bytecode + ir_module_to_string), and the body of the printed
+ * entry. */
 #ifndef TILEPORT_TESTS_BCTEST_H
 #define TILEPORT_TESTS_BCTEST_H
 
@@ -25,9 +27,14 @@ uint32_t bct_arg(struct bct *t, uint32_t ty);
 uint32_t bct_tile(struct bct *t, uint32_t elem, unsigned rank, ...); /* dims as int */
 /* Finish the file (entry `k` with the body so far) and free the builder. */
 void bct_bytes(struct bct *t, struct sbuf *file);
-/* bct_text also maps the file into the shared model (ir.h) and requires
- * its printer to give the same text; off for deliberately odd files. */
-extern bool bct_crosscheck;
+/* Printing also requires the round trip: the text parses back into a module
+ * equal to the decoded one, which prints to the same text. Off for
+ * deliberately corrupted files (they decode to tables the verifier would
+ * refuse, which the text parser need not accept). */
+extern bool bct_roundtrip;
+/* A decoded module as the model printer prints it (malloc'd), round trip
+ * checked as above. */
+char *bct_print(const struct bc_module *bm);
 /* Decode and print: malloc'd text, or NULL with the message in err. */
 char *bct_text(const void *buf, size_t len, struct tp_err *err);
 /* Build, decode, print; returns the entry body lines without their 4-space

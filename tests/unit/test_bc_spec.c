@@ -1,6 +1,7 @@
 /* Bytecode reader: the reference's worked examples byte for byte — the
  * 126-byte 13.1 file of §11, the op records of §6.6 and the head of the
- * cuTile Python matmul file of §11 — and float printing (§10.5). */
+ * cuTile Python matmul file of §11 — printed by the shared model's printer,
+ * and float printing (§10.5). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/ir/ir.h"
 #include "tests/unit/bctest.h"
 
 static char *fixture_path(const char *name)
@@ -33,9 +35,8 @@ static void test_spec11_file(void **state)
 	/* the constant's raw bytes live at 0x41 */
 	assert_int_equal(m->consts[0].offset, 0x41);
 	assert_int_equal(m->funcs[0].body.ops[1].offset, 0x19);
-	struct sbuf out = SBUF_INIT;
-	bc_print_module(m, &out);
-	assert_string_equal(out.buf, "cuda_tile.module @kernels {\n"
+	char *out = bct_print(m);
+	assert_string_equal(out, "cuda_tile.module @kernels {\n"
 				     "  entry @basic() {\n"
 				     "    %cst_i32 = constant <i32: [1, 2]> : tile<2xi32>\n"
 				     "    %0 = negi %cst_i32 : tile<2xi32>\n"
@@ -43,7 +44,7 @@ static void test_spec11_file(void **state)
 				     "    return\n"
 				     "  }\n"
 				     "}\n");
-	sb_free(&out);
+	free(out);
 	bc_module_free(m);
 	free(path);
 }
@@ -64,6 +65,21 @@ static void s66_entry(struct s66 *s, const char *name, unsigned nargs, const uin
 	BCW_V(&body, 0x5C, 0, 0);
 	bcw_func(s->w, name, sig, 0, NULL, &body);
 	sb_free(&body);
+}
+
+/* `s` with every "PV" replaced by the partition view type (malloc'd). */
+static char *expand_pv(const char *s, const char *pv)
+{
+	struct sbuf out = SBUF_INIT;
+	for (const char *p = s; *p; p++) {
+		if (strncmp(p, "PV", 2) == 0) {
+			sb_adds(&out, pv);
+			p++;
+		} else {
+			sb_addc(&out, *p);
+		}
+	}
+	return sb_detach(&out);
 }
 
 static void test_spec66_records(void **state)
@@ -147,21 +163,40 @@ static void test_spec66_records(void **state)
 		"    %0 = alloca num_elem = 64, alignment = 16 global : tile<ptr<f32>>\n",
 		"    %0 = atomic_red_view_tko relaxed device %arg16[%arg6, %arg7], addf, %arg14 token = %arg2 : tile<1x16xf32>, PV, tile<i32> -> token\n",
 	};
+	/* the whole module: each entry's arguments typed from the table above
+	 * (the names per §10.3), its record's text, then the return */
+	static const char *const tyname[13] = {
+		[3] = "token", [5] = "tile<ptr<f32>>", [6] = "tile<i32>", [7] = "tile<f32>",
+		[8] = "tensor_view<?x16xf32, strides=[16,1]>", [9] = "PV", [10] = "tile<1x16xf32>",
+		[11] = "tile<i1>",
+	};
+	static const unsigned nargs[10] = {4, 5, 8, 14, 15, 23, 8, 15, 0, 17};
+	struct sbuf all = SBUF_INIT;
+	sb_adds(&all, "cuda_tile.module @kernels {\n");
 	for (size_t i = 0; i < TP_ARRAY_LEN(want); i++) {
-		struct sbuf line = SBUF_INIT;
-		for (const char *p = want[i]; *p; p++) {
-			if (strncmp(p, "PV", 2) == 0) {
-				sb_adds(&line, pv);
-				p++;
-			} else {
-				sb_addc(&line, *p);
-			}
-		}
-		if (!strstr(text, line.buf))
-			print_error("missing:\n%s\nin:\n%s\n", line.buf, text);
-		assert_non_null(strstr(text, line.buf));
-		sb_free(&line);
+		struct sbuf e = SBUF_INIT;
+		sb_printf(&e, "  entry @e%zu(", i);
+		for (unsigned k = 0; k < nargs[i]; k++)
+			sb_printf(&e, "%s%%arg%u: %s", k ? ", " : "", k, tyname[argty[k]]);
+		sb_printf(&e, ") {\n%s    return\n  }\n", want[i]);
+		char *entry = expand_pv(e.buf, pv);
+		/* this entry's part of the printed module */
+		char *head = xasprintf("  entry @e%zu(", i);
+		const char *at = strstr(text, head);
+		const char *end = at ? strstr(at + 1, "\n  entry @") : NULL;
+		char *got = at ? xstrndup(at, end ? (size_t)(end - at) + 1 : strlen(at) - 2) : xstrdup("");
+		if (strcmp(got, entry) != 0)
+			print_error("--- want\n%s--- got\n%s---\n", entry, got);
+		assert_string_equal(got, entry);
+		sb_adds(&all, entry);
+		free(got);
+		free(head);
+		free(entry);
+		sb_free(&e);
 	}
+	sb_adds(&all, "}\n");
+	assert_string_equal(text, all.buf);
+	sb_free(&all);
 	free(text);
 	sb_free(&file);
 }
@@ -214,10 +249,10 @@ static void test_spec11_matmul_head(void **state)
 	assert_int_equal(m->funcs[0].loc, 1);
 	assert_int_equal(m->funcs[0].body.ops[1].loc, dummy);
 	assert_int_equal(m->ndi, 1);
-	struct sbuf out = SBUF_INIT;
-	bc_print_module(m, &out);
+	char *out = bct_print(m);
 	struct sbuf hdr = SBUF_INIT;
-	sb_adds(&hdr, "  entry @matmul_kernel(%arg0: tile<ptr<f16>>");
+	sb_adds(&hdr, "cuda_tile.module @kernels {\n"
+		      "  entry @matmul_kernel(%arg0: tile<ptr<f16>>");
 	for (int i = 1; i < 18; i++)
 		sb_printf(&hdr, ", %%arg%d: tile<i32>", i);
 	sb_adds(&hdr, ") optimization_hints=<sm_75 = {}> {\n"
@@ -226,24 +261,26 @@ static void test_spec11_matmul_head(void **state)
 		      "    %assume = assume div_by<16>, %arg0 : tile<ptr<f16>>\n"
 		      "    %assume_0 = assume bounded<0, ?>, %arg1 : tile<i32>\n"
 		      "    %assume_assume = assume div_by<16>, %assume_0 : tile<i32>\n"
-		      "    return\n");
-	assert_non_null(strstr(out.buf, hdr.buf));
+		      "    return\n"
+		      "  }\n"
+		      "}\n");
+	assert_string_equal(out, hdr.buf);
 	sb_free(&hdr);
-	sb_free(&out);
+	free(out);
 	bc_module_free(m);
 	sb_free(&body);
 	sb_free(&hints);
 	sb_free(&file);
 }
 
-static void expect_float(unsigned tag, uint64_t bits, const char *want)
+static void expect_float(enum ir_elem e, uint64_t bits, const char *want)
 {
 	struct sbuf out = SBUF_INIT;
-	bc_print_float(tag, bits, &out);
+	ir_print_float(&out, e, bits);
 	bool same = strcmp(out.buf, want) == 0;
 	if (!same)
-		print_error("tag %u bits 0x%llx: want %s got %s\n", tag, (unsigned long long)bits, want,
-			    out.buf);
+		print_error("%s bits 0x%llx: want %s got %s\n", ir_elem_name(e),
+			    (unsigned long long)bits, want, out.buf);
 	sb_free(&out);
 	assert_true(same);
 }
@@ -251,42 +288,51 @@ static void expect_float(unsigned tag, uint64_t bits, const char *want)
 static void test_float_printing(void **state)
 {
 	(void)state;
-	expect_float(BC_TY_F32, 0x3F800000, "1.000000e+00");
-	expect_float(BC_TY_F32, 0x40490FDB, "3.14159274");
-	expect_float(BC_TY_F32, 0x3DCCCCCD, "1.000000e-01");
-	expect_float(BC_TY_F32, 0xFF800000, "0xFF800000");
-	expect_float(BC_TY_F32, 0x7FC00000, "0x7FC00000");
-	expect_float(BC_TY_F32, 0x80000000, "-0.000000e+00");
-	expect_float(BC_TY_F32, 0x00000001, "1.401300e-45");
-	expect_float(BC_TY_F32, 0x3F820000, "1.015625");
-	expect_float(BC_TY_F32, 0xC0490FD0, "-3.141590e+00");
-	expect_float(BC_TY_F64, 0x4005BF0A8B145769ull, "2.7182818284590451");
-	expect_float(BC_TY_F64, 0x41D26580B4C00000ull, "0x41D26580B4C00000");
-	expect_float(BC_TY_F64, 0x4415AF1D78B58C40ull, "1.000000e+20");
-	expect_float(BC_TY_F64, 0x423CBE991A148000ull, "123456789012.5");
-	expect_float(BC_TY_F64, 0x3FB999999999999Aull, "1.000000e-01");
-	expect_float(BC_TY_F64, 0x0000000000000001ull, "4.940660e-324");
-	expect_float(BC_TY_F64, 0x7FEFFFFFFFFFFFFFull, "1.7976931348623157E+308");
+	expect_float(IR_F32, 0x3F800000, "1.000000e+00");
+	expect_float(IR_F32, 0x40490FDB, "3.14159274");
+	expect_float(IR_F32, 0x3DCCCCCD, "1.000000e-01");
+	expect_float(IR_F32, 0xFF800000, "0xFF800000");
+	expect_float(IR_F32, 0x7FC00000, "0x7FC00000");
+	expect_float(IR_F32, 0x80000000, "-0.000000e+00");
+	expect_float(IR_F32, 0x00000001, "1.401300e-45");
+	expect_float(IR_F32, 0x3F820000, "1.015625");
+	expect_float(IR_F32, 0xC0490FD0, "-3.141590e+00");
+	expect_float(IR_F64, 0x4005BF0A8B145769ull, "2.7182818284590451");
+	expect_float(IR_F64, 0x41D26580B4C00000ull, "0x41D26580B4C00000");
+	expect_float(IR_F64, 0x4415AF1D78B58C40ull, "1.000000e+20");
+	expect_float(IR_F64, 0x423CBE991A148000ull, "123456789012.5");
+	expect_float(IR_F64, 0x3FB999999999999Aull, "1.000000e-01");
+	expect_float(IR_F64, 0x0000000000000001ull, "4.940660e-324");
+	expect_float(IR_F64, 0x7FEFFFFFFFFFFFFFull, "1.7976931348623157E+308");
 	/* a decimal tie: APFloat rounds half up where printf would round to even */
-	expect_float(BC_TY_BF16, 0x3F82, "1.015630e+00");
-	expect_float(BC_TY_F16, 0x3555, "3.332520e-01");
-	expect_float(BC_TY_F16, 0x7BFF, "6.550400e+04");
-	expect_float(BC_TY_F16, 0x0001, "5.960460e-08");
-	expect_float(BC_TY_F16, 0x7C00, "0x7C00");
-	expect_float(BC_TY_TF32, 0x1FE00, "1.500000e+00");
-	expect_float(BC_TY_TF32, 0x3FE00, "0x3FE00");
-	expect_float(BC_TY_TF32, 0x1F555, "3.332520e-01");
-	expect_float(BC_TY_F8E4M3FN, 0x7E, "4.480000e+02");
-	expect_float(BC_TY_F8E4M3FN, 0x7F, "0x7F");
-	expect_float(BC_TY_F8E5M2, 0x7C, "0x7C");
-	expect_float(BC_TY_F8E5M2, 0x3C, "1.000000e+00");
-	expect_float(BC_TY_F8E8M0FNU, 0x7F, "1.000000e+00");
-	expect_float(BC_TY_F8E8M0FNU, 0xFF, "0xFF");
-	expect_float(BC_TY_F8E8M0FNU, 0x00, "5.877470e-39");
-	expect_float(BC_TY_F4E2M1FN, 0x7, "6.000000e+00");
-	expect_float(BC_TY_F4E2M1FN, 0xF, "-6.000000e+00");
-	expect_float(BC_TY_F4E2M1FN, 0x1, "5.000000e-01");
-	expect_float(BC_TY_F4E2M1FN, 0x8, "-0.000000e+00");
+	expect_float(IR_BF16, 0x3F82, "1.015630e+00");
+	expect_float(IR_F16, 0x3555, "3.332520e-01");
+	expect_float(IR_F16, 0x7BFF, "6.550400e+04");
+	expect_float(IR_F16, 0x0001, "5.960460e-08");
+	expect_float(IR_F16, 0x7C00, "0x7C00");
+	expect_float(IR_TF32, 0x1FE00, "1.500000e+00");
+	expect_float(IR_TF32, 0x3FE00, "0x3FE00");
+	expect_float(IR_TF32, 0x1F555, "3.332520e-01");
+	expect_float(IR_F8E4M3FN, 0x7E, "4.480000e+02");
+	expect_float(IR_F8E4M3FN, 0x7F, "0x7F");
+	expect_float(IR_F8E5M2, 0x7C, "0x7C");
+	expect_float(IR_F8E5M2, 0x3C, "1.000000e+00");
+	expect_float(IR_F8E8M0FNU, 0x7F, "1.000000e+00");
+	expect_float(IR_F8E8M0FNU, 0xFF, "0xFF");
+	expect_float(IR_F8E8M0FNU, 0x00, "5.877470e-39");
+	expect_float(IR_F4E2M1FN, 0x7, "6.000000e+00");
+	expect_float(IR_F4E2M1FN, 0xF, "-6.000000e+00");
+	expect_float(IR_F4E2M1FN, 0x1, "5.000000e-01");
+	expect_float(IR_F4E2M1FN, 0x8, "-0.000000e+00");
+	/* an untyped float attribute holds f64 bits */
+	expect_float(IR_ELEM_NONE, 0x3FF8000000000000ull, "1.500000e+00");
+	/* f8E5M3FNU (13.4 preview, no bytecode tag) takes the same exact path:
+	 * 0.1015625 is a decimal tie that APFloat rounds up (printf: 1.015620) */
+	expect_float(IR_F8E5M3FNU, 0x5D, "1.015630e-01");
+	expect_float(IR_F8E5M3FNU, 0x01, "7.629390e-06");
+	expect_float(IR_F8E5M3FNU, 0x78, "1.000000e+00");
+	expect_float(IR_F8E5M3FNU, 0xFE, "1.146880e+05");
+	expect_float(IR_F8E5M3FNU, 0xFF, "0xFF");
 }
 
 int main(void)

@@ -217,6 +217,10 @@ static void test_errors(void **state)
 		     "value %a has 1 results");
 	expect_error("cuda_tile.module @k {\n  entry @e() {\n    entry @f() {\n    }\n  }\n}\n",
 		     "'entry' is only valid at module level");
+	/* hint values: integers, booleans, strings or generic attributes */
+	expect_error("cuda_tile.module @k {\n  entry @e() optimization_hints=<sm_100 = {latency = ?}> {\n"
+		     "    return\n  }\n}\n",
+		     "t.mlir:2:54: expected a hint value, found '?}>'");
 	/* deep nesting is refused, not a stack overflow */
 	struct sbuf sb = SBUF_INIT;
 	sb_adds(&sb, "cuda_tile.module @k {\n entry @e(%c: tile<i1>) {\n");

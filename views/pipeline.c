@@ -23,15 +23,6 @@
 
 #define RELOAD_MS 500
 
-/* Listeners cannot be removed from a pipeline, and a pipeline the CLI owns
- * may outlive this view: listeners get a relay slot, cleared when the view
- * goes, never a view pointer. Static, so nothing leaks either way. */
-struct relay {
-	struct pipeline *p;
-	struct view *v;
-};
-static struct relay relays[8];
-
 struct evline {
 	char *text;
 	enum line_type type;
@@ -40,7 +31,7 @@ struct evline {
 struct pl {
 	struct pipeline *p;
 	bool owned;
-	struct relay *relay;
+	bool listening; /* a pipeline the CLI owns may outlive this view */
 	char *why_ro;
 	struct run_state ro;
 	bool have_ro;
@@ -227,10 +218,7 @@ static void select_running(struct view *v)
 static void on_event(struct pipeline *p, const struct pipeline_event *e, void *ud)
 {
 	(void)p;
-	struct relay *r = ud;
-	struct view *v = r->v;
-	if (!v)
-		return;
+	struct view *v = ud;
 	struct pl *pl = v->priv;
 	const struct run_state *st = state_of(pl);
 	if (e->kind == PEV_OUTPUT) {
@@ -252,24 +240,6 @@ static void on_event(struct pipeline *p, const struct pipeline_event *e, void *u
 	/* A new attempt, or the end of the one shown (its file is complete
 	 * now): show it afresh. */
 	show_lower(v, started || ended);
-}
-
-static struct relay *relay_for(struct pipeline *p, struct view *v)
-{
-	for (size_t i = 0; i < TP_ARRAY_LEN(relays); i++) {
-		if (relays[i].p == p) {
-			relays[i].v = v;
-			return &relays[i];
-		}
-	}
-	for (size_t i = 0; i < TP_ARRAY_LEN(relays); i++) {
-		if (!relays[i].p) {
-			relays[i] = (struct relay){p, v};
-			pipeline_listen(p, on_event, &relays[i]);
-			return &relays[i];
-		}
-	}
-	return NULL;
 }
 
 /* ---- read-only model ---- */
@@ -345,7 +315,8 @@ static int pl_open(struct view *v, const struct view_arg *arg, struct tp_err *er
 	}
 	if (pl->p) {
 		pl->run_dir = xstrdup(pipeline_state(pl->p)->run_dir);
-		pl->relay = relay_for(pl->p, v);
+		pipeline_listen(pl->p, on_event, v);
+		pl->listening = true;
 		load_events(pl);
 	} else {
 		pl->run_dir = xstrdup(arg->path);
@@ -711,11 +682,8 @@ static const char *pl_file(struct view *v, long *line)
 static void pl_done(struct view *v)
 {
 	struct pl *pl = v->priv;
-	if (pl->relay) {
-		pl->relay->v = NULL;
-		if (pl->owned)
-			pl->relay->p = NULL;
-	}
+	if (pl->listening)
+		pipeline_unlisten(pl->p, on_event, v);
 	if (pl->owned)
 		pipeline_free(pl->p);
 	if (pl->have_ro)

@@ -386,17 +386,28 @@ static struct pipeline *pl_new(struct loop *l, const struct pipeline_opts *o)
 	p->lock_fd = -1;
 	p->grace_ms = o->kill_grace_ms > 0 ? o->kill_grace_ms : 2000;
 	p->skill_dir = path_join(tp_data_dir(), "skill");
+	char **env = env_current();
+	p->secrets = env_secrets(env);
+	strv_free(env);
 	run_state_init(&p->st);
 	return p;
+}
+
+/* Driver and validator commands are kept in state.json and events; a key
+ * spelled out in one is stored as ${NAME}, which the shell expands again. */
+static void set_command(struct pipeline *p, char **field, const char *cmd)
+{
+	free(*field);
+	*field = redact_secrets(cmd, p->secrets);
 }
 
 static void apply_opts(struct pipeline *p, const struct pipeline_opts *o)
 {
 	for (int i = 0; i < 26; i++) {
 		if (o->drivers[i])
-			pl_set(&p->st.drivers[i], o->drivers[i]);
+			set_command(p, &p->st.drivers[i], o->drivers[i]);
 		if (o->validators[i])
-			pl_set(&p->st.validators[i], o->validators[i]);
+			set_command(p, &p->st.validators[i], o->validators[i]);
 	}
 	if (o->hold)
 		p->st.hold = true;
@@ -676,6 +687,7 @@ void pipeline_free(struct pipeline *p)
 	run_state_free(&p->st);
 	table_free(p->table);
 	free(p->skill_dir);
+	strv_free(p->secrets);
 	free(p->ls);
 	free(p);
 }

@@ -32,6 +32,7 @@ struct pipeline {
 	struct transcript *tr;
 	FILE *errlog;
 	struct sbuf errpart;
+	char **secrets; /* secret NAME=VALUE entries hidden from transcripts and logs */
 	bool aborting;
 
 	/* a command validator running for cur_seq */

@@ -65,24 +65,33 @@ static void on_stdout(struct proc *pr, const char *data, size_t n, void *ud)
 	transcript_feed(p->tr, data, n, p->nls ? on_line : NULL, p);
 }
 
+/* stderr.log is written line by line so that secrets can be hidden. */
+static void err_line(struct pipeline *p, bool newline)
+{
+	char *red = redact_secrets(sb_str(&p->errpart), p->secrets);
+	fputs(red, p->errlog);
+	if (newline)
+		fputc('\n', p->errlog);
+	notify_line(p, red, strlen(red), true);
+	free(red);
+	sb_reset(&p->errpart);
+}
+
 static void on_stderr(struct proc *pr, const char *data, size_t n, void *ud)
 {
 	struct pipeline *p = ud;
 	(void)pr;
-	fwrite(data, 1, n, p->errlog);
-	if (!p->nls)
-		return;
 	while (n) {
 		const char *nl = memchr(data, '\n', n);
 		size_t k = nl ? (size_t)(nl - data) : n;
 		sb_add(&p->errpart, data, k);
 		if (!nl)
 			break;
-		notify_line(p, sb_str(&p->errpart), p->errpart.len, true);
-		sb_reset(&p->errpart);
+		err_line(p, true);
 		data += k + 1;
 		n -= k + 1;
 	}
+	fflush(p->errlog);
 }
 
 static char *write_in(const char *dir, const char *name, const char *text)
@@ -113,9 +122,10 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 	char *text = xstrdup(transcript_final(p->tr));
 	transcript_close(p->tr);
 	p->tr = NULL;
+	if (p->errpart.len)
+		err_line(p, false);
 	fclose(p->errlog);
 	p->errlog = NULL;
-	sb_reset(&p->errpart);
 	struct proc *done = p->proc;
 	p->proc = NULL;
 
@@ -596,6 +606,8 @@ int pl_spawn(struct pipeline *p, struct attempt *a, const char *repair_reason, c
 	char *tpath = path_join(dir, "transcript.jsonl");
 	char *epath = path_join(dir, "stderr.log");
 	p->tr = transcript_open(tpath, &err);
+	if (p->tr)
+		transcript_redact(p->tr, p->secrets);
 	p->errlog = fopen(epath, "we");
 	free(tpath);
 	free(epath);

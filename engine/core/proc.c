@@ -141,11 +141,67 @@ static char *resolve_prog(const char *prog, char *const *env)
 	return found;
 }
 
+static bool secret_name(const char *kv, size_t n)
+{
+	static const char *marks[] = {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD"};
+	for (size_t i = 0; i < TP_ARRAY_LEN(marks); i++) {
+		size_t m = strlen(marks[i]);
+		for (size_t k = 0; k + m <= n; k++)
+			if (strncmp(kv + k, marks[i], m) == 0)
+				return true;
+	}
+	return false;
+}
+
+static bool is_secret_entry(const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	/* short values would match too much ordinary text */
+	return eq && strlen(eq + 1) >= 8 && secret_name(kv, (size_t)(eq - kv));
+}
+
+char **env_secrets(char *const *env)
+{
+	char **v = xcalloc(strv_len(env) + 1, sizeof(*v));
+	size_t n = 0;
+	for (size_t i = 0; env && env[i]; i++)
+		if (is_secret_entry(env[i]))
+			v[n++] = xstrdup(env[i]);
+	return v;
+}
+
+char *redact_secrets(const char *text, char *const *env)
+{
+	char *out = xstrdup(text);
+	for (size_t i = 0; env && env[i]; i++) {
+		if (!is_secret_entry(env[i]))
+			continue;
+		const char *eq = strchr(env[i], '=');
+		char *mark = xasprintf("${%.*s}", (int)(eq - env[i]), env[i]);
+		struct sbuf sb = SBUF_INIT;
+		const char *p = out, *hit;
+		while ((hit = strstr(p, eq + 1))) {
+			sb_add(&sb, p, (size_t)(hit - p));
+			sb_adds(&sb, mark);
+			p = hit + strlen(eq + 1);
+		}
+		sb_adds(&sb, p);
+		free(out);
+		out = sb_detach(&sb);
+		free(mark);
+	}
+	return out;
+}
+
 static void log_command(const char *logpath, pid_t pid, const struct proc_opts *o)
 {
 	char ts[32];
 	iso8601_utc(wall_ms(), ts);
-	char *q = argv_quote(o->argv);
+	/* API keys live in the environment; a command line that spells one out
+	 * must not carry it into the run directory. */
+	char *raw = argv_quote(o->argv);
+	char *q = redact_secrets(raw, o->env);
+	free(raw);
 	char *line = xasprintf("%s pid=%ld cwd=%s: %s\n", ts, (long)pid, o->cwd ? o->cwd : ".", q);
 	append_file(logpath, line, strlen(line), NULL);
 	free(line);

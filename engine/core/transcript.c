@@ -1,5 +1,7 @@
 #include "engine/core/transcript.h"
 
+#include "engine/core/proc.h"
+
 #include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@ struct transcript {
 	long long tin, tout;
 	double cost;
 	size_t lines;
+	char *const *secrets;
 };
 
 struct transcript *transcript_open(const char *path, struct tp_err *err)
@@ -92,10 +95,32 @@ static void json_line(struct transcript *t, const char *line, size_t n)
 	cJSON_Delete(o);
 }
 
+void transcript_redact(struct transcript *t, char *const *secrets)
+{
+	t->secrets = secrets && secrets[0] ? secrets : NULL;
+}
+
+static void one_line_clean(struct transcript *t, const char *line, size_t n, transcript_line_cb cb,
+			   void *ud);
+
 static void one_line(struct transcript *t, const char *line, size_t n, transcript_line_cb cb, void *ud)
 {
 	if (n && line[n - 1] == '\r')
 		n--;
+	if (!t->secrets) {
+		one_line_clean(t, line, n, cb, ud);
+		return;
+	}
+	char *raw = xstrndup(line, n);
+	char *red = redact_secrets(raw, t->secrets);
+	one_line_clean(t, red, strlen(red), cb, ud);
+	free(red);
+	free(raw);
+}
+
+static void one_line_clean(struct transcript *t, const char *line, size_t n, transcript_line_cb cb,
+			   void *ud)
+{
 	t->lines++;
 	if (cb)
 		cb(line, n, ud);

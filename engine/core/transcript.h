@@ -20,6 +20,9 @@ struct transcript;
 typedef void (*transcript_line_cb)(const char *line, size_t n, void *ud);
 
 struct transcript *transcript_open(const char *path, struct tp_err *err);
+/* Hide these secret values (NAME=VALUE entries, see env_secrets) in every
+ * line before it is written or passed on; the list is borrowed. */
+void transcript_redact(struct transcript *t, char *const *secrets);
 /* Feed raw stdout bytes; `cb` (may be NULL) sees every complete line. */
 void transcript_feed(struct transcript *t, const char *data, size_t n, transcript_line_cb cb, void *ud);
 /* End of stdout: flush a partial line and write the final record. */

@@ -160,6 +160,29 @@ static void test_stdin_env_cwd_and_log(void **state)
 	free(dir);
 }
 
+static void test_secrets_never_reach_the_command_log(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	char *log = path_join(dir, "commands.log");
+	char **env = env_current();
+	env_set(&env, "OPENAI_API_KEY", "sk-test-1234567890abcdef");
+	env_set(&env, "SHORT_TOKEN", "abc");
+	char *argv[] = {"sh", "-c", "OPENAI_API_KEY=sk-test-1234567890abcdef agent --t abc", NULL};
+	struct proc_opts o = {.argv = argv, .env = env, .command_log = log};
+	struct proc_status st;
+	struct tp_err err;
+	assert_int_equal(proc_run_sync(&o, NULL, NULL, &st, &err), 0);
+	char *text = read_file(log, NULL, NULL);
+	assert_null(strstr(text, "sk-test-1234567890abcdef"));
+	assert_non_null(strstr(text, "OPENAI_API_KEY=${OPENAI_API_KEY} agent --t abc"));
+	free(text);
+	strv_free(env);
+	free(log);
+	remove_tree(dir);
+	free(dir);
+}
+
 static void test_argv_quote(void **state)
 {
 	(void)state;
@@ -178,6 +201,7 @@ int main(void)
 		cmocka_unit_test(test_idle_timeout),
 		cmocka_unit_test(test_exec_failure_is_an_error),
 		cmocka_unit_test(test_stdin_env_cwd_and_log),
+		cmocka_unit_test(test_secrets_never_reach_the_command_log),
 		cmocka_unit_test(test_argv_quote),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,8 +22,6 @@ extern struct cli_globals cli_globals;
 int cli_usage_error(const char *cmd, const char *fmt, ...) TP_PRINTF(2, 3);
 /* Print an error record to stderr and return its exit code (never 0). */
 int cli_report(const struct tp_err *err);
-/* Print a command's usage text (from its table entry) to `out`. */
-void cli_print_usage(FILE *out, const char *usage);
 
 #include "engine/core/config.h"
 
@@ -31,9 +29,17 @@ void cli_print_usage(FILE *out, const char *usage);
  * else `workspace` in the user config, else the current directory when it
  * looks like a TileGym checkout (has src/tilegym). NULL when none. */
 char *cli_workspace(const char *opt);
-/* User config, then WORKSPACE/.tileport.conf. Exits the command with the
- * parse error on a malformed file. */
+/* User config, then WORKSPACE/.tileport.conf. On a malformed file: -1 with
+ * the error naming file and line, and nothing kept in c. */
 int cli_load_config(struct config *c, const char *workspace, struct tp_err *err);
+/* Driver and validator commands for an existing run (resume, step, open):
+ * the command line's, else `driver.X`/`validator.X` of the *user* config
+ * only. The workspace's .tileport.conf, which agents can write, never
+ * changes what an existing run executes. Slots left NULL keep the run's. */
+void cli_run_commands(const char *drivers[26], const char *validators[26], struct config *user);
+/* The output root as every command finds it: --out, $CUTILE_KERNEL_OUT_ROOT,
+ * `out_root` in the config, WORKSPACE/cutile_kernel_out. Caller frees. */
+char *cli_out_root(const char *opt_out, const char *workspace);
 /* Parse "X=VALUE" for --driver/--validator into slots[letter]. */
 int cli_stage_assign(const char *cmd, const char *opt, const char *arg, const char *slots[26]);
 

@@ -1,6 +1,8 @@
 /* Where a command finds its workspace and configuration. */
 #include "cli/cli.h"
 
+#include "engine/core/run.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,7 +32,37 @@ char *cli_workspace(const char *opt)
 
 int cli_load_config(struct config *c, const char *workspace, struct tp_err *err)
 {
-	return config_load_default(c, workspace, err);
+	int rc = config_load_default(c, workspace, err);
+	if (rc < 0)
+		config_free(c); /* entries of the files read before the bad one */
+	return rc;
+}
+
+void cli_run_commands(const char *drivers[26], const char *validators[26], struct config *user)
+{
+	if (config_load_default(user, NULL, NULL) < 0)
+		config_free(user);
+	for (int i = 0; i < 26; i++) {
+		char key[32];
+		snprintf(key, sizeof(key), "driver.%c", 'A' + i);
+		if (!drivers[i])
+			drivers[i] = config_get(user, key);
+		snprintf(key, sizeof(key), "validator.%c", 'A' + i);
+		if (!validators[i])
+			validators[i] = config_get(user, key);
+	}
+}
+
+char *cli_out_root(const char *opt_out, const char *workspace)
+{
+	struct config c = {0};
+	char *out;
+	if (cli_load_config(&c, workspace && path_is_dir(workspace) ? workspace : NULL, NULL) == 0)
+		out = run_out_root(opt_out, workspace, config_get(&c, "out_root"));
+	else
+		out = run_out_root(opt_out, workspace, NULL);
+	config_free(&c);
+	return out;
 }
 
 int cli_stage_assign(const char *cmd, const char *opt, const char *arg, const char *slots[26])

@@ -35,7 +35,7 @@ static int ir_fmt(int argc, char **argv)
 			flags |= IR_PRINT_DEBUGINFO;
 			break;
 		case 'h':
-			cli_print_usage(stdout, usage_ir);
+			fputs(usage_ir, stdout);
 			return TP_EXIT_OK;
 		default:
 			return cli_usage_error("ir fmt", "unknown option");
@@ -58,7 +58,7 @@ static int ir_fmt(int argc, char **argv)
 int cmd_ir(int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		cli_print_usage(argc < 2 ? stderr : stdout, usage_ir);
+		fputs(usage_ir, argc < 2 ? stderr : stdout);
 		return argc < 2 ? TP_EXIT_USAGE : TP_EXIT_OK;
 	}
 	if (strcmp(argv[1], "fmt") == 0)

@@ -107,7 +107,7 @@ int cmd_irdiff(int argc, char **argv)
 			theme = optarg;
 			break;
 		case 'h':
-			cli_print_usage(stdout, usage_irdiff);
+			fputs(usage_irdiff, stdout);
 			return TP_EXIT_OK;
 		default:
 			cli_usage_error("irdiff", "unknown option");

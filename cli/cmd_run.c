@@ -253,8 +253,8 @@ int cmd_resume(int argc, char **argv)
 		free(ws);
 		return cli_report(&err);
 	}
-	from_config(&cfg, "driver", a.drivers);
-	from_config(&cfg, "validator", a.validators);
+	struct config user = {0};
+	cli_run_commands(a.drivers, a.validators, &user);
 	char *out = run_out_root(a.out, ws, config_get(&cfg, "out_root"));
 	char *dir = run_resolve(argv[optind], out);
 	struct pipeline_opts o = {.table_path = a.table, .online = a.online};
@@ -279,6 +279,7 @@ int cmd_resume(int argc, char **argv)
 		pipeline_free(p);
 	}
 	loop_free(l);
+	config_free(&user);
 	config_free(&cfg);
 	free(dir);
 	free(out);
@@ -353,7 +354,7 @@ int cmd_step(int argc, char **argv)
 			return cli_usage_error("step", "'%s' is not an attempt number", args[0]);
 	}
 	char *ws = cli_workspace(NULL);
-	char *out = run_out_root(oopt, ws, NULL);
+	char *out = cli_out_root(oopt, ws);
 	char *dir = run_resolve(argv[optind], out);
 	struct pipeline_opts o = {0};
 	struct loop *l = loop_new();

@@ -24,14 +24,6 @@ static const char runs_usage[] =
 	"\n"
 	"List the runs in the output root, newest first: op, state, current stage, age.\n";
 
-/* "running" with nobody holding the lock means the orchestrator died. */
-static const char *display_state(const struct run_state *st, bool locked)
-{
-	if ((strcmp(st->status, "running") == 0 || strcmp(st->status, "waiting") == 0) && !locked)
-		return "interrupted";
-	return st->status;
-}
-
 static void age_str(int64_t ms, char *buf, size_t n)
 {
 	int64_t s = (wall_ms() - ms) / 1000;
@@ -66,7 +58,7 @@ static cJSON *status_json(const struct run_state *st, const struct table *t, boo
 	cJSON_AddStringToObject(o, "op", st->op);
 	cJSON_AddStringToObject(o, "run_dir", st->run_dir);
 	cJSON_AddStringToObject(o, "workspace", st->workspace ? st->workspace : "");
-	cJSON_AddStringToObject(o, "state", display_state(st, locked));
+	cJSON_AddStringToObject(o, "state", run_display_state(st->status, NULL, locked));
 	cJSON_AddStringToObject(o, "status", st->status);
 	if (st->final)
 		cJSON_AddStringToObject(o, "final", st->final);
@@ -140,7 +132,7 @@ static cJSON *status_json(const struct run_state *st, const struct table *t, boo
 
 static void print_status(const struct run_state *st, const struct table *t, bool locked)
 {
-	const char *state = display_state(st, locked);
+	const char *state = run_display_state(st->status, NULL, locked);
 	printf("run        %s (%s)\n", st->op, st->run_dir);
 	printf("workspace  %s\n", st->workspace ? st->workspace : "-");
 	printf("state      %s%s%s%s%s\n", state, st->final ? " " : "", st->final ? st->final : "",
@@ -228,7 +220,7 @@ int cmd_status(int argc, char **argv)
 	if (argc - optind != 1)
 		return cli_usage_error("status", "expected one run (a directory or an op name)");
 	char *ws = cli_workspace(NULL);
-	char *out = run_out_root(oopt, ws, NULL);
+	char *out = cli_out_root(oopt, ws);
 	char *dir = run_resolve(argv[optind], out);
 	struct run_state st;
 	struct tp_err err;
@@ -288,7 +280,7 @@ int cmd_runs(int argc, char **argv)
 	if (optind != argc)
 		return cli_usage_error("runs", "unexpected argument '%s'", argv[optind]);
 	char *ws = cli_workspace(NULL);
-	char *out = run_out_root(oopt, ws, NULL);
+	char *out = cli_out_root(oopt, ws);
 	struct run_summary *v;
 	size_t n;
 	struct tp_err err;
@@ -301,8 +293,7 @@ int cmd_runs(int argc, char **argv)
 			cJSON *o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "op", v[i].op);
 			cJSON_AddStringToObject(o, "run_dir", v[i].run_dir);
-			bool stale = !v[i].running && (!strcmp(v[i].status, "running") || !strcmp(v[i].status, "waiting"));
-			cJSON_AddStringToObject(o, "state", stale ? "interrupted" : v[i].status);
+			cJSON_AddStringToObject(o, "state", run_display_state(v[i].status, NULL, v[i].running));
 			if (v[i].final)
 				cJSON_AddStringToObject(o, "final", v[i].final);
 			char l[2] = {v[i].stage, 0};
@@ -322,12 +313,12 @@ int cmd_runs(int argc, char **argv)
 		for (size_t i = 0; i < n; i++) {
 			char age[16];
 			age_str(v[i].updated, age, sizeof(age));
-			bool stale = !v[i].running && (!strcmp(v[i].status, "running") || !strcmp(v[i].status, "waiting"));
+
 			char stage[4] = "-";
 			if (v[i].stage)
 				snprintf(stage, sizeof(stage), "%c", v[i].stage);
 			printf("%-24s %-18s %-6s %-5s %s\n", v[i].op,
-			       stale ? "interrupted" : v[i].final ? v[i].final : v[i].status, stage, age,
+			       run_display_state(v[i].status, v[i].final, v[i].running), stage, age,
 			       v[i].run_dir);
 		}
 	}

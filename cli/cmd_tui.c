@@ -43,19 +43,11 @@ static const char open_usage[] =
 	"\n"
 	"exit: 0, 2 bad usage or no such run, 3 no terminal\n";
 
-/* What attaching needs from the command line and the config. */
-static struct config cfg;
+/* What attaching needs: the run's own drivers and validators, or the user
+ * config's (cli_run_commands). */
+static struct config cfg, user_cfg;
 static const char *drivers[26], *validators[26];
 static bool read_only;
-
-static void from_config(const char *prefix, const char *slots[26])
-{
-	for (int i = 0; i < 26; i++) {
-		char key[32];
-		snprintf(key, sizeof(key), "%s.%c", prefix, 'A' + i);
-		slots[i] = config_get(&cfg, key);
-	}
-}
 
 static int attach(const char *run_dir, struct loop *l, struct pipeline **out, struct tp_err *err)
 {
@@ -93,7 +85,7 @@ static int parse(int argc, char **argv, const char *usage, const char **out_root
 			read_only = true;
 			break;
 		case 'h':
-			cli_print_usage(stdout, usage);
+			fputs(usage, stdout);
 			return -1;
 		default:
 			return cli_usage_error(argv[0], "unknown option");
@@ -109,8 +101,7 @@ static int setup(const char *opt_out, char **ws, char **out)
 	struct tp_err err;
 	if (cli_load_config(&cfg, *ws && path_is_dir(*ws) ? *ws : NULL, &err) < 0)
 		return cli_report(&err);
-	from_config("driver", drivers);
-	from_config("validator", validators);
+	cli_run_commands(drivers, validators, &user_cfg);
 	*out = run_out_root(opt_out, *ws, config_get(&cfg, "out_root"));
 	return 0;
 }
@@ -136,6 +127,7 @@ int cmd_browse(int argc, char **argv)
 		rc = tui_main(&s);
 	}
 	config_free(&cfg);
+	config_free(&user_cfg);
 	free(ws);
 	free(out);
 	return rc;
@@ -172,6 +164,7 @@ int cmd_open(int argc, char **argv)
 	rc = tui_main(&s);
 done:
 	config_free(&cfg);
+	config_free(&user_cfg);
 	free(ws);
 	free(out);
 	free(dir);

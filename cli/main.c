@@ -56,11 +56,6 @@ int cli_report(const struct tp_err *err)
 	return err->code ? err->code : TP_EXIT_FAILED;
 }
 
-void cli_print_usage(FILE *out, const char *usage)
-{
-	fputs(usage, out);
-}
-
 static const struct command *find_command(const char *name)
 {
 	for (size_t i = 0; i < TP_ARRAY_LEN(commands); i++)

@@ -103,7 +103,7 @@ static void runs_line(struct view *v, size_t idx, struct line_out *out)
 	lo_reset(out, LINE_DEFAULT);
 	lo_col(out, LINE_DEFAULT, 20, ALIGN_LEFT, s->op);
 	char state[64];
-	const char *word = s->final ? s->final : s->status ? s->status : "?";
+	const char *word = run_display_state(s->status, s->final, s->running);
 	snprintf(state, sizeof(state), "%s%s", s->running ? "\xe2\x97\x8f " : "", word);
 	lo_col(out, st, 17, ALIGN_LEFT, state);
 	char stage[4] = {s->stage ? s->stage : '-', 0};

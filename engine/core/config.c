@@ -131,11 +131,6 @@ const char *config_get(const struct config *c, const char *key)
 	return e ? e->value : NULL;
 }
 
-void config_set(struct config *c, const char *key, const char *value)
-{
-	add(c, xstrdup(key), xstrdup(value), "(set)", 0);
-}
-
 void config_free(struct config *c)
 {
 	for (size_t i = 0; i < c->n; i++) {

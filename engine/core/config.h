@@ -33,7 +33,6 @@ int config_load_default(struct config *c, const char *workspace, struct tp_err *
 const char *config_get(const struct config *c, const char *key);
 /* Last entry for key (for its file and line), or NULL. */
 const struct config_entry *config_find(const struct config *c, const char *key);
-void config_set(struct config *c, const char *key, const char *value);
 void config_free(struct config *c);
 
 #endif

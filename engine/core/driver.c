@@ -16,7 +16,6 @@ int driver_parse(const char *spec, struct driver *d, struct tp_err *err)
 		}
 		d->kind = DRIVER_EXEC;
 		d->command = xstrdup(cmd);
-		d->spec = xstrdup(spec);
 		return 0;
 	}
 	const char *colon = strchr(spec, ':');
@@ -29,15 +28,18 @@ int driver_parse(const char *spec, struct driver *d, struct tp_err *err)
 char **driver_argv(const struct driver *d)
 {
 	char **v = xcalloc(4, sizeof(*v));
-	v[0] = xstrdup("/bin/sh");
-	v[1] = xstrdup("-c");
-	v[2] = xstrdup(d->command);
+	switch (d->kind) {
+	case DRIVER_EXEC:
+		v[0] = xstrdup("/bin/sh");
+		v[1] = xstrdup("-c");
+		v[2] = xstrdup(d->command);
+		break;
+	}
 	return v;
 }
 
 void driver_free(struct driver *d)
 {
-	free(d->spec);
 	free(d->command);
 	memset(d, 0, sizeof(*d));
 }

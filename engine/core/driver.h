@@ -14,7 +14,6 @@ enum driver_kind {
 
 struct driver {
 	enum driver_kind kind;
-	char *spec;
 	char *command;
 };
 

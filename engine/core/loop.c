@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 struct fd_watch {
+	uint64_t id; /* a closed and reused fd number is a new watch */
 	int fd;
 	short events;
 	loop_fd_cb cb;
@@ -37,7 +38,7 @@ struct loop {
 	size_t nfds, capfds;
 	struct timer *timers;
 	size_t ntimers, captimers;
-	uint64_t next_timer_id;
+	uint64_t next_timer_id, next_watch_id;
 	struct sig_watch sigs[NSIG];
 	bool stop;
 	bool dispatching;
@@ -96,7 +97,7 @@ int loop_add_fd(struct loop *l, int fd, short events, loop_fd_cb cb, void *data)
 	if (find_fd(l, fd))
 		return -1;
 	l->fds = xgrow(l->fds, &l->capfds, l->nfds + 1, sizeof(*l->fds));
-	l->fds[l->nfds++] = (struct fd_watch){fd, events, cb, data, false};
+	l->fds[l->nfds++] = (struct fd_watch){++l->next_watch_id, fd, events, cb, data, false};
 	return 0;
 }
 
@@ -237,9 +238,12 @@ int loop_run_once(struct loop *l, int max_wait_ms)
 {
 	size_t n = l->nfds + 1;
 	struct pollfd *pfd = xcalloc(n, sizeof(*pfd));
+	uint64_t *ids = xcalloc(n, sizeof(*ids));
 	size_t np = 0;
-	for (size_t i = 0; i < l->nfds; i++)
+	for (size_t i = 0; i < l->nfds; i++) {
+		ids[np] = l->fds[i].id;
 		pfd[np++] = (struct pollfd){l->fds[i].fd, l->fds[i].events, 0};
+	}
 	bool have_sig = sig_owner == l && sig_pipe[0] >= 0;
 	if (have_sig)
 		pfd[np++] = (struct pollfd){sig_pipe[0], POLLIN, 0};
@@ -251,6 +255,7 @@ int loop_run_once(struct loop *l, int max_wait_ms)
 	int r = poll(pfd, np, (int)(wait > 60000 ? 60000 : wait));
 	if (r < 0 && errno != EINTR) {
 		free(pfd);
+		free(ids);
 		return -1;
 	}
 	int ran = 0;
@@ -260,8 +265,10 @@ int loop_run_once(struct loop *l, int max_wait_ms)
 		for (size_t i = 0; i < nwatch; i++) {
 			if (!pfd[i].revents)
 				continue;
+			/* Only the watch that was polled: a callback earlier in this
+			 * pass may have closed the fd and registered its number again. */
 			struct fd_watch *w = find_fd(l, pfd[i].fd);
-			if (w) {
+			if (w && w->id == ids[i]) {
 				w->cb(l, w->fd, pfd[i].revents, w->data);
 				ran++;
 			}
@@ -273,6 +280,7 @@ int loop_run_once(struct loop *l, int max_wait_ms)
 		ran += run_signals(l);
 	ran += run_timers(l);
 	free(pfd);
+	free(ids);
 	return ran;
 }
 
@@ -287,9 +295,4 @@ void loop_run(struct loop *l)
 void loop_stop(struct loop *l)
 {
 	l->stop = true;
-}
-
-bool loop_stopping(const struct loop *l)
-{
-	return l->stop;
 }

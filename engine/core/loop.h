@@ -40,6 +40,5 @@ int loop_run_once(struct loop *l, int max_wait_ms);
 /* Run passes until loop_stop() is called. */
 void loop_run(struct loop *l);
 void loop_stop(struct loop *l);
-bool loop_stopping(const struct loop *l);
 
 #endif

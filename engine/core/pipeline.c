@@ -61,12 +61,30 @@ void pl_save(struct pipeline *p)
 	struct tp_err err;
 	p->st.updated = wall_ms();
 	tp_crashpoint();
-	if (run_state_save(&p->st, &err) < 0)
-		fprintf(stderr, "tileport: cannot save run state: %s\n", err.msg);
+	if (run_state_save(&p->st, &err) < 0 && !p->broken) {
+		/* Without a saved state a crash would lose the run: go no further. */
+		p->broken = true;
+		fprintf(stderr, "tileport: cannot save the run state, stopping: %s\n", err.msg);
+	}
 	tp_crashpoint();
 }
 
 static void step(struct loop *l, void *ud);
+
+void pl_aborted(struct pipeline *p)
+{
+	struct attempt *a = pl_cur(p);
+	p->aborting = false;
+	pl_set(&p->st.status, "aborted");
+	pl_set(&p->st.reason, "aborted by hand while running");
+	pl_save(p);
+	pl_emit(p, "run_aborted", NULL, "run aborted; %c%d will be run again on resume", a->stage, a->n);
+}
+
+static bool aborted(const struct pipeline *p)
+{
+	return p->st.status && strcmp(p->st.status, "aborted") == 0;
+}
 
 void pl_schedule(struct pipeline *p)
 {
@@ -244,7 +262,7 @@ static void step(struct loop *l, void *ud)
 	(void)l;
 	p->step_timer = 0;
 	struct run_state *st = &p->st;
-	if (p->proc || p->vproc || st->final)
+	if (p->proc || p->vproc || st->final || aborted(p) || p->broken)
 		return;
 	if (p->reroute) {
 		p->reroute = false;
@@ -443,14 +461,12 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	struct preflight pf;
 	preflight_run(&pf, ws, o->out_root);
 	if (!pf.possible) {
-		char **miss = preflight_missing(&pf);
 		struct sbuf sb = SBUF_INIT;
 		for (int i = 0; i < pf.n; i++)
 			if (pf.items[i].problem && !pf.items[i].toolchain)
 				sb_printf(&sb, "%s%s: %s", sb.len ? "; " : "", pf.items[i].name, pf.items[i].problem);
 		tp_err_set(err, TP_EXIT_ENV, "cannot run even offline: %s", sb_str(&sb));
 		sb_free(&sb);
-		strv_free(miss);
 		preflight_free(&pf);
 		goto fail;
 	}
@@ -476,7 +492,11 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	struct pipeline *p = pl_new(l, o);
 	p->table = t;
 	p->lock_fd = run_lock(run_dir, err);
-	if (p->lock_fd < 0) {
+	if (p->lock_fd < 0 || run_exists(run_dir)) {
+		/* another tileport may have created the run since the first check */
+		if (p->lock_fd >= 0)
+			tp_err_set(err, TP_EXIT_USAGE, "a run of %s already exists in %s; resume it with "
+						       "'tileport resume %s'", o->op, run_dir, run_dir);
 		preflight_free(&pf);
 		t = NULL;
 		pipeline_free(p);
@@ -520,6 +540,36 @@ fail_nofree_table:
 	return -1;
 }
 
+/* A state file names stages, attempt folders and processes that resume acts
+ * on (it removes and re-creates a folder, it kills a process group): they
+ * must be what tileport itself would have written. */
+static int check_state_fits(const struct run_state *st, const struct table *t, struct tp_err *err)
+{
+	char *path = run_path(st->run_dir, "state.json");
+	int rc = 0;
+	for (size_t i = 0; i < st->natt && rc == 0; i++) {
+		const struct attempt *a = &st->att[i];
+		char want[32];
+		snprintf(want, sizeof(want), "%02d-%c%d%s", a->seq, a->stage, a->n, a->repair ? "r" : "");
+		if (!table_stage(t, a->stage)) {
+			tp_err_set(err, TP_EXIT_USAGE, "%s: attempt %d is of stage %c, which the table %s does "
+						       "not have", path, a->seq, a->stage, t->path);
+			rc = -1;
+		} else if (strcmp(a->dir, want) != 0) {
+			tp_err_set(err, TP_EXIT_USAGE, "%s: attempt %d has folder '%s', expected '%s'", path,
+				   a->seq, a->dir, want);
+			rc = -1;
+		}
+	}
+	if (rc == 0 && st->next.set && !table_stage(t, st->next.stage)) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s: the next stage %c is not in the table %s", path,
+			   st->next.stage ? st->next.stage : '?', t->path);
+		rc = -1;
+	}
+	free(path);
+	return rc;
+}
+
 int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 		    const struct pipeline_opts *o, struct tp_err *err)
 {
@@ -550,6 +600,10 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 	p->table = table_load(tpath, err);
 	free(tpath);
 	if (!p->table) {
+		pipeline_free(p);
+		return -1;
+	}
+	if (check_state_fits(&p->st, p->table, err) < 0) {
 		pipeline_free(p);
 		return -1;
 	}
@@ -659,6 +713,8 @@ void pipeline_start(struct pipeline *p)
 			st->offline ? "offline" : "online", st->op, miss.len ? " (missing: " : "",
 			sb_str(&miss), miss.len ? ")" : "");
 	sb_free(&miss);
+	if (aborted(p))
+		pl_set(&p->st.status, "running");
 	p->started = true;
 	pl_schedule(p);
 }
@@ -704,6 +760,8 @@ bool pipeline_finished(const struct pipeline *p)
 
 int pipeline_exit_code(const struct pipeline *p)
 {
+	if (p->broken)
+		return TP_EXIT_ENV;
 	const char *f = p->st.final;
 	if (f && (strcmp(f, "PIPELINE_COMPLETE") == 0 || strcmp(f, "OFFLINE_COMPLETE") == 0))
 		return TP_EXIT_OK;

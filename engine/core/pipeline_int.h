@@ -42,6 +42,7 @@ struct pipeline {
 	uint64_t step_timer;
 	bool started;
 	bool go_once;   /* hold mode: one spawn allowed by continue */
+	bool broken;    /* state.json could not be saved: spawn nothing more */
 	int rerun_seq;  /* attempt interrupted by a crash, to run again */
 	bool reroute;   /* resume found a result without its routing */
 };
@@ -55,6 +56,8 @@ void pl_finish(struct pipeline *p, const char *final, const char *reason);
 struct attempt *pl_cur(struct pipeline *p);
 cJSON *pl_attempt_fields(const struct attempt *a);
 
+/* The abort of a running attempt took effect: save it as interrupted. */
+void pl_aborted(struct pipeline *p);
 /* An attempt record for st.next (numbered, counted); clears st.next. */
 struct attempt *pl_new_attempt(struct pipeline *p);
 

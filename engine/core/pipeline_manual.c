@@ -56,11 +56,13 @@ int pipeline_continue(struct pipeline *p, struct tp_err *err)
 int pipeline_abort(struct pipeline *p, struct tp_err *err)
 {
 	(void)err;
-	if (p->proc) {
+	if (p->proc || p->vproc) {
+		/* The attempt stays "running" in state.json: resume runs it again. */
 		p->aborting = true;
 		struct attempt *a = pl_cur(p);
-		pl_emit(p, "manual_abort", pl_attempt_fields(a), "abort by hand: stopping %c%d", a->stage, a->n);
-		proc_kill(p->proc);
+		pl_emit(p, "manual_abort", pl_attempt_fields(a), "abort by hand: stopping %c%d%s", a->stage,
+			a->n, p->proc ? "" : "'s validator");
+		proc_kill(p->proc ? p->proc : p->vproc);
 		return 0;
 	}
 	if (p->step_timer) {

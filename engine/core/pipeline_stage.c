@@ -81,9 +81,18 @@ static void on_stderr(struct proc *pr, const char *data, size_t n, void *ud)
 {
 	struct pipeline *p = ud;
 	(void)pr;
+	const size_t line_max = (size_t)1 << 20; /* as transcripts: cut endless lines */
 	while (n) {
 		const char *nl = memchr(data, '\n', n);
 		size_t k = nl ? (size_t)(nl - data) : n;
+		if (p->errpart.len + k >= line_max) {
+			size_t room = line_max - p->errpart.len;
+			sb_add(&p->errpart, data, room);
+			err_line(p, true);
+			data += room;
+			n -= room;
+			continue;
+		}
 		sb_add(&p->errpart, data, k);
 		if (!nl)
 			break;
@@ -94,11 +103,11 @@ static void on_stderr(struct proc *pr, const char *data, size_t n, void *ud)
 	fflush(p->errlog);
 }
 
-static char *write_in(const char *dir, const char *name, const char *text)
+static void write_in(const char *dir, const char *name, const char *text)
 {
 	char *path = path_join(dir, name);
 	write_file(path, text, strlen(text), NULL);
-	return path;
+	free(path);
 }
 
 static void after_validator(struct pipeline *p, struct attempt *a, bool failed);
@@ -136,13 +145,8 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 	proc_free(done);
 
 	if (p->aborting) {
-		p->aborting = false;
 		free(text);
-		pl_set(&p->st.status, "aborted");
-		pl_set(&p->st.reason, "aborted by hand while running");
-		pl_save(p);
-		pl_emit(p, "run_aborted", NULL, "run aborted; %c%d will be run again on resume", a->stage,
-			a->n);
+		pl_aborted(p);
 		return;
 	}
 
@@ -198,7 +202,7 @@ static void write_verdict_json(struct pipeline *p, struct attempt *a, const stru
 	char *s = cJSON_Print(o);
 	cJSON_Delete(o);
 	char *dir = run_attempt_dir(&p->st, a);
-	free(write_in(dir, "verdict.json", s));
+	write_in(dir, "verdict.json", s);
 	free(dir);
 	cJSON_free(s);
 }
@@ -302,6 +306,11 @@ static void on_vexit(struct proc *pr, const struct proc_status *st, void *ud)
 	p->vproc = NULL;
 	proc_free(done);
 	char *out = sb_detach(&p->vout);
+	if (p->aborting) {
+		free(out);
+		pl_aborted(p);
+		return;
+	}
 	int code = st->end == PROC_EXITED ? st->code : 1;
 	validator_done(p, pl_cur(p), code, out, NULL, NULL, false);
 	free(out);
@@ -328,6 +337,20 @@ static char **stage_env(struct pipeline *p, const struct attempt *a)
 	free(prompt);
 	free(adir);
 	env_set(&env, "TILEPORT_REPAIR", a->repair ? "1" : "0");
+	/* `tileport validate` in a stage must be this tileport, not whatever
+	 * else is on PATH (skill/scripts use TILEPORT_BIN first). */
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len > 0) {
+		self[len] = '\0';
+		env_set(&env, "TILEPORT_BIN", self);
+		char *slash = strrchr(self, '/');
+		*slash = '\0';
+		const char *path = env_get(env, "PATH");
+		char *np = xasprintf("%s%s%s", self, path ? ":" : "", path ? path : "");
+		env_set(&env, "PATH", np);
+		free(np);
+	}
 	if (p->st.offline) {
 		env_set(&env, "TILEPORT_OFFLINE", "1");
 		struct sbuf sb = SBUF_INIT;
@@ -388,7 +411,7 @@ void pl_validate(struct pipeline *p, struct attempt *a, bool sync)
 			int code = o.status == CHECK_STATUS_PASS ? 0 : o.status == CHECK_STATUS_DEFERRED ? 3 : 1;
 			if (o.json) {
 				char *dir = run_attempt_dir(&p->st, a);
-				free(write_in(dir, "validator.json", o.json));
+				write_in(dir, "validator.json", o.json);
 				free(dir);
 			}
 			validator_done(p, a, code, o.text ? o.text : "", o.summary, o.json, sync);
@@ -397,9 +420,14 @@ void pl_validate(struct pipeline *p, struct attempt *a, bool sync)
 		strv_free(deferred);
 		return;
 	}
-	char *expanded = xstrdup(cmd);
-	char *argv[] = {"/bin/sh", "-c", expanded, NULL};
+	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
 	char **env = stage_env(p, a);
+	/* A validator needs no API key. */
+	for (size_t i = 0; p->secrets && p->secrets[i]; i++) {
+		char *name = xstrndup(p->secrets[i], strcspn(p->secrets[i], "="));
+		env_unset(&env, name);
+		free(name);
+	}
 	char *log = run_path(p->st.run_dir, "commands.log");
 	struct proc_opts o = {.argv = argv, .env = env, .cwd = p->st.run_dir, .timeout_ms = 600000,
 			      .kill_grace_ms = p->grace_ms, .command_log = log};
@@ -424,7 +452,6 @@ void pl_validate(struct pipeline *p, struct attempt *a, bool sync)
 	}
 	free(log);
 	strv_free(env);
-	free(expanded);
 }
 
 /* The report named by verdict_file must open with the verdict routed on. */
@@ -456,9 +483,10 @@ static char *verdict_file_mismatch(struct pipeline *p, const struct stage_def *s
 	return msg;
 }
 
-static void validator_done(struct pipeline *p, struct attempt *a, int code, const char *out,
+static void validator_done(struct pipeline *p, struct attempt *a, int code, const char *out_raw,
 			   const char *summary_in, const char *findings, bool sync)
 {
+	char *out = redact_secrets(out_raw, p->secrets);
 	const struct stage_def *s = table_stage(p->table, a->stage);
 	char *dir = run_attempt_dir(&p->st, a);
 	char *vpath = path_join(dir, "validator.txt");
@@ -499,15 +527,13 @@ static void validator_done(struct pipeline *p, struct attempt *a, int code, cons
 	cJSON_Delete(fj);
 	pl_emit(p, sync ? "manual_revalidate" : "validator_result", f, "%c%d validator: %s%s%s", a->stage,
 		a->n, result, *summary ? " - " : "", summary);
-	if (sync) {
-		free(summary);
-		free(mismatch);
-		pl_save(p);
-		return;
-	}
 	free(summary);
 	free(mismatch);
-	after_validator(p, a, strcmp(result, "fail") == 0);
+	free(out);
+	if (sync)
+		pl_save(p);
+	else
+		after_validator(p, a, strcmp(result, "fail") == 0);
 }
 
 void pl_classify(struct pipeline *p, struct attempt *a)
@@ -568,11 +594,26 @@ static void after_validator(struct pipeline *p, struct attempt *a, bool failed)
 
 void pl_kill_leftover(const struct attempt *a)
 {
-	if (a->pid <= 0)
+	if (a->pid <= 1)
 		return;
-	/* Only a process that is still the very one we started. */
-	if (a->pid_start > 0 && proc_start_time(a->pid) == a->pid_start)
+	/* Only the very process we started: same start time, and still the
+	 * leader of its own session (stages are started with setsid). */
+	if (a->pid_start > 0 && proc_start_time(a->pid) == a->pid_start &&
+	    getsid((pid_t)a->pid) == (pid_t)a->pid)
 		kill(-(pid_t)a->pid, SIGKILL);
+}
+
+/* The attempt could not start: it ends here, and so does the run. */
+static int spawn_failed(struct pipeline *p, struct attempt *a, const char *why)
+{
+	a->state = ATTEMPT_DONE;
+	a->ended = wall_ms();
+	char *exit = xasprintf("could not start: %s", why);
+	pl_set(&a->exit, exit);
+	free(exit);
+	pl_set(&a->action, "STOP");
+	pl_finish(p, "STOP", why);
+	return -1;
 }
 
 int pl_spawn(struct pipeline *p, struct attempt *a, const char *repair_reason, const char *validator_notes)
@@ -581,24 +622,26 @@ int pl_spawn(struct pipeline *p, struct attempt *a, const char *repair_reason, c
 	char *dir = run_attempt_dir(&p->st, a);
 	remove_tree(dir);
 	struct tp_err err;
-	if (mkdir_p(dir, 0755, &err) < 0) {
-		free(dir);
-		pl_finish(p, "STOP", err.msg);
-		return -1;
-	}
+	tp_err_clear(&err);
 	struct prompt_ctx pc = {p->st.op, p->st.workspace, p->st.out_root, p->st.run_dir, p->skill_dir,
 				a->n, a->repair, repair_reason, validator_notes, p->st.offline,
 				p->st.missing};
 	char *prompt = prompt_build(s, &pc);
-	free(write_in(dir, "prompt.md", prompt));
+	char *ppath = path_join(dir, "prompt.md");
+	int wrote = mkdir_p(dir, 0755, &err) == 0 ? write_file(ppath, prompt, strlen(prompt), &err) : -1;
+	free(ppath);
 	free(prompt);
+	if (wrote < 0) {
+		free(dir);
+		return spawn_failed(p, a, err.msg);
+	}
 
 	struct driver d;
 	const char *spec = p->st.drivers[a->stage - 'A'];
 	if (!spec || driver_parse(spec, &d, &err) < 0) {
 		char *why = spec ? xstrdup(err.msg) : xasprintf("no driver configured for stage %c", a->stage);
 		free(dir);
-		pl_finish(p, "STOP", why);
+		spawn_failed(p, a, why);
 		free(why);
 		return -1;
 	}
@@ -637,8 +680,7 @@ int pl_spawn(struct pipeline *p, struct attempt *a, const char *repair_reason, c
 			fclose(p->errlog);
 		p->tr = NULL;
 		p->errlog = NULL;
-		pl_finish(p, "STOP", err.msg[0] ? err.msg : "cannot write the attempt's files");
-		return -1;
+		return spawn_failed(p, a, err.msg[0] ? err.msg : "cannot write the attempt's files");
 	}
 	a->pid = (long)proc_pid(p->proc);
 	a->pid_start = proc_start_time(a->pid);

@@ -120,26 +120,6 @@ char *argv_quote(char *const *argv)
 	return sb_detach(&sb);
 }
 
-static char *resolve_prog(const char *prog, char *const *env)
-{
-	if (strchr(prog, '/'))
-		return xstrdup(prog);
-	const char *path = env_get(env, "PATH");
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	size_t n;
-	char **dirs = str_split(path, ':', false, &n);
-	char *found = NULL;
-	for (size_t i = 0; i < n && !found; i++) {
-		char *cand = path_join(dirs[i], prog);
-		if (path_is_exec(cand))
-			found = cand;
-		else
-			free(cand);
-	}
-	strv_free(dirs);
-	return found;
-}
 
 static bool secret_name(const char *kv, size_t n)
 {
@@ -373,7 +353,7 @@ static void child_fail(int errfd, int e)
 
 struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err *err)
 {
-	char *prog = resolve_prog(o->argv[0], o->env);
+	char *prog = which_in(o->argv[0], env_get(o->env, "PATH"));
 	if (!prog) {
 		tp_err_set(err, TP_EXIT_ENV, "%s: command not found", o->argv[0]);
 		return NULL;
@@ -470,11 +450,6 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 pid_t proc_pid(const struct proc *p)
 {
 	return p->pid;
-}
-
-bool proc_running(const struct proc *p)
-{
-	return p && !p->done;
 }
 
 void proc_kill(struct proc *p)

@@ -55,7 +55,6 @@ struct proc_opts {
 
 struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err *err);
 pid_t proc_pid(const struct proc *p);
-bool proc_running(const struct proc *p);
 /* TERM the whole group now, KILL it after the grace period. */
 void proc_kill(struct proc *p);
 /* Free a finished process (or kill and reap a running one first). */

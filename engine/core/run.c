@@ -4,6 +4,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,7 +249,21 @@ static char *get_str(const cJSON *o, const char *k)
 static double get_num(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+	return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble : 0;
+}
+
+/* Numbers from a file are clamped before any conversion: an out-of-range
+ * double converted to an integer is undefined behaviour. */
+static long long get_ll(const cJSON *o, const char *k)
+{
+	double d = get_num(o, k);
+	return d > 9e15 ? 9000000000000000LL : d < -9e15 ? -9000000000000000LL : (long long)d;
+}
+
+static int get_int(const cJSON *o, const char *k)
+{
+	double d = get_num(o, k);
+	return d > INT_MAX ? INT_MAX : d < INT_MIN ? INT_MIN : (int)d;
 }
 
 static bool get_bool(const cJSON *o, const char *k)
@@ -279,9 +295,9 @@ static char **get_strv(const cJSON *o, const char *k)
 
 static int load_attempt(struct attempt *a, const cJSON *o)
 {
-	a->seq = (int)get_num(o, "seq");
+	a->seq = get_int(o, "seq");
 	a->stage = get_letter(o, "stage");
-	a->n = (int)get_num(o, "n");
+	a->n = get_int(o, "n");
 	a->repair = get_bool(o, "repair");
 	a->counts = get_bool(o, "counts");
 	a->manual = get_bool(o, "manual");
@@ -294,10 +310,10 @@ static int load_attempt(struct attempt *a, const cJSON *o)
 	free(state);
 	a->dir = get_str(o, "dir");
 	a->driver = get_str(o, "driver");
-	a->started = (int64_t)get_num(o, "started");
-	a->ended = (int64_t)get_num(o, "ended");
-	a->pid = (long)get_num(o, "pid");
-	a->pid_start = (long long)get_num(o, "pid_start");
+	a->started = (int64_t)get_ll(o, "started");
+	a->ended = (int64_t)get_ll(o, "ended");
+	a->pid = (long)get_ll(o, "pid");
+	a->pid_start = get_ll(o, "pid_start");
 	a->exit = get_str(o, "exit");
 	a->claimed = get_str(o, "claimed");
 	a->verdict = get_str(o, "verdict");
@@ -308,11 +324,11 @@ static int load_attempt(struct attempt *a, const cJSON *o)
 	a->validator = get_str(o, "validator");
 	a->soft = get_strv(o, "soft");
 	a->deferred = get_strv(o, "deferred");
-	a->tokens_in = (long long)get_num(o, "tokens_in");
-	a->tokens_out = (long long)get_num(o, "tokens_out");
+	a->tokens_in = get_ll(o, "tokens_in");
+	a->tokens_out = get_ll(o, "tokens_out");
 	a->cost = get_num(o, "cost");
-	a->route_row = (int)get_num(o, "route_row");
-	a->route_line = (int)get_num(o, "route_line");
+	a->route_row = get_int(o, "route_row");
+	a->route_line = get_int(o, "route_line");
 	a->action = get_str(o, "action");
 	a->note = get_str(o, "note");
 	return a->stage && a->seq > 0 && a->dir ? 0 : -1;
@@ -336,7 +352,7 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 		free(path);
 		return -1;
 	}
-	st->schema = (int)get_num(o, "schema");
+	st->schema = get_int(o, "schema");
 	if (st->schema != RUN_SCHEMA) {
 		tp_err_set(err, TP_EXIT_USAGE, "%s: state schema %d is not supported (this tileport reads %d)",
 			   path, st->schema, RUN_SCHEMA);
@@ -357,8 +373,8 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 	st->offline = mode && strcmp(mode, "offline") == 0;
 	free(mode);
 	st->missing = get_strv(o, "missing");
-	st->created = (int64_t)get_num(o, "created");
-	st->updated = (int64_t)get_num(o, "updated");
+	st->created = (int64_t)get_ll(o, "created");
+	st->updated = (int64_t)get_ll(o, "updated");
 	st->hold = get_bool(o, "hold");
 	const cJSON *next = cJSON_GetObjectItemCaseSensitive(o, "next");
 	if (cJSON_IsObject(next)) {
@@ -370,7 +386,7 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 	}
 	for (int i = 0; i < 26; i++) {
 		char l[2] = {(char)('A' + i), 0};
-		st->repairs[i] = (int)get_num(cJSON_GetObjectItemCaseSensitive(o, "repairs"), l);
+		st->repairs[i] = get_int(cJSON_GetObjectItemCaseSensitive(o, "repairs"), l);
 		st->drivers[i] = get_str(cJSON_GetObjectItemCaseSensitive(o, "drivers"), l);
 		st->validators[i] = get_str(cJSON_GetObjectItemCaseSensitive(o, "validators"), l);
 	}
@@ -495,6 +511,15 @@ int runs_list(const char *out_root, struct run_summary **out, size_t *n, struct 
 	if (*n)
 		qsort(*out, *n, sizeof(**out), cmp_summary);
 	return 0;
+}
+
+const char *run_display_state(const char *status, const char *final, bool locked)
+{
+	if (!status)
+		return "?";
+	if (!locked && (strcmp(status, "running") == 0 || strcmp(status, "waiting") == 0))
+		return "interrupted";
+	return final ? final : status;
 }
 
 void runs_free(struct run_summary *v, size_t n)

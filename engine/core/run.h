@@ -115,6 +115,9 @@ struct run_summary {
 	int attempts;
 };
 int runs_list(const char *out_root, struct run_summary **out, size_t *n, struct tp_err *err);
+/* The state to show: "interrupted" for a run saved as running or waiting
+ * that no orchestrator holds (it died), else the final state or status. */
+const char *run_display_state(const char *status, const char *final, bool locked);
 void runs_free(struct run_summary *v, size_t n);
 
 /* Where runs live: --out, else $CUTILE_KERNEL_OUT_ROOT, else the config's

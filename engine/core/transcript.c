@@ -3,6 +3,7 @@
 #include "engine/core/proc.h"
 
 #include <cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,6 @@ struct transcript {
 	char *final;
 	long long tin, tout;
 	double cost;
-	size_t lines;
 	char *const *secrets;
 };
 
@@ -62,10 +62,13 @@ static cJSON *typed_object(const char *line, size_t n)
 	return NULL;
 }
 
+/* A usage figure as the driver wrote it: non-negative and finite, or 0. */
 static double num(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0)
+		return 0;
+	return v->valuedouble > 1e15 ? 1e15 : v->valuedouble;
 }
 
 static void json_line(struct transcript *t, const char *line, size_t n)
@@ -121,7 +124,6 @@ static void one_line(struct transcript *t, const char *line, size_t n, transcrip
 static void one_line_clean(struct transcript *t, const char *line, size_t n, transcript_line_cb cb,
 			   void *ud)
 {
-	t->lines++;
 	if (cb)
 		cb(line, n, ud);
 	if (t->mode == MODE_UNKNOWN) {
@@ -147,15 +149,39 @@ static void one_line_clean(struct transcript *t, const char *line, size_t n, tra
 	write_text_record(t, line, n);
 }
 
+/* An agent's output is not trusted to be sane: a line longer than this is
+ * cut into pieces, and the text kept for the final message is its tail. */
+#define LINE_MAX_BYTES ((size_t)1 << 20)
+#define KEEP_MAX_BYTES ((size_t)32 << 20)
+
+static void keep_tail(struct sbuf *sb)
+{
+	if (sb->len <= KEEP_MAX_BYTES)
+		return;
+	size_t keep = KEEP_MAX_BYTES / 2;
+	memmove(sb->buf, sb->buf + sb->len - keep, keep);
+	sb->len = keep;
+	sb->buf[keep] = '\0';
+}
+
 void transcript_feed(struct transcript *t, const char *data, size_t n, transcript_line_cb cb, void *ud)
 {
 	while (n) {
 		const char *nl = memchr(data, '\n', n);
+		size_t k = nl ? (size_t)(nl - data) : n;
+		if (t->partial.len + k >= LINE_MAX_BYTES) {
+			size_t room = LINE_MAX_BYTES - t->partial.len;
+			sb_add(&t->partial, data, room);
+			one_line(t, t->partial.buf, t->partial.len, cb, ud);
+			sb_reset(&t->partial);
+			data += room;
+			n -= room;
+			continue;
+		}
 		if (!nl) {
 			sb_add(&t->partial, data, n);
 			break;
 		}
-		size_t k = (size_t)(nl - data);
 		if (t->partial.len) {
 			sb_add(&t->partial, data, k);
 			one_line(t, t->partial.buf, t->partial.len, cb, ud);
@@ -166,8 +192,8 @@ void transcript_feed(struct transcript *t, const char *data, size_t n, transcrip
 		data += k + 1;
 		n -= k + 1;
 	}
-	/* Every line handed to a listener is in the file once the chunk is
-	 * done, so a viewer can read the file and then follow the events. */
+	keep_tail(&t->plain);
+	keep_tail(&t->texts);
 	fflush(t->f);
 }
 
@@ -208,11 +234,6 @@ const char *transcript_final(const struct transcript *t)
 	return t->final ? t->final : "";
 }
 
-bool transcript_is_json(const struct transcript *t)
-{
-	return t->mode == MODE_JSON;
-}
-
 long long transcript_tokens_in(const struct transcript *t)
 {
 	return t->tin;
@@ -228,7 +249,3 @@ double transcript_cost(const struct transcript *t)
 	return t->cost;
 }
 
-size_t transcript_lines(const struct transcript *t)
-{
-	return t->lines;
-}

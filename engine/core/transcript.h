@@ -30,10 +30,8 @@ void transcript_finish(struct transcript *t, transcript_line_cb cb, void *ud);
 void transcript_close(struct transcript *t);
 
 const char *transcript_final(const struct transcript *t); /* "" when none */
-bool transcript_is_json(const struct transcript *t);
 long long transcript_tokens_in(const struct transcript *t);
 long long transcript_tokens_out(const struct transcript *t);
 double transcript_cost(const struct transcript *t);
-size_t transcript_lines(const struct transcript *t);
 
 #endif

@@ -387,11 +387,15 @@ char *path_join(const char *a, const char *b)
 
 char *which(const char *prog)
 {
+	return which_in(prog, getenv("PATH"));
+}
+
+char *which_in(const char *prog, const char *path)
+{
 	if (!prog || !*prog)
 		return NULL;
 	if (strchr(prog, '/'))
 		return path_is_exec(prog) ? xstrdup(prog) : NULL;
-	const char *path = getenv("PATH");
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	size_t n;

@@ -82,6 +82,8 @@ bool file_nonempty(const char *path);
 char *path_join(const char *a, const char *b);
 /* Find an executable on $PATH (or the path itself if it has a '/'). */
 char *which(const char *prog);
+/* The same on a given PATH value (NULL: a default system PATH). */
+char *which_in(const char *prog, const char *path);
 /* Directory holding the program's data (skill/, themes/): $TILEPORT_DATA_DIR,
  * then next to the executable (build tree or PREFIX/share/tileport), then the
  * compiled-in default. Never NULL. */

@@ -88,4 +88,14 @@ run_scenario pytestfail "A: PASS" "B: COMPILED" "X" "D: ALL_PASS" "E: DONE" -- -
 assert_eq "pytest exit with FAIL accepted" "$(state pytestfail 'd["attempts"][2]["gate"]')" "accepted"
 assert_eq "then D(2)" "$(path_of pytestfail)" "A1 -> B1 -> D1 -> D2 -> E1 -> PIPELINE_COMPLETE"
 
+# An agent that writes the workspace config cannot switch off the
+# orchestrator's validator of an existing run: `step` keeps the run's own.
+cp -R "$WS" "$T/ws2"
+# shellcheck disable=SC2046
+FAKE_SCENARIO="$T/overrule.scen" "$TILEPORT" run softmax --workspace "$T/ws2" --out "$T/cfg" --headless \
+	$(fake_flags) --validator B=false >"$T/cfg.log" 2>&1
+printf 'validator.B = true\n' >"$T/ws2/.tileport.conf"
+(cd "$T/ws2" && TILEGYM_PATH="$T/ws2" "$TILEPORT" step "$T/cfg/softmax" revalidate 2) >"$T/cfg2.log" 2>&1
+assert_eq "workspace config ignored by an existing run" "$?" 1
+assert_contains "still the run's own validator" "$T/cfg2.log" "B1 validator: fail"
 finish

@@ -14,9 +14,11 @@ exec "$FAKE_AGENT"
 EOS
 chmod +x "$T/leaky.sh"
 printf 'A: PASS\nB: COMPILED\nD: ALL_PASS\nE: DONE\n' >"$T/scen"
+echo "$secret" >"$T/keyfile"
 # shellcheck disable=SC2046
 FAKE_AGENT="$FAKE" FAKE_SCENARIO="$T/scen" "$TILEPORT" run softmax --workspace "$WS" --out "$T/out" --headless \
-	$(fake_flags) --driver "A=exec:OPENAI_API_KEY=$secret $T/leaky.sh" >"$T/log" 2>&1
+	$(fake_flags) --driver "A=exec:OPENAI_API_KEY=$secret $T/leaky.sh" \
+	--validator "B=echo validating with \$(cat $T/keyfile); echo key=\${OPENAI_API_KEY:-unset}" >"$T/log" 2>&1
 assert_eq "run" "$?" 0
 if grep -rqF -- "$secret" "$T/out" "$T/log"; then
 	bad "the secret reached: $(grep -rlF -- "$secret" "$T/out" "$T/log" | tr '\n' ' ')"
@@ -25,6 +27,8 @@ else
 fi
 assert_contains "commands.log names the variable instead" "$T/out/softmax/.tileport/commands.log" "OPENAI_API_KEY=\${OPENAI_API_KEY}"
 assert_contains "transcript keeps the line, hidden" "$T/out/softmax/.tileport/attempts/01-A1/transcript.jsonl" "using key \${OPENAI_API_KEY}"
+assert_contains "validator output hidden" "$T/out/softmax/.tileport/attempts/02-B1/validator.txt" "validating with \${OPENAI_API_KEY}"
+assert_contains "a validator gets no API key" "$T/out/softmax/.tileport/attempts/02-B1/validator.txt" "key=unset"
 assert_contains "stderr.log keeps the line, hidden" "$T/out/softmax/.tileport/attempts/01-A1/stderr.log" "stderr: token=tok-\${OPENAI_API_KEY}"
 # the stored driver still works: a resume-style re-run of A by hand sees the key
 printf 'A: PASS\n' >>"$T/scen"

@@ -102,12 +102,68 @@ static void test_signal_delivered_as_callback(void **state)
 	loop_free(l);
 }
 
+struct reuse {
+	int a[2], c[2], b[2];
+	int stale_calls;
+};
+
+static void on_new(struct loop *l, int fd, short rev, void *data)
+{
+	(void)l, (void)fd, (void)rev;
+	((struct reuse *)data)->stale_calls++;
+}
+
+static void on_c(struct loop *l, int fd, short rev, void *data)
+{
+	(void)l, (void)fd, (void)rev, (void)data;
+	fail_msg("the closed watch was dispatched");
+}
+
+/* Polled first: closes the second watched pipe (which is ready too) and
+ * registers a new pipe under the same fd number. The old fd's readiness
+ * from this pass must not reach the new watch. */
+static void on_a(struct loop *l, int fd, short rev, void *data)
+{
+	struct reuse *r = data;
+	(void)fd, (void)rev;
+	int num = r->c[0];
+	loop_remove_fd(l, r->c[0]);
+	close(r->c[0]);
+	close(r->c[1]);
+	assert_int_equal(pipe(r->b), 0);
+	assert_int_equal(r->b[0], num);
+	loop_add_fd(l, r->b[0], POLLIN, on_new, r);
+	loop_remove_fd(l, r->a[0]);
+}
+
+static void test_reused_fd_number_is_a_new_watch(void **state)
+{
+	(void)state;
+	struct loop *l = loop_new();
+	struct reuse r = {0};
+	assert_int_equal(pipe(r.a), 0);
+	assert_int_equal(pipe(r.c), 0);
+	assert_int_equal(write(r.a[1], "x", 1), 1);
+	assert_int_equal(write(r.c[1], "y", 1), 1);
+	loop_add_fd(l, r.a[0], POLLIN, on_a, &r);
+	loop_add_fd(l, r.c[0], POLLIN, on_c, &r);
+	assert_true(loop_run_once(l, 0) >= 1);
+	assert_int_equal(r.stale_calls, 0);
+	loop_remove_fd(l, r.b[0]);
+	close(r.a[0]);
+	close(r.a[1]);
+	close(r.b[0]);
+	close(r.b[1]);
+	loop_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timers_fire_in_due_order),
 		cmocka_unit_test(test_fd_readiness_and_stop),
 		cmocka_unit_test(test_signal_delivered_as_callback),
+		cmocka_unit_test(test_reused_fd_number_is_a_new_watch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

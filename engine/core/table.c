@@ -192,9 +192,18 @@ static void load_owner(struct ctx *c, struct stage_def *s, const cJSON *own)
 	if (!s->owner_file)
 		fail(c, s->line, "stage %c: 'owner' needs a 'file'", s->letter);
 	const cJSON *keys = cJSON_GetObjectItemCaseSensitive(own, "keys");
+	if (keys && !cJSON_IsObject(keys)) {
+		fail(c, s->line, "stage %c: owner 'keys' must be an object of verdict -> {key, classes}",
+		     s->letter);
+		return;
+	}
 	const cJSON *k;
 	cJSON_ArrayForEach(k, keys)
 	{
+		if (!cJSON_IsObject(k)) {
+			fail(c, s->line, "stage %c: owner key for %s must be an object", s->letter, k->string);
+			return;
+		}
 		s->owner_keys = xrealloc(s->owner_keys, (s->nowner_keys + 1) * sizeof(*s->owner_keys));
 		struct owner_key *ok = &s->owner_keys[s->nowner_keys++];
 		ok->verdict = xstrdup(k->string);
@@ -256,6 +265,10 @@ static void load_stage(struct ctx *c, struct table *t, struct stage_def *s, cons
 	s->verdict_file = jdup(o, "verdict_file");
 	load_owner(c, s, cJSON_GetObjectItemCaseSensitive(o, "owner"));
 	const cJSON *nz = cJSON_GetObjectItemCaseSensitive(o, "gate_allow_nonzero"), *it;
+	if (nz && !cJSON_IsArray(nz)) {
+		fail(c, line, "stage %c: 'gate_allow_nonzero' must be a list", s->letter);
+		nz = NULL;
+	}
 	cJSON_ArrayForEach(it, nz)
 	{
 		const char *v = jstr(it, "verdict"), *cmd = jstr(it, "command");
@@ -365,6 +378,10 @@ static void load_route(struct ctx *c, struct table *t, struct route_row *r, cons
 			     r->klass, r->stage);
 	}
 	const cJSON *when = cJSON_GetObjectItemCaseSensitive(o, "when"), *it;
+	if (when && !cJSON_IsArray(when)) {
+		fail(c, r->line, "'when' must be a list of strings");
+		when = NULL;
+	}
 	cJSON_ArrayForEach(it, when)
 	{
 		if (!cJSON_IsString(it))
@@ -523,6 +540,8 @@ struct table *table_load(const char *path, struct tp_err *err)
 	free(rlines);
 	if (!c.failed) {
 		const cJSON *gate = cJSON_GetObjectItemCaseSensitive(root, "gate");
+		if (gate && !cJSON_IsObject(gate))
+			fail(&c, 1, "'gate' must be an object");
 		t->repairs_per_letter = jint(&c, 1, gate, "repairs_per_letter", 1, 0);
 		t->clean_success = strv_from(&c, 1, cJSON_GetObjectItemCaseSensitive(gate, "clean_success"),
 					     "gate.clean_success", false);

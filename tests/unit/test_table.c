@@ -151,6 +151,21 @@ static void test_malformed_json_and_actions(void **state)
 	free(text);
 }
 
+/* Containers of the wrong JSON type are errors, never crashes. */
+static void test_wrong_container_types(void **state)
+{
+	(void)state;
+	char *text = real_table();
+	const char *keys = "\"keys\": {\"FAIL_FIXABLE\": {\"key\": \"owner\", \"classes\": [\"host\", \"kernel\"]}}";
+	char *bad = replace(text, keys, "\"keys\": [{\"key\": \"owner\"}]");
+	expect_error(bad, line_of(text, "\"letter\": \"C\"") - 1, "owner 'keys' must be an object");
+	free(bad);
+	bad = replace(text, "\"when\": [\"not_respawned D\"]", "\"when\": \"not_respawned D\"");
+	expect_error(bad, line_of(text, "\"when\": [\"not_respawned D\"]"), "'when' must be a list of strings");
+	free(bad);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +175,7 @@ int main(void)
 		cmocka_unit_test(test_unreachable_stage),
 		cmocka_unit_test(test_missing_row),
 		cmocka_unit_test(test_malformed_json_and_actions),
+		cmocka_unit_test(test_wrong_container_types),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -140,8 +140,10 @@ demo: deps
 	$(MAKE) --no-print-directory -j$(NPROC) all
 	mk/demo.sh build/release/tileport
 
+# Every bench/*.sh, each given the release binary; a failing one fails make.
 bench: all
-	@for b in bench/*.sh; do [ -x "$$b" ] && "$$b" $(B)/tileport || true; done
+	@mk/deps.sh bench
+	@set -e; for b in bench/*.sh; do echo "== $$b"; "$$b" $(B)/tileport; done
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)

@@ -7,9 +7,9 @@
 #
 # The reference script is not part of this repository. What it runs is
 # reconstructed from pipeline.md §3 (the 19 checks and the tools they use):
-# about 45 grep, 5 bash validate_perf_log.sh (4 grep -c each), find, nm -D,
+# 39 grep, 5 bash validate_perf_log.sh (4 grep -c each), find, nm -D,
 # 2 python3 (analysis.json and the wrapper's AST scan), plus sed/head/
-# basename in pipelines. bench/validate_ref_spawns.sh runs those commands on
+# basename in pipelines. bench/lib/validate_ref_spawns.sh runs those commands on
 # the same files; the comparison is against that spawn pattern.
 set -eu
 tp=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -28,14 +28,14 @@ PY=$(python3 -c 'import sys; print(sys.executable)')
 export PY
 "$tp" validate kernel softmax -q | tail -n 2 | tr '\n' ' '
 echo
-sh "$top/bench/validate_ref_spawns.sh" softmax >/dev/null || {
+sh "$top/bench/lib/validate_ref_spawns.sh" softmax >/dev/null || {
 	echo "bench/validate.sh: the reference spawn pattern failed on the fixture" >&2
 	exit 1
 }
 hyperfine -N --warmup 20 --min-runs 200 --export-json "$tmp/k.json" \
 	"$tp validate kernel softmax" \
 	"$tp validate kernel softmax --json" \
-	"sh $top/bench/validate_ref_spawns.sh softmax" >"$tmp/hf.txt"
+	"sh $top/bench/lib/validate_ref_spawns.sh softmax" >"$tmp/hf.txt"
 grep -E "^Benchmark|Time \(mean" "$tmp/hf.txt"
 "$PY" - "$tmp/k.json" <<'PY'
 import json, sys

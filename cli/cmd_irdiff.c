@@ -144,7 +144,7 @@ int cmd_irdiff(int argc, char **argv)
 	int rc;
 	if (!r) {
 		fprintf(stderr, "tileport irdiff: %s\n", err.msg);
-		rc = err.code ? err.code : TP_EXIT_ENV;
+		rc = TP_EXIT_ENV; /* never 2, which reads as PASS_WITH_NOTES */
 		goto out;
 	}
 	rc = irdiff_exit_code(r->verdict);
@@ -165,7 +165,7 @@ int cmd_irdiff(int argc, char **argv)
 		irdiff_report_markdown(r, rp, gp, &md);
 		if (write_file_atomic(report, md.buf ? md.buf : "", md.len, &err) < 0) {
 			fprintf(stderr, "tileport irdiff: %s\n", err.msg);
-			rc = IRDIFF_EXIT_INPUT;
+			rc = TP_EXIT_ENV; /* the report could not be written */
 		}
 		sb_free(&md);
 	}

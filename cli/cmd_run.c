@@ -40,7 +40,8 @@ static const char run_usage[] =
 
 static const char resume_usage[] =
 	"usage: tileport resume RUN [--online] [--headless] [--driver X=SPEC]...\n"
-	"                          [--validator X=CMD]...\n"
+	"                          [--validator X=CMD]... [--out DIR] [--workspace DIR]\n"
+	"                          [--table FILE]\n"
 	"\n"
 	"Continue a run that was interrupted (killed, aborted, crashed). RUN is a run\n"
 	"directory or an op name in the output root. An attempt that was running is\n"
@@ -48,6 +49,11 @@ static const char resume_usage[] =
 	"\n"
 	"  --online   the run ended OFFLINE_COMPLETE and the toolchain is now present:\n"
 	"             re-run the deferred stages, in order, then route as usual\n"
+	"  --driver X=SPEC, --validator X=CMD\n"
+	"             replace the run's own (kept in its state; the user config's\n"
+	"             driver.X/validator.X also apply, the workspace's never)\n"
+	"  --out DIR, --workspace DIR   where to find RUN when it is an op name\n"
+	"  --table FILE                 the table, if the run's own has moved\n"
 	"\n"
 	"exit codes as for 'tileport run'\n";
 
@@ -288,7 +294,7 @@ int cmd_resume(int argc, char **argv)
 }
 
 static const char step_usage[] =
-	"usage: tileport step RUN ACTION [ARGS] [--reason TEXT] [--beyond-cap]\n"
+	"usage: tileport step RUN ACTION [ARGS] [--reason TEXT] [--beyond-cap] [--out DIR]\n"
 	"\n"
 	"Act on a run by hand, then let it route on (headless). ACTION is one of:\n"
 	"  continue                 run the pending stage (or the interrupted attempt)\n"
@@ -393,7 +399,7 @@ int cmd_step(int argc, char **argv)
 	else if (drive_after)
 		rc = drive(p, l);
 	else if (strcmp(action, "abort") == 0)
-		rc = TP_EXIT_OK;
+		rc = TP_EXIT_FAILED; /* as 'tileport run' exits for an aborted run */
 	pipeline_free(p);
 done:
 	loop_free(l);

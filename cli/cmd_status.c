@@ -10,7 +10,7 @@
 #include "engine/core/table.h"
 
 static const char status_usage[] =
-	"usage: tileport status RUN [--json]\n"
+	"usage: tileport status RUN [--json] [--out DIR]\n"
 	"\n"
 	"Show a run: its state, attempts per stage against the caps, the path of\n"
 	"stages taken, verdicts, gate and validator results, soft markers, deferred\n"
@@ -22,7 +22,10 @@ static const char status_usage[] =
 static const char runs_usage[] =
 	"usage: tileport runs [--out DIR] [--json]\n"
 	"\n"
-	"List the runs in the output root, newest first: op, state, current stage, age.\n";
+	"List the runs in the output root, newest first: op, state, current stage, age.\n"
+	"A run whose state cannot be read is listed as unreadable, with the reason.\n"
+	"\n"
+	"exit: 0 listed, 2 the output root cannot be read\n";
 
 static void age_str(int64_t ms, char *buf, size_t n)
 {
@@ -300,6 +303,8 @@ int cmd_runs(int argc, char **argv)
 			cJSON_AddStringToObject(o, "stage", l);
 			cJSON_AddNumberToObject(o, "attempts", v[i].attempts);
 			cJSON_AddNumberToObject(o, "updated", (double)v[i].updated);
+			if (v[i].error)
+				cJSON_AddStringToObject(o, "error", v[i].error);
 			cJSON_AddItemToArray(arr, o);
 		}
 		char *s = cJSON_Print(arr);
@@ -320,6 +325,8 @@ int cmd_runs(int argc, char **argv)
 			printf("%-24s %-18s %-6s %-5s %s\n", v[i].op,
 			       run_display_state(v[i].status, v[i].final, v[i].running), stage, age,
 			       v[i].run_dir);
+			if (v[i].error)
+				printf("%-24s %s\n", "", v[i].error);
 		}
 	}
 	if (rc == 0)

@@ -1,12 +1,13 @@
 #!/bin/sh
 # Install the Debian packages tileport builds and tests against.
 # As root: installs what is missing. Otherwise: prints the exact apt-get line.
-# Usage: mk/deps.sh [check]   ("check" adds the test-only tools)
+# Usage: mk/deps.sh [check|bench]   (the tools the tests or benchmarks add)
 set -u
 pkgs="build-essential pkg-config libncurses-dev libgit2-dev libcjson-dev libcurl4-openssl-dev"
-if [ "${1:-}" = check ]; then
-	pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev tmux git python3"
-fi
+case "${1:-}" in
+check) pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev tmux git python3" ;;
+bench) pkgs="$pkgs hyperfine tmux less time git python3" ;;
+esac
 missing=""
 for p in $pkgs; do
 	# dpkg-query prints "install ok installed" only for fully installed packages.

@@ -76,6 +76,8 @@ int external_open(struct app *a, enum external_kind kind, const char *path, long
 		_exit(127);
 	}
 	int status = 0;
+	int fork_errno = pid < 0 ? errno : 0;
+	bool reaped = false;
 	if (pid > 0) {
 		bool done = false;
 		int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -84,7 +86,7 @@ int external_open(struct app *a, enum external_kind kind, const char *path, long
 		while (!done) {
 			loop_run_once(a->loop, pfd >= 0 ? -1 : 50);
 			if (pfd < 0 && waitpid(pid, &status, WNOHANG) == pid) {
-				pid = -1;
+				reaped = true;
 				break;
 			}
 		}
@@ -92,7 +94,7 @@ int external_open(struct app *a, enum external_kind kind, const char *path, long
 			loop_remove_fd(a->loop, pfd);
 			close(pfd);
 		}
-		if (pid > 0)
+		if (!reaped)
 			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 				;
 	}
@@ -102,8 +104,8 @@ int external_open(struct app *a, enum external_kind kind, const char *path, long
 		loop_set_events(a->loop, in_fd, POLLIN);
 	screen_redraw_all(a);
 	free(script);
-	if (pid < 0 && errno) {
-		app_report(a, true, "cannot run %s: %s", prog, strerror(errno));
+	if (pid < 0) {
+		app_report(a, true, "cannot run %s: %s", prog, strerror(fork_errno));
 		return -1;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {

@@ -491,12 +491,22 @@ int runs_list(const char *out_root, struct run_summary **out, size_t *n, struct 
 			continue;
 		char *dir = path_join(out_root, e->d_name);
 		struct run_state st;
-		if (!run_exists(dir) || run_state_load(dir, &st, NULL) < 0) {
+		struct tp_err lerr;
+		if (!run_exists(dir)) {
 			free(dir);
 			continue;
 		}
 		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 		struct run_summary *s = &(*out)[(*n)++];
+		memset(s, 0, sizeof(*s));
+		if (run_state_load(dir, &st, &lerr) < 0) {
+			/* A damaged run is shown, not silently dropped. */
+			s->op = xstrdup(e->d_name);
+			s->run_dir = dir;
+			s->status = xstrdup("unreadable");
+			s->error = xstrdup(lerr.msg);
+			continue;
+		}
 		s->op = xstrdup(st.op);
 		s->run_dir = dir;
 		s->status = xstrdup(st.status);
@@ -529,6 +539,7 @@ void runs_free(struct run_summary *v, size_t n)
 		free(v[i].run_dir);
 		free(v[i].status);
 		free(v[i].final);
+		free(v[i].error);
 	}
 	free(v);
 }

@@ -109,6 +109,7 @@ bool run_locked(const char *run_dir);
 /* Runs in an output root, newest first. */
 struct run_summary {
 	char *op, *run_dir, *status, *final;
+	char *error; /* status "unreadable": why its state.json could not be read */
 	char stage;   /* stage of the latest attempt, or 0 */
 	bool running; /* an orchestrator holds the lock */
 	int64_t updated;

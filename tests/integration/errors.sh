@@ -52,23 +52,22 @@ fi
 
 # A second orchestrator on the same run is refused while the first holds it.
 printf 'A: PASS\n' >"$T/scen"
-mkfifo "$T/gate"
+mkfifo "$T/gate" "$T/ready"
 cat >"$T/slow.sh" <<'EOS'
 #!/bin/sh
+echo started >"$READY"    # blocks until the test reads: the run holds its lock now
 cat "$GATE" >/dev/null   # blocks until the test opens the fifo for writing
 exec "$FAKE_AGENT"
 EOS
 chmod +x "$T/slow.sh"
 # shellcheck disable=SC2086
-GATE="$T/gate" FAKE_AGENT="$FAKE" FAKE_SCENARIO="$T/scen" "$TILEPORT" run softmax --workspace "$WS" --out "$T/busy" \
-	--headless $flags --driver "A=exec:$T/slow.sh" >"$T/first.log" 2>&1 &
+READY="$T/ready" GATE="$T/gate" FAKE_AGENT="$FAKE" FAKE_SCENARIO="$T/scen" "$TILEPORT" run softmax --workspace "$WS" \
+	--out "$T/busy" --headless $flags --driver "A=exec:$T/slow.sh" >"$T/first.log" 2>&1 &
 first=$!
-# wait until the first run holds the lock (its agent is blocked on the fifo)
-i=0
-while ! grep -q "A1 started" "$T/first.log" 2>/dev/null && [ $i -lt 500 ]; do
-	i=$((i + 1))
-	sleep 0.01
-done
+# the agent's first words: from here on the first run holds the lock (the
+# timeout only turns a run that died before its agent spoke into a failure)
+word=$(timeout 60 head -n 1 "$T/ready")
+assert_eq "the first run's agent is running" "$word" started
 "$TILEPORT" resume "$T/busy/softmax" >"$T/second.log" 2>&1
 assert_eq "second orchestrator refused" "$?" 3
 assert_contains "names the holder" "$T/second.log" "is in use by another tileport (pid $first)"
@@ -78,6 +77,15 @@ assert_contains "status works while running" "$T/st.log" "state      running"
 wait "$first"
 assert_eq "first run finishes" "$?" 1
 
+# a damaged run is listed as unreadable, not dropped
+mkdir -p "$T/busy/broken/.tileport"
+echo '{"schema": 1, "op": ' >"$T/busy/broken/.tileport/state.json"
+"$TILEPORT" runs --out "$T/busy" >"$T/runs.log" 2>&1
+assert_contains "runs lists the healthy run" "$T/runs.log" "softmax"
+assert_contains "runs lists the damaged one" "$T/runs.log" "unreadable"
+assert_contains "with the reason" "$T/runs.log" "not a tileport state file"
+"$TILEPORT" status "$T/busy/broken" >"$T/s.log" 2>&1
+assert_eq "status of a damaged run" "$?" 2
 "$TILEPORT" status "$T/nothing" >"$T/s.log" 2>&1
 assert_eq "status of a missing run" "$?" 2
 "$TILEPORT" frobnicate >"$T/u.log" 2>&1

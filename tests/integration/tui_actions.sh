@@ -132,16 +132,14 @@ A: PASS
 B: COMPILED
 D: ALL_PASS
 EOS
+mkfifo "$T/b-ready"
 # shellcheck disable=SC2046
 FAKE_SCENARIO="$T/s2.scen" "$TILEPORT" run softmax --workspace "$WS" --out "$T/o2" --headless \
-	$(flags) --driver "B=exec:sleep 300" >"$T/run2.log" 2>&1 &
+	$(flags) --driver "B=exec:echo started >$T/b-ready; sleep 300" >"$T/run2.log" 2>&1 &
 orch=$!
 run=$T/o2/softmax
-i=0
-until grep -qs '"B1 started' "$run/.tileport/events.jsonl" || [ $i -ge 400 ]; do
-	i=$((i + 1))
-	sleep 0.025
-done
+# B's agent speaks once it runs (the timeout only bounds a run that died)
+[ "$(timeout 60 head -n 1 "$T/b-ready")" = started ] || bad "B never started"
 kill -9 "$orch"
 wait "$orch" 2>/dev/null
 cat >"$T/script2" <<'EOS'

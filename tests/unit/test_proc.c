@@ -115,6 +115,52 @@ static void test_idle_timeout(void **state)
 	assert_true(st.elapsed_ms < 20000);
 }
 
+/* Output resets the inactivity timer: a child that prints every 50 ms
+ * outlives an idle limit of 300 ms and ends normally. */
+static void test_output_keeps_an_idle_child_alive(void **state)
+{
+	(void)state;
+	struct proc_status st;
+	assert_int_equal(run_sh("for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do echo $i; sleep 0.05; done",
+				NULL, 0, 300, NULL, NULL, &st), 0);
+	assert_int_equal(st.end, PROC_EXITED);
+	assert_int_equal(st.code, 0);
+}
+
+/* When the agent exits normally, what it left running in its group dies. */
+static void test_leftovers_die_with_the_leader(void **state)
+{
+	(void)state;
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	char *dir = tu_tmpdir();
+	char *pidfile = path_join(dir, "bg.pid");
+	char *script = xasprintf("sh -c 'echo $$ > %s.tmp; mv %s.tmp %s; exec sleep 1000' & "
+				 "while [ ! -s %s ]; do :; done; exit 0", pidfile, pidfile, pidfile, pidfile);
+	struct proc_status st;
+	assert_int_equal(run_sh(script, NULL, 0, 0, NULL, NULL, &st), 0);
+	assert_int_equal(st.end, PROC_EXITED);
+	char *pidtxt = read_file(pidfile, NULL, NULL);
+	assert_non_null(pidtxt);
+	pid_t bg = (pid_t)atol(pidtxt);
+	int ws = 0;
+	alarm(10);
+	pid_t r = waitpid(bg, &ws, 0);
+	int werr = errno;
+	alarm(0);
+	if (r == bg) {
+		assert_true(WIFSIGNALED(ws));
+		assert_int_equal(WTERMSIG(ws), SIGKILL);
+	} else {
+		assert_int_equal(werr, ECHILD);
+		assert_int_equal(kill(bg, 0), -1);
+	}
+	free(pidtxt);
+	free(script);
+	free(pidfile);
+	remove_tree(dir);
+	free(dir);
+}
+
 static void test_exec_failure_is_an_error(void **state)
 {
 	(void)state;
@@ -199,6 +245,8 @@ int main(void)
 		cmocka_unit_test(test_signal_status),
 		cmocka_unit_test(test_timeout_kills_whole_group),
 		cmocka_unit_test(test_idle_timeout),
+		cmocka_unit_test(test_output_keeps_an_idle_child_alive),
+		cmocka_unit_test(test_leftovers_die_with_the_leader),
 		cmocka_unit_test(test_exec_failure_is_an_error),
 		cmocka_unit_test(test_stdin_env_cwd_and_log),
 		cmocka_unit_test(test_secrets_never_reach_the_command_log),

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The reference validate_perf_log.sh's process pattern (4 grep -c), for
-# bench/validate_ref_spawns.sh.
+# bench/lib/validate_ref_spawns.sh.
 f=$1 label=${2:-perf}
 [ -s "$f" ] || { echo "FAIL: $label missing"; exit 1; }
 s=$(grep -c 'Performance Test Results' "$f")

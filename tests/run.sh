@@ -56,7 +56,7 @@ xargs -r -P "$jobs" -L 1 sh -c '
 		corpus="$top/tests/fuzz/corpus/${name#fuzz_}"
 		work="$logs/corpus-$name"; mkdir -p "$work" "$corpus"
 		secs=${TILEPORT_FUZZ_SECONDS:-20}
-		"$path" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		"$path" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$logs/$name-" \
 			-print_final_stats=1 "$work" "$corpus" >"$log" 2>&1 ;;
 	esac
 	rc=$?

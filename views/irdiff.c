@@ -5,7 +5,7 @@
  * directory (view_arg path; `d` in the stage view of a B or C attempt and
  * in the pipeline view on stage B or C): every reference/reference*.mlir
  * against its generated/generated*_canon.mlir, paired by variant
- * (engine/ir/irpairs.h).
+ * (engine/check/check.h).
  *
  * The findings pane is a second view of this kind (view_arg model = the
  * shared document): moving through it shows each finding's op above, and

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/ir/irpairs.h"
+#include "engine/check/check.h"
 #include "views/irdiff_int.h"
 
 #define NO_ITEM UINT32_MAX

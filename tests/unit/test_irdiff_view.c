@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/ir/irpairs.h"
+#include "engine/check/check.h"
 #include "tests/unit/testutil.h"
 #include "tui/width.h"
 #include "views/irdiff_int.h"

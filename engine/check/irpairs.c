@@ -1,14 +1,13 @@
-/* Pairing a run's reference and generated IR files by variant name. */
-#include "engine/ir/irpairs.h"
+/* Pairing a run's reference and generated IR files by variant name. The
+ * reference side is the validators' structural set (ck_structural_irs), so
+ * the IR diff view and validate_entry_pattern agree on what a reference is. */
+#include "engine/check/check_impl.h"
 
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/core/util.h"
-
-/* dtype suffixes that mark a supplement (pipeline.md, validate_entry_pattern) */
-static const char *const dtypes[] = {"f16", "f32", "bf16", "fp8", "tf32", "float16", "float32"};
 
 enum gen_form { GEN_CANON, GEN_RAW, GEN_BYTECODE, GEN__COUNT };
 
@@ -35,93 +34,31 @@ static struct slot *slot_for(struct slots *s, const char *variant, size_t len)
 	return sl;
 }
 
-/* The names in a directory (NULL when it cannot be read). */
-static char **list_dir(const char *dir, size_t *n)
-{
-	*n = 0;
-	DIR *d = opendir(dir);
-	if (!d)
-		return NULL;
-	char **v = NULL;
-	size_t cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		v = xgrow(v, &cap, *n + 1, sizeof(*v));
-		v[(*n)++] = xstrdup(e->d_name);
-	}
-	closedir(d);
-	return v;
-}
-
-static bool has_name(char **names, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(names[i], name))
-			return true;
-	return false;
-}
-
-/* reference_<x>_<dtype>.mlir with a sibling reference_<x>.mlir */
-static bool is_supplement(char **names, size_t n, const char *name)
-{
-	size_t len = strlen(name) - strlen(".mlir");
-	for (size_t i = 0; i < TP_ARRAY_LEN(dtypes); i++) {
-		size_t dl = strlen(dtypes[i]);
-		if (len <= strlen("reference_") + dl + 1)
-			continue;
-		const char *suffix = name + len - dl;
-		if (suffix[-1] != '_' || strncmp(suffix, dtypes[i], dl) != 0)
-			continue;
-		char *sibling = xasprintf("%.*s.mlir", (int)(suffix - 1 - name), name);
-		bool found = has_name(names, n, sibling);
-		free(sibling);
-		if (found)
-			return true;
-	}
-	return false;
-}
 
 static void add_references(const char *run_dir, struct slots *s)
 {
-	char *dir = path_join(run_dir, "reference");
-	size_t n;
-	char **names = list_dir(dir, &n);
-	bool any = false;
+	struct check_ctx ctx;
+	check_ctx_init(&ctx);
+	check_ctx_set(&ctx.run_dir, run_dir);
+	struct check_report *r = check_report_new("irpairs");
+	struct ck k;
+	ck_begin(&k, &ctx, r, "irpairs", "");
+	struct ck_ir *irs;
+	size_t n = ck_structural_irs(&k, &irs);
 	for (size_t i = 0; i < n; i++) {
-		const char *nm = names[i];
-		if (!str_starts(nm, "reference_") || !str_ends(nm, ".mlir") ||
-		    strlen(nm) <= strlen("reference_.mlir") || is_supplement(names, n, nm))
-			continue;
-		char *full = path_join(dir, nm);
-		if (!path_is_file(full)) {
-			free(full);
-			continue;
-		}
-		const char *v = nm + strlen("reference_");
-		struct slot *sl = slot_for(s, v, strlen(v) - strlen(".mlir"));
-		sl->ref = full;
-		any = true;
+		struct slot *sl = slot_for(s, irs[i].variant, strlen(irs[i].variant));
+		sl->ref = xstrdup(irs[i].path);
 	}
-	if (!any && has_name(names, n, "reference.mlir")) {
-		char *full = path_join(dir, "reference.mlir");
-		if (path_is_file(full))
-			slot_for(s, "", 0)->ref = full;
-		else
-			free(full);
-	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	free(dir);
+	ck_end(&k, "");
+	check_report_free(r);
+	check_ctx_free(&ctx);
 }
 
 static void add_generated(const char *run_dir, struct slots *s)
 {
 	char *dir = path_join(run_dir, "generated");
 	size_t n;
-	char **names = list_dir(dir, &n);
+	char **names = tx_list_dir(dir, "generated", "", &n);
 	for (size_t i = 0; i < n; i++) {
 		const char *nm = names[i];
 		if (!str_starts(nm, "generated"))
@@ -153,9 +90,7 @@ static void add_generated(const char *run_dir, struct slots *s)
 		free(sl->gen[form]);
 		sl->gen[form] = full;
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	strv_free(names);
 	free(dir);
 }
 

@@ -4,7 +4,7 @@
 #include <wchar.h>
 
 #include "tui/theme.h"
-#include "tui/width.h"
+#include "views/width.h"
 
 /* One row being drawn: where we are on screen and in the scrolled text. */
 struct pen {

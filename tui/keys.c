@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "tui/width.h"
+#include "views/width.h"
 
 static const struct {
 	const char *name;

@@ -8,7 +8,7 @@
 #include "tui/app.h"
 #include "tui/draw.h"
 #include "tui/keys.h"
-#include "tui/width.h"
+#include "views/width.h"
 
 void prompt_free(struct prompt *p)
 {

@@ -8,7 +8,7 @@
 #include "tui/app.h"
 #include "tui/draw.h"
 #include "tui/keys.h"
-#include "tui/width.h"
+#include "views/width.h"
 
 static WINDOW *separator;
 static struct line_out lo; /* reused for every row drawn */

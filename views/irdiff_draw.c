@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/width.h"
+#include "views/width.h"
 #include "views/irdiff_int.h"
 
 /* Narrower sides than this are not worth it: unified instead. */

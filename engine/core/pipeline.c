@@ -522,12 +522,10 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	cJSON_AddStringToObject(f, "mode", offline ? "offline" : "online");
 	cJSON_AddItemToObject(f, "preflight", cJSON_Parse(pfj));
 	free(pfj);
-	struct sbuf miss = SBUF_INIT;
-	for (size_t i = 0; st->missing[i]; i++)
-		sb_printf(&miss, "%s%s", i ? ", " : "", st->missing[i]);
-	pl_emit(p, "run_created", f, "run of %s created in %s (%s%s%s)", st->op, st->run_dir,
-		offline ? "offline; missing: " : "online", sb_str(&miss), "");
-	sb_free(&miss);
+	char *miss = strv_join(st->missing, ", ");
+	pl_emit(p, "run_created", f, "run of %s created in %s (%s%s)", st->op, st->run_dir,
+		offline ? "offline; missing: " : "online", miss);
+	free(miss);
 	preflight_free(&pf);
 	free(run_dir);
 	*out = p;
@@ -617,11 +615,9 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 		char **miss = preflight_missing(&pf);
 		preflight_free(&pf);
 		if (!online) {
-			struct sbuf sb = SBUF_INIT;
-			for (size_t i = 0; miss[i]; i++)
-				sb_printf(&sb, "%s%s", i ? ", " : "", miss[i]);
-			tp_err_set(err, TP_EXIT_ENV, "cannot resume online: still missing %s", sb_str(&sb));
-			sb_free(&sb);
+			char *list = strv_join(miss, ", ");
+			tp_err_set(err, TP_EXIT_ENV, "cannot resume online: still missing %s", list);
+			free(list);
 			strv_free(miss);
 			pipeline_free(p);
 			return -1;
@@ -701,18 +697,16 @@ void pipeline_unlisten(struct pipeline *p, pipeline_listener fn, void *ud)
 void pipeline_start(struct pipeline *p)
 {
 	const struct run_state *st = &p->st;
-	struct sbuf miss = SBUF_INIT;
-	for (size_t i = 0; st->missing && st->missing[i]; i++)
-		sb_printf(&miss, "%s%s", i ? ", " : "", st->missing[i]);
+	char *miss = strv_join(st->missing, ", ");
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "mode", st->offline ? "offline" : "online");
 	if (st->final)
 		pl_emit(p, "run_attached", f, "%s: attached to a run that ended %s", st->run_dir, st->final);
 	else
 		pl_emit(p, "run_started", f, "%s: %s run of %s%s%s%s", st->run_dir,
-			st->offline ? "offline" : "online", st->op, miss.len ? " (missing: " : "",
-			sb_str(&miss), miss.len ? ")" : "");
-	sb_free(&miss);
+			st->offline ? "offline" : "online", st->op, *miss ? " (missing: " : "", miss,
+			*miss ? ")" : "");
+	free(miss);
 	if (aborted(p))
 		pl_set(&p->st.status, "running");
 	p->started = true;

@@ -353,11 +353,9 @@ static char **stage_env(struct pipeline *p, const struct attempt *a)
 	}
 	if (p->st.offline) {
 		env_set(&env, "TILEPORT_OFFLINE", "1");
-		struct sbuf sb = SBUF_INIT;
-		for (size_t i = 0; p->st.missing && p->st.missing[i]; i++)
-			sb_printf(&sb, "%s%s", i ? "," : "", p->st.missing[i]);
-		env_set(&env, "TILEPORT_MISSING", sb_str(&sb));
-		sb_free(&sb);
+		char *miss = strv_join(p->st.missing, ",");
+		env_set(&env, "TILEPORT_MISSING", miss);
+		free(miss);
 	} else {
 		env_unset(&env, "TILEPORT_OFFLINE");
 		env_unset(&env, "TILEPORT_MISSING");

@@ -176,16 +176,14 @@ void preflight_print(const struct preflight *pf, FILE *out)
 		return;
 	}
 	char **miss = preflight_missing(pf);
-	struct sbuf sb = SBUF_INIT;
-	for (size_t i = 0; miss[i]; i++)
-		sb_printf(&sb, "%s%s", i ? ", " : "", miss[i]);
+	char *list = strv_join(miss, ", ");
 	if (pf->possible)
 		fprintf(out, "mode: offline (missing: %s); stages A, B and D do their offline part and the "
 			     "run ends OFFLINE_COMPLETE; 'tileport resume RUN --online' finishes it where "
-			     "the toolchain is present\n", sb_str(&sb));
+			     "the toolchain is present\n", list);
 	else
-		fprintf(out, "mode: impossible (missing: %s); fix the items above first\n", sb_str(&sb));
-	sb_free(&sb);
+		fprintf(out, "mode: impossible (missing: %s); fix the items above first\n", list);
+	free(list);
 	strv_free(miss);
 }
 

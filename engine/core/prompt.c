@@ -86,11 +86,6 @@ static void list(struct sbuf *sb, char *const *paths, const char *none)
 		sb_printf(sb, "- %s\n", paths[i]);
 }
 
-static void joined(struct sbuf *sb, char *const *v, const char *sep)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		sb_printf(sb, "%s%s", i ? sep : "", v[i]);
-}
 
 char *prompt_build(const struct stage_def *s, const struct prompt_ctx *c)
 {
@@ -133,8 +128,9 @@ char *prompt_build(const struct stage_def *s, const struct prompt_ctx *c)
 	sb_printf(&sb, "\nEnvironment:\n- TILEGYM_PATH=%s\n- CUTILE_KERNEL_OUT_ROOT=%s\n- OUT=%s\n",
 		  c->workspace, c->out_root ? c->out_root : "", c->out);
 	if (c->offline) {
-		sb_adds(&sb, "\nOFFLINE RUN (TILEPORT_OFFLINE=1). Missing on this machine: ");
-		joined(&sb, c->missing, ", ");
+		char *miss = strv_join(c->missing, ", ");
+		sb_printf(&sb, "\nOFFLINE RUN (TILEPORT_OFFLINE=1). Missing on this machine: %s", miss);
+		free(miss);
 		sb_adds(&sb, ".\nDo every part of this stage that needs no toolchain or GPU. If a step "
 			     "needs one of the missing items, do not fake it: list it on a line\n"
 			     "  deferred: STEP, STEP\n"
@@ -152,7 +148,9 @@ char *prompt_build(const struct stage_def *s, const struct prompt_ctx *c)
 	sb_adds(&sb, ".\n3. Run only this stage's validators and echo `exit=$?` after each.\n"
 		     "4. Return only the <VALIDATOR_OUTPUT> block (`$ command` lines, their output, "
 		     "`exit=N`) followed on the next line by `VERDICT: X`, X one of: ");
-	joined(&sb, s->verdicts, ", ");
+	char *verdicts = strv_join(s->verdicts, ", ");
+	sb_adds(&sb, verdicts);
+	free(verdicts);
 	if (c->offline && s->deferrable)
 		sb_adds(&sb, ", DEFERRED");
 	sb_printf(&sb, ". Nothing may follow the verdict.\n"

@@ -681,11 +681,6 @@ void route_row_action_str(const struct route_row *r, char *buf, size_t n)
 		snprintf(buf, n, "%s", route_action_name(r->action));
 }
 
-static void join(struct sbuf *sb, char *const *v, const char *sep)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		sb_printf(sb, "%s%s", i ? sep : "", v[i]);
-}
 
 static void cond_str(const struct route_row *r, struct sbuf *sb)
 {
@@ -713,25 +708,24 @@ void table_print_text(const struct table *t, FILE *out)
 		"mode", "verdicts", "class", "when", "action");
 	for (size_t i = 0; i < t->nroutes; i++) {
 		const struct route_row *r = &t->routes[i];
-		struct sbuf v = SBUF_INIT, w = SBUF_INIT;
-		join(&v, r->verdicts, " ");
+		struct sbuf w = SBUF_INIT;
+		char *v = strv_join(r->verdicts, " ");
 		cond_str(r, &w);
 		char act[32];
 		route_row_action_str(r, act, sizeof(act));
 		char att[8];
 		snprintf(att, sizeof(att), "%s", r->attempt == 0 ? "any" : r->attempt == 1 ? "1" : "2+");
 		fprintf(out, "%3d %5d %-5c %-7s %-8s %-38s %-7s %-30s %s\n", r->index, r->line, r->stage, att,
-			r->offline_only ? "offline" : "any", sb_str(&v), r->klass ? r->klass : "-",
+			r->offline_only ? "offline" : "any", v, r->klass ? r->klass : "-",
 			w.len ? sb_str(&w) : "-", act);
-		sb_free(&v);
+		free(v);
 		sb_free(&w);
 	}
 	fprintf(out, "\ngate: %d repair retry per letter; clean success without a block: ",
 		t->repairs_per_letter);
-	struct sbuf sb = SBUF_INIT;
-	join(&sb, t->clean_success, ", ");
-	fprintf(out, "%s\n", sb_str(&sb));
-	sb_free(&sb);
+	char *clean = strv_join(t->clean_success, ", ");
+	fprintf(out, "%s\n", clean);
+	free(clean);
 }
 
 static cJSON *strv_json(char *const *v)

@@ -551,6 +551,17 @@ char **str_split(const char *s, char sep, bool keep_empty, size_t *n)
 	return v;
 }
 
+char *strv_join(char *const *v, const char *sep)
+{
+	struct sbuf sb = SBUF_INIT;
+	for (size_t i = 0; v && v[i]; i++) {
+		if (i)
+			sb_adds(&sb, sep);
+		sb_adds(&sb, v[i]);
+	}
+	return sb_detach(&sb);
+}
+
 void strv_free(char **v)
 {
 	if (!v)

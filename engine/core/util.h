@@ -108,6 +108,8 @@ char *str_trim(char *s); /* in place; returns s */
  * array and each element with strv_free. */
 char **str_split(const char *s, char sep, bool keep_empty, size_t *n);
 void strv_free(char **v);
+/* "a, b, c": the elements joined by sep (v may be NULL). Caller frees. */
+char *strv_join(char *const *v, const char *sep);
 size_t strv_len(char *const *v);
 
 #endif

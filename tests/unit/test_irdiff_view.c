@@ -15,7 +15,7 @@
 
 #include "engine/check/check.h"
 #include "tests/unit/testutil.h"
-#include "tui/width.h"
+#include "views/width.h"
 #include "views/irdiff_int.h"
 
 /* ---- pairing ---- */

@@ -8,7 +8,7 @@
 #include <locale.h>
 #include <string.h>
 
-#include "tui/width.h"
+#include "views/width.h"
 
 static int setup(void **state)
 {

@@ -1,4 +1,4 @@
-#include "tui/width.h"
+#include "views/width.h"
 
 #include <stdint.h>
 

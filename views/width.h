@@ -1,8 +1,8 @@
 /* Screen widths of UTF-8 text, in columns (wcwidth), never bytes.
  * Invalid bytes and control characters count as one column: the renderer
  * shows them as U+FFFD / '?' so the arithmetic and the screen agree. */
-#ifndef TILEPORT_TUI_WIDTH_H
-#define TILEPORT_TUI_WIDTH_H
+#ifndef TILEPORT_VIEWS_WIDTH_H
+#define TILEPORT_VIEWS_WIDTH_H
 
 #include <stddef.h>
 #include <wchar.h>

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 
 #include "engine/core/run.h"
+#include "tui/config.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +31,43 @@ char *cli_workspace(const char *opt)
 	return NULL;
 }
 
+static bool stage_key(const char *key, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return strncmp(key, prefix, n) == 0 && key[n] >= 'A' && key[n] <= 'Z' && !key[n + 1];
+}
+
+/* Every setting of every file is someone's: a typo is an error, not a
+ * silently ignored line. The screen checks its own values when it starts. */
+static int check_keys(const struct config *c, struct tp_err *err)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const struct config_entry *e = &c->v[i];
+		if (!e->key) {
+			if (str_starts(e->value, "bind ") || str_starts(e->value, "bind\t"))
+				continue;
+			tp_err_set(err, TP_EXIT_USAGE, "%s:%d: expected 'key = value' or 'bind KEYMAP KEY "
+						       "ACTION', got '%s'", e->file, e->line, e->value);
+			return -1;
+		}
+		const char *k = e->key;
+		if (!strcmp(k, "workspace") || !strcmp(k, "out_root") || stage_key(k, "driver.") ||
+		    stage_key(k, "validator.") || str_starts(k, "tui.") || tui_config_is_key(k))
+			continue;
+		tp_err_set(err, TP_EXIT_USAGE,
+			   "%s:%d: unknown setting '%s' (expected workspace, out_root, driver.X, "
+			   "validator.X, or a screen setting: theme, layout, split-size, line-numbers, "
+			   "follow, color.AREA)", e->file, e->line, k);
+		return -1;
+	}
+	return 0;
+}
+
 int cli_load_config(struct config *c, const char *workspace, struct tp_err *err)
 {
 	int rc = config_load_default(c, workspace, err);
+	if (rc == 0)
+		rc = check_keys(c, err);
 	if (rc < 0)
 		config_free(c); /* entries of the files read before the bad one */
 	return rc;

@@ -99,6 +99,15 @@ static int set_known(struct tui_config *c, const char *key, const char *value, s
 	return 0;
 }
 
+bool tui_config_is_key(const char *key)
+{
+	static const char *const keys[] = {"theme", "layout", "split-size", "line-numbers", "follow"};
+	for (size_t i = 0; i < TP_ARRAY_LEN(keys); i++)
+		if (strcmp(key, keys[i]) == 0)
+			return true;
+	return str_starts(key, "color.");
+}
+
 int tui_config_set(struct tui_config *c, const char *key, const char *value, struct tp_err *err)
 {
 	int r = set_known(c, key, value, err);

@@ -42,6 +42,8 @@ void tui_config_free(struct tui_config *c);
 int tui_config_load(struct tui_config *c, const char *workspace, struct tp_err *err);
 /* One setting, as from a file or the :set command. */
 int tui_config_set(struct tui_config *c, const char *key, const char *value, struct tp_err *err);
+/* Is `key` (without "tui.") one of the screen's settings? */
+bool tui_config_is_key(const char *key);
 /* A `bind KEYMAP KEY ACTION` line; `where` prefixes errors (file:line). */
 int tui_config_bind(const char *line, const char *where, struct tp_err *err);
 

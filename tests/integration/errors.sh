@@ -95,6 +95,18 @@ assert_eq "run without op" "$?" 2
 "$TILEPORT" run --help >"$T/h.log" 2>&1
 assert_eq "run --help" "$?" 0
 assert_contains "help text" "$T/h.log" "usage: tileport run OP"
+# a typo in a config file is an error naming the file and line
+mkdir -p "$T/xdg/tileport"
+printf 'theme = light\ndrivr.A = exec:x\n' >"$T/xdg/tileport/config"
+XDG_CONFIG_HOME="$T/xdg" "$TILEPORT" run softmax --workspace "$WS" --out "$T/out" --headless >"$T/cfg.log" 2>&1
+assert_eq "config typo: exit" "$?" 2
+assert_contains "config typo: where and what" "$T/cfg.log" "$T/xdg/tileport/config:2: unknown setting 'drivr.A'"
+printf 'bnd pipeline r respawn\n' >"$T/xdg/tileport/config"
+XDG_CONFIG_HOME="$T/xdg" "$TILEPORT" preflight --workspace "$WS" >"$T/cfg.log" 2>&1
+assert_eq "config directive typo: exit" "$?" 2
+assert_contains "config directive typo" "$T/cfg.log" "config:1: expected 'key = value' or 'bind KEYMAP KEY ACTION'"
+rm -rf "$T/xdg"
+
 # every command listed by --help has its own --help (exit 0, a usage line)
 for c in $("$TILEPORT" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
 	"$TILEPORT" "$c" --help >"$T/h.log" 2>&1

@@ -37,6 +37,8 @@ int cli_load_config(struct config *c, const char *workspace, struct tp_err *err)
  * only. The workspace's .tileport.conf, which agents can write, never
  * changes what an existing run executes. Slots left NULL keep the run's. */
 void cli_run_commands(const char *drivers[26], const char *validators[26], struct config *user);
+/* Fill the slots the command line left NULL from `driver.X`/`validator.X` of c. */
+void cli_stage_commands(const struct config *c, const char *drivers[26], const char *validators[26]);
 /* The output root as every command finds it: --out, $CUTILE_KERNEL_OUT_ROOT,
  * `out_root` in the config, WORKSPACE/cutile_kernel_out. Caller frees. */
 char *cli_out_root(const char *opt_out, const char *workspace);

@@ -77,14 +77,19 @@ void cli_run_commands(const char *drivers[26], const char *validators[26], struc
 {
 	if (config_load_default(user, NULL, NULL) < 0)
 		config_free(user);
+	cli_stage_commands(user, drivers, validators);
+}
+
+void cli_stage_commands(const struct config *c, const char *drivers[26], const char *validators[26])
+{
 	for (int i = 0; i < 26; i++) {
 		char key[32];
 		snprintf(key, sizeof(key), "driver.%c", 'A' + i);
 		if (!drivers[i])
-			drivers[i] = config_get(user, key);
+			drivers[i] = config_get(c, key);
 		snprintf(key, sizeof(key), "validator.%c", 'A' + i);
 		if (!validators[i])
-			validators[i] = config_get(user, key);
+			validators[i] = config_get(c, key);
 	}
 }
 

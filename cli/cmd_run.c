@@ -188,17 +188,6 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 	return 0;
 }
 
-/* Fill stage slots the command line left empty from `PREFIX.X` config keys. */
-static void from_config(const struct config *cfg, const char *prefix, const char *slots[26])
-{
-	for (int i = 0; i < 26; i++) {
-		if (slots[i])
-			continue;
-		char key[32];
-		snprintf(key, sizeof(key), "%s.%c", prefix, 'A' + i);
-		slots[i] = config_get(cfg, key);
-	}
-}
 
 int cmd_run(int argc, char **argv)
 {
@@ -219,8 +208,7 @@ int cmd_run(int argc, char **argv)
 		free(ws);
 		return cli_report(&err);
 	}
-	from_config(&cfg, "driver", a.drivers);
-	from_config(&cfg, "validator", a.validators);
+	cli_stage_commands(&cfg, a.drivers, a.validators);
 	char *out = run_out_root(a.out, ws, config_get(&cfg, "out_root"));
 	struct pipeline_opts o = {.op = argv[optind], .workspace = ws, .out_root = out, .table_path = a.table};
 	memcpy(o.drivers, a.drivers, sizeof(o.drivers));

@@ -95,8 +95,7 @@ static cJSON *status_json(const struct run_state *st, const struct table *t, boo
 		cJSON_AddStringToObject(j, "dir", a->dir);
 		cJSON_AddBoolToObject(j, "repair", a->repair);
 		cJSON_AddBoolToObject(j, "manual", a->manual);
-		cJSON_AddStringToObject(j, "state", a->state == ATTEMPT_RUNNING ? "running"
-						    : a->state == ATTEMPT_DONE ? "done" : "skipped");
+		cJSON_AddStringToObject(j, "state", attempt_state_name(a->state));
 #define OPT(k, v) if (v) cJSON_AddStringToObject(j, k, v)
 		OPT("claimed", a->claimed);
 		OPT("verdict", a->verdict);

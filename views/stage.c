@@ -138,8 +138,7 @@ static void build_record(struct stage *s, const struct attempt *a, const struct 
 		 a->repair ? " (repair retry)" : "", a->manual ? " (by hand)" : "",
 		 a->offline ? " (offline)" : "");
 	cell(l, 0, LINE_SECTION, buf);
-	const char *state = a->state == ATTEMPT_RUNNING ? "running"
-			    : a->state == ATTEMPT_SKIPPED ? "skipped" : "done";
+	const char *state = attempt_state_name(a->state);
 	int64_t end = a->state == ATTEMPT_RUNNING ? view_now_ms() : a->ended;
 	fmt_elapsed(end >= a->started ? end - a->started : 0, t1, sizeof(t1));
 	snprintf(buf, sizeof(buf), "%s%s%s, %s", state, a->exit ? ", " : "", a->exit ? a->exit : "", t1);

@@ -139,7 +139,7 @@ static void put_letter(cJSON *o, const char *k, char c)
 	cJSON_AddStringToObject(o, k, s);
 }
 
-static const char *att_state_name(enum attempt_state s)
+const char *attempt_state_name(enum attempt_state s)
 {
 	return s == ATTEMPT_RUNNING ? "running" : s == ATTEMPT_DONE ? "done" : "skipped";
 }
@@ -154,7 +154,7 @@ static cJSON *attempt_json(const struct attempt *a)
 	cJSON_AddBoolToObject(o, "counts", a->counts);
 	cJSON_AddBoolToObject(o, "manual", a->manual);
 	cJSON_AddBoolToObject(o, "offline", a->offline);
-	cJSON_AddStringToObject(o, "state", att_state_name(a->state));
+	cJSON_AddStringToObject(o, "state", attempt_state_name(a->state));
 	put_str(o, "dir", a->dir);
 	put_str(o, "driver", a->driver);
 	cJSON_AddNumberToObject(o, "started", (double)a->started);

@@ -98,6 +98,8 @@ struct attempt *run_last_attempt(struct run_state *st);
 /* Counted attempts of a stage (the cap and the routing conditions use this). */
 int run_count(const struct run_state *st, char stage);
 void attempt_add_soft(struct attempt *a, const char *marker);
+/* "running", "done", "skipped" */
+const char *attempt_state_name(enum attempt_state s);
 
 /* One orchestrator per run: flock on .tileport/lock. Returns the fd, or -1
  * with a message naming the holder's pid when another one holds it. */

@@ -24,6 +24,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) TP_PRINTF(2, 3);
 int cli_report(const struct tp_err *err);
 
 #include "engine/core/config.h"
+#include "engine/core/table.h"
 
 /* The workspace: --workspace (per command, else global), else $TILEGYM_PATH,
  * else `workspace` in the user config, else the current directory when it
@@ -36,13 +37,16 @@ int cli_load_config(struct config *c, const char *workspace, struct tp_err *err)
  * the command line's, else `driver.X`/`validator.X` of the *user* config
  * only. The workspace's .tileport.conf, which agents can write, never
  * changes what an existing run executes. Slots left NULL keep the run's. */
-void cli_run_commands(const char *drivers[26], const char *validators[26], struct config *user);
+void cli_run_commands(const char *drivers[STAGE_LETTERS], const char *validators[STAGE_LETTERS],
+		      struct config *user);
 /* Fill the slots the command line left NULL from `driver.X`/`validator.X` of c. */
-void cli_stage_commands(const struct config *c, const char *drivers[26], const char *validators[26]);
+void cli_stage_commands(const struct config *c, const char *drivers[STAGE_LETTERS],
+			const char *validators[STAGE_LETTERS]);
 /* The output root as every command finds it: --out, $CUTILE_KERNEL_OUT_ROOT,
  * `out_root` in the config, WORKSPACE/cutile_kernel_out. Caller frees. */
 char *cli_out_root(const char *opt_out, const char *workspace);
 /* Parse "X=VALUE" for --driver/--validator into slots[letter]. */
-int cli_stage_assign(const char *cmd, const char *opt, const char *arg, const char *slots[26]);
+int cli_stage_assign(const char *cmd, const char *opt, const char *arg,
+		     const char *slots[STAGE_LETTERS]);
 
 #endif

@@ -34,7 +34,7 @@ char *cli_workspace(const char *opt)
 static bool stage_key(const char *key, const char *prefix)
 {
 	size_t n = strlen(prefix);
-	return strncmp(key, prefix, n) == 0 && key[n] >= 'A' && key[n] <= 'Z' && !key[n + 1];
+	return strncmp(key, prefix, n) == 0 && stage_letter_ok(key[n]) && !key[n + 1];
 }
 
 /* Every setting of every file is someone's: a typo is an error, not a
@@ -73,21 +73,23 @@ int cli_load_config(struct config *c, const char *workspace, struct tp_err *err)
 	return rc;
 }
 
-void cli_run_commands(const char *drivers[26], const char *validators[26], struct config *user)
+void cli_run_commands(const char *drivers[STAGE_LETTERS], const char *validators[STAGE_LETTERS],
+		      struct config *user)
 {
 	if (config_load_default(user, NULL, NULL) < 0)
 		config_free(user);
 	cli_stage_commands(user, drivers, validators);
 }
 
-void cli_stage_commands(const struct config *c, const char *drivers[26], const char *validators[26])
+void cli_stage_commands(const struct config *c, const char *drivers[STAGE_LETTERS],
+			const char *validators[STAGE_LETTERS])
 {
-	for (int i = 0; i < 26; i++) {
+	for (int i = 0; i < STAGE_LETTERS; i++) {
 		char key[32];
-		snprintf(key, sizeof(key), "driver.%c", 'A' + i);
+		snprintf(key, sizeof(key), "driver.%c", stage_at_slot(i));
 		if (!drivers[i])
 			drivers[i] = config_get(c, key);
-		snprintf(key, sizeof(key), "validator.%c", 'A' + i);
+		snprintf(key, sizeof(key), "validator.%c", stage_at_slot(i));
 		if (!validators[i])
 			validators[i] = config_get(c, key);
 	}
@@ -105,11 +107,12 @@ char *cli_out_root(const char *opt_out, const char *workspace)
 	return out;
 }
 
-int cli_stage_assign(const char *cmd, const char *opt, const char *arg, const char *slots[26])
+int cli_stage_assign(const char *cmd, const char *opt, const char *arg,
+		     const char *slots[STAGE_LETTERS])
 {
-	if (!arg || arg[0] < 'A' || arg[0] > 'Z' || arg[1] != '=' || !arg[2])
+	if (!arg || !stage_letter_ok(arg[0]) || arg[1] != '=' || !arg[2])
 		return cli_usage_error(cmd, "%s expects X=VALUE with X a stage letter, got '%s'", opt,
 				       arg ? arg : "");
-	slots[arg[0] - 'A'] = arg + 2;
+	slots[stage_slot(arg[0])] = arg + 2;
 	return 0;
 }

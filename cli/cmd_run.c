@@ -143,7 +143,7 @@ static int drive(struct pipeline *p, struct loop *l)
 
 struct run_args {
 	const char *workspace, *out, *table;
-	const char *drivers[26], *validators[26];
+	const char *drivers[STAGE_LETTERS], *validators[STAGE_LETTERS];
 	bool headless, online;
 };
 
@@ -337,7 +337,7 @@ int cmd_step(int argc, char **argv)
 	char stage = 0;
 	int seq = 0;
 	if (!strcmp(action, "skip") || !strcmp(action, "respawn")) {
-		if (args[0][0] < 'A' || args[0][0] > 'Z' || args[0][1])
+		if (!stage_letter_ok(args[0][0]) || args[0][1])
 			return cli_usage_error("step", "'%s' is not a stage letter", args[0]);
 		stage = args[0][0];
 	}

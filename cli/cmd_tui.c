@@ -46,7 +46,7 @@ static const char open_usage[] =
 /* What attaching needs: the run's own drivers and validators, or the user
  * config's (cli_run_commands). */
 static struct config cfg, user_cfg;
-static const char *drivers[26], *validators[26];
+static const char *drivers[STAGE_LETTERS], *validators[STAGE_LETTERS];
 static bool read_only;
 
 static int attach(const char *run_dir, struct loop *l, struct pipeline **out, struct tp_err *err)

@@ -373,7 +373,7 @@ static int check_drivers(const struct table *t, char *const *drivers, bool offli
 		const struct stage_def *s = &t->stages[i];
 		if (s->manual || (offline && !s->deferrable))
 			continue;
-		const char *spec = drivers[s->letter - 'A'];
+		const char *spec = drivers[stage_slot(s->letter)];
 		if (!spec) {
 			sb_printf(&missing, "%s%c", missing.len ? ", " : "", s->letter);
 			continue;
@@ -421,7 +421,7 @@ static void set_command(struct pipeline *p, char **field, const char *cmd)
 
 static void apply_opts(struct pipeline *p, const struct pipeline_opts *o)
 {
-	for (int i = 0; i < 26; i++) {
+	for (int i = 0; i < STAGE_LETTERS; i++) {
 		if (o->drivers[i])
 			set_command(p, &p->st.drivers[i], o->drivers[i]);
 		if (o->validators[i])
@@ -471,8 +471,8 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 		goto fail;
 	}
 	bool offline = !pf.online;
-	char *drv[26] = {0};
-	for (int i = 0; i < 26; i++)
+	char *drv[STAGE_LETTERS] = {0};
+	for (int i = 0; i < STAGE_LETTERS; i++)
 		drv[i] = (char *)o->drivers[i];
 	if (check_drivers(t, drv, offline, err) < 0) {
 		preflight_free(&pf);
@@ -633,8 +633,8 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 			pipeline_free(p);
 			return -1;
 		}
-		char *drv[26];
-		for (int i = 0; i < 26; i++)
+		char *drv[STAGE_LETTERS];
+		for (int i = 0; i < STAGE_LETTERS; i++)
 			drv[i] = st->drivers[i];
 		if (check_drivers(p->table, drv, false, err) < 0) {
 			pipeline_free(p);

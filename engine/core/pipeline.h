@@ -28,8 +28,8 @@ struct pipeline_opts {
 	const char *workspace;  /* TileGym checkout */
 	const char *out_root;   /* where the run directory goes */
 	const char *table_path; /* NULL: table_default_path() */
-	const char *drivers[26];    /* driver spec per stage letter */
-	const char *validators[26]; /* validator command override per stage */
+	const char *drivers[STAGE_LETTERS];    /* driver spec per stage letter */
+	const char *validators[STAGE_LETTERS]; /* validator command override per stage */
 	bool hold;              /* wait for pipeline_continue() before each spawn */
 	bool online;            /* resume: re-run the deferred stages with the toolchain */
 	int64_t kill_grace_ms;  /* TERM -> KILL delay for stages (0: 2000) */

@@ -209,12 +209,12 @@ static void write_verdict_json(struct pipeline *p, struct attempt *a, const stru
 
 static bool repair_left(struct pipeline *p, char letter)
 {
-	return p->st.repairs[letter - 'A'] < p->table->repairs_per_letter;
+	return p->st.repairs[stage_slot(letter)] < p->table->repairs_per_letter;
 }
 
 static void schedule_repair(struct pipeline *p, struct attempt *a, const char *reason)
 {
-	p->st.repairs[a->stage - 'A']++;
+	p->st.repairs[stage_slot(a->stage)]++;
 	a->state = ATTEMPT_DONE;
 	pl_set(&a->action, "repair");
 	pl_set(&a->note, reason);
@@ -385,7 +385,7 @@ static char **owed_steps(struct pipeline *p, const struct attempt *a)
 void pl_validate(struct pipeline *p, struct attempt *a, bool sync)
 {
 	const struct stage_def *s = table_stage(p->table, a->stage);
-	const char *cmd = p->st.validators[a->stage - 'A'];
+	const char *cmd = p->st.validators[stage_slot(a->stage)];
 	if (!cmd)
 		cmd = s->validator;
 	if (!cmd || strcmp(cmd, "none") == 0) {
@@ -635,7 +635,7 @@ int pl_spawn(struct pipeline *p, struct attempt *a, const char *repair_reason, c
 	}
 
 	struct driver d;
-	const char *spec = p->st.drivers[a->stage - 'A'];
+	const char *spec = p->st.drivers[stage_slot(a->stage)];
 	if (!spec || driver_parse(spec, &d, &err) < 0) {
 		char *why = spec ? xstrdup(err.msg) : xasprintf("no driver configured for stage %c", a->stage);
 		free(dir);

@@ -66,7 +66,7 @@ void run_state_free(struct run_state *st)
 	for (size_t i = 0; i < st->natt; i++)
 		attempt_free(&st->att[i]);
 	free(st->att);
-	for (int i = 0; i < 26; i++) {
+	for (int i = 0; i < STAGE_LETTERS; i++) {
 		free(st->drivers[i]);
 		free(st->validators[i]);
 	}
@@ -214,8 +214,8 @@ int run_state_save(const struct run_state *st, struct tp_err *err)
 	cJSON *rep = cJSON_AddObjectToObject(o, "repairs");
 	cJSON *drv = cJSON_AddObjectToObject(o, "drivers");
 	cJSON *val = cJSON_AddObjectToObject(o, "validators");
-	for (int i = 0; i < 26; i++) {
-		char l[2] = {(char)('A' + i), 0};
+	for (int i = 0; i < STAGE_LETTERS; i++) {
+		char l[2] = {stage_at_slot(i), 0};
 		if (st->repairs[i])
 			cJSON_AddNumberToObject(rep, l, st->repairs[i]);
 		if (st->drivers[i])
@@ -274,7 +274,7 @@ static bool get_bool(const cJSON *o, const char *k)
 static char get_letter(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	if (!cJSON_IsString(v) || v->valuestring[0] < 'A' || v->valuestring[0] > 'Z' || v->valuestring[1])
+	if (!cJSON_IsString(v) || !stage_letter_ok(v->valuestring[0]) || v->valuestring[1])
 		return 0;
 	return v->valuestring[0];
 }
@@ -384,8 +384,8 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 		st->next.manual = get_bool(next, "manual");
 		st->next.beyond_cap = get_bool(next, "beyond_cap");
 	}
-	for (int i = 0; i < 26; i++) {
-		char l[2] = {(char)('A' + i), 0};
+	for (int i = 0; i < STAGE_LETTERS; i++) {
+		char l[2] = {stage_at_slot(i), 0};
 		st->repairs[i] = get_int(cJSON_GetObjectItemCaseSensitive(o, "repairs"), l);
 		st->drivers[i] = get_str(cJSON_GetObjectItemCaseSensitive(o, "drivers"), l);
 		st->validators[i] = get_str(cJSON_GetObjectItemCaseSensitive(o, "validators"), l);

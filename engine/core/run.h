@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/core/table.h"
 #include "engine/core/util.h"
 
 #define RUN_SCHEMA 1
@@ -75,9 +76,9 @@ struct run_state {
 	struct run_next next;
 	struct attempt *att;
 	size_t natt, capatt;
-	int repairs[26];   /* repair retries used per letter */
-	char *drivers[26]; /* driver spec per stage letter, as configured */
-	char *validators[26];
+	int repairs[STAGE_LETTERS];   /* repair retries used per letter */
+	char *drivers[STAGE_LETTERS]; /* driver spec per stage letter, as configured */
+	char *validators[STAGE_LETTERS];
 	char *contract; /* final output contract: pass, fail, not_run */
 	bool hold;      /* wait for "continue" before each spawn */
 };

@@ -27,21 +27,6 @@ static const char runs_usage[] =
 	"\n"
 	"exit: 0 listed, 2 the output root cannot be read\n";
 
-static void age_str(int64_t ms, char *buf, size_t n)
-{
-	int64_t s = (wall_ms() - ms) / 1000;
-	if (s < 0)
-		s = 0;
-	if (s < 120)
-		snprintf(buf, n, "%llds", (long long)s);
-	else if (s < 7200)
-		snprintf(buf, n, "%lldm", (long long)(s / 60));
-	else if (s < 172800)
-		snprintf(buf, n, "%lldh", (long long)(s / 3600));
-	else
-		snprintf(buf, n, "%lldd", (long long)(s / 86400));
-}
-
 static char *path_str(const struct run_state *st)
 {
 	struct sbuf sb = SBUF_INIT;
@@ -316,7 +301,7 @@ int cmd_runs(int argc, char **argv)
 		printf("%-24s %-18s %-6s %-5s %s\n", "op", "state", "stage", "age", "run directory");
 		for (size_t i = 0; i < n; i++) {
 			char age[16];
-			age_str(v[i].updated, age, sizeof(age));
+			fmt_age(wall_ms() - v[i].updated, age, sizeof(age));
 
 			char stage[4] = "-";
 			if (v[i].stage)

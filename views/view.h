@@ -298,12 +298,6 @@ void view_set_search(struct view *v, const char *pattern);
 /* Wall-clock now in ms; TILEPORT_NOW (ms since the epoch) freezes it so
  * screen tests can show ages and elapsed times. */
 int64_t view_now_ms(void);
-/* "12s", "5m", "3h", "2d" */
-void fmt_age(int64_t ms, char *buf, size_t n);
-/* "0:07", "12:30", "1:02:03" */
-void fmt_elapsed(int64_t ms, char *buf, size_t n);
-/* "950", "12.3k", "4.5M" */
-void fmt_count(long long v, char *buf, size_t n);
 
 /* Format line idx through the ops (with a reusable buffer). */
 void view_format(struct view *v, size_t idx, struct line_out *out);

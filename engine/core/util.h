@@ -94,6 +94,14 @@ int64_t now_ms(void);       /* monotonic */
 int64_t wall_ms(void);      /* realtime, ms since epoch */
 void iso8601_utc(int64_t ms, char out[32]);
 
+/* Numbers for people, the same on the screen and in command output. */
+/* An age or a time ago: "12s", "5m", "3h", "2d" */
+void fmt_age(int64_t ms, char *buf, size_t n);
+/* A duration: "0:07", "12:30", "1:02:03" */
+void fmt_elapsed(int64_t ms, char *buf, size_t n);
+/* A count: "950", "12.3k", "4.5M" */
+void fmt_count(long long v, char *buf, size_t n);
+
 /* Test hook for crash safety: with TILEPORT_TEST_CRASH_AT=N the process
  * kills itself with SIGKILL at the Nth call (counting every call site), so
  * tests can interrupt the orchestrator at any state transition without

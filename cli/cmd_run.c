@@ -133,7 +133,7 @@ static int drive(struct pipeline *p, struct loop *l)
 			break;
 	const struct run_state *st = pipeline_state(p);
 	int rc = pipeline_exit_code(p);
-	if (interrupted || (st->status && strcmp(st->status, "aborted") == 0)) {
+	if (interrupted || st->status == RUN_ABORTED) {
 		fprintf(stderr, "tileport: run interrupted; continue it with 'tileport resume %s'\n",
 			st->run_dir);
 		rc = TP_EXIT_FAILED;
@@ -378,8 +378,8 @@ int cmd_step(int argc, char **argv)
 			for (size_t i = 0; i < pipeline_state(p)->natt; i++)
 				if (pipeline_state(p)->att[i].seq == seq)
 					a = &pipeline_state(p)->att[i];
-			printf("%c%d validator: %s\n", a->stage, a->n, a->validator);
-			rc = strcmp(a->validator, "fail") == 0 ? TP_EXIT_FAILED : TP_EXIT_OK;
+			printf("%c%d validator: %s\n", a->stage, a->n, validator_result_name(a->validator));
+			rc = a->validator == VALIDATOR_FAIL ? TP_EXIT_FAILED : TP_EXIT_OK;
 		}
 	}
 	if (r < 0)

@@ -47,7 +47,7 @@ static cJSON *status_json(const struct run_state *st, const struct table *t, boo
 	cJSON_AddStringToObject(o, "run_dir", st->run_dir);
 	cJSON_AddStringToObject(o, "workspace", st->workspace ? st->workspace : "");
 	cJSON_AddStringToObject(o, "state", run_display_state(st->status, NULL, locked));
-	cJSON_AddStringToObject(o, "status", st->status);
+	cJSON_AddStringToObject(o, "status", run_status_name(st->status));
 	if (st->final)
 		cJSON_AddStringToObject(o, "final", st->final);
 	if (st->reason)
@@ -85,8 +85,8 @@ static cJSON *status_json(const struct run_state *st, const struct table *t, boo
 		OPT("claimed", a->claimed);
 		OPT("verdict", a->verdict);
 		OPT("class", a->klass);
-		OPT("gate", a->gate);
-		OPT("validator", a->validator);
+		OPT("gate", a->gate != GATE_NONE ? gate_outcome_name(a->gate) : NULL);
+		OPT("validator", a->validator != VALIDATOR_NOT_RUN ? validator_result_name(a->validator) : NULL);
 		OPT("action", a->action);
 		OPT("exit", a->exit);
 		OPT("note", a->note);
@@ -112,8 +112,8 @@ static cJSON *status_json(const struct run_state *st, const struct table *t, boo
 				cJSON_AddItemToArray(def, m);
 			}
 	}
-	if (st->contract)
-		cJSON_AddStringToObject(o, "contract", st->contract);
+	if (st->status == RUN_COMPLETE)
+		cJSON_AddStringToObject(o, "contract", validator_result_name(st->contract));
 	return o;
 }
 
@@ -148,7 +148,8 @@ static void print_status(const struct run_state *st, const struct table *t, bool
 			snprintf(cls, sizeof(cls), "%s%s", a->klass ? a->klass : "-", a->class_defaulted ? "*" : "");
 			printf("%02d  %-8s %-17s %-12s %-10s %-8s %-18s %s\n", a->seq, id,
 			       a->verdict ? a->verdict : a->state == ATTEMPT_RUNNING ? "(running)" : "-",
-			       a->gate ? a->gate : "-", a->validator ? a->validator : "-", cls,
+			       a->gate != GATE_NONE ? gate_outcome_name(a->gate) : "-",
+			       a->validator != VALIDATOR_NOT_RUN ? validator_result_name(a->validator) : "-", cls,
 			       a->action ? a->action : "-", a->exit ? a->exit : "-");
 		}
 	}
@@ -179,8 +180,9 @@ static void print_status(const struct run_state *st, const struct table *t, bool
 		if (st->att[i].note)
 			printf("%snote %c%d: %s\n", i == 0 ? "\n" : "", st->att[i].stage, st->att[i].n,
 			       st->att[i].note);
-	if (st->contract)
-		printf("contract   %s (final output contract, see .tileport/contract.txt)\n", st->contract);
+	if (st->status == RUN_COMPLETE)
+		printf("contract   %s (final output contract, see .tileport/contract.txt)\n",
+		       validator_result_name(st->contract));
 }
 
 int cmd_status(int argc, char **argv)
@@ -280,7 +282,8 @@ int cmd_runs(int argc, char **argv)
 			cJSON *o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "op", v[i].op);
 			cJSON_AddStringToObject(o, "run_dir", v[i].run_dir);
-			cJSON_AddStringToObject(o, "state", run_display_state(v[i].status, NULL, v[i].running));
+			cJSON_AddStringToObject(o, "state", v[i].error ? "unreadable"
+							    : run_display_state(v[i].status, NULL, v[i].running));
 			if (v[i].final)
 				cJSON_AddStringToObject(o, "final", v[i].final);
 			char l[2] = {v[i].stage, 0};
@@ -307,7 +310,7 @@ int cmd_runs(int argc, char **argv)
 			if (v[i].stage)
 				snprintf(stage, sizeof(stage), "%c", v[i].stage);
 			printf("%-24s %-18s %-6s %-5s %s\n", v[i].op,
-			       run_display_state(v[i].status, v[i].final, v[i].running), stage, age,
+			       run_summary_state(&v[i]), stage, age,
 			       v[i].run_dir);
 			if (v[i].error)
 				printf("%-24s %s\n", "", v[i].error);

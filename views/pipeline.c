@@ -372,7 +372,7 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 	if (!a) {
 		if (st->next.set && st->next.stage == s->letter && !st->final) {
 			glyph = "\xe2\x96\xb8";
-			status = st->status && !strcmp(st->status, "waiting") ? "waiting" : "next";
+			status = st->status == RUN_WAITING ? "waiting" : "next";
 			stype = LINE_STATE_WARN;
 		}
 	} else if (a->state == ATTEMPT_SKIPPED) {
@@ -591,13 +591,12 @@ static void pl_title(struct view *v, struct sbuf *out)
 {
 	struct pl *pl = v->priv;
 	const struct run_state *st = state_of(pl);
-	sb_adds(out, st->final ? st->final : st->status ? st->status : "?");
+	sb_adds(out, st->final ? st->final : run_status_name(st->status));
 	if (st->offline)
 		sb_adds(out, " (offline)");
-	if (st->status && !strcmp(st->status, "waiting"))
+	if (st->status == RUN_WAITING)
 		sb_adds(out, ": C continues");
-	else if (pl->p && !st->final && !pipeline_busy(pl->p) && st->status &&
-		 !strcmp(st->status, "running"))
+	else if (pl->p && !st->final && !pipeline_busy(pl->p) && st->status == RUN_RUNNING)
 		sb_adds(out, ", nothing running: C continues");
 	if (!pl->p)
 		sb_adds(out, " [read-only]");

@@ -150,15 +150,15 @@ static void build_record(struct stage *s, const struct attempt *a, const struct 
 			 a->class_defaulted ? " (tag missing: the table's default)" : "");
 		field(s, "owner", LINE_DEFAULT, buf);
 	}
-	if (a->gate) {
-		snprintf(buf, sizeof(buf), "%s%s%s", a->gate, a->gate_reason ? ": " : "",
+	if (a->gate != GATE_NONE) {
+		snprintf(buf, sizeof(buf), "%s%s%s", gate_outcome_name(a->gate), a->gate_reason ? ": " : "",
 			 a->gate_reason ? a->gate_reason : "");
-		field(s, "gate", strcmp(a->gate, "accepted") ? LINE_STATE_WARN : LINE_DEFAULT, buf);
+		field(s, "gate", a->gate != GATE_ACCEPT ? LINE_STATE_WARN : LINE_DEFAULT, buf);
 	}
-	if (a->validator)
-		field(s, "validator", !strcmp(a->validator, "pass") ? LINE_STATE_OK
-				      : !strcmp(a->validator, "fail") ? LINE_STATE_FAIL : LINE_STATE_WARN,
-		      a->validator);
+	if (a->validator != VALIDATOR_NOT_RUN)
+		field(s, "validator", a->validator == VALIDATOR_PASS ? LINE_STATE_OK
+				      : a->validator == VALIDATOR_FAIL ? LINE_STATE_FAIL : LINE_STATE_WARN,
+		      validator_result_name(a->validator));
 	if (a->action) {
 		if (a->route_row)
 			snprintf(buf, sizeof(buf), "%s (table row %d, line %d)", a->action, a->route_row,
@@ -356,9 +356,9 @@ static void artifact_line(struct stage *s, const struct attempt *a, const char *
 	} else if (bad) {
 		snprintf(buf, sizeof(buf), "%zu finding%s", bad, bad == 1 ? "" : "s");
 		glyph = "\xe2\x9c\x97", state = buf, t = LINE_ARTIFACT_FAIL;
-	} else if (a->validator && !strcmp(a->validator, "pass")) {
+	} else if (a->validator == VALIDATOR_PASS) {
 		glyph = "\xe2\x9c\x93", state = "validated", t = LINE_ARTIFACT_OK;
-	} else if (a->validator && !strcmp(a->validator, "fail")) {
+	} else if (a->validator == VALIDATOR_FAIL) {
 		glyph = "?", state = "present, validator failed", t = LINE_ARTIFACT_FAIL;
 	} else {
 		glyph = "\xe2\x9c\x93", state = "present, not validated", t = LINE_ARTIFACT_OK;

@@ -44,9 +44,8 @@ int check_pipeline_checker(const struct check_request *rq, struct check_outcome 
 		return -1;
 	}
 	enum check_sev v = check_report_verdict(r);
-	out->status = v == CHECK_FAIL ? CHECK_STATUS_FAIL
-		    : v == CHECK_DEFERRED ? CHECK_STATUS_DEFERRED
-					  : CHECK_STATUS_PASS;
+	out->status = v == CHECK_FAIL ? VALIDATOR_FAIL : v == CHECK_DEFERRED ? VALIDATOR_DEFERRED
+								       : VALIDATOR_PASS;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);

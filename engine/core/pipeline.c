@@ -75,7 +75,7 @@ void pl_aborted(struct pipeline *p)
 {
 	struct attempt *a = pl_cur(p);
 	p->aborting = false;
-	pl_set(&p->st.status, "aborted");
+	p->st.status = RUN_ABORTED;
 	pl_set(&p->st.reason, "aborted by hand while running");
 	pl_save(p);
 	pl_emit(p, "run_aborted", NULL, "run aborted; %c%d will be run again on resume", a->stage, a->n);
@@ -83,7 +83,7 @@ void pl_aborted(struct pipeline *p)
 
 static bool aborted(const struct pipeline *p)
 {
-	return p->st.status && strcmp(p->st.status, "aborted") == 0;
+	return p->st.status == RUN_ABORTED;
 }
 
 void pl_schedule(struct pipeline *p)
@@ -100,9 +100,9 @@ static cJSON *finish_state(struct pipeline *p, const char *final, const char *re
 	pl_set(&st->final, final);
 	pl_set(&st->reason, reason);
 	st->next.set = false;
-	pl_set(&st->status, strcmp(final, "PIPELINE_COMPLETE") == 0	? "complete"
-			    : strcmp(final, "OFFLINE_COMPLETE") == 0 ? "offline_complete"
-								      : "stopped");
+	st->status = strcmp(final, "PIPELINE_COMPLETE") == 0  ? RUN_COMPLETE
+		     : strcmp(final, "OFFLINE_COMPLETE") == 0 ? RUN_OFFLINE_COMPLETE
+							      : RUN_STOPPED;
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "final", final);
 	if (reason)
@@ -111,8 +111,9 @@ static cJSON *finish_state(struct pipeline *p, const char *final, const char *re
 		/* The final output contract is checked and recorded, never repaired. */
 		struct check_outcome o = {0};
 		int ran = p->table->final_validator ? pl_final_check(p, &o) : -1;
-		pl_set(&st->contract, ran < 0 ? "not_run" : o.status == CHECK_STATUS_PASS ? "pass" : "fail");
-		cJSON_AddStringToObject(f, "contract", st->contract);
+		st->contract = ran < 0 ? VALIDATOR_NOT_RUN : o.status == VALIDATOR_PASS ? VALIDATOR_PASS
+										  : VALIDATOR_FAIL;
+		cJSON_AddStringToObject(f, "contract", validator_result_name(st->contract));
 		if (o.summary)
 			cJSON_AddStringToObject(f, "contract_summary", o.summary);
 		if (o.text) {
@@ -143,8 +144,8 @@ static void finish_emit(struct pipeline *p, cJSON *f)
 	const struct run_state *st = &p->st;
 	bool complete = strcmp(st->final, "PIPELINE_COMPLETE") == 0;
 	pl_emit(p, "run_finished", f, "%s%s%s%s%s", st->final, st->reason ? ": " : "",
-		st->reason ? st->reason : "", complete && st->contract ? "; output contract: " : "",
-		complete && st->contract ? st->contract : "");
+		st->reason ? st->reason : "", complete ? "; output contract: " : "",
+		complete ? validator_result_name(st->contract) : "");
 }
 
 void pl_finish(struct pipeline *p, const char *final, const char *reason)
@@ -272,13 +273,13 @@ static void step(struct loop *l, void *ud)
 	if (p->rerun_seq) {
 		struct attempt *a = run_attempt_by_seq(st, p->rerun_seq);
 		if (st->hold && !p->go_once) {
-			pl_set(&st->status, "waiting");
+			st->status = RUN_WAITING;
 			pl_save(p);
 			return;
 		}
 		p->go_once = false;
 		p->rerun_seq = 0;
-		pl_set(&st->status, "running");
+		st->status = RUN_RUNNING;
 		pl_emit(p, "attempt_rerun", pl_attempt_fields(a),
 			"%c%d was interrupted; running it again under the same number", a->stage, a->n);
 		/* a repair retry is re-run with the reason recorded on its parent */
@@ -292,7 +293,7 @@ static void step(struct loop *l, void *ud)
 	if (!st->next.set)
 		return;
 	if (st->hold && !p->go_once) {
-		pl_set(&st->status, "waiting");
+		st->status = RUN_WAITING;
 		char *why = xasprintf("waiting for continue before %c", st->next.stage);
 		pl_set(&st->reason, why);
 		pl_save(p);
@@ -301,7 +302,7 @@ static void step(struct loop *l, void *ud)
 		return;
 	}
 	p->go_once = false;
-	pl_set(&st->status, "running");
+	st->status = RUN_RUNNING;
 	pl_set(&st->reason, NULL);
 	const char *why = NULL;
 	struct attempt *prev = run_last_attempt(st);
@@ -509,7 +510,7 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	st->out_root = real_or_copy(o->out_root);
 	st->run_dir = real_or_copy(run_dir);
 	st->table = xstrdup(t->path);
-	st->status = xstrdup("running");
+	st->status = RUN_RUNNING;
 	st->offline = offline;
 	st->missing = preflight_missing(&pf);
 	st->created = wall_ms();
@@ -645,7 +646,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 		st->missing = xcalloc(1, sizeof(char *));
 		pl_set(&st->final, NULL);
 		pl_set(&st->reason, NULL);
-		pl_set(&st->status, "running");
+		st->status = RUN_RUNNING;
 		st->next = (struct run_next){.set = true, .stage = first};
 		pl_save(p);
 		char l1[2] = {first, 0};
@@ -708,7 +709,7 @@ void pipeline_start(struct pipeline *p)
 			*miss ? ")" : "");
 	free(miss);
 	if (aborted(p))
-		pl_set(&p->st.status, "running");
+		p->st.status = RUN_RUNNING;
 	p->started = true;
 	pl_schedule(p);
 }
@@ -749,7 +750,7 @@ bool pipeline_busy(const struct pipeline *p)
 
 bool pipeline_finished(const struct pipeline *p)
 {
-	return p->st.final || (p->st.status && strcmp(p->st.status, "aborted") == 0);
+	return p->st.final || p->st.status == RUN_ABORTED;
 }
 
 int pipeline_exit_code(const struct pipeline *p)

@@ -36,12 +36,8 @@ struct pipeline_opts {
 };
 
 /* A stage's own validation, supplied by engine/check through the CLI (core
- * cannot depend on it). Returns 0 when it ran; *status says the outcome. */
-enum check_status {
-	CHECK_STATUS_PASS,
-	CHECK_STATUS_FAIL,
-	CHECK_STATUS_DEFERRED, /* passes, except checks of deferred steps */
-};
+ * cannot depend on it). Returns 0 when it ran; status says the outcome
+ * (VALIDATOR_PASS, VALIDATOR_FAIL or VALIDATOR_DEFERRED). */
 struct check_request {
 	const char *op, *run_dir, *out_root, *workspace;
 	char stage; /* 0 for the final output contract */
@@ -49,7 +45,7 @@ struct check_request {
 	bool offline;
 };
 struct check_outcome {
-	enum check_status status;
+	enum validator_result status;
 	char *text;    /* report as the reference scripts print it */
 	char *json;    /* findings as a JSON array, or NULL */
 	char *summary; /* one line */

@@ -22,8 +22,8 @@ static void reopen(struct pipeline *p)
 {
 	pl_set(&p->st.final, NULL);
 	pl_set(&p->st.reason, NULL);
-	pl_set(&p->st.contract, NULL);
-	pl_set(&p->st.status, "running");
+	p->st.contract = VALIDATOR_NOT_RUN;
+	p->st.status = RUN_RUNNING;
 	p->st.next.set = false;
 }
 
@@ -42,7 +42,7 @@ int pipeline_continue(struct pipeline *p, struct tp_err *err)
 		return -1;
 	}
 	p->go_once = true;
-	pl_set(&st->status, "running");
+	st->status = RUN_RUNNING;
 	pl_save(p);
 	char l[2] = {p->rerun_seq ? run_attempt_by_seq(st, p->rerun_seq)->stage : st->next.stage, 0};
 	cJSON *f = cJSON_CreateObject();
@@ -69,7 +69,7 @@ int pipeline_abort(struct pipeline *p, struct tp_err *err)
 		loop_cancel_timer(p->loop, p->step_timer);
 		p->step_timer = 0;
 	}
-	pl_set(&p->st.status, "aborted");
+	p->st.status = RUN_ABORTED;
 	pl_set(&p->st.reason, "aborted by hand");
 	pl_save(p);
 	pl_emit(p, "manual_abort", NULL, "abort by hand");
@@ -152,13 +152,13 @@ int pipeline_skip(struct pipeline *p, char stage, const char *reason, struct tp_
 	a->manual = true;
 	a->started = a->ended = wall_ms();
 	pl_set(&a->verdict, s->success[0]);
-	pl_set(&a->gate, "skipped");
+	a->gate = GATE_SKIPPED;
 	char *note = xasprintf("skipped by hand: %s", reason);
 	pl_set(&a->note, note);
 	free(note);
 	cJSON *f = pl_attempt_fields(a);
 	cJSON_AddStringToObject(f, "reason", reason);
-	pl_set(&st->status, "running");
+	st->status = RUN_RUNNING;
 	pl_emit(p, "manual_skip", f, "skip by hand: %c%d routed as %s (%s)", a->stage, a->n, a->verdict,
 		reason);
 	p->started = true;

@@ -267,14 +267,14 @@ static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_rep
 			return;
 		}
 		attempt_add_soft(a, "SOFT_VALIDATOR_FAILED");
-		pl_set(&a->gate, "soft_failed");
+		a->gate = GATE_SOFT_FAILED;
 		bool usable = r->verdict && stage_has_verdict(s, r->verdict, p->st.offline);
 		pl_set(&a->verdict, usable ? r->verdict : fallback_verdict(s));
 		pl_emit(p, "soft_marker", pl_attempt_fields(a),
 			"%c%d: SOFT_VALIDATOR_FAILED (repair spent); routing on %s", a->stage, a->n,
 			a->verdict);
 	} else {
-		pl_set(&a->gate, g->outcome == GATE_ACCEPT ? "accepted" : "soft_missing");
+		a->gate = g->outcome;
 		pl_set(&a->verdict, r->verdict);
 		if (g->outcome == GATE_ACCEPT_SOFT_MISSING) {
 			attempt_add_soft(a, "SOFT_VALIDATOR_MISSING");
@@ -406,7 +406,7 @@ void pl_validate(struct pipeline *p, struct attempt *a, bool sync)
 			validator_done(p, a, -1, o.text ? o.text : "built-in validator could not run\n",
 				       o.summary, NULL, sync);
 		} else {
-			int code = o.status == CHECK_STATUS_PASS ? 0 : o.status == CHECK_STATUS_DEFERRED ? 3 : 1;
+			int code = o.status == VALIDATOR_PASS ? 0 : o.status == VALIDATOR_DEFERRED ? 3 : 1;
 			if (o.json) {
 				char *dir = run_attempt_dir(&p->st, a);
 				write_in(dir, "validator.json", o.json);
@@ -497,12 +497,14 @@ static void validator_done(struct pipeline *p, struct attempt *a, int code, cons
 	free(vpath);
 	free(dir);
 
-	const char *result = code == 0 ? "pass" : code == 3 ? "deferred" : code == -1 ? "unavailable"
-			   : code == -2 ? "none" : "fail";
+	enum validator_result res = code == 0 ? VALIDATOR_PASS : code == 3 ? VALIDATOR_DEFERRED
+				  : code == -1 ? VALIDATOR_UNAVAILABLE : code == -2 ? VALIDATOR_NONE
+				  : VALIDATOR_FAIL;
 	char *mismatch = code >= 0 ? verdict_file_mismatch(p, s, a->verdict) : NULL;
 	if (mismatch)
-		result = "fail";
-	pl_set(&a->validator, result);
+		res = VALIDATOR_FAIL;
+	a->validator = res;
+	const char *result = validator_result_name(res);
 	/* first line of the output as the summary */
 	char *summary = mismatch ? xstrdup(mismatch)
 			: summary_in ? xstrdup(summary_in) : xstrndup(out, strcspn(out, "\n"));
@@ -531,7 +533,7 @@ static void validator_done(struct pipeline *p, struct attempt *a, int code, cons
 	if (sync)
 		pl_save(p);
 	else
-		after_validator(p, a, strcmp(result, "fail") == 0);
+		after_validator(p, a, res == VALIDATOR_FAIL);
 }
 
 void pl_classify(struct pipeline *p, struct attempt *a)

@@ -34,6 +34,65 @@ void run_state_init(struct run_state *st)
 	st->schema = RUN_SCHEMA;
 }
 
+/* ---- the vocabulary ---- */
+
+static const char *const run_status_names[] = {
+	[RUN_RUNNING] = "running",   [RUN_WAITING] = "waiting",
+	[RUN_COMPLETE] = "complete", [RUN_OFFLINE_COMPLETE] = "offline_complete",
+	[RUN_STOPPED] = "stopped",   [RUN_ABORTED] = "aborted",
+};
+static const char *const gate_names[] = {
+	[GATE_NONE] = "none",
+	[GATE_ACCEPT] = "accepted",
+	[GATE_ACCEPT_SOFT_MISSING] = "soft_missing",
+	[GATE_REPAIR] = "repair",
+	[GATE_SOFT_FAILED] = "soft_failed",
+	[GATE_SKIPPED] = "skipped",
+};
+static const char *const validator_names[] = {
+	[VALIDATOR_NOT_RUN] = "not_run", [VALIDATOR_PASS] = "pass",
+	[VALIDATOR_FAIL] = "fail",       [VALIDATOR_DEFERRED] = "deferred",
+	[VALIDATOR_NONE] = "none",       [VALIDATOR_UNAVAILABLE] = "unavailable",
+};
+
+static int name_index(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *run_status_name(enum run_status s)
+{
+	return (size_t)s < TP_ARRAY_LEN(run_status_names) ? run_status_names[s] : "?";
+}
+
+int run_status_parse(const char *name)
+{
+	return name_index(run_status_names, TP_ARRAY_LEN(run_status_names), name);
+}
+
+const char *gate_outcome_name(enum gate_outcome o)
+{
+	return (size_t)o < TP_ARRAY_LEN(gate_names) ? gate_names[o] : "?";
+}
+
+int gate_outcome_parse(const char *name)
+{
+	return name_index(gate_names, TP_ARRAY_LEN(gate_names), name);
+}
+
+const char *validator_result_name(enum validator_result r)
+{
+	return (size_t)r < TP_ARRAY_LEN(validator_names) ? validator_names[r] : "?";
+}
+
+int validator_result_parse(const char *name)
+{
+	return name_index(validator_names, TP_ARRAY_LEN(validator_names), name);
+}
+
 static void attempt_free(struct attempt *a)
 {
 	free(a->dir);
@@ -42,9 +101,7 @@ static void attempt_free(struct attempt *a)
 	free(a->claimed);
 	free(a->verdict);
 	free(a->klass);
-	free(a->gate);
 	free(a->gate_reason);
-	free(a->validator);
 	strv_free(a->soft);
 	strv_free(a->deferred);
 	free(a->action);
@@ -59,7 +116,6 @@ void run_state_free(struct run_state *st)
 	free(st->out_root);
 	free(st->run_dir);
 	free(st->table);
-	free(st->status);
 	free(st->final);
 	free(st->reason);
 	strv_free(st->missing);
@@ -70,7 +126,6 @@ void run_state_free(struct run_state *st)
 		free(st->drivers[i]);
 		free(st->validators[i]);
 	}
-	free(st->contract);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -149,7 +204,7 @@ static cJSON *attempt_json(const struct attempt *a)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "seq", a->seq);
 	put_letter(o, "stage", a->stage);
-	cJSON_AddNumberToObject(o, "n", a->n);
+	cJSON_AddNumberToObject(o, "attempt", a->n);
 	cJSON_AddBoolToObject(o, "repair", a->repair);
 	cJSON_AddBoolToObject(o, "counts", a->counts);
 	cJSON_AddBoolToObject(o, "manual", a->manual);
@@ -169,9 +224,11 @@ static cJSON *attempt_json(const struct attempt *a)
 	put_str(o, "class", a->klass);
 	if (a->class_defaulted)
 		cJSON_AddBoolToObject(o, "class_defaulted", true);
-	put_str(o, "gate", a->gate);
+	if (a->gate != GATE_NONE)
+		cJSON_AddStringToObject(o, "gate", gate_outcome_name(a->gate));
 	put_str(o, "gate_reason", a->gate_reason);
-	put_str(o, "validator", a->validator);
+	if (a->validator != VALIDATOR_NOT_RUN)
+		cJSON_AddStringToObject(o, "validator", validator_result_name(a->validator));
 	put_strv(o, "soft", a->soft);
 	put_strv(o, "deferred", a->deferred);
 	cJSON_AddNumberToObject(o, "tokens_in", (double)a->tokens_in);
@@ -196,7 +253,7 @@ int run_state_save(const struct run_state *st, struct tp_err *err)
 	put_str(o, "out_root", st->out_root);
 	put_str(o, "run_dir", st->run_dir);
 	put_str(o, "table", st->table);
-	put_str(o, "status", st->status);
+	cJSON_AddStringToObject(o, "status", run_status_name(st->status));
 	put_str(o, "final", st->final);
 	put_str(o, "reason", st->reason);
 	cJSON_AddStringToObject(o, "mode", st->offline ? "offline" : "online");
@@ -226,7 +283,8 @@ int run_state_save(const struct run_state *st, struct tp_err *err)
 	cJSON *att = cJSON_AddArrayToObject(o, "attempts");
 	for (size_t i = 0; i < st->natt; i++)
 		cJSON_AddItemToArray(att, attempt_json(&st->att[i]));
-	put_str(o, "contract", st->contract);
+	if (st->status == RUN_COMPLETE)
+		cJSON_AddStringToObject(o, "contract", validator_result_name(st->contract));
 	char *text = cJSON_Print(o);
 	cJSON_Delete(o);
 	char *path = run_path(st->run_dir, "state.json");
@@ -293,21 +351,41 @@ static char **get_strv(const cJSON *o, const char *k)
 	return v;
 }
 
-static int load_attempt(struct attempt *a, const cJSON *o)
+/* A word of the vocabulary; absent is `none`; *bad names the first key whose
+ * word is unknown. */
+static int get_word(const cJSON *o, const char *k, int (*parse)(const char *), int none,
+		    const char **bad)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!v)
+		return none;
+	int w = cJSON_IsString(v) ? parse(v->valuestring) : -1;
+	if (w < 0 && !*bad)
+		*bad = k;
+	return w < 0 ? none : w;
+}
+
+static int attempt_state_parse(const char *name)
+{
+	return !strcmp(name, "running") ? ATTEMPT_RUNNING
+	       : !strcmp(name, "done")	  ? ATTEMPT_DONE
+	       : !strcmp(name, "skipped") ? ATTEMPT_SKIPPED
+					  : -1;
+}
+
+/* 0, or -1 when the record lacks what names it; *bad: a key whose word is
+ * unknown. */
+static int load_attempt(struct attempt *a, const cJSON *o, const char **bad)
 {
 	a->seq = get_int(o, "seq");
 	a->stage = get_letter(o, "stage");
-	a->n = get_int(o, "n");
+	/* "n" in files written before the key was "attempt" everywhere */
+	a->n = get_int(o, cJSON_HasObjectItem(o, "attempt") ? "attempt" : "n");
 	a->repair = get_bool(o, "repair");
 	a->counts = get_bool(o, "counts");
 	a->manual = get_bool(o, "manual");
 	a->offline = get_bool(o, "offline");
-	char *state = get_str(o, "state");
-	a->state = !state ? ATTEMPT_RUNNING
-		   : strcmp(state, "done") == 0	   ? ATTEMPT_DONE
-		   : strcmp(state, "skipped") == 0 ? ATTEMPT_SKIPPED
-						   : ATTEMPT_RUNNING;
-	free(state);
+	a->state = get_word(o, "state", attempt_state_parse, ATTEMPT_RUNNING, bad);
 	a->dir = get_str(o, "dir");
 	a->driver = get_str(o, "driver");
 	a->started = (int64_t)get_ll(o, "started");
@@ -319,9 +397,9 @@ static int load_attempt(struct attempt *a, const cJSON *o)
 	a->verdict = get_str(o, "verdict");
 	a->klass = get_str(o, "class");
 	a->class_defaulted = get_bool(o, "class_defaulted");
-	a->gate = get_str(o, "gate");
+	a->gate = get_word(o, "gate", gate_outcome_parse, GATE_NONE, bad);
 	a->gate_reason = get_str(o, "gate_reason");
-	a->validator = get_str(o, "validator");
+	a->validator = get_word(o, "validator", validator_result_parse, VALIDATOR_NOT_RUN, bad);
 	a->soft = get_strv(o, "soft");
 	a->deferred = get_strv(o, "deferred");
 	a->tokens_in = get_ll(o, "tokens_in");
@@ -366,7 +444,9 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 	st->out_root = get_str(o, "out_root");
 	st->run_dir = xstrdup(run_dir); /* the directory may have moved */
 	st->table = get_str(o, "table");
-	st->status = get_str(o, "status");
+	const char *bad = NULL;
+	bool has_status = cJSON_HasObjectItem(o, "status");
+	st->status = get_word(o, "status", run_status_parse, RUN_RUNNING, &bad);
 	st->final = get_str(o, "final");
 	st->reason = get_str(o, "reason");
 	char *mode = get_str(o, "mode");
@@ -391,15 +471,25 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 		st->validators[i] = get_str(cJSON_GetObjectItemCaseSensitive(o, "validators"), l);
 	}
 	const cJSON *att = cJSON_GetObjectItemCaseSensitive(o, "attempts"), *it;
-	int bad = 0;
+	size_t incomplete = 0;
 	cJSON_ArrayForEach(it, att)
-		if (load_attempt(run_add_attempt(st), it) < 0)
-			bad = (int)st->natt;
-	st->contract = get_str(o, "contract");
+		if (load_attempt(run_add_attempt(st), it, &bad) < 0 && !incomplete)
+			incomplete = st->natt;
+	st->contract = get_word(o, "contract", validator_result_parse, VALIDATOR_NOT_RUN, &bad);
 	cJSON_Delete(o);
-	if (!st->op || !st->status || bad) {
-		tp_err_set(err, TP_EXIT_USAGE, "%s: incomplete state (%s)", path,
-			   bad ? "an attempt lacks seq, stage or dir" : "no op or status");
+	int rc = 0;
+	if (!st->op || !has_status) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s: incomplete state (no op or status)", path);
+		rc = -1;
+	} else if (incomplete) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s: incomplete state (attempt %zu lacks seq, stage or dir)",
+			   path, incomplete);
+		rc = -1;
+	} else if (bad) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s: a '%s' value this tileport does not know", path, bad);
+		rc = -1;
+	}
+	if (rc < 0) {
 		free(path);
 		run_state_free(st);
 		return -1;
@@ -503,13 +593,12 @@ int runs_list(const char *out_root, struct run_summary **out, size_t *n, struct 
 			/* A damaged run is shown, not silently dropped. */
 			s->op = xstrdup(e->d_name);
 			s->run_dir = dir;
-			s->status = xstrdup("unreadable");
 			s->error = xstrdup(lerr.msg);
 			continue;
 		}
 		s->op = xstrdup(st.op);
 		s->run_dir = dir;
-		s->status = xstrdup(st.status);
+		s->status = st.status;
 		s->final = st.final ? xstrdup(st.final) : NULL;
 		s->stage = st.natt ? st.att[st.natt - 1].stage : 0;
 		s->running = run_locked(dir);
@@ -523,13 +612,16 @@ int runs_list(const char *out_root, struct run_summary **out, size_t *n, struct 
 	return 0;
 }
 
-const char *run_display_state(const char *status, const char *final, bool locked)
+const char *run_display_state(enum run_status status, const char *final, bool locked)
 {
-	if (!status)
-		return "?";
-	if (!locked && (strcmp(status, "running") == 0 || strcmp(status, "waiting") == 0))
+	if (!locked && (status == RUN_RUNNING || status == RUN_WAITING))
 		return "interrupted";
-	return final ? final : status;
+	return final ? final : run_status_name(status);
+}
+
+const char *run_summary_state(const struct run_summary *s)
+{
+	return s->error ? "unreadable" : run_display_state(s->status, s->final, s->running);
 }
 
 void runs_free(struct run_summary *v, size_t n)
@@ -537,7 +629,6 @@ void runs_free(struct run_summary *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].op);
 		free(v[i].run_dir);
-		free(v[i].status);
 		free(v[i].final);
 		free(v[i].error);
 	}

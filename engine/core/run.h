@@ -18,6 +18,47 @@
 
 #define RUN_SCHEMA 1
 
+/* The run store's vocabulary: every word state.json, status output and the
+ * screen use for a run's status, a gate outcome and a validator result
+ * comes from one name table each (run_status_name, gate_outcome_name,
+ * validator_result_name); *_parse maps a word back, -1 when unknown. */
+
+enum run_status {
+	RUN_RUNNING,          /* "running" */
+	RUN_WAITING,          /* "waiting": holding for continue */
+	RUN_COMPLETE,         /* "complete": ended PIPELINE_COMPLETE */
+	RUN_OFFLINE_COMPLETE, /* "offline_complete": ended OFFLINE_COMPLETE */
+	RUN_STOPPED,          /* "stopped": ended STOP */
+	RUN_ABORTED,          /* "aborted" by hand (resume continues it) */
+};
+const char *run_status_name(enum run_status s);
+int run_status_parse(const char *name);
+
+/* What the acceptance gate made of an attempt's reply. */
+enum gate_outcome {
+	GATE_NONE,                /* "none": not gated (yet) */
+	GATE_ACCEPT,              /* "accepted": a block with every exit 0 */
+	GATE_ACCEPT_SOFT_MISSING, /* "soft_missing": no block, clean success text */
+	GATE_REPAIR,              /* "repair": respawn once to repair the return */
+	GATE_SOFT_FAILED,         /* "soft_failed": the repair was spent; routed anyway */
+	GATE_SKIPPED,             /* "skipped": a person skipped the stage */
+};
+const char *gate_outcome_name(enum gate_outcome o);
+int gate_outcome_parse(const char *name);
+
+/* What the orchestrator's own validator said (of an attempt, or of the
+ * final output contract). */
+enum validator_result {
+	VALIDATOR_NOT_RUN,     /* "not_run" */
+	VALIDATOR_PASS,        /* "pass" */
+	VALIDATOR_FAIL,        /* "fail" */
+	VALIDATOR_DEFERRED,    /* "deferred": passes, except checks of steps deferred offline */
+	VALIDATOR_NONE,        /* "none": no validator configured for the stage */
+	VALIDATOR_UNAVAILABLE, /* "unavailable": built-in validators not in this build */
+};
+const char *validator_result_name(enum validator_result r);
+int validator_result_parse(const char *name);
+
 enum attempt_state {
 	ATTEMPT_RUNNING, /* spawned; no result recorded yet */
 	ATTEMPT_DONE,    /* finished and routed */
@@ -43,9 +84,9 @@ struct attempt {
 	char *verdict;          /* the verdict routed on */
 	char *klass;            /* owner class routed on */
 	bool class_defaulted;   /* the tag was missing; the table's default applied */
-	char *gate;             /* accepted, soft_missing, repair, soft_failed */
+	enum gate_outcome gate;
 	char *gate_reason;
-	char *validator;        /* pass, fail, deferred, missing, none */
+	enum validator_result validator;
 	char **soft;            /* soft markers recorded for this attempt */
 	char **deferred;        /* toolchain steps the agent deferred */
 	long long tokens_in, tokens_out;
@@ -67,7 +108,7 @@ struct run_state {
 	int schema;
 	char *version;
 	char *op, *workspace, *out_root, *run_dir, *table;
-	char *status; /* running, waiting, complete, offline_complete, stopped, aborted */
+	enum run_status status;
 	char *final;  /* PIPELINE_COMPLETE, OFFLINE_COMPLETE, STOP or NULL */
 	char *reason; /* why the run ended or waits, in words */
 	bool offline;
@@ -79,7 +120,7 @@ struct run_state {
 	int repairs[STAGE_LETTERS];   /* repair retries used per letter */
 	char *drivers[STAGE_LETTERS]; /* driver spec per stage letter, as configured */
 	char *validators[STAGE_LETTERS];
-	char *contract; /* final output contract: pass, fail, not_run */
+	enum validator_result contract; /* the final output contract (of a complete run) */
 	bool hold;      /* wait for "continue" before each spawn */
 };
 
@@ -111,8 +152,9 @@ bool run_locked(const char *run_dir);
 
 /* Runs in an output root, newest first. */
 struct run_summary {
-	char *op, *run_dir, *status, *final;
-	char *error; /* status "unreadable": why its state.json could not be read */
+	char *op, *run_dir, *final;
+	enum run_status status;
+	char *error; /* its state.json could not be read: why (the run is "unreadable") */
 	char stage;   /* stage of the latest attempt, or 0 */
 	bool running; /* an orchestrator holds the lock */
 	int64_t updated;
@@ -120,8 +162,11 @@ struct run_summary {
 };
 int runs_list(const char *out_root, struct run_summary **out, size_t *n, struct tp_err *err);
 /* The state to show: "interrupted" for a run saved as running or waiting
- * that no orchestrator holds (it died), else the final state or status. */
-const char *run_display_state(const char *status, const char *final, bool locked);
+ * that no orchestrator holds (it died), else the final state (when given)
+ * or the status. */
+const char *run_display_state(enum run_status status, const char *final, bool locked);
+/* The same for a listed run; "unreadable" when its state could not be read. */
+const char *run_summary_state(const struct run_summary *s);
 void runs_free(struct run_summary *v, size_t n);
 
 /* Where runs live: --out, else $CUTILE_KERNEL_OUT_ROOT, else the config's

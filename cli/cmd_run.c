@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/check/check.h"
 #include "engine/core/loop.h"
 #include "engine/core/pipeline.h"
 #include "engine/core/run.h"
@@ -210,7 +211,8 @@ int cmd_run(int argc, char **argv)
 	}
 	cli_stage_commands(&cfg, a.drivers, a.validators);
 	char *out = run_out_root(a.out, ws, config_get(&cfg, "out_root"));
-	struct pipeline_opts o = {.op = argv[optind], .workspace = ws, .out_root = out, .table_path = a.table};
+	struct pipeline_opts o = {.op = argv[optind], .workspace = ws, .out_root = out, .table_path = a.table,
+				  .checker = check_pipeline_checker};
 	memcpy(o.drivers, a.drivers, sizeof(o.drivers));
 	memcpy(o.validators, a.validators, sizeof(o.validators));
 	struct loop *l = loop_new();
@@ -251,7 +253,8 @@ int cmd_resume(int argc, char **argv)
 	cli_run_commands(a.drivers, a.validators, &user);
 	char *out = run_out_root(a.out, ws, config_get(&cfg, "out_root"));
 	char *dir = run_resolve(argv[optind], out);
-	struct pipeline_opts o = {.table_path = a.table, .online = a.online};
+	struct pipeline_opts o = {.table_path = a.table, .online = a.online,
+				  .checker = check_pipeline_checker};
 	memcpy(o.drivers, a.drivers, sizeof(o.drivers));
 	memcpy(o.validators, a.validators, sizeof(o.validators));
 	struct loop *l = loop_new();
@@ -350,7 +353,7 @@ int cmd_step(int argc, char **argv)
 	char *ws = cli_workspace(NULL);
 	char *out = cli_out_root(oopt, ws);
 	char *dir = run_resolve(argv[optind], out);
-	struct pipeline_opts o = {0};
+	struct pipeline_opts o = {.checker = check_pipeline_checker};
 	struct loop *l = loop_new();
 	struct pipeline *p;
 	struct tp_err err;
@@ -373,6 +376,9 @@ int cmd_step(int argc, char **argv)
 	else if (!strcmp(action, "revalidate")) {
 		r = pipeline_revalidate(p, seq, &err);
 		drive_after = false;
+		while (r == 0 && pipeline_busy(p)) /* a command validator runs on the loop */
+			if (loop_run_once(l, -1) < 0)
+				break;
 		if (r == 0) {
 			const struct attempt *a = NULL;
 			for (size_t i = 0; i < pipeline_state(p)->natt; i++)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "engine/check/check.h"
 #include "engine/core/config.h"
 #include "engine/core/pipeline.h"
 #include "engine/core/run.h"
@@ -55,7 +56,7 @@ static int attach(const char *run_dir, struct loop *l, struct pipeline **out, st
 		tp_err_set(err, TP_EXIT_USAGE, "another tileport is driving this run");
 		return -1;
 	}
-	struct pipeline_opts o = {0};
+	struct pipeline_opts o = {.checker = check_pipeline_checker};
 	memcpy(o.drivers, drivers, sizeof(o.drivers));
 	memcpy(o.validators, validators, sizeof(o.validators));
 	return pipeline_resume(out, l, run_dir, &o, err);

@@ -23,18 +23,6 @@
 
 struct pipeline;
 
-struct pipeline_opts {
-	const char *op;         /* new runs */
-	const char *workspace;  /* TileGym checkout */
-	const char *out_root;   /* where the run directory goes */
-	const char *table_path; /* NULL: table_default_path() */
-	const char *drivers[STAGE_LETTERS];    /* driver spec per stage letter */
-	const char *validators[STAGE_LETTERS]; /* validator command override per stage */
-	bool hold;              /* wait for pipeline_continue() before each spawn */
-	bool online;            /* resume: re-run the deferred stages with the toolchain */
-	int64_t kill_grace_ms;  /* TERM -> KILL delay for stages (0: 2000) */
-};
-
 /* A stage's own validation, supplied by engine/check through the CLI (core
  * cannot depend on it). Returns 0 when it ran; status says the outcome
  * (VALIDATOR_PASS, VALIDATOR_FAIL or VALIDATOR_DEFERRED). */
@@ -51,8 +39,20 @@ struct check_outcome {
 	char *summary; /* one line */
 };
 typedef int (*pipeline_checker)(const struct check_request *rq, struct check_outcome *out);
-void pipeline_set_checker(pipeline_checker fn);
 void check_outcome_free(struct check_outcome *o);
+
+struct pipeline_opts {
+	const char *op;         /* new runs */
+	const char *workspace;  /* TileGym checkout */
+	const char *out_root;   /* where the run directory goes */
+	const char *table_path; /* NULL: table_default_path() */
+	const char *drivers[STAGE_LETTERS];    /* driver spec per stage letter */
+	const char *validators[STAGE_LETTERS]; /* validator command override per stage */
+	bool hold;              /* wait for pipeline_continue() before each spawn */
+	bool online;            /* resume: re-run the deferred stages with the toolchain */
+	int64_t kill_grace_ms;  /* TERM -> KILL delay for stages (0: 2000) */
+	pipeline_checker checker; /* the "builtin" validators; NULL: not in this build */
+};
 
 enum pipeline_event_kind {
 	PEV_EVENT,  /* a record appended to events.jsonl (ev) */

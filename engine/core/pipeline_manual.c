@@ -12,7 +12,7 @@ static int busy_refusal(struct pipeline *p, const char *what, struct tp_err *err
 {
 	if (!p->proc && !p->vproc)
 		return 0;
-	struct attempt *a = pl_cur(p);
+	struct attempt *a = p->proc ? pl_cur(p) : run_attempt_by_seq(&p->st, p->vseq);
 	tp_err_set(err, TP_EXIT_USAGE, "cannot %s while %c%d is running; abort it first", what,
 		   a ? a->stage : '?', a ? a->n : 0);
 	return -1;
@@ -59,7 +59,7 @@ int pipeline_abort(struct pipeline *p, struct tp_err *err)
 	if (p->proc || p->vproc) {
 		/* The attempt stays "running" in state.json: resume runs it again. */
 		p->aborting = true;
-		struct attempt *a = pl_cur(p);
+		struct attempt *a = p->proc ? pl_cur(p) : run_attempt_by_seq(&p->st, p->vseq);
 		pl_emit(p, "manual_abort", pl_attempt_fields(a), "abort by hand: stopping %c%d%s", a->stage,
 			a->n, p->proc ? "" : "'s validator");
 		proc_kill(p->proc ? p->proc : p->vproc);
@@ -120,7 +120,8 @@ int pipeline_override(struct pipeline *p, int seq, const char *verdict, const ch
 	free(from);
 	p->started = true;
 	pl_classify(p, a);
-	pl_route(p, a);
+	if (pl_route(p, a))
+		pl_schedule(p);
 	return 0;
 }
 
@@ -163,7 +164,8 @@ int pipeline_skip(struct pipeline *p, char stage, const char *reason, struct tp_
 		reason);
 	p->started = true;
 	pl_classify(p, a);
-	pl_route(p, a);
+	if (pl_route(p, a))
+		pl_schedule(p);
 	return 0;
 }
 

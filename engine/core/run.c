@@ -151,6 +151,14 @@ struct attempt *run_last_attempt(struct run_state *st)
 	return st->natt ? &st->att[st->natt - 1] : NULL;
 }
 
+struct attempt *run_latest_attempt(struct run_state *st, char stage)
+{
+	for (size_t i = st->natt; i-- > 0;)
+		if (st->att[i].stage == stage)
+			return &st->att[i];
+	return NULL;
+}
+
 int run_count(const struct run_state *st, char stage)
 {
 	int n = 0;

@@ -137,6 +137,8 @@ bool run_exists(const char *run_dir);
 struct attempt *run_add_attempt(struct run_state *st);
 struct attempt *run_attempt_by_seq(struct run_state *st, int seq);
 struct attempt *run_last_attempt(struct run_state *st);
+/* The latest attempt of a stage, or NULL when it has not run. */
+struct attempt *run_latest_attempt(struct run_state *st, char stage);
 /* Counted attempts of a stage (the cap and the routing conditions use this). */
 int run_count(const struct run_state *st, char stage);
 void attempt_add_soft(struct attempt *a, const char *marker);

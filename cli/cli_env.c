@@ -1,110 +1,22 @@
-/* Where a command finds its workspace and configuration. */
+/* Every command's session: the options it was given, the screen's settings
+ * check and the built-in validators (cli -> tui -> views -> engine). */
 #include "cli/cli.h"
 
-#include "engine/core/run.h"
-#include "tui/config.h"
+#include "engine/check/check.h"
+#include "tui/tui.h"
 
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-char *cli_workspace(const char *opt)
+int cli_session(struct session **out, const struct session_opts *given)
 {
-	if (opt && *opt)
-		return xstrdup(opt);
-	if (cli_globals.workspace)
-		return xstrdup(cli_globals.workspace);
-	const char *env = getenv("TILEGYM_PATH");
-	if (env && *env)
-		return xstrdup(env);
-	struct config c = {0};
-	char *ws = NULL;
-	if (config_load_default(&c, NULL, NULL) == 0 && config_get(&c, "workspace"))
-		ws = xstrdup(config_get(&c, "workspace"));
-	config_free(&c);
-	if (ws)
-		return ws;
-	if (path_is_dir("src/tilegym")) {
-		char *cwd = getcwd(NULL, 0);
-		return cwd;
-	}
-	return NULL;
-}
-
-static bool stage_key(const char *key, const char *prefix)
-{
-	size_t n = strlen(prefix);
-	return strncmp(key, prefix, n) == 0 && stage_letter_ok(key[n]) && !key[n + 1];
-}
-
-/* Every setting of every file is someone's: a typo is an error, not a
- * silently ignored line. The screen checks its own values when it starts. */
-static int check_keys(const struct config *c, struct tp_err *err)
-{
-	for (size_t i = 0; i < c->n; i++) {
-		const struct config_entry *e = &c->v[i];
-		if (!e->key) {
-			if (str_starts(e->value, "bind ") || str_starts(e->value, "bind\t"))
-				continue;
-			tp_err_set(err, TP_EXIT_USAGE, "%s:%d: expected 'key = value' or 'bind KEYMAP KEY "
-						       "ACTION', got '%s'", e->file, e->line, e->value);
-			return -1;
-		}
-		const char *k = e->key;
-		if (!strcmp(k, "workspace") || !strcmp(k, "out_root") || stage_key(k, "driver.") ||
-		    stage_key(k, "validator.") || str_starts(k, "tui.") || tui_config_is_key(k))
-			continue;
-		tp_err_set(err, TP_EXIT_USAGE,
-			   "%s:%d: unknown setting '%s' (expected workspace, out_root, driver.X, "
-			   "validator.X, or a screen setting: theme, layout, split-size, line-numbers, "
-			   "follow, color.AREA)", e->file, e->line, k);
-		return -1;
-	}
+	struct session_opts o = *given;
+	if (!o.workspace)
+		o.workspace = cli_globals.workspace;
+	o.check_setting = tui_setting_check;
+	o.settings_hint = tui_settings_hint;
+	o.checker = check_pipeline_checker;
+	struct tp_err err;
+	if (session_open(out, &o, &err) < 0)
+		return cli_report(&err);
 	return 0;
-}
-
-int cli_load_config(struct config *c, const char *workspace, struct tp_err *err)
-{
-	int rc = config_load_default(c, workspace, err);
-	if (rc == 0)
-		rc = check_keys(c, err);
-	if (rc < 0)
-		config_free(c); /* entries of the files read before the bad one */
-	return rc;
-}
-
-void cli_run_commands(const char *drivers[STAGE_LETTERS], const char *validators[STAGE_LETTERS],
-		      struct config *user)
-{
-	if (config_load_default(user, NULL, NULL) < 0)
-		config_free(user);
-	cli_stage_commands(user, drivers, validators);
-}
-
-void cli_stage_commands(const struct config *c, const char *drivers[STAGE_LETTERS],
-			const char *validators[STAGE_LETTERS])
-{
-	for (int i = 0; i < STAGE_LETTERS; i++) {
-		char key[32];
-		snprintf(key, sizeof(key), "driver.%c", stage_at_slot(i));
-		if (!drivers[i])
-			drivers[i] = config_get(c, key);
-		snprintf(key, sizeof(key), "validator.%c", stage_at_slot(i));
-		if (!validators[i])
-			validators[i] = config_get(c, key);
-	}
-}
-
-char *cli_out_root(const char *opt_out, const char *workspace)
-{
-	struct config c = {0};
-	char *out;
-	if (cli_load_config(&c, workspace && path_is_dir(workspace) ? workspace : NULL, NULL) == 0)
-		out = run_out_root(opt_out, workspace, config_get(&c, "out_root"));
-	else
-		out = run_out_root(opt_out, workspace, NULL);
-	config_free(&c);
-	return out;
 }
 
 int cli_stage_assign(const char *cmd, const char *opt, const char *arg,

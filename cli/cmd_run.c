@@ -8,7 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/check/check.h"
 #include "engine/core/loop.h"
 #include "engine/core/pipeline.h"
 #include "engine/core/run.h"
@@ -98,11 +97,11 @@ static void attach_printer(struct pipeline *p)
 /* The workbench screen on a live run (tileport run/resume without
  * --headless): the user watches and steps; quitting leaves an unfinished
  * run interrupted, to be resumed. */
-static int drive_screen(struct pipeline *p, struct loop *l, const char *workspace)
+static int drive_screen(struct pipeline *p, struct session *session)
 {
 	pipeline_start(p);
-	struct tui_start s = {.kind = TUI_START_PIPELINE, .pipeline = p, .loop = l,
-			      .run_dir = pipeline_state(p)->run_dir, .workspace = workspace};
+	struct tui_start s = {.kind = TUI_START_PIPELINE, .session = session, .pipeline = p,
+			      .run_dir = pipeline_state(p)->run_dir};
 	int rc = tui_main(&s);
 	if (rc != TP_EXIT_OK)
 		return rc;
@@ -143,8 +142,7 @@ static int drive(struct pipeline *p, struct loop *l)
 }
 
 struct run_args {
-	const char *workspace, *out, *table;
-	const char *drivers[STAGE_LETTERS], *validators[STAGE_LETTERS];
+	struct session_opts so; /* --workspace, --out, --table, --driver, --validator */
 	bool headless, online;
 };
 
@@ -164,17 +162,17 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 	int c;
 	while ((c = getopt_long(argc, argv, "w:o:Hd:v:t:Oh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'w': a->workspace = optarg; break;
-		case 'o': a->out = optarg; break;
+		case 'w': a->so.workspace = optarg; break;
+		case 'o': a->so.out_root = optarg; break;
 		case 'H': a->headless = true; break;
-		case 't': a->table = optarg; break;
+		case 't': a->so.table_path = optarg; break;
 		case 'O': a->online = true; break;
 		case 'd':
-			if (cli_stage_assign(cmd, "--driver", optarg, a->drivers))
+			if (cli_stage_assign(cmd, "--driver", optarg, a->so.commands.drivers))
 				return TP_EXIT_USAGE;
 			break;
 		case 'v':
-			if (cli_stage_assign(cmd, "--validator", optarg, a->validators))
+			if (cli_stage_assign(cmd, "--validator", optarg, a->so.commands.validators))
 				return TP_EXIT_USAGE;
 			break;
 		case 'h':
@@ -198,39 +196,29 @@ int cmd_run(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (argc - optind != 1)
 		return cli_usage_error("run", "expected one operator name");
-	char *ws = cli_workspace(a.workspace);
-	if (!ws) {
-		fprintf(stderr, "tileport: no workspace: use --workspace DIR or set TILEGYM_PATH\n");
-		return TP_EXIT_USAGE;
-	}
-	struct config cfg = {0};
-	struct tp_err err;
-	if (cli_load_config(&cfg, path_is_dir(ws) ? ws : NULL, &err) < 0) {
-		free(ws);
-		return cli_report(&err);
-	}
-	cli_stage_commands(&cfg, a.drivers, a.validators);
-	char *out = run_out_root(a.out, ws, config_get(&cfg, "out_root"));
-	struct pipeline_opts o = {.op = argv[optind], .workspace = ws, .out_root = out, .table_path = a.table,
-				  .checker = check_pipeline_checker};
-	memcpy(o.drivers, a.drivers, sizeof(o.drivers));
-	memcpy(o.validators, a.validators, sizeof(o.validators));
-	struct loop *l = loop_new();
+	struct session *s;
+	if ((rc = cli_session(&s, &a.so)))
+		return rc;
+	struct pipeline_opts o;
+	session_pipeline_opts(s, RUN_NEW, &o);
+	o.op = argv[optind];
+	struct loop *l = session_loop(s);
 	struct pipeline *p;
-	if (pipeline_create(&p, l, &o, &err) < 0) {
+	struct tp_err err;
+	if (!session_workspace(s)) {
+		fprintf(stderr, "tileport: no workspace: use --workspace DIR or set TILEGYM_PATH\n");
+		rc = TP_EXIT_USAGE;
+	} else if (pipeline_create(&p, l, &o, &err) < 0) {
 		rc = cli_report(&err);
 	} else if (want_screen(a.headless)) {
-		rc = drive_screen(p, l, ws);
+		rc = drive_screen(p, s);
 		pipeline_free(p);
 	} else {
 		attach_printer(p);
 		rc = drive(p, l);
 		pipeline_free(p);
 	}
-	loop_free(l);
-	config_free(&cfg);
-	free(out);
-	free(ws);
+	session_close(s);
 	return rc;
 }
 
@@ -242,23 +230,16 @@ int cmd_resume(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (argc - optind != 1)
 		return cli_usage_error("resume", "expected one run (a directory or an op name)");
-	char *ws = cli_workspace(a.workspace);
-	struct config cfg = {0};
-	struct tp_err err;
-	if (cli_load_config(&cfg, ws && path_is_dir(ws) ? ws : NULL, &err) < 0) {
-		free(ws);
-		return cli_report(&err);
-	}
-	struct config user = {0};
-	cli_run_commands(a.drivers, a.validators, &user);
-	char *out = run_out_root(a.out, ws, config_get(&cfg, "out_root"));
-	char *dir = run_resolve(argv[optind], out);
-	struct pipeline_opts o = {.table_path = a.table, .online = a.online,
-				  .checker = check_pipeline_checker};
-	memcpy(o.drivers, a.drivers, sizeof(o.drivers));
-	memcpy(o.validators, a.validators, sizeof(o.validators));
-	struct loop *l = loop_new();
+	struct session *s;
+	if ((rc = cli_session(&s, &a.so)))
+		return rc;
+	char *dir = session_run_dir(s, argv[optind]);
+	struct pipeline_opts o;
+	session_pipeline_opts(s, RUN_EXISTING, &o);
+	o.online = a.online;
+	struct loop *l = session_loop(s);
 	struct pipeline *p;
+	struct tp_err err;
 	if (pipeline_resume(&p, l, dir, &o, &err) < 0) {
 		rc = cli_report(&err);
 	} else if (pipeline_state(p)->final) {
@@ -268,19 +249,15 @@ int cmd_resume(int argc, char **argv)
 		rc = pipeline_exit_code(p);
 		pipeline_free(p);
 	} else if (want_screen(a.headless)) {
-		rc = drive_screen(p, l, pipeline_state(p)->workspace);
+		rc = drive_screen(p, s);
 		pipeline_free(p);
 	} else {
 		attach_printer(p);
 		rc = drive(p, l);
 		pipeline_free(p);
 	}
-	loop_free(l);
-	config_free(&user);
-	config_free(&cfg);
 	free(dir);
-	free(out);
-	free(ws);
+	session_close(s);
 	return rc;
 }
 
@@ -350,14 +327,16 @@ int cmd_step(int argc, char **argv)
 		if (*end || seq <= 0)
 			return cli_usage_error("step", "'%s' is not an attempt number", args[0]);
 	}
-	char *ws = cli_workspace(NULL);
-	char *out = cli_out_root(oopt, ws);
-	char *dir = run_resolve(argv[optind], out);
-	struct pipeline_opts o = {.checker = check_pipeline_checker};
-	struct loop *l = loop_new();
+	struct session *s;
+	int rc = cli_session(&s, &(struct session_opts){.out_root = oopt});
+	if (rc)
+		return rc;
+	char *dir = session_run_dir(s, argv[optind]);
+	struct pipeline_opts o;
+	session_pipeline_opts(s, RUN_EXISTING, &o);
+	struct loop *l = session_loop(s);
 	struct pipeline *p;
 	struct tp_err err;
-	int rc = 0;
 	if (pipeline_resume(&p, l, dir, &o, &err) < 0) {
 		rc = cli_report(&err);
 		goto done;
@@ -396,9 +375,7 @@ int cmd_step(int argc, char **argv)
 		rc = TP_EXIT_FAILED; /* as 'tileport run' exits for an aborted run */
 	pipeline_free(p);
 done:
-	loop_free(l);
 	free(dir);
-	free(out);
-	free(ws);
+	session_close(s);
 	return rc;
 }

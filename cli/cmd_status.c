@@ -208,12 +208,13 @@ int cmd_status(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cli_usage_error("status", "expected one run (a directory or an op name)");
-	char *ws = cli_workspace(NULL);
-	char *out = cli_out_root(oopt, ws);
-	char *dir = run_resolve(argv[optind], out);
+	struct session *s;
+	int rc = cli_session(&s, &(struct session_opts){.out_root = oopt, .read_only = true});
+	if (rc)
+		return rc;
+	char *dir = session_run_dir(s, argv[optind]);
 	struct run_state st;
 	struct tp_err err;
-	int rc = 0;
 	if (!run_exists(dir)) {
 		fprintf(stderr, "tileport: %s: no tileport run here (no .tileport/state.json)\n", dir);
 		rc = TP_EXIT_USAGE;
@@ -240,8 +241,7 @@ int cmd_status(int argc, char **argv)
 		run_state_free(&st);
 	}
 	free(dir);
-	free(out);
-	free(ws);
+	session_close(s);
 	return rc;
 }
 
@@ -268,12 +268,14 @@ int cmd_runs(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage_error("runs", "unexpected argument '%s'", argv[optind]);
-	char *ws = cli_workspace(NULL);
-	char *out = cli_out_root(oopt, ws);
+	struct session *s;
+	int rc = cli_session(&s, &(struct session_opts){.out_root = oopt, .read_only = true});
+	if (rc)
+		return rc;
+	const char *out = session_out_root(s);
 	struct run_summary *v;
 	size_t n;
 	struct tp_err err;
-	int rc = 0;
 	if (runs_list(out, &v, &n, &err) < 0) {
 		rc = cli_report(&err);
 	} else if (json) {
@@ -318,7 +320,6 @@ int cmd_runs(int argc, char **argv)
 	}
 	if (rc == 0)
 		runs_free(v, n);
-	free(out);
-	free(ws);
+	session_close(s);
 	return rc;
 }

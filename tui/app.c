@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/core/session.h"
 #include "tui/display.h"
 #include "tui/keys.h"
 
@@ -322,8 +323,8 @@ static void show_view(struct app *a, enum view_id id)
 			return;
 		}
 	}
-	if (id == VIEW_RUNS && a->start && a->start->out_root) {
-		struct view_arg arg = {.path = a->start->out_root};
+	if (id == VIEW_RUNS && a->start) {
+		struct view_arg arg = {.path = session_out_root(a->start->session)};
 		app_open_view(a, NULL, id, &arg, 0);
 		return;
 	}

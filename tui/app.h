@@ -38,7 +38,6 @@ struct pane {
 
 struct app {
 	struct loop *loop;
-	bool own_loop;
 	struct view_host host;
 	struct tui_config cfg;
 	struct theme theme;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine/core/loop.h"
+#include "engine/core/session.h"
 #include "tui/app.h"
 #include "tui/display.h"
 #include "tui/keys.h"
@@ -185,7 +186,7 @@ static int open_first_view(struct app *a, const struct tui_start *s)
 	switch (s->kind) {
 	case TUI_START_RUNS:
 		id = VIEW_RUNS;
-		arg.path = s->out_root;
+		arg.path = session_out_root(s->session);
 		break;
 	case TUI_START_RUN:
 		id = VIEW_PIPELINE;
@@ -226,8 +227,6 @@ static void teardown(struct app *a)
 		loop_off_signal(a->loop, quit_signals[i]);
 	int fd = STDIN_FILENO;
 	loop_remove_fd(a->loop, fd);
-	if (a->own_loop)
-		loop_free(a->loop);
 	prompt_free(&a->prompt);
 	free(a->message);
 	theme_free(&a->theme);
@@ -250,18 +249,9 @@ int tui_main(const struct tui_start *s)
 	tp_err_clear(&err);
 	keys_init();
 	tui_config_init(&a->cfg);
-	a->loop = s->loop;
-	if (!a->loop) {
-		a->loop = loop_new();
-		a->own_loop = true;
-	}
+	a->loop = session_loop(s->session);
 	int rc = TP_EXIT_USAGE;
-	const char *ws = s->workspace;
-	if (!ws || !*ws)
-		ws = getenv("TILEGYM_PATH");
-	if (!ws || !*ws)
-		ws = ".";
-	if (tui_config_load(&a->cfg, ws, &err) < 0)
+	if (tui_config_apply(&a->cfg, session_config(s->session), &err) < 0)
 		goto fail;
 	a->use_color = !theme_no_color_env();
 	const char *theme = s->theme ? s->theme : a->cfg.theme;

@@ -1,10 +1,11 @@
-/* The workbench screen: the one entry point the CLI calls.
+/* The workbench screen: the one door the CLI uses.
  *
- *   struct tui_start s = {.kind = TUI_START_RUNS, .out_root = root};
+ *   struct tui_start s = {.kind = TUI_START_RUNS, .session = session};
  *   return tui_main(&s);
  *
  * tui_main starts curses (or the virtual screen under
- * TILEPORT_NO_DISPLAY=1), reads the config and theme, opens the first
+ * TILEPORT_NO_DISPLAY=1), takes its settings from the session's config
+ * and loads the theme, opens the first
  * view, runs the event loop until the user quits, restores the terminal
  * and returns an exit code (TP_EXIT_*). With TILEPORT_SCRIPT=FILE, keys
  * and :commands come from FILE, each applied once nothing is loading or
@@ -14,9 +15,11 @@
 
 #include <stdbool.h>
 
-struct loop;
+struct config_entry;
 struct pipeline;
+struct session;
 struct tp_err;
+struct loop;
 
 enum tui_start_kind {
 	TUI_START_RUNS,     /* the runs in out_root */
@@ -28,14 +31,12 @@ enum tui_start_kind {
 
 struct tui_start {
 	enum tui_start_kind kind;
-	const char *out_root;       /* TUI_START_RUNS */
+	struct session *session;    /* config, output root, loop (required) */
 	const char *run_dir;        /* TUI_START_RUN (also the live run's directory) */
 	const char *path;           /* TUI_START_FILE, TUI_START_IRDIFF (the reference) */
 	const char *path2;          /* TUI_START_IRDIFF: the generated side */
 	bool keep_dead_constants;   /* TUI_START_IRDIFF: as irdiff --keep-dead-constants */
-	struct pipeline *pipeline;  /* TUI_START_PIPELINE: driven by the caller's loop */
-	struct loop *loop;          /* the loop to run on; NULL: the TUI makes one */
-	const char *workspace;      /* where .tileport.conf is read; NULL: cwd */
+	struct pipeline *pipeline;  /* TUI_START_PIPELINE: on the session's loop */
 	const char *theme;          /* overrides the config's theme; NULL: config */
 	/* Attach to a run directory (Enter in the runs view, tileport open
 	 * RUN): build a pipeline on `l` with the CLI's options, or fail (the
@@ -58,5 +59,10 @@ struct tui_start {
  * re-raises) and removes them before returning: register your own again
  * if you keep running the loop. */
 int tui_main(const struct tui_start *s);
+
+/* The screen's settings, for session_open (engine/core/session.h): its
+ * session_setting_check and the words for the unknown-setting message. */
+int tui_setting_check(const struct config_entry *e, struct tp_err *err);
+extern const char tui_settings_hint[];
 
 #endif

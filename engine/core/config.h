@@ -26,9 +26,11 @@ struct config {
 /* Parse one file and append its entries. A missing file is not an error.
  * A malformed line is: "FILE:LINE: expected 'key = value' ...", exit 2. */
 int config_load_file(struct config *c, const char *path, struct tp_err *err);
-/* The standard files: $XDG_CONFIG_HOME/tileport/config (or
- * ~/.config/tileport/config), then WORKSPACE/.tileport.conf. */
-int config_load_default(struct config *c, const char *workspace, struct tp_err *err);
+/* The user's file: $XDG_CONFIG_HOME/tileport/config, else
+ * ~/.config/tileport/config; NULL when neither variable is set. Caller frees.
+ * (The workspace's is WORKSPACE/.tileport.conf; engine/core/session.h reads
+ * both.) */
+char *config_user_path(void);
 /* Last value set for key, or NULL. */
 const char *config_get(const struct config *c, const char *key);
 /* Last entry for key (for its file and line), or NULL. */

@@ -70,7 +70,8 @@ static int check_op(const char *ws, const char *op, struct tp_err *err)
 }
 
 /* Every stage the run can reach on its own needs a driver that parses. */
-static int check_drivers(const struct table *t, char *const *drivers, bool offline, struct tp_err *err)
+static int check_drivers(const struct table *t, const char *const *drivers, bool offline,
+			 struct tp_err *err)
 {
 	struct sbuf missing = SBUF_INIT;
 	for (size_t i = 0; i < t->nstages; i++) {
@@ -127,10 +128,10 @@ static void set_command(struct pipeline *p, char **field, const char *cmd)
 static void apply_opts(struct pipeline *p, const struct pipeline_opts *o)
 {
 	for (int i = 0; i < STAGE_LETTERS; i++) {
-		if (o->drivers[i])
-			set_command(p, &p->st.drivers[i], o->drivers[i]);
-		if (o->validators[i])
-			set_command(p, &p->st.validators[i], o->validators[i]);
+		if (o->commands.drivers[i])
+			set_command(p, &p->st.drivers[i], o->commands.drivers[i]);
+		if (o->commands.validators[i])
+			set_command(p, &p->st.validators[i], o->commands.validators[i]);
 	}
 	if (o->hold)
 		p->st.hold = true;
@@ -176,10 +177,7 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 		goto fail;
 	}
 	bool offline = !pf.online;
-	char *drv[STAGE_LETTERS] = {0};
-	for (int i = 0; i < STAGE_LETTERS; i++)
-		drv[i] = (char *)o->drivers[i];
-	if (check_drivers(t, drv, offline, err) < 0) {
+	if (check_drivers(t, o->commands.drivers, offline, err) < 0) {
 		preflight_free(&pf);
 		goto fail;
 	}
@@ -338,10 +336,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 			pipeline_free(p);
 			return -1;
 		}
-		char *drv[STAGE_LETTERS];
-		for (int i = 0; i < STAGE_LETTERS; i++)
-			drv[i] = st->drivers[i];
-		if (check_drivers(p->table, drv, false, err) < 0) {
+		if (check_drivers(p->table, (const char *const *)st->drivers, false, err) < 0) {
 			pipeline_free(p);
 			return -1;
 		}

@@ -41,13 +41,19 @@ struct check_outcome {
 typedef int (*pipeline_checker)(const struct check_request *rq, struct check_outcome *out);
 void check_outcome_free(struct check_outcome *o);
 
+/* The driver spec and the validator command per stage letter (NULL: none
+ * given; docs/pipeline.md, "Drivers"). */
+struct stage_commands {
+	const char *drivers[STAGE_LETTERS];
+	const char *validators[STAGE_LETTERS];
+};
+
 struct pipeline_opts {
 	const char *op;         /* new runs */
 	const char *workspace;  /* TileGym checkout */
 	const char *out_root;   /* where the run directory goes */
 	const char *table_path; /* NULL: table_default_path() */
-	const char *drivers[STAGE_LETTERS];    /* driver spec per stage letter */
-	const char *validators[STAGE_LETTERS]; /* validator command override per stage */
+	struct stage_commands commands; /* override the run's own where set */
 	bool hold;              /* wait for pipeline_continue() before each spawn */
 	bool online;            /* resume: re-run the deferred stages with the toolchain */
 	int64_t kill_grace_ms;  /* TERM -> KILL delay for stages (0: 2000) */

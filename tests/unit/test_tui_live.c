@@ -13,6 +13,7 @@
 
 #include "engine/core/loop.h"
 #include "engine/core/pipeline.h"
+#include "engine/core/session.h"
 #include "tests/unit/testutil.h"
 #include "tui/tui.h"
 
@@ -41,19 +42,25 @@ static void test_live_run_in_the_pipeline_view(void **state)
 	char *xdg = path_join(dir, "xdg");
 	setenv("XDG_CONFIG_HOME", xdg, 1);
 
-	struct pipeline_opts o = {.op = "softmax", .workspace = ws, .out_root = out};
+	struct session_opts so = {.workspace = ws, .out_root = out};
 	for (int i = 0; i < 6; i++) {
-		o.drivers[i] = fake;
-		o.validators[i] = "none";
+		so.commands.drivers[i] = fake;
+		so.commands.validators[i] = "none";
 	}
-	struct loop *l = loop_new();
-	struct pipeline *p;
+	struct session *session;
 	struct tp_err err;
+	if (session_open(&session, &so, &err) < 0)
+		fail_msg("%s", err.msg);
+	struct loop *l = session_loop(session);
+	struct pipeline_opts o;
+	session_pipeline_opts(session, RUN_NEW, &o);
+	o.op = "softmax";
+	struct pipeline *p;
 	if (pipeline_create(&p, l, &o, &err) < 0)
 		fail_msg("%s", err.msg);
 	pipeline_start(p);
-	struct tui_start s = {.kind = TUI_START_PIPELINE, .pipeline = p, .loop = l,
-			      .run_dir = pipeline_state(p)->run_dir, .workspace = ws};
+	struct tui_start s = {.kind = TUI_START_PIPELINE, .session = session, .pipeline = p,
+			      .run_dir = pipeline_state(p)->run_dir};
 	/* The script waits for the run to go idle, saves, and quits. */
 	assert_int_equal(tui_main(&s), 0);
 	assert_true(pipeline_finished(p));
@@ -75,7 +82,7 @@ static void test_live_run_in_the_pipeline_view(void **state)
 	while (pipeline_busy(p))
 		loop_run_once(l, -1);
 	pipeline_free(p);
-	loop_free(l);
+	session_close(session);
 
 	unsetenv("TILEPORT_SCRIPT");
 	unsetenv("TILEPORT_NO_DISPLAY");

@@ -59,11 +59,11 @@ static const char resume_usage[] =
 
 static volatile sig_atomic_t interrupted;
 
-static void print_event(struct pipeline *p, const struct pipeline_event *e, void *ud)
+static void print_event(struct run_model *m, const struct run_change *e, void *ud)
 {
 	FILE *out = ud;
-	(void)p;
-	if (e->kind != PEV_EVENT)
+	(void)m;
+	if (e->kind != RUN_EVENT)
 		return;
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e->ev, "msg");
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(e->ev, "t");
@@ -88,17 +88,12 @@ static void on_signal(struct loop *l, int signo, void *ud)
 		pipeline_abort(p, &err);
 }
 
-/* --headless: one line per event on stdout. */
-static void attach_printer(struct pipeline *p)
-{
-	pipeline_listen(p, print_event, stdout);
-}
-
 /* The workbench screen on a live run (tileport run/resume without
  * --headless): the user watches and steps; quitting leaves an unfinished
  * run interrupted, to be resumed. */
-static int drive_screen(struct pipeline *p, struct session *session)
+static int drive_screen(struct run_model *m, struct session *session)
 {
+	struct pipeline *p = run_model_pipeline(m);
 	pipeline_start(p);
 	struct tui_start s = {.kind = TUI_START_PIPELINE, .session = session, .pipeline = p,
 			      .run_dir = pipeline_state(p)->run_dir};
@@ -139,6 +134,15 @@ static int drive(struct pipeline *p, struct loop *l)
 		rc = TP_EXIT_FAILED;
 	}
 	return rc;
+}
+
+/* A live run from here on: on the screen, or one line per event. */
+static int go(struct run_model *m, struct session *s, bool headless)
+{
+	if (want_screen(headless))
+		return drive_screen(m, s);
+	run_model_listen(m, print_event, stdout);
+	return drive(run_model_pipeline(m), session_loop(s));
 }
 
 struct run_args {
@@ -199,25 +203,10 @@ int cmd_run(int argc, char **argv)
 	struct session *s;
 	if ((rc = cli_session(&s, &a.so)))
 		return rc;
-	struct pipeline_opts o;
-	session_pipeline_opts(s, RUN_NEW, &o);
-	o.op = argv[optind];
-	struct loop *l = session_loop(s);
-	struct pipeline *p;
 	struct tp_err err;
-	if (!session_workspace(s)) {
-		fprintf(stderr, "tileport: no workspace: use --workspace DIR or set TILEGYM_PATH\n");
-		rc = TP_EXIT_USAGE;
-	} else if (pipeline_create(&p, l, &o, &err) < 0) {
-		rc = cli_report(&err);
-	} else if (want_screen(a.headless)) {
-		rc = drive_screen(p, s);
-		pipeline_free(p);
-	} else {
-		attach_printer(p);
-		rc = drive(p, l);
-		pipeline_free(p);
-	}
+	struct run_model *m = session_new_run(s, argv[optind], &err);
+	rc = m ? go(m, s, a.headless) : cli_report(&err);
+	run_model_free(m);
 	session_close(s);
 	return rc;
 }
@@ -233,30 +222,19 @@ int cmd_resume(int argc, char **argv)
 	struct session *s;
 	if ((rc = cli_session(&s, &a.so)))
 		return rc;
-	char *dir = session_run_dir(s, argv[optind]);
-	struct pipeline_opts o;
-	session_pipeline_opts(s, RUN_EXISTING, &o);
-	o.online = a.online;
-	struct loop *l = session_loop(s);
-	struct pipeline *p;
 	struct tp_err err;
-	if (pipeline_resume(&p, l, dir, &o, &err) < 0) {
+	struct run_model *m = session_run(s, argv[optind], &err);
+	if (!m || run_model_attach(m, &(struct run_attach){.online = a.online}, &err) < 0) {
 		rc = cli_report(&err);
-	} else if (pipeline_state(p)->final) {
-		const struct run_state *st = pipeline_state(p);
+	} else if (run_model_state(m)->final) {
+		const struct run_state *st = run_model_state(m);
 		printf("run %s has already ended: %s%s%s\n", st->run_dir, st->final,
 		       st->reason ? ": " : "", st->reason ? st->reason : "");
-		rc = pipeline_exit_code(p);
-		pipeline_free(p);
-	} else if (want_screen(a.headless)) {
-		rc = drive_screen(p, s);
-		pipeline_free(p);
+		rc = pipeline_exit_code(run_model_pipeline(m));
 	} else {
-		attach_printer(p);
-		rc = drive(p, l);
-		pipeline_free(p);
+		rc = go(m, s, a.headless);
 	}
-	free(dir);
+	run_model_free(m);
 	session_close(s);
 	return rc;
 }
@@ -331,17 +309,15 @@ int cmd_step(int argc, char **argv)
 	int rc = cli_session(&s, &(struct session_opts){.out_root = oopt});
 	if (rc)
 		return rc;
-	char *dir = session_run_dir(s, argv[optind]);
-	struct pipeline_opts o;
-	session_pipeline_opts(s, RUN_EXISTING, &o);
 	struct loop *l = session_loop(s);
-	struct pipeline *p;
 	struct tp_err err;
-	if (pipeline_resume(&p, l, dir, &o, &err) < 0) {
+	struct run_model *m = session_run(s, argv[optind], &err);
+	if (!m || run_model_attach(m, NULL, &err) < 0) {
 		rc = cli_report(&err);
 		goto done;
 	}
-	attach_printer(p);
+	struct pipeline *p = run_model_pipeline(m);
+	run_model_listen(m, print_event, stdout);
 	int r = 0;
 	bool drive_after = true;
 	if (!strcmp(action, "override"))
@@ -359,10 +335,7 @@ int cmd_step(int argc, char **argv)
 			if (loop_run_once(l, -1) < 0)
 				break;
 		if (r == 0) {
-			const struct attempt *a = NULL;
-			for (size_t i = 0; i < pipeline_state(p)->natt; i++)
-				if (pipeline_state(p)->att[i].seq == seq)
-					a = &pipeline_state(p)->att[i];
+			const struct attempt *a = run_model_attempt(m, seq);
 			printf("%c%d validator: %s\n", a->stage, a->n, validator_result_name(a->validator));
 			rc = a->validator == VALIDATOR_FAIL ? TP_EXIT_FAILED : TP_EXIT_OK;
 		}
@@ -373,9 +346,8 @@ int cmd_step(int argc, char **argv)
 		rc = drive(p, l);
 	else if (strcmp(action, "abort") == 0)
 		rc = TP_EXIT_FAILED; /* as 'tileport run' exits for an aborted run */
-	pipeline_free(p);
 done:
-	free(dir);
+	run_model_free(m);
 	session_close(s);
 	return rc;
 }

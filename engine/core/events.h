@@ -19,5 +19,10 @@ int events_append(const char *run_dir, const char *type, cJSON *fields, cJSON **
 int events_repair(const char *run_dir);
 /* Read every complete event line; returns a cJSON array (caller deletes). */
 cJSON *events_read(const char *run_dir, struct tp_err *err);
+/* Follow the log: append to `into` (a cJSON array) the complete lines from
+ * byte *offset on and move *offset past the last of them; a line still
+ * being written stays for the next call. Returns how many were added, or
+ * -1 when the file cannot be read (a missing file adds none). */
+int events_read_more(const char *run_dir, long long *offset, cJSON *into, struct tp_err *err);
 
 #endif

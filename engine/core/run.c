@@ -207,7 +207,7 @@ const char *attempt_state_name(enum attempt_state s)
 	return s == ATTEMPT_RUNNING ? "running" : s == ATTEMPT_DONE ? "done" : "skipped";
 }
 
-static cJSON *attempt_json(const struct attempt *a)
+cJSON *run_attempt_to_json(const struct attempt *a)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "seq", a->seq);
@@ -251,7 +251,7 @@ static cJSON *attempt_json(const struct attempt *a)
 	return o;
 }
 
-int run_state_save(const struct run_state *st, struct tp_err *err)
+cJSON *run_state_to_json(const struct run_state *st)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "schema", st->schema);
@@ -267,7 +267,7 @@ int run_state_save(const struct run_state *st, struct tp_err *err)
 	cJSON_AddStringToObject(o, "mode", st->offline ? "offline" : "online");
 	put_strv(o, "missing", st->missing);
 	cJSON_AddNumberToObject(o, "created", (double)st->created);
-	cJSON_AddNumberToObject(o, "updated", (double)wall_ms());
+	cJSON_AddNumberToObject(o, "updated", (double)st->updated);
 	cJSON_AddBoolToObject(o, "hold", st->hold);
 	if (st->next.set) {
 		cJSON *n = cJSON_AddObjectToObject(o, "next");
@@ -290,9 +290,15 @@ int run_state_save(const struct run_state *st, struct tp_err *err)
 	}
 	cJSON *att = cJSON_AddArrayToObject(o, "attempts");
 	for (size_t i = 0; i < st->natt; i++)
-		cJSON_AddItemToArray(att, attempt_json(&st->att[i]));
+		cJSON_AddItemToArray(att, run_attempt_to_json(&st->att[i]));
 	if (st->status == RUN_COMPLETE)
 		cJSON_AddStringToObject(o, "contract", validator_result_name(st->contract));
+	return o;
+}
+
+int run_state_save(const struct run_state *st, struct tp_err *err)
+{
+	cJSON *o = run_state_to_json(st);
 	char *text = cJSON_Print(o);
 	cJSON_Delete(o);
 	char *path = run_path(st->run_dir, "state.json");

@@ -1,6 +1,6 @@
 /* The session: workspace, output root and configuration, resolved and
  * checked once; what a run executes. */
-#include "engine/core/session.h"
+#include "engine/core/session_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,17 +9,6 @@
 
 #include "engine/core/driver.h"
 #include "engine/core/run.h"
-
-struct session {
-	struct config cfg; /* the user's file, then the workspace's */
-	size_t nuser;      /* cfg.v[0 .. nuser) came from the user's file */
-	char *workspace, *out_root, *table_path;
-	struct stage_commands cmdline;
-	bool read_only;
-	pipeline_checker checker;
-	struct loop *loop;
-	bool own_loop;
-};
 
 /* The last value of key, in the user's file only or in both. */
 static const char *setting(const struct session *s, const char *key, bool user_only)
@@ -139,6 +128,9 @@ void session_close(struct session *s)
 	free(s->workspace);
 	free(s->out_root);
 	free(s->table_path);
+	for (size_t i = 0; i < s->ntables; i++)
+		table_free(s->tables[i]);
+	free(s->tables);
 	if (s->own_loop)
 		loop_free(s->loop);
 	free(s);
@@ -199,4 +191,17 @@ void session_pipeline_opts(const struct session *s, enum run_origin origin,
 	out->table_path = s->table_path;
 	out->checker = s->checker;
 	session_stage_commands(s, origin, &out->commands);
+}
+
+const struct table *session_table(struct session *s, const char *path, struct tp_err *err)
+{
+	for (size_t i = 0; i < s->ntables; i++)
+		if (strcmp(s->tables[i]->path, path) == 0)
+			return s->tables[i];
+	struct table *t = table_load(path, err);
+	if (!t)
+		return NULL;
+	s->tables = xrealloc(s->tables, (s->ntables + 1) * sizeof(*s->tables));
+	s->tables[s->ntables++] = t;
+	return t;
 }

@@ -52,12 +52,10 @@ static void test_live_run_in_the_pipeline_view(void **state)
 	if (session_open(&session, &so, &err) < 0)
 		fail_msg("%s", err.msg);
 	struct loop *l = session_loop(session);
-	struct pipeline_opts o;
-	session_pipeline_opts(session, RUN_NEW, &o);
-	o.op = "softmax";
-	struct pipeline *p;
-	if (pipeline_create(&p, l, &o, &err) < 0)
+	struct run_model *m = session_new_run(session, "softmax", &err);
+	if (!m)
 		fail_msg("%s", err.msg);
+	struct pipeline *p = run_model_pipeline(m);
 	pipeline_start(p);
 	struct tui_start s = {.kind = TUI_START_PIPELINE, .session = session, .pipeline = p,
 			      .run_dir = pipeline_state(p)->run_dir};
@@ -81,7 +79,7 @@ static void test_live_run_in_the_pipeline_view(void **state)
 	assert_int_equal(pipeline_respawn(p, 'B', false, &err), 0);
 	while (pipeline_busy(p))
 		loop_run_once(l, -1);
-	pipeline_free(p);
+	run_model_free(m);
 	session_close(session);
 
 	unsetenv("TILEPORT_SCRIPT");

@@ -95,8 +95,7 @@ static int drive_screen(struct run_model *m, struct session *session)
 {
 	struct pipeline *p = run_model_pipeline(m);
 	pipeline_start(p);
-	struct tui_start s = {.kind = TUI_START_PIPELINE, .session = session, .pipeline = p,
-			      .run_dir = pipeline_state(p)->run_dir};
+	struct tui_start s = {.kind = TUI_START_RUN, .session = session, .run = m};
 	int rc = tui_main(&s);
 	if (rc != TP_EXIT_OK)
 		return rc;

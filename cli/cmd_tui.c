@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "engine/core/pipeline.h"
 #include "engine/core/run.h"
 #include "tui/tui.h"
 
@@ -42,23 +41,8 @@ static const char open_usage[] =
 	"\n"
 	"exit: 0, 2 bad usage or no such run, 3 no terminal\n";
 
-/* What attaching needs: the session's commands for an existing run. */
-static struct session *session;
-static bool read_only;
-
-static int attach(const char *run_dir, struct loop *l, struct pipeline **out, struct tp_err *err)
-{
-	if (run_locked(run_dir)) {
-		tp_err_set(err, TP_EXIT_USAGE, "another tileport is driving this run");
-		return -1;
-	}
-	struct pipeline_opts o;
-	session_pipeline_opts(session, RUN_EXISTING, &o);
-	return pipeline_resume(out, l, run_dir, &o, err);
-}
-
 static int parse(int argc, char **argv, const char *usage, const char **out_root,
-		 const char **theme)
+		 const char **theme, bool *read_only)
 {
 	static const struct option opts[] = {
 		{"out", required_argument, NULL, 'o'},
@@ -68,7 +52,6 @@ static int parse(int argc, char **argv, const char *usage, const char **out_root
 		{NULL, 0, NULL, 0},
 	};
 	int c;
-	read_only = false;
 	while ((c = getopt_long(argc, argv, "o:t:rh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -78,7 +61,7 @@ static int parse(int argc, char **argv, const char *usage, const char **out_root
 			*theme = optarg;
 			break;
 		case 'r':
-			read_only = true;
+			*read_only = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -93,19 +76,16 @@ static int parse(int argc, char **argv, const char *usage, const char **out_root
 int cmd_browse(int argc, char **argv)
 {
 	const char *opt_out = NULL, *theme = NULL;
-	int rc = parse(argc, argv, browse_usage, &opt_out, &theme);
+	bool read_only = false;
+	int rc = parse(argc, argv, browse_usage, &opt_out, &theme, &read_only);
 	if (rc)
 		return rc < 0 ? TP_EXIT_OK : rc;
 	if (optind < argc)
 		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
+	struct session *session;
 	if ((rc = cli_session(&session, &(struct session_opts){.out_root = opt_out, .read_only = read_only})))
 		return rc;
-	struct tui_start s = {
-		.kind = TUI_START_RUNS,
-		.session = session,
-		.theme = theme,
-		.attach = read_only ? NULL : attach,
-	};
+	struct tui_start s = {.kind = TUI_START_RUNS, .session = session, .theme = theme};
 	rc = tui_main(&s);
 	session_close(session);
 	return rc;
@@ -114,16 +94,18 @@ int cmd_browse(int argc, char **argv)
 int cmd_open(int argc, char **argv)
 {
 	const char *opt_out = NULL, *theme = NULL;
-	int rc = parse(argc, argv, open_usage, &opt_out, &theme);
+	bool read_only = false;
+	int rc = parse(argc, argv, open_usage, &opt_out, &theme, &read_only);
 	if (rc)
 		return rc < 0 ? TP_EXIT_OK : rc;
 	if (optind + 1 != argc)
 		return cli_usage_error(argv[0], "expected one RUN or FILE");
 	const char *what = argv[optind];
 	char *dir = NULL;
+	struct session *session;
 	if ((rc = cli_session(&session, &(struct session_opts){.out_root = opt_out, .read_only = read_only})))
 		return rc;
-	struct tui_start s = {.session = session, .theme = theme, .attach = read_only ? NULL : attach};
+	struct tui_start s = {.session = session, .theme = theme};
 	if (path_is_file(what)) {
 		s.kind = TUI_START_FILE;
 		s.path = what;

@@ -12,12 +12,6 @@
 
 struct app *app_current;
 
-static const struct view_ops *const view_table[VIEW__COUNT] = {
-#define VIEW(id, name, keys, help) [VIEW_##id] = &name##_view_ops,
-#include "views/views.def"
-#undef VIEW
-};
-
 void app_report(struct app *a, bool error, const char *fmt, ...)
 {
 	va_list ap;
@@ -101,7 +95,7 @@ struct view *app_open_view(struct app *a, struct view *from, enum view_id id,
 		reuse = top->lower;
 
 	struct view *v = xcalloc(1, sizeof(*v));
-	v->ops = view_table[id];
+	v->ops = view_ops_table[id];
 	v->id = id;
 	v->host = &a->host;
 	v->priv = v->ops->private_size ? xcalloc(1, v->ops->private_size) : NULL;
@@ -234,29 +228,6 @@ static void host_keys_for(struct view_host *h, int keymap, enum request req, str
 	}
 }
 
-static struct pipeline *host_attach(struct view_host *h, const char *run_dir, struct tp_err *err)
-{
-	(void)h;
-	struct app *a = app_current;
-	struct pipeline *p = NULL;
-	if (!a->start || !a->start->attach) {
-		tp_err_set(err, TP_EXIT_USAGE, "read-only: this screen cannot drive runs");
-		return NULL;
-	}
-	if (a->start->attach(run_dir, a->loop, &p, err) < 0)
-		return NULL;
-	return p;
-}
-
-static void host_feed(struct view_host *h, const char *key, const char *line, size_t n)
-{
-	(void)h;
-	struct app *a = app_current;
-	for (size_t i = 0; i < a->nviews; i++)
-		if (a->views[i]->ops->read)
-			a->views[i]->ops->read(a->views[i], key, line, n);
-}
-
 static const struct command_info *host_commands(struct view_host *h, size_t *n)
 {
 	(void)h;
@@ -267,8 +238,6 @@ void app_host_init(struct app *a)
 {
 	a->host.keys_for = host_keys_for;
 	a->host.commands = host_commands;
-	a->host.feed = host_feed;
-	a->host.attach = host_attach;
 	a->host.quit = host_quit;
 	a->host.report = host_report;
 	a->host.open = host_open;
@@ -276,7 +245,7 @@ void app_host_init(struct app *a)
 	a->host.confirm = host_confirm;
 	a->host.external = host_external;
 	a->host.close = host_close;
-	a->host.loop = a->loop;
+	a->host.session = a->start->session;
 }
 
 void app_free_views(struct app *a)

@@ -191,11 +191,7 @@ static int open_first_view(struct app *a, const struct tui_start *s)
 	case TUI_START_RUN:
 		id = VIEW_PIPELINE;
 		arg.path = s->run_dir;
-		break;
-	case TUI_START_PIPELINE:
-		id = VIEW_PIPELINE;
-		arg.path = s->run_dir;
-		arg.model = s->pipeline;
+		arg.run = s->run;
 		break;
 	case TUI_START_IRDIFF:
 		id = VIEW_IRDIFF;

@@ -16,33 +16,27 @@
 #include <stdbool.h>
 
 struct config_entry;
-struct pipeline;
+struct run_model;
 struct session;
 struct tp_err;
-struct loop;
 
 enum tui_start_kind {
-	TUI_START_RUNS,     /* the runs in out_root */
-	TUI_START_RUN,      /* a finished or interrupted run: run_dir */
-	TUI_START_PIPELINE, /* a live run: pipeline + loop (tileport run OP) */
+	TUI_START_RUNS,     /* the runs in the session's output root */
+	TUI_START_RUN,      /* a run: `run`, or run_dir (attached unless another drives it) */
 	TUI_START_FILE,     /* a file: transcript view for *.jsonl, else text */
 	TUI_START_IRDIFF,   /* the IR diff of two files: path (reference), path2 */
 };
 
 struct tui_start {
 	enum tui_start_kind kind;
-	struct session *session;    /* config, output root, loop (required) */
-	const char *run_dir;        /* TUI_START_RUN (also the live run's directory) */
+	struct session *session;    /* config, output root, loop, runs (required); a
+	                             * read-only session never attaches a run */
+	struct run_model *run;      /* TUI_START_RUN: a run already open (tileport run OP) */
+	const char *run_dir;        /* TUI_START_RUN without `run` */
 	const char *path;           /* TUI_START_FILE, TUI_START_IRDIFF (the reference) */
 	const char *path2;          /* TUI_START_IRDIFF: the generated side */
 	bool keep_dead_constants;   /* TUI_START_IRDIFF: as irdiff --keep-dead-constants */
-	struct pipeline *pipeline;  /* TUI_START_PIPELINE: on the session's loop */
 	const char *theme;          /* overrides the config's theme; NULL: config */
-	/* Attach to a run directory (Enter in the runs view, tileport open
-	 * RUN): build a pipeline on `l` with the CLI's options, or fail (the
-	 * run is then shown read-only). The TUI frees what it attached with
-	 * pipeline_free. NULL: runs are always read-only. */
-	int (*attach)(const char *run_dir, struct loop *l, struct pipeline **out, struct tp_err *err);
 };
 
 /* Returns TP_EXIT_OK when the user quits, TP_EXIT_USAGE for bad config,
@@ -50,10 +44,10 @@ struct tui_start {
  * without a terminal. A run's own outcome is the caller's to report
  * (pipeline_exit_code).
  *
- * TUI_START_PIPELINE: create the pipeline on `loop` and call
- * pipeline_start (or not: the user then starts it with C); tui_main
- * listens to it and runs the loop until the user quits; the caller frees
- * it afterwards (which stops a stage still running). tui_main registers
+ * TUI_START_RUN with a live `run`: start it (or not: the user then starts
+ * it with C); tui_main follows it and runs the session's loop until the
+ * user quits; the run is still the caller's afterwards (freeing it stops a
+ * stage still running). tui_main registers
  * SIGINT, SIGTERM and SIGHUP on the loop while it runs (a signal aborts a
  * live run, waits up to 5 s for it to stop, restores the terminal and
  * re-raises) and removes them before returning: register your own again

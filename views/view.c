@@ -22,6 +22,12 @@ int line_type_by_name(const char *name)
 	return -1;
 }
 
+const struct view_ops *const view_ops_table[VIEW__COUNT] = {
+#define VIEW(id, name, keys, help) [VIEW_##id] = &name##_view_ops,
+#include "views/views.def"
+#undef VIEW
+};
+
 const struct request_info requests[REQ__COUNT] = {
 	[REQ_NONE] = {"none", "", "", ""},
 #define VIEW(id, name, keys, help) [REQ_VIEW_##id] = {"view-" #name, "generic", keys, help},

@@ -83,11 +83,6 @@ char *session_run_dir(const struct session *s, const char *run);
 enum run_origin { RUN_NEW, RUN_EXISTING };
 void session_stage_commands(const struct session *s, enum run_origin origin,
 			    struct stage_commands *out);
-/* Options for a pipeline of this session: table, commands, checker (and
- * workspace and output root for a new run). */
-void session_pipeline_opts(const struct session *s, enum run_origin origin,
-			   struct pipeline_opts *out);
-
 /* ---- opening runs ---- */
 
 /* RUN (a directory or an op name), followed from disk: read-only until

@@ -18,6 +18,10 @@ struct session {
 	size_t ntables;
 };
 
+/* Options for a pipeline of this session: table, commands, checker (and
+ * workspace and output root for a new run). */
+void session_pipeline_opts(const struct session *s, enum run_origin origin,
+			   struct pipeline_opts *out);
 /* The table at path, loaded once per session. */
 const struct table *session_table(struct session *s, const char *path, struct tp_err *err);
 

@@ -1,5 +1,5 @@
-/* tui_main on a live pipeline (TUI_START_PIPELINE, what `tileport run OP`
- * does without --headless): the screen follows the run to its end on the
+/* tui_main on a live run (TUI_START_RUN with a live run model, what
+ * `tileport run OP` does without --headless): the screen follows the run to its end on the
  * caller's loop, in script mode on the virtual screen, and leaves the
  * pipeline to the caller. */
 #include <setjmp.h>
@@ -57,8 +57,7 @@ static void test_live_run_in_the_pipeline_view(void **state)
 		fail_msg("%s", err.msg);
 	struct pipeline *p = run_model_pipeline(m);
 	pipeline_start(p);
-	struct tui_start s = {.kind = TUI_START_PIPELINE, .session = session, .pipeline = p,
-			      .run_dir = pipeline_state(p)->run_dir};
+	struct tui_start s = {.kind = TUI_START_RUN, .session = session, .run = m};
 	/* The script waits for the run to go idle, saves, and quits. */
 	assert_int_equal(tui_main(&s), 0);
 	assert_true(pipeline_finished(p));

@@ -1,6 +1,7 @@
-/* tui_main and the main loop (design §6, tig's get_input shape): let the
- * engine and loading views work -> draw dirty rows -> one doupdate() ->
- * wait on the shared poll loop (short while anything streams) -> keys. */
+/* tui_main and the main loop (docs/architecture.md, "Data flow"; tig's
+ * get_input shape): let the engine and loading views work -> draw dirty rows
+ * -> one doupdate() -> wait on the shared poll loop (short while anything
+ * streams) -> keys. */
 #include "tui/tui.h"
 
 #include <curses.h>

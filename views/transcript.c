@@ -1,11 +1,12 @@
-/* The transcript view: an attempt's transcript.jsonl (design §4.4) as
- * readable lines, tool calls folded to one line with their result behind
- * them (o expands one, z all). Built to stay fast on a million records:
- * a record is 16 bytes of index (file offset or streamed-buffer offset,
- * type, flags, its display line count and first display line); text is
- * parsed again only for the records on screen; the file is indexed in
- * slices between frames; search scans raw bytes first. Lines a live stage
- * prints arrive from the run model's stream and are kept in memory. */
+/* The transcript view: an attempt's transcript.jsonl (docs/architecture.md,
+ * "Agent transcripts") as readable lines, tool calls folded to one line with
+ * their result behind them (o expands one, z all). Built to stay fast on a
+ * million records: a record is 16 bytes of index (file offset or streamed-
+ * buffer offset, type, flags, its display line count and first display
+ * line); text is parsed again only for the records on screen; the file is
+ * indexed in slices between frames; search scans raw bytes first. Lines a
+ * live stage prints arrive from the run model's stream and are kept in
+ * memory. */
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
-/* The orchestrator's "builtin" validator: adapts engine/check to the hook
- * engine/core/pipeline.h declares (core cannot depend on check; the CLI
- * registers this function with pipeline_set_checker). */
+/* The orchestrator's "builtin" validator: adapts engine/check to the
+ * pipeline_checker engine/core/pipeline.h declares (core cannot depend on
+ * check; the CLI passes this function to its session). */
 #include "engine/check/check_impl.h"
 
 #include <stdlib.h>

@@ -1,9 +1,10 @@
-/* Configuration files (design §7): `key = value` lines, `[section]`
- * headers that prefix the keys that follow ("section.key"), `#` comments,
- * and directive lines without '=' (such as `bind VIEW KEY ACTION`), which
- * are kept verbatim for the layer that understands them. Later files
- * override earlier ones; environment variables win over both (the
- * caller decides which keys an environment variable maps to). */
+/* Configuration files (docs/architecture.md, "Configuration"): `key = value`
+ * lines, `[section]` headers that prefix the keys that follow
+ * ("section.key"), `#` comments, and directive lines without '=' (such as
+ * `bind VIEW KEY ACTION`), which are kept verbatim for the layer that
+ * understands them. Later files override earlier ones; environment variables
+ * win over both (the caller decides which keys an environment variable maps
+ * to). */
 #ifndef TILEPORT_CORE_CONFIG_H
 #define TILEPORT_CORE_CONFIG_H
 

@@ -1,8 +1,9 @@
-/* The run's event log, .tileport/events.jsonl (design §4.2): one JSON
- * object per line, append-only, each with "ts" (ISO 8601 UTC), "t" (ms
- * since the epoch), "type" and the event's fields. The TUI can replay a run
- * from it. A crash can leave a torn last line; readers skip it and
- * events_repair() cuts it off before new events are appended. */
+/* The run's event log, .tileport/events.jsonl (docs/architecture.md, "The
+ * run directory"): one JSON object per line, append-only, each with "ts"
+ * (ISO 8601 UTC), "t" (ms since the epoch), "type" and the event's fields.
+ * The TUI can replay a run from it. A crash can leave a torn last line;
+ * readers skip it and events_repair() cuts it off before new events are
+ * appended. */
 #ifndef TILEPORT_CORE_EVENTS_H
 #define TILEPORT_CORE_EVENTS_H
 

@@ -1,10 +1,10 @@
-/* The orchestrator (design §5, core/pipeline): a deterministic state
- * machine over the pipeline table. It spawns one stage at a time through
- * its driver, applies the acceptance gate to the reply, runs the stage's
- * validator itself, reads the owner class, routes by the table under the
- * spawn caps, applies one repair retry per letter and the soft markers,
- * checks the final output contract, and records everything in the run
- * store. It runs on the shared event loop; listeners (the headless
+/* The orchestrator (docs/architecture.md, "Modules and their doors"): a
+ * deterministic state machine over the pipeline table. It spawns one stage
+ * at a time through its driver, applies the acceptance gate to the reply,
+ * runs the stage's validator itself, reads the owner class, routes by the
+ * table under the spawn caps, applies one repair retry per letter and the
+ * soft markers, checks the final output contract, and records everything in
+ * the run store. It runs on the shared event loop; listeners (the headless
  * printer, the TUI) see every event and every line a stage prints.
  *
  * Crash safety: state.json is rewritten atomically at every step; an
@@ -99,9 +99,9 @@ const struct table *pipeline_table(const struct pipeline *p);
 /* The attempt running now, or NULL. */
 const struct attempt *pipeline_running(const struct pipeline *p);
 
-/* Manual actions (design §6: stepping by hand). Each records a manual event
- * in events.jsonl. They fail (with a message) while a stage runs, except
- * abort. */
+/* Manual actions (docs/pipeline.md, "Manual actions"). Each records a manual
+ * event in events.jsonl. They fail (with a message) while a stage runs,
+ * except abort. */
 int pipeline_continue(struct pipeline *p, struct tp_err *err);
 int pipeline_abort(struct pipeline *p, struct tp_err *err);
 int pipeline_override(struct pipeline *p, int seq, const char *verdict, const char *reason,

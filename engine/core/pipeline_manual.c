@@ -1,8 +1,8 @@
-/* Actions a person takes on a run (design §6, "stepping by hand"): continue,
- * abort, override a verdict with a reason, skip a stage, re-spawn a stage
- * (beyond its cap only when confirmed), re-validate. Each one is recorded in
- * events.jsonl as a manual event, then the run goes on through the same
- * routing as everything else. */
+/* Actions a person takes on a run (docs/pipeline.md, "Manual actions"):
+ * continue, abort, override a verdict with a reason, skip a stage, re-spawn
+ * a stage (beyond its cap only when confirmed), re-validate. Each one is
+ * recorded in events.jsonl as a manual event, then the run goes on through
+ * the same routing as everything else. */
 #include "engine/core/pipeline_int.h"
 
 #include <stdlib.h>

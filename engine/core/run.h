@@ -1,5 +1,6 @@
-/* The run store (design §4.2): a run directory OUT = OUT_ROOT/{op}/ in the
- * reference layout, plus .tileport/ for our own state:
+/* The run store (docs/architecture.md, "The run directory"): a run
+ * directory OUT = OUT_ROOT/{op}/ in the reference layout, plus .tileport/
+ * for our own state:
  *   state.json     the run state, schema-versioned, rewritten atomically
  *   events.jsonl   append-only event log (engine/core/events.h)
  *   attempts/NN-Xn[r]/  prompt.md, transcript.jsonl, stderr.log,

@@ -1,6 +1,7 @@
-/* The pipeline table (skill/pipeline.json, design §4.3): stages, routing
- * rows, gate settings. Loaded and checked at start; every semantic error
- * names the file and the line of the offending stage or row. */
+/* The pipeline table (skill/pipeline.json; docs/architecture.md, "The
+ * pipeline table"): stages, routing rows, gate settings. Loaded and checked
+ * at start; every semantic error names the file and the line of the offending
+ * stage or row. */
 #ifndef TILEPORT_CORE_TABLE_H
 #define TILEPORT_CORE_TABLE_H
 

@@ -1,6 +1,6 @@
 /* Small shared helpers: allocation that cannot fail silently, a growable
  * string buffer, error records that carry an exit code, file and path
- * helpers (atomic writes), and clocks. */
+ * helpers (atomic writes), clocks, and numbers for people. */
 #ifndef TILEPORT_CORE_UTIL_H
 #define TILEPORT_CORE_UTIL_H
 
@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Exit codes shared by every command (design §7). */
+/* Exit codes shared by every command (docs/architecture.md, "Conventions"). */
 enum tp_exit {
 	TP_EXIT_OK = 0,     /* success */
 	TP_EXIT_FAILED = 1, /* the checked thing failed (STOP, FAIL verdict) */

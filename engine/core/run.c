@@ -649,25 +649,6 @@ void runs_free(struct run_summary *v, size_t n)
 	free(v);
 }
 
-char *run_out_root(const char *opt_out, const char *workspace, const char *config_out)
-{
-	const char *env = getenv("CUTILE_KERNEL_OUT_ROOT");
-	if (opt_out && *opt_out)
-		return xstrdup(opt_out);
-	if (env && *env)
-		return xstrdup(env);
-	if (config_out && *config_out)
-		return xstrdup(config_out);
-	return path_join(workspace ? workspace : ".", "cutile_kernel_out");
-}
-
-char *run_resolve(const char *arg, const char *out_root)
-{
-	if (strchr(arg, '/') || run_exists(arg))
-		return xstrdup(arg);
-	return path_join(out_root, arg);
-}
-
 long long proc_start_time(long pid)
 {
 	char path[64];

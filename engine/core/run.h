@@ -176,11 +176,6 @@ const char *run_display_state(enum run_status status, const char *final, bool lo
 const char *run_summary_state(const struct run_summary *s);
 void runs_free(struct run_summary *v, size_t n);
 
-/* Where runs live: --out, else $CUTILE_KERNEL_OUT_ROOT, else the config's
- * out_root, else WORKSPACE/cutile_kernel_out. Caller frees. */
-char *run_out_root(const char *opt_out, const char *workspace, const char *config_out);
-/* Resolve a RUN argument: a run directory, or an op name under out_root. */
-char *run_resolve(const char *arg, const char *out_root);
 
 /* Start time of a process (field 22 of /proc/PID/stat), or -1. */
 long long proc_start_time(long pid);

@@ -70,6 +70,21 @@ static int check_settings(const struct config *c, const struct session_opts *o, 
 	return 0;
 }
 
+/* Where runs live: --out, else $CUTILE_KERNEL_OUT_ROOT, else the config's
+ * out_root, else WORKSPACE/cutile_kernel_out. */
+static char *find_out_root(const struct session *s, const char *opt)
+{
+	const char *env = getenv("CUTILE_KERNEL_OUT_ROOT");
+	const char *conf = setting(s, "out_root", false);
+	if (opt && *opt)
+		return xstrdup(opt);
+	if (env && *env)
+		return xstrdup(env);
+	if (conf && *conf)
+		return xstrdup(conf);
+	return path_join(s->workspace ? s->workspace : ".", "cutile_kernel_out");
+}
+
 static char *find_workspace(const struct session *s, const char *opt)
 {
 	const char *env = getenv("TILEGYM_PATH");
@@ -106,7 +121,7 @@ int session_open(struct session **out, const struct session_opts *o, struct tp_e
 		session_close(s);
 		return -1;
 	}
-	s->out_root = run_out_root(o->out_root, s->workspace, setting(s, "out_root", false));
+	s->out_root = find_out_root(s, o->out_root);
 	s->table_path = o->table_path ? xstrdup(o->table_path) : NULL;
 	s->cmdline = o->commands;
 	s->read_only = o->read_only;
@@ -158,7 +173,9 @@ const struct config *session_config(const struct session *s)
 
 char *session_run_dir(const struct session *s, const char *run)
 {
-	return run_resolve(run, s->out_root);
+	if (strchr(run, '/') || run_exists(run))
+		return xstrdup(run);
+	return path_join(s->out_root, run);
 }
 
 void session_stage_commands(const struct session *s, enum run_origin origin,

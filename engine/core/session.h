@@ -1,5 +1,5 @@
 /* The session: core's door for everything above it (docs/architecture.md,
- * "The session"). One per command. session_open resolves, once, the
+ * "The session and the run model"). One per command. session_open resolves, once, the
  * workspace, the output root and the configuration, and checks every
  * setting of every config file: the engine's own keys here, the rest
  * through the caller's check (the screen's [tui] section, its top-level
@@ -83,6 +83,7 @@ char *session_run_dir(const struct session *s, const char *run);
 enum run_origin { RUN_NEW, RUN_EXISTING };
 void session_stage_commands(const struct session *s, enum run_origin origin,
 			    struct stage_commands *out);
+
 /* ---- opening runs ---- */
 
 /* RUN (a directory or an op name), followed from disk: read-only until

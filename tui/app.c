@@ -2,6 +2,7 @@
 #include "tui/app.h"
 
 #include <poll.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +10,6 @@
 #include "engine/core/session.h"
 #include "tui/display.h"
 #include "tui/keys.h"
-
-struct app *app_current;
 
 void app_report(struct app *a, bool error, const char *fmt, ...)
 {
@@ -171,49 +170,48 @@ void app_close_view(struct app *a, struct view *v)
 
 /* ---- host interface given to views ---- */
 
+/* The app a view's host belongs to: the host is a member of it. */
+static struct app *app_of(struct view_host *h)
+{
+	return (struct app *)((char *)h - offsetof(struct app, host));
+}
+
 static void host_report(struct view_host *h, bool error, const char *msg)
 {
-	(void)h;
-	app_report(app_current, error, "%s", msg);
+	app_report(app_of(h), error, "%s", msg);
 }
 
 static struct view *host_open(struct view_host *h, struct view *from, enum view_id id,
 			      const struct view_arg *arg, unsigned flags)
 {
-	(void)h;
-	return app_open_view(app_current, from, id, arg, flags);
+	return app_open_view(app_of(h), from, id, arg, flags);
 }
 
 static void host_prompt(struct view_host *h, struct view *v, const char *label,
 			view_answer_cb cb, void *ctx)
 {
-	(void)h;
-	prompt_open(app_current, PROMPT_TEXT, label, cb, v, ctx);
+	prompt_open(app_of(h), PROMPT_TEXT, label, cb, v, ctx);
 }
 
 static void host_confirm(struct view_host *h, struct view *v, const char *question,
 			 view_answer_cb cb, void *ctx)
 {
-	(void)h;
-	prompt_open(app_current, PROMPT_CONFIRM, question, cb, v, ctx);
+	prompt_open(app_of(h), PROMPT_CONFIRM, question, cb, v, ctx);
 }
 
 static int host_external(struct view_host *h, enum external_kind kind, const char *path, long line)
 {
-	(void)h;
-	return external_open(app_current, kind, path, line);
+	return external_open(app_of(h), kind, path, line);
 }
 
 static void host_close(struct view_host *h, struct view *v)
 {
-	(void)h;
-	app_close_view(app_current, v);
+	app_close_view(app_of(h), v);
 }
 
 static void host_quit(struct view_host *h)
 {
-	(void)h;
-	app_current->quit = true;
+	app_of(h)->quit = true;
 }
 
 static void host_keys_for(struct view_host *h, int keymap, enum request req, struct sbuf *out)

@@ -73,8 +73,6 @@ struct app {
 	FILE *latency_log;
 };
 
-extern struct app *app_current;
-
 void app_host_init(struct app *a);
 void app_free_views(struct app *a);
 

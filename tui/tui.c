@@ -232,7 +232,6 @@ static void teardown(struct app *a)
 	script_free(a->script);
 	if (a->latency_log)
 		fclose(a->latency_log);
-	app_current = NULL;
 }
 
 int tui_main(const struct tui_start *s)
@@ -240,7 +239,6 @@ int tui_main(const struct tui_start *s)
 	struct app app;
 	struct app *a = &app;
 	memset(a, 0, sizeof(*a));
-	app_current = a;
 	a->start = s;
 	struct tp_err err;
 	tp_err_clear(&err);

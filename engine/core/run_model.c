@@ -88,6 +88,7 @@ static void read_new_events(struct run_model *m)
 static void from_pipeline(struct pipeline *p, const struct pipeline_event *e, void *ud)
 {
 	struct run_model *m = ud;
+	(void)p;
 	if (e->kind == PEV_EVENT) {
 		cJSON *ev = cJSON_Duplicate(e->ev, true);
 		cJSON_AddItemToArray(m->events, ev);
@@ -100,7 +101,6 @@ static void from_pipeline(struct pipeline *p, const struct pipeline_event *e, vo
 			       .attempt = run_model_attempt(m, e->seq)};
 	if (c.attempt)
 		tell(m, &c);
-	(void)p;
 }
 
 static void become_live(struct run_model *m, struct pipeline *p)

@@ -120,14 +120,3 @@ int events_read_more(const char *run_dir, long long *offset, cJSON *into, struct
 	sb_free(&sb);
 	return rc;
 }
-
-cJSON *events_read(const char *run_dir, struct tp_err *err)
-{
-	cJSON *arr = cJSON_CreateArray();
-	long long off = 0;
-	if (events_read_more(run_dir, &off, arr, err) < 0) {
-		cJSON_Delete(arr);
-		return NULL;
-	}
-	return arr;
-}

@@ -18,9 +18,7 @@ int events_append(const char *run_dir, const char *type, cJSON *fields, cJSON **
 		  struct tp_err *err);
 /* Cut a torn trailing line left by a crash. */
 int events_repair(const char *run_dir);
-/* Read every complete event line; returns a cJSON array (caller deletes). */
-cJSON *events_read(const char *run_dir, struct tp_err *err);
-/* Follow the log: append to `into` (a cJSON array) the complete lines from
+/* Read the log, and follow it: append to `into` (a cJSON array) the complete lines from
  * byte *offset on and move *offset past the last of them; a line still
  * being written stays for the next call. Returns how many were added, or
  * -1 when the file cannot be read (a missing file adds none). */

@@ -207,7 +207,7 @@ const char *attempt_state_name(enum attempt_state s)
 	return s == ATTEMPT_RUNNING ? "running" : s == ATTEMPT_DONE ? "done" : "skipped";
 }
 
-cJSON *run_attempt_to_json(const struct attempt *a)
+static cJSON *attempt_to_json(const struct attempt *a)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "seq", a->seq);
@@ -290,7 +290,7 @@ cJSON *run_state_to_json(const struct run_state *st)
 	}
 	cJSON *att = cJSON_AddArrayToObject(o, "attempts");
 	for (size_t i = 0; i < st->natt; i++)
-		cJSON_AddItemToArray(att, run_attempt_to_json(&st->att[i]));
+		cJSON_AddItemToArray(att, attempt_to_json(&st->att[i]));
 	if (st->status == RUN_COMPLETE)
 		cJSON_AddStringToObject(o, "contract", validator_result_name(st->contract));
 	return o;

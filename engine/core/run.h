@@ -132,9 +132,8 @@ char *run_attempt_dir(const struct run_state *st, const struct attempt *a);
 
 void run_state_init(struct run_state *st);
 void run_state_free(struct run_state *st);
-/* The state as state.json holds it (caller deletes); an attempt's record. */
+/* The state as state.json holds it (caller deletes). */
 cJSON *run_state_to_json(const struct run_state *st);
-cJSON *run_attempt_to_json(const struct attempt *a);
 int run_state_save(const struct run_state *st, struct tp_err *err);
 int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err);
 bool run_exists(const char *run_dir);

@@ -22,10 +22,15 @@
 #include "engine/core/session.h"
 #include "tests/unit/testutil.h"
 
+/* The repository, absolute: agents run in the workspace, and one test
+ * changes directory. */
 static const char *top(void)
 {
+	static char buf[4096];
 	const char *t = getenv("TILEPORT_TOP");
-	return t ? t : ".";
+	if (!buf[0] && !realpath(t ? t : ".", buf))
+		fail_msg("no repository at %s", t ? t : ".");
+	return buf;
 }
 
 /* A copy of a hand-written fixture run: dir/out/NAME. */

@@ -1,7 +1,7 @@
 /* tui_main on a live run (TUI_START_RUN with a live run model, what
- * `tileport run OP` does without --headless): the screen follows the run to its end on the
- * caller's loop, in script mode on the virtual screen, and leaves the
- * pipeline to the caller. */
+ * `tileport run OP` does without --headless): the screen follows the run to
+ * its end on the session's loop, in script mode on the virtual screen, and
+ * leaves the run to the caller. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/core/files.h"
 #include "tui/app.h"
 #include "tui/draw.h"
 #include "tui/keys.h"
@@ -315,7 +316,7 @@ int screen_save_view(struct app *a, const char *path, struct tp_err *err)
 		}
 		sb_addc(&out, '\n');
 	}
-	int rc = write_file(path, out.buf, out.len, err);
+	int rc = write_output(path, out.buf, out.len, err);
 	sb_free(&out);
 	return rc;
 }

@@ -5,6 +5,7 @@
  * the only way back to the top of this cycle. */
 #include "engine/core/pipeline_int.h"
 
+#include <fcntl.h>
 #include <glob.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine/core/driver.h"
+#include "engine/core/files.h"
 #include "engine/core/prompt.h"
 
 static void step(struct loop *l, void *ud);
@@ -42,22 +44,19 @@ static void on_stdout(struct proc *pr, const char *data, size_t n, void *ud)
 	transcript_feed(p->tr, data, n, p->nls ? on_line : NULL, p);
 }
 
-/* stderr.log is written line by line so that secrets can be hidden. */
+/* stderr.log is written line by line, its bytes redacted before they are
+ * cut into lines (p->errred). */
 static void err_line(struct pipeline *p, bool newline)
 {
-	char *red = redact_secrets(sb_str(&p->errpart), p->secrets);
-	fputs(red, p->errlog);
+	fwrite(sb_str(&p->errpart), 1, p->errpart.len, p->errlog);
 	if (newline)
 		fputc('\n', p->errlog);
-	notify_line(p, red, strlen(red), true);
-	free(red);
+	notify_line(p, sb_str(&p->errpart), p->errpart.len, true);
 	sb_reset(&p->errpart);
 }
 
-static void on_stderr(struct proc *pr, const char *data, size_t n, void *ud)
+static void err_bytes(struct pipeline *p, const char *data, size_t n)
 {
-	struct pipeline *p = ud;
-	(void)pr;
 	const size_t line_max = (size_t)1 << 20; /* as transcripts: cut endless lines */
 	while (n) {
 		const char *nl = memchr(data, '\n', n);
@@ -78,6 +77,16 @@ static void on_stderr(struct proc *pr, const char *data, size_t n, void *ud)
 		n -= k + 1;
 	}
 	fflush(p->errlog);
+}
+
+static void on_stderr(struct proc *pr, const char *data, size_t n, void *ud)
+{
+	struct pipeline *p = ud;
+	(void)pr;
+	struct sbuf clean = SBUF_INIT;
+	redact_stream_feed(&p->errred, data, n, &clean);
+	err_bytes(p, clean.buf ? clean.buf : "", clean.len);
+	sb_free(&clean);
 }
 
 static void write_in(const char *dir, const char *name, const char *text)
@@ -106,10 +115,15 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 	a->tokens_out = transcript_tokens_out(p->tr);
 	a->cost = transcript_cost(p->tr);
 	char *text = xstrdup(transcript_final(p->tr));
-	transcript_close(p->tr);
-	p->tr = NULL;
+	struct sbuf rest = SBUF_INIT;
+	redact_stream_flush(&p->errred, &rest);
+	err_bytes(p, rest.buf ? rest.buf : "", rest.len);
+	sb_free(&rest);
 	if (p->errpart.len)
 		err_line(p, false);
+	pl_stage_outputs_done(p, a);
+	transcript_close(p->tr);
+	p->tr = NULL;
 	fclose(p->errlog);
 	p->errlog = NULL;
 	struct proc *done = p->proc;
@@ -625,9 +639,14 @@ static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reaso
 	char *tpath = path_join(dir, "transcript.jsonl");
 	char *epath = path_join(dir, "stderr.log");
 	p->tr = transcript_open(tpath, &err);
-	if (p->tr)
+	if (p->tr) {
 		transcript_redact(p->tr, p->secrets);
-	p->errlog = fopen(epath, "we");
+		transcript_limit(p->tr, p->transcript_max);
+	}
+	int efd = p->tr ? file_open_write(epath, O_TRUNC, &err) : -1;
+	p->errlog = efd >= 0 ? fdopen(efd, "w") : NULL;
+	redact_stream_free(&p->errred);
+	p->errred = (struct redact_stream){.secrets = p->secrets};
 	free(tpath);
 	free(epath);
 	char **argv = driver_argv(&d);

@@ -1,5 +1,7 @@
 #include "engine/core/run.h"
 
+#include "engine/core/files.h"
+
 #include <cJSON.h>
 #include <dirent.h>
 #include <errno.h>
@@ -430,16 +432,22 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 {
 	run_state_init(st);
 	char *path = run_path(run_dir, "state.json");
-	char *text = read_file(path, NULL, err);
-	if (!text) {
-		free(path);
-		return -1;
-	}
-	const char *end = NULL;
-	cJSON *o = cJSON_ParseWithOpts(text, &end, true);
+	size_t len;
+	char *text = read_file_flags(path, &len, FILE_NOFOLLOW, err);
+	bool read_ok = text != NULL;
+	long nul = text ? text_nul_at(text, len) : -1;
+	cJSON *o = text && nul < 0 ? json_parse_doc(path, text, len, err) : NULL;
 	free(text);
 	if (!cJSON_IsObject(o)) {
-		tp_err_set(err, TP_EXIT_USAGE, "%s: not a tileport state file (malformed JSON)", path);
+		if (nul >= 0)
+			tp_err_set(err, TP_EXIT_USAGE, "%s: byte offset %ld: a NUL byte; not a tileport "
+				   "state file", path, nul);
+		else if (o)
+			tp_err_set(err, TP_EXIT_USAGE, "%s:1:1: not a tileport state file (expected a JSON "
+				   "object)", path);
+		else if (read_ok && err)
+			snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
+				 "; not a tileport state file");
 		cJSON_Delete(o);
 		free(path);
 		return -1;
@@ -510,63 +518,6 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 	}
 	free(path);
 	return 0;
-}
-
-bool run_exists(const char *run_dir)
-{
-	char *p = run_path(run_dir, "state.json");
-	bool ok = path_is_file(p);
-	free(p);
-	return ok;
-}
-
-int run_lock(const char *run_dir, struct tp_err *err)
-{
-	char *path = run_path(run_dir, "lock");
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		tp_err_set(err, TP_EXIT_ENV, "%s: cannot open: %s", path, strerror(errno));
-		free(path);
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		char buf[64] = "";
-		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-		buf[n > 0 ? n : 0] = '\0';
-		str_trim(buf);
-		tp_err_set(err, TP_EXIT_ENV,
-			   "run %s is in use by another tileport (pid %s); wait for it to finish or "
-			   "stop it first", run_dir, buf[0] ? buf : "unknown");
-		close(fd);
-		free(path);
-		return -1;
-	}
-	char pid[32];
-	int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) < 0)
-		(void)0; /* the pid is informational only */
-	free(path);
-	return fd;
-}
-
-void run_unlock(int fd)
-{
-	if (fd >= 0) {
-		flock(fd, LOCK_UN);
-		close(fd);
-	}
-}
-
-bool run_locked(const char *run_dir)
-{
-	char *path = run_path(run_dir, "lock");
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	free(path);
-	if (fd < 0)
-		return false;
-	bool held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
-	close(fd);
-	return held;
 }
 
 static int cmp_summary(const void *a, const void *b)

@@ -1,5 +1,7 @@
 #include "engine/core/util.h"
 
+#include "engine/core/files.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -191,11 +193,14 @@ const char *sb_str(const struct sbuf *sb)
 
 char *read_file(const char *path, size_t *len, struct tp_err *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		tp_err_set(err, TP_EXIT_USAGE, "%s: cannot open: %s", path, strerror(errno));
+	return read_file_flags(path, len, 0, err);
+}
+
+char *read_file_flags(const char *path, size_t *len, int flags, struct tp_err *err)
+{
+	int fd = file_open_read(path, flags, err);
+	if (fd < 0)
 		return NULL;
-	}
 	struct sbuf sb = SBUF_INIT;
 	char tmp[65536];
 	for (;;) {
@@ -255,7 +260,10 @@ static void fsync_parent(const char *path)
 int write_file_atomic(const char *path, const void *data, size_t len, struct tp_err *err)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* A leftover of a killed process with our pid goes; a link planted at
+	 * the name is removed, never followed. */
+	unlink(tmp);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		tp_err_set(err, TP_EXIT_ENV, "%s: cannot create: %s", tmp, strerror(errno));
 		free(tmp);
@@ -284,16 +292,16 @@ int write_file_atomic(const char *path, const void *data, size_t len, struct tp_
 static int write_flags(const char *path, const void *data, size_t len, int flags,
 		       struct tp_err *err)
 {
-	int fd = open(path, flags | O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		tp_err_set(err, TP_EXIT_ENV, "%s: cannot open for writing: %s", path,
-			   strerror(errno));
+	int fd = file_open_write(path, flags, err);
+	if (fd < 0)
 		return -1;
-	}
 	int rc = write_all(fd, data, len);
 	if (rc < 0)
 		tp_err_set(err, TP_EXIT_ENV, "%s: write failed: %s", path, strerror(errno));
-	close(fd);
+	if (close(fd) < 0 && rc == 0) {
+		tp_err_set(err, TP_EXIT_ENV, "%s: write failed: %s", path, strerror(errno));
+		rc = -1;
+	}
 	return rc;
 }
 

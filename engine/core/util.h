@@ -66,10 +66,16 @@ void sb_free(struct sbuf *sb);
 char *sb_detach(struct sbuf *sb); /* caller frees; never NULL */
 const char *sb_str(const struct sbuf *sb); /* "" when empty */
 
-/* Files. read_file returns a NUL-terminated buffer (len excludes the NUL). */
+/* Files (engine/core/files.h has the rest: opening safely, text, outputs).
+ * read_file returns a NUL-terminated buffer (len excludes the NUL); regular
+ * files only, opened without blocking (a FIFO is refused, not waited on). */
 char *read_file(const char *path, size_t *len, struct tp_err *err);
-/* Write temp file, fsync, rename over `path`, fsync the directory. */
+/* The same with FILE_NOFOLLOW (files.h) for a run file: a link is refused. */
+char *read_file_flags(const char *path, size_t *len, int flags, struct tp_err *err);
+/* Write temp file, fsync, rename over `path`, fsync the directory. The temp
+ * file is created exclusively, never through a link. */
 int write_file_atomic(const char *path, const void *data, size_t len, struct tp_err *err);
+/* Truncate or append; never through a symbolic link, regular files only. */
 int write_file(const char *path, const void *data, size_t len, struct tp_err *err);
 int append_file(const char *path, const void *data, size_t len, struct tp_err *err);
 int mkdir_p(const char *path, int mode, struct tp_err *err);

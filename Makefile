@@ -4,6 +4,7 @@
 #   make check      installs missing packages, ASan+UBSan build, every non-GPU test
 #   make demo       installs missing packages, builds, runs the bundled sample
 #   make bench      benchmarks (bench/*.sh), results printed as ratios
+#   make fuzz       every fuzz target FUZZ_SECONDS (300) each, corpus kept
 #   make install PREFIX=/usr/local DESTDIR=
 #
 # Libraries are found with pkg-config. engine/ is compiled without the curses
@@ -63,7 +64,7 @@ TEST_CFLAGS   := $(call pkg_cflags,$(ENGINE_PKGS) $(UI_PKGS) $(TEST_PKGS))
 ALL_LIBS      := $(call pkg_libs,$(UI_PKGS) $(ENGINE_PKGS)) -lm
 TEST_LIBS     := $(call pkg_libs,$(TEST_PKGS))
 
-.PHONY: all deps deps-check check demo bench install uninstall clean unit fuzz clang-check lint
+.PHONY: all deps deps-check check demo bench install uninstall clean unit fuzz fuzz-build clang-check lint
 .DEFAULT_GOAL := all
 
 all: $(B)/tileport
@@ -111,7 +112,14 @@ $(FZ)/obj/%.o: %.c
 $(FZ)/fuzz_%: $(FZ)/obj/tests/fuzz/fuzz_%.o $(FZ_ENGINE)
 	$(CLANG) -fsanitize=fuzzer,address,undefined -o $@ $^ $(call pkg_libs,$(ENGINE_PKGS)) -lm
 
-fuzz: $(FUZZ_BIN)
+fuzz-build: $(FUZZ_BIN)
+
+# The long campaign: every target FUZZ_SECONDS (default 300) each, the
+# corpus in tests/fuzz/corpus growing (mk/fuzz.sh); `make check` keeps its
+# short runs (tests/run.sh).
+FUZZ_SECONDS ?= 300
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) mk/fuzz.sh
 
 # ---- clang -Werror pass over every translation unit (gcc builds the binaries) ----
 clang-check:
@@ -131,7 +139,7 @@ deps-check:
 
 check: deps-check
 	$(MAKE) --no-print-directory MODE=check -j$(NPROC) all unit
-	$(MAKE) --no-print-directory -j$(NPROC) fuzz
+	$(MAKE) --no-print-directory -j$(NPROC) fuzz-build
 	$(MAKE) --no-print-directory clang-check lint
 	tests/run.sh build/check
 

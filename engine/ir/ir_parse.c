@@ -219,6 +219,11 @@ bool ps_value_lookup(struct pstate *ps, const char *text, size_t len, struct ir_
 	size_t nl = (hash ? (size_t)(hash - text) : len) - 1;
 	int64_t idx = hash ? atoll(hash + 1) : 0;
 	int b = lookup(ps, text + 1, nl);
+	/* An entry is isolated from above: a value of the module's body has
+	 * no number inside it, and printing one would need a placeholder. */
+	if (b >= 0 && (size_t)b < ps->entry_from)
+		ps_fail(ps, text, "%%%.*s is defined outside this entry (in the module's body); an "
+			"entry can use only its own values", (int)nl, text + 1);
 	if (b < 0 || idx < 0 || (uint64_t)idx >= ps->bindings[b].n)
 		return false;
 	*v = ps->bindings[b].vals[idx];
@@ -263,6 +268,8 @@ static void parse_entry(struct pstate *ps, struct ir_op *unit, const char *start
 	const char *name;
 	size_t nlen = symbol_name(ps, &name, "an entry name");
 	struct pmark mk = ps_scope_push(ps);
+	size_t outer = ps->entry_from;
+	ps->entry_from = ps->nbind;
 	const char *argn[256];
 	uint32_t argl[256];
 	const struct ir_type *argt[256];
@@ -307,6 +314,7 @@ static void parse_entry(struct pstate *ps, struct ir_op *unit, const char *start
 	ps_linecol(ps, ps->p, &e->loc.close_line, &col);
 	ps_expect(ps, "}");
 	ps_scope_pop(ps, mk);
+	ps->entry_from = outer;
 	ps_loc_suffix(ps, e);
 }
 

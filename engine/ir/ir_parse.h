@@ -28,6 +28,7 @@ struct pstate {
 	int *buckets;
 	size_t nbuckets;
 	size_t scope_start; /* first binding of the innermost scope */
+	size_t entry_from;  /* bindings before this one are outside the entry parsed */
 	int depth; /* nesting, to refuse absurdly deep input */
 	/* incremental offset -> line/column */
 	const char *lc_pos;

@@ -356,6 +356,10 @@ static void distribute(struct pstate *ps, struct ir_op *op, struct ir_value **va
 
 static void generic_region(struct pstate *ps, struct ir_region *r)
 {
+	/* a region holds ops that hold regions: the same limit as the custom
+	 * form's (ps_block_body), or deep input overflows the stack */
+	if (++ps->depth > 100)
+		ps_fail(ps, ps->p, "regions nested too deeply");
 	ps_expect(ps, "{");
 	struct pmark mk = ps_scope_push(ps);
 	ps_ws(ps);
@@ -390,6 +394,7 @@ static void generic_region(struct pstate *ps, struct ir_region *r)
 	}
 	ps_expect(ps, "}");
 	ps_scope_pop(ps, mk);
+	ps->depth--;
 }
 
 /* module, entry and global carry structure the printer relies on: check it

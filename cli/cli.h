@@ -25,6 +25,11 @@ int cli_report(const struct tp_err *err);
 
 #include "engine/core/config.h"
 
+/* Whether to open the screen: not when the command line says no_screen
+ * (--headless, --plain); otherwise on a terminal, or on the virtual screen
+ * of TILEPORT_NO_DISPLAY. */
+bool cli_want_screen(bool no_screen);
+
 /* The workspace: --workspace (per command, else global), else $TILEGYM_PATH,
  * else `workspace` in the user config, else the current directory when it
  * looks like a TileGym checkout (has src/tilegym). NULL when none. */

@@ -8,6 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
+bool cli_want_screen(bool no_screen)
+{
+	if (no_screen)
+		return false;
+	const char *nd = getenv("TILEPORT_NO_DISPLAY");
+	return (nd && *nd && strcmp(nd, "0") != 0) || (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
+}
+
 char *cli_workspace(const char *opt)
 {
 	if (opt && *opt)

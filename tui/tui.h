@@ -24,6 +24,7 @@ enum tui_start_kind {
 	TUI_START_PIPELINE, /* a live run: pipeline + loop (tileport run OP) */
 	TUI_START_FILE,     /* a file: transcript view for *.jsonl, else text */
 	TUI_START_IRDIFF,   /* the IR diff of two files: path (reference), path2 */
+	TUI_START_CHANGESET, /* a changeset commit for review: path (repository), rev */
 };
 
 struct tui_start {
@@ -32,6 +33,7 @@ struct tui_start {
 	const char *run_dir;        /* TUI_START_RUN (also the live run's directory) */
 	const char *path;           /* TUI_START_FILE, TUI_START_IRDIFF (the reference) */
 	const char *path2;          /* TUI_START_IRDIFF: the generated side */
+	const char *rev;            /* TUI_START_CHANGESET: the commit (NULL: the newest changeset) */
 	bool keep_dead_constants;   /* TUI_START_IRDIFF: as irdiff --keep-dead-constants */
 	struct pipeline *pipeline;  /* TUI_START_PIPELINE: driven by the caller's loop */
 	struct loop *loop;          /* the loop to run on; NULL: the TUI makes one */

@@ -543,6 +543,17 @@ static enum request pl_request(struct view *v, enum request req)
 		v->host->open(v->host, v, VIEW_IRDIFF, &arg, 0);
 		return REQ_NONE;
 	}
+	case REQ_PACKAGE: {
+		const struct run_state *st = state_of(pl);
+		if (!st->final && strcmp(st->status ? st->status : "", "aborted") != 0) {
+			view_error(v, "The run has not ended: p packages a finished run");
+			return REQ_NONE;
+		}
+		/* The dry run comes first; p in the changeset view commits it. */
+		struct view_arg arg = {.path2 = pl->run_dir, .index = pl->p ? 1 : 0};
+		v->host->open(v->host, v, VIEW_CHANGESET, &arg, 0);
+		return REQ_NONE;
+	}
 	case REQ_TOGGLE_FOLLOW:
 		pl->follow_run = !pl->follow_run;
 		if (pl->follow_run)

@@ -1,0 +1,537 @@
+/* The run evidence a changeset carries: whether the run counts as
+ * accepted, the note (the run summary as JSON: stages, verdict trail,
+ * drivers and tokens per stage, bench rows, IR findings, deferred items)
+ * and the commit message (subject, verdict trail, geomean, trailers).
+ *
+ * Bench rows and IR findings come from the run directory's files in the
+ * reference shapes (pipeline.md §4.3 reports/performance.md, §1 Agent C
+ * generated/diff_report.md) and from saved `tileport irdiff --json`
+ * output (generated/irdiff*.json); each is left out when absent. */
+#include <cJSON.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/core/events.h"
+#include "engine/core/run.h"
+#include "engine/core/verdict.h"
+#include "engine/git/cs_int.h"
+
+/* ---- acceptance ---- */
+
+static const struct attempt *last_of(const struct run_state *st, char stage)
+{
+	for (size_t i = st->natt; i-- > 0;)
+		if (st->att[i].stage == stage && st->att[i].state != ATTEMPT_SKIPPED)
+			return &st->att[i];
+	return NULL;
+}
+
+static char *one_line(const char *s)
+{
+	char *t = str_trim(xstrdup(s));
+	for (char *p = t; *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
+	return t;
+}
+
+void cs_run_acceptance(const struct run_state *st, const char *reason, struct cs_acceptance *out)
+{
+	memset(out, 0, sizeof(*out));
+	bool aborted = st->status && !strcmp(st->status, "aborted");
+	const char *end = st->final ? st->final : aborted ? "aborted" : NULL;
+	const struct attempt *e = last_of(st, 'E');
+	char *why = reason ? one_line(reason) : NULL;
+	out->ended = end != NULL;
+	if (!end) {
+		out->why = xasprintf("the run has not ended (its status is %s): package a finished run",
+				     st->status ? st->status : "unknown");
+	} else if (!strcmp(end, "PIPELINE_COMPLETE") && e && e->verdict && !strcmp(e->verdict, "DONE")) {
+		out->accepted = true;
+		out->why = xstrdup("PIPELINE_COMPLETE with E DONE");
+	} else if (why && *why) {
+		out->accepted = out->by_hand = true;
+		out->why = xasprintf("%s accepted by hand: %s", end, why);
+	} else {
+		out->why = xasprintf("the run ended %s%s%s, not PIPELINE_COMPLETE with E DONE: accept it by "
+				     "hand with --accept \"reason\"", end, e && e->verdict ? ", E " : "",
+				     e && e->verdict ? e->verdict : "");
+	}
+	free(why);
+}
+
+void cs_acceptance_free(struct cs_acceptance *a)
+{
+	free(a->why);
+	a->why = NULL;
+}
+
+/* ---- the run's files ---- */
+
+static char *run_file(const struct run_state *st, const char *rel)
+{
+	char *p = path_join(st->run_dir, rel);
+	char *text = read_file(p, NULL, NULL);
+	free(p);
+	return text;
+}
+
+/* Markdown tables: cb gets each body row with the header cells and the
+ * headings (## and ###) it sits under. */
+typedef void (*md_row_cb)(void *ctx, const char *h2, const char *h3, char **head, char **cells,
+			  size_t n);
+
+static char **md_cells(const char *line, size_t *n)
+{
+	char *s = str_trim(xstrdup(line));
+	size_t len = strlen(s);
+	if (len && s[len - 1] == '|')
+		s[len - 1] = 0;
+	char **v = str_split(*s == '|' ? s + 1 : s, '|', true, n);
+	for (size_t i = 0; i < *n; i++)
+		str_trim(v[i]);
+	free(s);
+	return v;
+}
+
+static void md_tables(const char *text, md_row_cb cb, void *ctx)
+{
+	size_t n;
+	char **lines = str_split(text, '\n', true, &n);
+	char *h2 = xstrdup(""), *h3 = xstrdup("");
+	char **head = NULL;
+	size_t nhead = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *l = lines[i];
+		while (*l == ' ')
+			l++;
+		if (*l != '|') {
+			strv_free(head);
+			head = NULL;
+			if (str_starts(l, "## ") || str_starts(l, "### ")) {
+				char **h = l[2] == ' ' ? &h2 : &h3;
+				free(*h);
+				*h = str_trim(xstrdup(l + (l[2] == ' ' ? 3 : 4)));
+				if (h == &h2) {
+					free(h3);
+					h3 = xstrdup("");
+				}
+			}
+			continue;
+		}
+		size_t nc;
+		char **cells = md_cells(l, &nc);
+		if (!head) {
+			head = cells;
+			nhead = nc;
+			continue;
+		}
+		if (nc && strspn(cells[0], "-: ") == strlen(cells[0]) && *cells[0]) {
+			strv_free(cells); /* the |---| separator */
+			continue;
+		}
+		cb(ctx, h2, h3, head, cells, nc < nhead ? nc : nhead);
+		strv_free(cells);
+	}
+	strv_free(head);
+	free(h2);
+	free(h3);
+	strv_free(lines);
+}
+
+static bool icontains(const char *s, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *s; s++)
+		if (!strncasecmp(s, needle, n))
+			return true;
+	return false;
+}
+
+static void add_number_or_null(cJSON *o, const char *key, const char *s)
+{
+	char *end;
+	double d = strtod(s, &end);
+	while (end && *end == ' ')
+		end++;
+	if (*s && end && !*end && end != s)
+		cJSON_AddNumberToObject(o, key, d);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void bench_row(void *ctx, const char *h2, const char *h3, char **head, char **cells, size_t n)
+{
+	(void)h2;
+	(void)h3;
+	cJSON *rows = ctx;
+	bool is_bench = false;
+	for (size_t i = 0; i < n; i++)
+		is_bench |= icontains(head[i], "ratio");
+	if (!is_bench)
+		return;
+	cJSON *r = cJSON_CreateObject();
+	for (size_t i = 0; i < n; i++) {
+		const char *h = head[i];
+		if (icontains(h, "config"))
+			cJSON_AddStringToObject(r, "config", cells[i]);
+		else if (icontains(h, "baseline"))
+			add_number_or_null(r, "baseline_ms", cells[i]);
+		else if (icontains(h, "cutile-rs") || icontains(h, "cutile_rs") || icontains(h, "candidate"))
+			add_number_or_null(r, "cutile_rs_ms", cells[i]);
+		else if (icontains(h, "ratio"))
+			add_number_or_null(r, "ratio", cells[i]);
+		else if (icontains(h, "verdict"))
+			cJSON_AddStringToObject(r, "verdict", cells[i]);
+	}
+	cJSON_AddItemToArray(rows, r);
+}
+
+/* "key=VALUE" or "Key: VALUE" on a line of its own: VALUE, else NULL. */
+static char *md_value(const char *text, const char *key, char sep)
+{
+	size_t n;
+	char **lines = str_split(text, '\n', false, &n);
+	char *v = NULL;
+	size_t kl = strlen(key);
+	for (size_t i = 0; i < n && !v; i++) {
+		const char *l = lines[i];
+		if (!strncasecmp(l, key, kl) && l[kl] == sep)
+			v = str_trim(xstrdup(l + kl + 1));
+	}
+	strv_free(lines);
+	return v;
+}
+
+static cJSON *bench_json(const struct run_state *st, double *geomean, bool *have_geomean)
+{
+	static const char rel[] = "reports/performance.md";
+	char *text = run_file(st, rel);
+	if (!text)
+		return NULL;
+	cJSON *b = cJSON_CreateObject();
+	cJSON_AddStringToObject(b, "file", rel);
+	char *p = path_join(st->run_dir, rel);
+	char *verdict = report_first_verdict(p);
+	free(p);
+	if (verdict)
+		cJSON_AddStringToObject(b, "verdict", verdict);
+	free(verdict);
+	char *g = md_value(text, "geomean_ratio", '=');
+	if (g) {
+		add_number_or_null(b, "geomean_ratio", g);
+		const cJSON *num = cJSON_GetObjectItemCaseSensitive(b, "geomean_ratio");
+		if (cJSON_IsNumber(num)) {
+			*geomean = num->valuedouble;
+			*have_geomean = true;
+		}
+	}
+	free(g);
+	char *sev = md_value(text, "Severity", ':');
+	if (sev)
+		cJSON_AddStringToObject(b, "severity", sev);
+	free(sev);
+	md_tables(text, bench_row, cJSON_AddArrayToObject(b, "rows"));
+	free(text);
+	return b;
+}
+
+static void checklist_row(void *ctx, const char *h2, const char *h3, char **head, char **cells,
+			  size_t n)
+{
+	static const struct {
+		const char *header, *key;
+	} cols[] = {
+		{"item", "item"}, {"reference", "reference"}, {"generated", "generated"},
+		{"status", "status"}, {"severity", "severity"}, {"action", "action"},
+	};
+	if (!icontains(h2, "checklist"))
+		return;
+	cJSON *r = cJSON_CreateObject();
+	if (*h3)
+		cJSON_AddStringToObject(r, "entry", h3);
+	for (size_t i = 0; i < n; i++)
+		for (size_t c = 0; c < TP_ARRAY_LEN(cols); c++)
+			if (icontains(head[i], cols[c].header) &&
+			    !cJSON_GetObjectItemCaseSensitive(r, cols[c].key)) {
+				cJSON_AddStringToObject(r, cols[c].key, cells[i]);
+				break;
+			}
+	cJSON_AddItemToArray(ctx, r);
+}
+
+/* Findings of saved `tileport irdiff --json` reports, flattened. */
+static void irdiff_findings(const struct run_state *st, cJSON *ir)
+{
+	char *gdir = path_join(st->run_dir, "generated");
+	DIR *d = opendir(gdir);
+	struct dirent *de;
+	cJSON *all = NULL;
+	while (d && (de = readdir(d))) {
+		if (!str_starts(de->d_name, "irdiff") || !str_ends(de->d_name, ".json"))
+			continue;
+		char *rel = xasprintf("generated/%s", de->d_name);
+		char *text = run_file(st, rel);
+		cJSON *doc = text ? cJSON_Parse(text) : NULL;
+		const cJSON *entries = cJSON_GetObjectItemCaseSensitive(doc, "entries"), *e;
+		cJSON_ArrayForEach(e, entries) {
+			const cJSON *fs = cJSON_GetObjectItemCaseSensitive(e, "findings"), *f;
+			const cJSON *en = cJSON_GetObjectItemCaseSensitive(e, "ref");
+			cJSON_ArrayForEach(f, fs) {
+				if (!all)
+					all = cJSON_AddArrayToObject(ir, "findings");
+				cJSON *c = cJSON_Duplicate(f, true);
+				cJSON_AddStringToObject(c, "file", rel);
+				if (cJSON_IsString(en))
+					cJSON_AddStringToObject(c, "entry", en->valuestring);
+				cJSON_AddItemToArray(all, c);
+			}
+		}
+		cJSON_Delete(doc);
+		free(text);
+		free(rel);
+	}
+	if (d)
+		closedir(d);
+	free(gdir);
+}
+
+static cJSON *ir_json(const struct run_state *st)
+{
+	static const char rel[] = "generated/diff_report.md";
+	cJSON *ir = cJSON_CreateObject();
+	char *text = run_file(st, rel);
+	if (text) {
+		cJSON_AddStringToObject(ir, "file", rel);
+		char *p = path_join(st->run_dir, rel);
+		char *verdict = report_first_verdict(p);
+		char *owner = owner_tag_read(p, "owner");
+		free(p);
+		if (verdict)
+			cJSON_AddStringToObject(ir, "verdict", verdict);
+		if (owner)
+			cJSON_AddStringToObject(ir, "owner", owner);
+		free(verdict);
+		free(owner);
+		md_tables(text, checklist_row, cJSON_AddArrayToObject(ir, "checklist"));
+		free(text);
+	}
+	irdiff_findings(st, ir);
+	if (!ir->child) {
+		cJSON_Delete(ir);
+		return NULL;
+	}
+	return ir;
+}
+
+/* ---- the run's own record ---- */
+
+static char *attempt_id(const struct attempt *a)
+{
+	return xasprintf("%c%d%s", a->stage, a->n, a->repair ? "r" : "");
+}
+
+static const char *verdict_shown(const struct attempt *a)
+{
+	return a->state == ATTEMPT_SKIPPED ? "SKIPPED" : a->verdict ? a->verdict : "-";
+}
+
+char *cs_verdicts(const struct run_state *st)
+{
+	struct sbuf sb = SBUF_INIT;
+	for (size_t i = 0; i < st->natt; i++) {
+		char *id = attempt_id(&st->att[i]);
+		sb_printf(&sb, "%s%s=%s", i ? " " : "", id, verdict_shown(&st->att[i]));
+		free(id);
+	}
+	return sb_detach(&sb);
+}
+
+#define ADD_OPT(o, k, v) do { if (v) cJSON_AddStringToObject(o, k, v); } while (0)
+
+static void stages_json(const struct run_state *st, cJSON *note)
+{
+	cJSON *stages = cJSON_AddArrayToObject(note, "stages");
+	for (int l = 'A'; l <= 'Z'; l++) {
+		const struct attempt *last = NULL;
+		long long tin = 0, tout = 0;
+		double cost = 0;
+		int runs = 0;
+		for (size_t i = 0; i < st->natt; i++) {
+			const struct attempt *a = &st->att[i];
+			if (a->stage != l)
+				continue;
+			last = a;
+			tin += a->tokens_in;
+			tout += a->tokens_out;
+			cost += a->cost;
+			runs += a->counts;
+		}
+		if (!last)
+			continue;
+		cJSON *s = cJSON_CreateObject();
+		char letter[2] = {(char)l, 0};
+		cJSON_AddStringToObject(s, "stage", letter);
+		cJSON_AddNumberToObject(s, "runs", runs);
+		cJSON_AddStringToObject(s, "verdict", verdict_shown(last));
+		const char *drv = last->driver ? last->driver : st->drivers[l - 'A'];
+		ADD_OPT(s, "driver", drv);
+		cJSON_AddNumberToObject(s, "tokens_in", (double)tin);
+		cJSON_AddNumberToObject(s, "tokens_out", (double)tout);
+		cJSON_AddNumberToObject(s, "cost", cost);
+		cJSON_AddItemToArray(stages, s);
+	}
+}
+
+static void trail_json(const struct run_state *st, cJSON *note)
+{
+	cJSON *trail = cJSON_AddArrayToObject(note, "trail");
+	cJSON *deferred = cJSON_AddArrayToObject(note, "deferred");
+	for (size_t i = 0; i < st->natt; i++) {
+		const struct attempt *a = &st->att[i];
+		cJSON *t = cJSON_CreateObject();
+		char *id = attempt_id(a);
+		char letter[2] = {a->stage, 0};
+		cJSON_AddNumberToObject(t, "seq", a->seq);
+		cJSON_AddStringToObject(t, "attempt", id);
+		cJSON_AddStringToObject(t, "stage", letter);
+		cJSON_AddStringToObject(t, "verdict", verdict_shown(a));
+		ADD_OPT(t, "claimed", a->claimed);
+		ADD_OPT(t, "class", a->klass);
+		ADD_OPT(t, "gate", a->gate);
+		ADD_OPT(t, "validator", a->validator);
+		ADD_OPT(t, "action", a->action);
+		ADD_OPT(t, "note", a->note);
+		cJSON_AddBoolToObject(t, "manual", a->manual);
+		cJSON_AddItemToArray(trail, t);
+		for (size_t k = 0; a->verdict && !strcmp(a->verdict, "DEFERRED") && a->deferred &&
+				   a->deferred[k]; k++) {
+			cJSON *d = cJSON_CreateObject();
+			cJSON_AddStringToObject(d, "stage", letter);
+			cJSON_AddStringToObject(d, "step", a->deferred[k]);
+			cJSON_AddItemToArray(deferred, d);
+		}
+		free(id);
+	}
+}
+
+/* The manual actions of events.jsonl (overrides, skips, ...) with their reasons. */
+static void manual_json(const struct run_state *st, cJSON *note)
+{
+	cJSON *all = events_read(st->run_dir, NULL);
+	cJSON *manual = cJSON_AddArrayToObject(note, "manual");
+	const cJSON *ev;
+	cJSON_ArrayForEach(ev, all) {
+		const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
+		if (!cJSON_IsString(type) || !str_starts(type->valuestring, "manual_"))
+			continue;
+		cJSON *m = cJSON_CreateObject();
+		static const char *const keys[] = {"ts", "type", "reason", "msg"};
+		for (size_t k = 0; k < TP_ARRAY_LEN(keys); k++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(ev, keys[k]);
+			if (cJSON_IsString(v))
+				cJSON_AddStringToObject(m, keys[k], v->valuestring);
+		}
+		cJSON_AddItemToArray(manual, m);
+	}
+	cJSON_Delete(all);
+}
+
+cJSON *cs_note_build(const struct run_state *st, const struct cs_acceptance *acc)
+{
+	cJSON *note = cJSON_CreateObject();
+	cJSON_AddNumberToObject(note, "schema", CS_NOTE_SCHEMA);
+	cJSON_AddStringToObject(note, "tileport_version", TILEPORT_VERSION);
+	cJSON_AddStringToObject(note, "op", st->op);
+	ADD_OPT(note, "run_dir", st->run_dir);
+	ADD_OPT(note, "workspace", st->workspace);
+	char when[32];
+	iso8601_utc(st->created, when);
+	cJSON_AddStringToObject(note, "created", when);
+	ADD_OPT(note, "final", st->final);
+	ADD_OPT(note, "reason", st->reason);
+	cJSON_AddStringToObject(note, "mode", st->offline ? "offline" : "online");
+	ADD_OPT(note, "contract", st->contract);
+	cJSON *a = cJSON_AddObjectToObject(note, "accepted");
+	cJSON_AddStringToObject(a, "by", acc->by_hand ? "hand" : "state");
+	cJSON_AddStringToObject(a, "why", acc->why);
+	stages_json(st, note);
+	trail_json(st, note);
+	manual_json(st, note);
+	cJSON *miss = cJSON_AddArrayToObject(note, "missing");
+	for (size_t i = 0; st->missing && st->missing[i]; i++)
+		cJSON_AddItemToArray(miss, cJSON_CreateString(st->missing[i]));
+	double geomean = 0;
+	bool have = false;
+	cJSON *bench = bench_json(st, &geomean, &have);
+	if (have)
+		cJSON_AddNumberToObject(note, "geomean_ratio", geomean);
+	else
+		cJSON_AddNullToObject(note, "geomean_ratio");
+	if (bench)
+		cJSON_AddItemToObject(note, "bench", bench);
+	cJSON *ir = ir_json(st);
+	if (ir)
+		cJSON_AddItemToObject(note, "ir", ir);
+	cJSON_AddArrayToObject(note, "files"); /* filled once the commit is built */
+	return note;
+}
+
+/* ---- the commit message ---- */
+
+static void trail_text(const struct run_state *st, struct sbuf *sb)
+{
+	int w = 0;
+	for (size_t i = 0; i < st->natt; i++) {
+		int n = (int)strlen(verdict_shown(&st->att[i])) +
+			(st->att[i].klass ? (int)strlen(st->att[i].klass) + 3 : 0);
+		if (n > w)
+			w = n;
+	}
+	for (size_t i = 0; i < st->natt; i++) {
+		const struct attempt *a = &st->att[i];
+		char *id = attempt_id(a);
+		char *v = a->klass ? xasprintf("%s [%s]", verdict_shown(a), a->klass)
+				   : xstrdup(verdict_shown(a));
+		sb_printf(sb, "  %-4s %-*s -> %s\n", id, w, v, a->action ? a->action : "-");
+		if (a->note) {
+			char *n = one_line(a->note);
+			sb_printf(sb, "       %s\n", n);
+			free(n);
+		}
+		free(v);
+		free(id);
+	}
+}
+
+char *cs_message_build(const struct run_state *st, const struct cs_acceptance *acc, const cJSON *note)
+{
+	struct sbuf sb = SBUF_INIT;
+	const cJSON *g = cJSON_GetObjectItemCaseSensitive(note, "geomean_ratio");
+	char geo[32] = "n/a";
+	if (cJSON_IsNumber(g))
+		snprintf(geo, sizeof(geo), "%.4f", g->valuedouble);
+	char when[32];
+	iso8601_utc(st->created, when);
+	sb_printf(&sb, "cutile-rs: add %s\n\n", st->op);
+	sb_printf(&sb, "The cuTile Rust conversion of %s as its six-file changeset, packaged by\n"
+		       "tileport from the run in %s.\n\n", st->op, st->run_dir);
+	sb_adds(&sb, "Verdict trail:\n");
+	trail_text(st, &sb);
+	sb_printf(&sb, "%s%s\n", st->final ? "  => " : "", st->final ? st->final : "");
+	if (cJSON_IsNumber(g))
+		sb_printf(&sb, "\nGeomean ratio: %s (cutile-rs / baseline, reports/performance.md)\n", geo);
+	else
+		sb_adds(&sb, "\nGeomean ratio: n/a (the run has no reports/performance.md)\n");
+	sb_printf(&sb, "Accepted: %s\n\n", acc->why);
+	char *verdicts = cs_verdicts(st);
+	sb_printf(&sb, "Tileport-Run: %s %s %s\n", st->op, st->final ? st->final : "-", when);
+	sb_printf(&sb, "Geomean-Ratio: %s\n", geo);
+	sb_printf(&sb, "Verdicts: %s\n", verdicts);
+	if (acc->by_hand)
+		sb_printf(&sb, "Tileport-Accepted: %s\n", acc->why);
+	free(verdicts);
+	return sb_detach(&sb);
+}

@@ -1,0 +1,230 @@
+/* tileport review's output: a changeset as text (the files and their
+ * roles, the shape checks, the run evidence from the note, the per-file
+ * diffs) and as JSON. */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/git/cs_int.h"
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void num_cell(const cJSON *o, const char *key, char *buf, size_t n)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (cJSON_IsNumber(v))
+		snprintf(buf, n, "%.4f", v->valuedouble);
+	else
+		snprintf(buf, n, "NA");
+}
+
+static void evidence_run(const cJSON *note, struct sbuf *out)
+{
+	const char *final = jstr(note, "final"), *contract = jstr(note, "contract");
+	sb_printf(out, "  run       %s %s, created %s, %s%s%s\n", jstr(note, "op") ? jstr(note, "op") : "?",
+		  final ? final : "(not ended)", jstr(note, "created") ? jstr(note, "created") : "?",
+		  jstr(note, "mode") ? jstr(note, "mode") : "?", contract ? ", output contract " : "",
+		  contract ? contract : "");
+	if (jstr(note, "run_dir"))
+		sb_printf(out, "  run dir   %s\n", jstr(note, "run_dir"));
+	const cJSON *acc = cJSON_GetObjectItemCaseSensitive(note, "accepted");
+	if (jstr(acc, "why"))
+		sb_printf(out, "  accepted  %s\n", jstr(acc, "why"));
+	const cJSON *s;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(note, "stages")) {
+		const cJSON *tin = cJSON_GetObjectItemCaseSensitive(s, "tokens_in");
+		const cJSON *tout = cJSON_GetObjectItemCaseSensitive(s, "tokens_out");
+		const cJSON *cost = cJSON_GetObjectItemCaseSensitive(s, "cost");
+		const cJSON *runs = cJSON_GetObjectItemCaseSensitive(s, "runs");
+		sb_printf(out, "  stage %s   %-14s runs %d  tokens %.0f/%.0f  $%.2f  %s\n",
+			  jstr(s, "stage") ? jstr(s, "stage") : "?", jstr(s, "verdict") ? jstr(s, "verdict") : "-",
+			  cJSON_IsNumber(runs) ? runs->valueint : 0, cJSON_IsNumber(tin) ? tin->valuedouble : 0,
+			  cJSON_IsNumber(tout) ? tout->valuedouble : 0, cJSON_IsNumber(cost) ? cost->valuedouble : 0,
+			  jstr(s, "driver") ? jstr(s, "driver") : "");
+	}
+	const cJSON *d;
+	bool any = false;
+	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(note, "deferred")) {
+		sb_printf(out, "%s%s %s", any ? ", " : "  deferred  ", jstr(d, "stage") ? jstr(d, "stage") : "?",
+			  jstr(d, "step") ? jstr(d, "step") : "?");
+		any = true;
+	}
+	if (any)
+		sb_adds(out, "\n");
+}
+
+static void evidence_trail(const cJSON *note, struct sbuf *out)
+{
+	sb_adds(out, "\nVerdict trail\n");
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(note, "trail")) {
+		const char *klass = jstr(t, "class");
+		sb_printf(out, "  %-4s %s%s%s%s -> %s\n", jstr(t, "attempt") ? jstr(t, "attempt") : "?",
+			  jstr(t, "verdict") ? jstr(t, "verdict") : "-", klass ? " [" : "", klass ? klass : "",
+			  klass ? "]" : "", jstr(t, "action") ? jstr(t, "action") : "-");
+		if (jstr(t, "note"))
+			sb_printf(out, "       %s\n", jstr(t, "note"));
+	}
+	const cJSON *m;
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(note, "manual"))
+		if (jstr(m, "msg"))
+			sb_printf(out, "  by hand: %s\n", jstr(m, "msg"));
+}
+
+static void evidence_bench(const cJSON *note, struct sbuf *out)
+{
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(note, "bench");
+	if (!b) {
+		sb_adds(out, "\nBenchmark: none recorded (the run has no reports/performance.md)\n");
+		return;
+	}
+	char geo[32];
+	num_cell(b, "geomean_ratio", geo, sizeof(geo));
+	sb_printf(out, "\nBenchmark (%s): verdict %s, geomean %s, severity %s\n",
+		  jstr(b, "file") ? jstr(b, "file") : "?", jstr(b, "verdict") ? jstr(b, "verdict") : "-", geo,
+		  jstr(b, "severity") ? jstr(b, "severity") : "-");
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(b, "rows"), *r;
+	int cw = 6;
+	cJSON_ArrayForEach(r, rows)
+		if (jstr(r, "config") && (int)strlen(jstr(r, "config")) > cw)
+			cw = (int)strlen(jstr(r, "config"));
+	sb_printf(out, "  %-*s  %11s  %12s  %7s  %s\n", cw, "config", "baseline ms", "cutile-rs ms", "ratio",
+		  "verdict");
+	cJSON_ArrayForEach(r, rows) {
+		char a[32], c[32], q[32];
+		num_cell(r, "baseline_ms", a, sizeof(a));
+		num_cell(r, "cutile_rs_ms", c, sizeof(c));
+		num_cell(r, "ratio", q, sizeof(q));
+		sb_printf(out, "  %-*s  %11s  %12s  %7s  %s\n", cw, jstr(r, "config") ? jstr(r, "config") : "?", a,
+			  c, q, jstr(r, "verdict") ? jstr(r, "verdict") : "-");
+	}
+}
+
+static void evidence_ir(const cJSON *note, struct sbuf *out)
+{
+	const cJSON *ir = cJSON_GetObjectItemCaseSensitive(note, "ir");
+	if (!ir) {
+		sb_adds(out, "\nIR findings: none recorded (no generated/diff_report.md or irdiff JSON)\n");
+		return;
+	}
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(ir, "checklist"), *r;
+	int items = cJSON_GetArraySize(list), differ = 0;
+	cJSON_ArrayForEach(r, list)
+		differ += jstr(r, "status") && strcasecmp(jstr(r, "status"), "MATCH") != 0;
+	sb_printf(out, "\nIR findings (%s): verdict %s%s%s, %d checklist item(s), %d not MATCH\n",
+		  jstr(ir, "file") ? jstr(ir, "file") : "irdiff JSON", jstr(ir, "verdict") ? jstr(ir, "verdict") : "-",
+		  jstr(ir, "owner") ? ", owner " : "", jstr(ir, "owner") ? jstr(ir, "owner") : "", items, differ);
+	cJSON_ArrayForEach(r, list) {
+		if (!jstr(r, "status") || !strcasecmp(jstr(r, "status"), "MATCH"))
+			continue;
+		sb_printf(out, "  %-14s %-8s %s: %s / %s  (%s)\n", jstr(r, "status"),
+			  jstr(r, "severity") ? jstr(r, "severity") : "-", jstr(r, "item") ? jstr(r, "item") : "?",
+			  jstr(r, "reference") ? jstr(r, "reference") : "-",
+			  jstr(r, "generated") ? jstr(r, "generated") : "-", jstr(r, "action") ? jstr(r, "action") : "-");
+	}
+	cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(ir, "findings"))
+		sb_printf(out, "  %-14s %-8s %s\n", jstr(r, "rule") ? jstr(r, "rule") : "?",
+			  jstr(r, "severity") ? jstr(r, "severity") : "-", jstr(r, "message") ? jstr(r, "message") : "");
+}
+
+void cs_format_text(const struct changeset *cs, struct sbuf *out)
+{
+	char when[32];
+	time_t t = (time_t)cs->time;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	sb_printf(out, "commit %s%s%s%s\n", cs->commit, cs->branch ? " (" : "", cs->branch ? cs->branch : "",
+		  cs->branch ? ")" : "");
+	sb_printf(out, "Author: %s\nDate:   %s\n\n    %s\n", cs->author ? cs->author : "?", when,
+		  cs->subject ? cs->subject : "");
+	sb_printf(out, "\nFiles (%zu)\n", cs->nfiles);
+	size_t pw = 0;
+	for (size_t i = 0; i < cs->nfiles; i++)
+		if (strlen(cs->files[i].path) > pw)
+			pw = strlen(cs->files[i].path);
+	for (size_t i = 0; i < cs->nfiles; i++) {
+		const struct cs_file *f = &cs->files[i];
+		sb_printf(out, "  %-8s %c  %-*s  +%zu -%zu%s\n", cs_role_name(f->role), f->status, (int)pw, f->path,
+			  f->added, f->deleted, f->binary ? " (binary)" : "");
+	}
+	if (cs->nfailed)
+		sb_printf(out, "\nShape checks: %d of %d fail\n", cs->nfailed, CS_SHAPE__COUNT);
+	else
+		sb_printf(out, "\nShape checks: all %d pass\n", CS_SHAPE__COUNT);
+	for (int i = 0; i < CS_SHAPE__COUNT; i++)
+		sb_printf(out, "  %-4s  %-11s  %s\n", cs->checks[i].ok ? "ok" : "FAIL", cs_shape_name((enum cs_shape)i),
+			  cs->checks[i].detail ? cs->checks[i].detail : "");
+	if (cs->note) {
+		sb_adds(out, "\nRun evidence (" CS_NOTES_REF ")\n");
+		evidence_run(cs->note, out);
+		evidence_trail(cs->note, out);
+		evidence_bench(cs->note, out);
+		evidence_ir(cs->note, out);
+	} else {
+		sb_printf(out, "\nRun evidence: %s\n", cs->note_problem ? cs->note_problem : "none");
+	}
+	if (cs->reference_path)
+		sb_printf(out, "\nReference: %s (parent tree)\n", cs->reference_path);
+	sb_adds(out, "\n");
+	for (size_t i = 0; i < cs->nfiles; i++)
+		sb_adds(out, cs->files[i].patch ? cs->files[i].patch : "");
+}
+
+cJSON *cs_to_json(const struct changeset *cs)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "commit", cs->commit);
+	if (*cs->parent)
+		cJSON_AddStringToObject(o, "parent", cs->parent);
+	else
+		cJSON_AddNullToObject(o, "parent");
+	if (cs->branch)
+		cJSON_AddStringToObject(o, "branch", cs->branch);
+	else
+		cJSON_AddNullToObject(o, "branch");
+	if (cs->op)
+		cJSON_AddStringToObject(o, "op", cs->op);
+	cJSON_AddStringToObject(o, "subject", cs->subject ? cs->subject : "");
+	cJSON_AddStringToObject(o, "message", cs->message ? cs->message : "");
+	cJSON_AddStringToObject(o, "author", cs->author ? cs->author : "");
+	cJSON_AddNumberToObject(o, "time", (double)cs->time);
+	cJSON *files = cJSON_AddArrayToObject(o, "files");
+	for (size_t i = 0; i < cs->nfiles; i++) {
+		const struct cs_file *f = &cs->files[i];
+		cJSON *j = cJSON_CreateObject();
+		char st[2] = {f->status, 0};
+		cJSON_AddStringToObject(j, "path", f->path);
+		cJSON_AddStringToObject(j, "role", cs_role_name(f->role));
+		cJSON_AddStringToObject(j, "status", st);
+		cJSON_AddNumberToObject(j, "added", (double)f->added);
+		cJSON_AddNumberToObject(j, "deleted", (double)f->deleted);
+		cJSON_AddBoolToObject(j, "binary", f->binary);
+		cJSON_AddStringToObject(j, "patch", f->patch ? f->patch : "");
+		cJSON_AddItemToArray(files, j);
+	}
+	cJSON *checks = cJSON_AddArrayToObject(o, "checks");
+	for (int i = 0; i < CS_SHAPE__COUNT; i++) {
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "name", cs_shape_name((enum cs_shape)i));
+		cJSON_AddBoolToObject(c, "ok", cs->checks[i].ok);
+		cJSON_AddStringToObject(c, "detail", cs->checks[i].detail ? cs->checks[i].detail : "");
+		cJSON_AddItemToArray(checks, c);
+	}
+	cJSON_AddNumberToObject(o, "failed", cs->nfailed);
+	if (cs->note)
+		cJSON_AddItemToObject(o, "note", cJSON_Duplicate(cs->note, true));
+	else
+		cJSON_AddNullToObject(o, "note");
+	if (cs->note_problem)
+		cJSON_AddStringToObject(o, "note_problem", cs->note_problem);
+	if (cs->reference_path)
+		cJSON_AddStringToObject(o, "reference", cs->reference_path);
+	return o;
+}

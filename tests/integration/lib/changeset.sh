@@ -1,0 +1,44 @@
+# A TileGym checkout with a finished conversion in it, for the changeset
+# tests (sourced after common.sh or screen.sh; needs $T and $TILEPORT_TOP):
+#   $CS_WS   a git repository made from samples/workspace (one commit on
+#            main), its six files changed as stage D leaves them
+#   $CS_RUN  the complete run of softmax they came from (PIPELINE_COMPLETE,
+#            E DONE), its workspace pointing at $CS_WS
+# HOME and the git config are the test's own: the identity is set in the
+# repository, so unsetting it there leaves none.
+export HOME="$T/home" XDG_CONFIG_HOME="$T/xdg" GIT_CONFIG_NOSYSTEM=1
+mkdir -p "$HOME" "$XDG_CONFIG_HOME"
+CS_FIX=$TILEPORT_TOP/tests/fixtures/changeset/softmax
+CS_RS=src/tilegym/ops/cutile_rs
+
+# cs_repo DIR: a fresh repository of the sample workspace in DIR.
+cs_repo() {
+	cp -R "$TILEPORT_TOP/samples/workspace" "$1"
+	git -C "$1" init -q -b main
+	git -C "$1" config user.name "Pat Packager"
+	git -C "$1" config user.email pat@example.com
+	git -C "$1" add -A
+	GIT_COMMITTER_DATE="2026-11-20T10:00:00Z" GIT_AUTHOR_DATE="2026-11-20T10:00:00Z" \
+		git -C "$1" commit -q -m "TileGym at the base of the conversion"
+}
+
+# cs_run DIR WS: the complete fixture run of softmax in DIR for workspace WS.
+cs_run() {
+	cp -R "$TILEPORT_TOP/tests/fixtures/runs/softmax" "$1"
+	cp -R "$TILEPORT_TOP/tests/fixtures/tui-runs/softmax/.tileport" "$1/.tileport"
+	sed -i "s|\"/workspace/tilegym\"|\"$2\"|" "$1/.tileport/state.json"
+}
+
+# cs_convert WS RUN: the six files as the run's stage D leaves them.
+cs_convert() {
+	mkdir -p "$1/$CS_RS/softmax_kernel"
+	cp "$2/kernel.rs" "$2/ffi.rs" "$1/$CS_RS/softmax_kernel/"
+	(cd "$CS_FIX" && find . -type f) | while read -r f; do cp "$CS_FIX/$f" "$1/$f"; done
+}
+
+CS_WS=$T/ws
+CS_RUN=$T/out/softmax
+mkdir -p "$T/out"
+cs_repo "$CS_WS"
+cs_run "$CS_RUN" "$CS_WS"
+cs_convert "$CS_WS" "$CS_RUN"

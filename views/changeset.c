@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "views/changeset_int.h"
 
@@ -533,10 +534,27 @@ static void csv_select(struct view *v)
 		follow_selection(v);
 }
 
+/* The commit: id, subject, author and date (the title says the state). */
 static bool csv_header(struct view *v, struct line_out *out)
 {
 	struct csv *x = v->priv;
-	return x->pane && csv_pane_header(v, out);
+	if (x->pane)
+		return csv_pane_header(v, out);
+	const struct changeset *cs = csv_cs(x->doc);
+	lo_reset(out, LINE_HEADER);
+	lo_addf(out, LINE_HEADER, "%.7s ", cs->commit);
+	lo_adds(out, LINE_HEADER, cs->subject ? cs->subject : "");
+	if (x->doc->plan) {
+		lo_addf(out, LINE_DIM, "  dry run on %.7s: nothing written", *cs->parent ? cs->parent : "(no parent)");
+		return true;
+	}
+	char when[32];
+	time_t t = (time_t)cs->time;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+	lo_addf(out, LINE_DIM, "  %s  %s", cs->author ? cs->author : "?", when);
+	return true;
 }
 
 static void csv_title(struct view *v, struct sbuf *out)
@@ -546,11 +564,10 @@ static void csv_title(struct view *v, struct sbuf *out)
 		return;
 	const struct changeset *cs = csv_cs(x->doc);
 	const struct cs_package_result *r = &x->doc->res;
-	sb_printf(out, "%.7s %s - ", cs->commit, cs->subject ? cs->subject : "");
-	if (x->doc->plan && r->problems)
-		sb_printf(out, "dry run, refused (%zu)", strv_len(r->problems));
-	else if (x->doc->plan && r->needs_reason)
+	if (x->doc->plan && r->needs_reason && strv_len(r->problems) == 1)
 		sb_adds(out, "dry run: p accepts by hand and commits");
+	else if (x->doc->plan && r->problems)
+		sb_printf(out, "dry run: refused (%zu)", strv_len(r->problems));
 	else if (x->doc->plan)
 		sb_adds(out, "dry run: p commits");
 	else if (cs->nfailed)

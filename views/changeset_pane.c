@@ -107,7 +107,11 @@ static int fill_ir(struct csv *x, struct tp_err *err)
 		return -1;
 	}
 	size_t cl;
-	x->n = 1 + ir_count(x, &cl);
+	x->n = ir_count(x, &cl);
+	if (!x->n) {
+		tp_err_set(err, TP_EXIT_USAGE, "The note's IR record has no checklist rows or findings");
+		return -1;
+	}
 	return 0;
 }
 
@@ -249,16 +253,6 @@ static void ir_line(struct view *v, size_t idx, struct line_out *out)
 	size_t cl;
 	ir_count(x, &cl);
 	lo_reset(out, LINE_DEFAULT);
-	if (idx == 0) {
-		const char *verdict = csv_jstr(ir, "verdict");
-		lo_adds(out, LINE_LABEL, "verdict ");
-		lo_addf(out, verdict_type(verdict), "%s", verdict ? verdict : "-");
-		if (csv_jstr(ir, "owner"))
-			lo_addf(out, LINE_DEFAULT, "  owner %s", csv_jstr(ir, "owner"));
-		lo_addf(out, LINE_DIM, "  (%s)", csv_jstr(ir, "file") ? csv_jstr(ir, "file") : "irdiff JSON");
-		return;
-	}
-	idx--;
 	if (idx < cl) {
 		const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ir, "checklist"), (int)idx);
 		const char *st = csv_jstr(r, "status"), *sev = csv_jstr(r, "severity");
@@ -306,6 +300,23 @@ bool csv_pane_header(struct view *v, struct line_out *out)
 		lo_col(out, LINE_HEADER, 12, ALIGN_RIGHT, "CUTILE-RS MS");
 		lo_col(out, LINE_HEADER, 8, ALIGN_RIGHT, "RATIO");
 		lo_adds(out, LINE_HEADER, "VERDICT");
+		return true;
+	}
+	if (x->mode == CM_DIFF) {
+		const struct cs_file *f = &csv_cs(x->doc)->files[x->file];
+		lo_col(out, LINE_HEADER, 8, ALIGN_LEFT, cs_role_name(f->role));
+		lo_addf(out, LINE_HEADER, "%c +%zu -%zu  ", f->status, f->added, f->deleted);
+		lo_adds(out, LINE_DIM, cs_role_help(f->role));
+		return true;
+	}
+	if (x->mode == CM_IR) {
+		const cJSON *ir = note_part(x, "ir");
+		const char *verdict = csv_jstr(ir, "verdict");
+		lo_adds(out, LINE_HEADER, "IR verdict ");
+		lo_adds(out, verdict_type(verdict), verdict ? verdict : "-");
+		if (csv_jstr(ir, "owner"))
+			lo_addf(out, LINE_HEADER, "  owner %s", csv_jstr(ir, "owner"));
+		lo_addf(out, LINE_DIM, "  (%s)", csv_jstr(ir, "file") ? csv_jstr(ir, "file") : "irdiff JSON");
 		return true;
 	}
 	if (x->mode == CM_SOURCE) {

@@ -517,7 +517,7 @@ char *cs_message_build(const struct run_state *st, const struct cs_acceptance *a
 	iso8601_utc(st->created, when);
 	sb_printf(&sb, "cutile-rs: add %s\n\n", st->op);
 	sb_printf(&sb, "The cuTile Rust conversion of %s as its six-file changeset, packaged by\n"
-		       "tileport from the run in %s.\n\n", st->op, st->run_dir);
+		       "tileport from the run created %s (the note has its evidence).\n\n", st->op, when);
 	sb_adds(&sb, "Verdict trail:\n");
 	trail_text(st, &sb);
 	sb_printf(&sb, "%s%s\n", st->final ? "  => " : "", st->final ? st->final : "");

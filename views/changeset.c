@@ -337,6 +337,12 @@ static void follow_selection(struct view *v)
 
 /* ---- packaging from the plan ---- */
 
+/* The title's name for it: its branch, else its short id. */
+static char *changeset_ref(const struct changeset *cs)
+{
+	return cs->branch ? xstrdup(cs->branch) : xstrndup(cs->commit, 7);
+}
+
 static void package_now(struct view *v, const char *reason)
 {
 	struct csv *x = v->priv;
@@ -355,7 +361,7 @@ static void package_now(struct view *v, const char *reason)
 	d->res = r;
 	d->plan = false;
 	free(v->ref);
-	v->ref = xstrdup(d->res.cs.branch ? d->res.cs.branch : d->res.cs.commit);
+	v->ref = changeset_ref(&d->res.cs);
 	build_items(v);
 	v->title_dirty = true;
 	if (d->res.warning)
@@ -425,8 +431,8 @@ static void open_irdiff(struct view *v)
 		return;
 	}
 	if (show_pane(v, CM_IR, -1))
-		view_report(v, "The run directory %s is not here: the note's IR findings are below",
-			    run ? run : "(none recorded)");
+		view_report(v, "%s: the note's IR findings are below",
+			    run ? "The run's directory is not here" : "The note names no run directory");
 }
 
 static enum request csv_request(struct view *v, enum request req)
@@ -503,7 +509,7 @@ static int csv_open(struct view *v, const struct view_arg *arg, struct tp_err *e
 	if (doc_load(d, err) < 0)
 		return -1; /* csv_done frees the document */
 	const struct changeset *cs = csv_cs(d);
-	v->ref = xstrdup(cs->branch ? cs->branch : cs->commit);
+	v->ref = changeset_ref(cs);
 	build_items(v);
 	/* Start on the first file; its diff opens below once on screen. */
 	for (size_t i = 0; i < x->nitems; i++)

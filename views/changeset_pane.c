@@ -128,7 +128,8 @@ int csv_pane_fill(struct view *v, enum csv_mode mode, size_t file, struct tp_err
 		return -1;
 	const struct changeset *cs = csv_cs(x->doc);
 	free(v->ref);
-	v->ref = mode == CM_DIFF     ? xasprintf("diff %s", cs->files[file].path)
+	const char *base = mode == CM_DIFF ? strrchr(cs->files[file].path, '/') : NULL;
+	v->ref = mode == CM_DIFF     ? xasprintf("diff %s", base ? base + 1 : cs->files[file].path)
 		 : mode == CM_SOURCE ? xasprintf("source %s \xe2\x86\x94 kernel.rs", cs->reference_path)
 		 : mode == CM_BENCH  ? xstrdup("bench (from the note)")
 				     : xstrdup("IR findings (from the note)");

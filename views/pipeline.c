@@ -605,6 +605,8 @@ static void pl_title(struct view *v, struct sbuf *out)
 	sb_adds(out, st->final ? st->final : st->status ? st->status : "?");
 	if (st->offline)
 		sb_adds(out, " (offline)");
+	if (st->final)
+		sb_adds(out, ": p packages");
 	if (st->status && !strcmp(st->status, "waiting"))
 		sb_adds(out, ": C continues");
 	else if (pl->p && !st->final && !pipeline_busy(pl->p) && st->status &&

@@ -333,6 +333,7 @@ static int build_note(struct pkg *p, struct tp_err *err)
 	/* The note is not under its ref yet: what review would read is this. */
 	free(p->res->cs.note_problem);
 	p->res->cs.note_problem = NULL;
+	cJSON_Delete(p->res->cs.note);
 	p->res->cs.note = cJSON_Duplicate(p->note, true);
 	return 0;
 }

@@ -36,9 +36,9 @@ cs_convert() {
 	(cd "$CS_FIX" && find . -type f) | while read -r f; do cp "$CS_FIX/$f" "$1/$f"; done
 }
 
-CS_WS=$T/ws
-CS_RUN=$T/out/softmax
-mkdir -p "$T/out"
+CS_WS=$T/cs/ws
+CS_RUN=$T/cs/out/softmax
+mkdir -p "$T/cs/out"
 cs_repo "$CS_WS"
 cs_run "$CS_RUN" "$CS_WS"
 cs_convert "$CS_WS" "$CS_RUN"

@@ -50,10 +50,7 @@ unchanged() {
 fresh() {
 	W=$T/$1
 	R=$T/out-$1/softmax
-	mkdir -p "$T/out-$1"
-	cs_repo "$W"
-	cs_run "$R" "$W"
-	cs_convert "$W" "$R"
+	cs_fresh "$W" "$R"
 }
 
 # refused DESC RC TEXT -- ARGS...: package is refused with RC and TEXT, and $W is unchanged.

@@ -11,6 +11,8 @@
 # The run packaged by the CLI, and a bad changeset committed by hand.
 cd "$CS_WS" || exit 1
 "$TILEPORT" package "$CS_RUN" >"$T/pkg.log" 2>&1 || { echo "FAIL package"; cat "$T/pkg.log"; exit 1; }
+git reset -q --hard main # the packaged conversion is on its branch now
+git clean -q -fd
 git checkout -q -b bad main
 cs_convert "$CS_WS" "$CS_RUN"
 printf 'mod extra {\n}\n' >>src/tilegym/ops/cutile_rs/cutile_kernels/src/lib.rs
@@ -59,10 +61,7 @@ mv "$T/moved" "$CS_RUN"
 # Packaging from the pipeline view of a second, finished run.
 W2=$T/cs/ws2
 R2=$T/cs/out2/softmax
-mkdir -p "$T/cs/out2"
-cs_repo "$W2"
-cs_run "$R2" "$W2"
-cs_convert "$W2" "$R2"
+cs_fresh "$W2" "$R2"
 for size in 80x24 160x48; do
 	tp "$size" open --read-only "$R2" <<EOS
 p

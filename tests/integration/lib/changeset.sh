@@ -8,7 +8,6 @@
 # repository, so unsetting it there leaves none.
 export HOME="$T/home" XDG_CONFIG_HOME="$T/xdg" GIT_CONFIG_NOSYSTEM=1
 mkdir -p "$HOME" "$XDG_CONFIG_HOME"
-CS_FIX=$TILEPORT_TOP/tests/fixtures/changeset/softmax
 CS_RS=src/tilegym/ops/cutile_rs
 
 # cs_repo DIR: a fresh repository of the sample workspace in DIR.
@@ -29,16 +28,24 @@ cs_run() {
 	sed -i "s|\"/workspace/tilegym\"|\"$2\"|" "$1/.tileport/state.json"
 }
 
-# cs_convert WS RUN: the six files as the run's stage D leaves them.
+# cs_convert WS RUN: the six files as the run's stage D leaves them: the
+# run's kernel.rs and ffi.rs, the wrapper, and the three registrations
+# edited into the workspace's own files.
 cs_convert() {
 	mkdir -p "$1/$CS_RS/softmax_kernel"
 	cp "$2/kernel.rs" "$2/ffi.rs" "$1/$CS_RS/softmax_kernel/"
-	(cd "$CS_FIX" && find . -type f) | while read -r f; do cp "$CS_FIX/$f" "$1/$f"; done
+	cp "$TILEPORT_TOP/tests/fixtures/workspace/$CS_RS/softmax.py" "$1/$CS_RS/softmax.py"
+	python3 "$TILEPORT_TOP/tests/integration/lib/convert_softmax.py" "$1"
+}
+
+# cs_fresh WS RUN: a repository in WS with the converted op, its run in RUN.
+cs_fresh() {
+	mkdir -p "$(dirname "$2")"
+	cs_repo "$1"
+	cs_run "$2" "$1"
+	cs_convert "$1" "$2"
 }
 
 CS_WS=$T/cs/ws
 CS_RUN=$T/cs/out/softmax
-mkdir -p "$T/cs/out"
-cs_repo "$CS_WS"
-cs_run "$CS_RUN" "$CS_WS"
-cs_convert "$CS_WS" "$CS_RUN"
+cs_fresh "$CS_WS" "$CS_RUN"

@@ -107,20 +107,19 @@ static void build_items(struct view *v)
 		const cJSON *bench = cJSON_GetObjectItemCaseSensitive(note, "bench");
 		const cJSON *ir = cJSON_GetObjectItemCaseSensitive(note, "ir");
 		add_info(x, &cap, &icap, xasprintf("run       %s %s, %s, created %s",
-						   csv_jstr(note, "op") ? csv_jstr(note, "op") : "?",
-						   csv_jstr(note, "final") ? csv_jstr(note, "final") : "-",
-						   csv_jstr(note, "mode") ? csv_jstr(note, "mode") : "?",
-						   csv_jstr(note, "created") ? csv_jstr(note, "created") : "?"));
-		add_info(x, &cap, &icap, xasprintf("accepted  %s", csv_jstr(acc, "why") ? csv_jstr(acc, "why") : "-"));
+						   cs_note_or(note, "op", "?"),
+						   cs_note_or(note, "final", "-"),
+						   cs_note_or(note, "mode", "?"),
+						   cs_note_or(note, "created", "?")));
+		add_info(x, &cap, &icap, xasprintf("accepted  %s", cs_note_or(acc, "why", "-")));
 		char geo[32] = "n/a";
 		if (cJSON_IsNumber(g))
 			snprintf(geo, sizeof(geo), "%.4f", g->valuedouble);
-		add_info(x, &cap, &icap, xasprintf("geomean   %s  (%d bench row%s: b)", geo,
-						   cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(bench, "rows")),
-						   cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(bench, "rows")) == 1
-						   ? "" : "s"));
+		int rows = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(bench, "rows"));
+		add_info(x, &cap, &icap, xasprintf("geomean   %s  (%d bench row%s: b)", geo, rows,
+						   rows == 1 ? "" : "s"));
 		add_info(x, &cap, &icap, xasprintf("IR        %s  (i findings, d IR diff)",
-						   csv_jstr(ir, "verdict") ? csv_jstr(ir, "verdict") : "none recorded"));
+						   cs_note_or(ir, "verdict", "none recorded")));
 		add_item(x, &cap, CI_SECTION, SEC_TRAIL);
 		int nt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(note, "trail"));
 		for (int i = 0; i < nt; i++)
@@ -223,11 +222,11 @@ static void trail_line(const struct csv *x, size_t i, struct line_out *out)
 {
 	const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(csv_cs(x->doc)->note, "trail"),
 					    (int)i);
-	const char *verdict = csv_jstr(t, "verdict"), *action = csv_jstr(t, "action");
-	const char *klass = csv_jstr(t, "class"), *note = csv_jstr(t, "note");
+	const char *verdict = cs_note_str(t, "verdict"), *action = cs_note_str(t, "action");
+	const char *klass = cs_note_str(t, "class"), *note = cs_note_str(t, "note");
 	lo_reset(out, LINE_DEFAULT);
 	lo_adds(out, LINE_DEFAULT, "  ");
-	lo_col(out, LINE_LABEL, 4, ALIGN_LEFT, csv_jstr(t, "attempt") ? csv_jstr(t, "attempt") : "?");
+	lo_col(out, LINE_LABEL, 4, ALIGN_LEFT, cs_note_or(t, "attempt", "?"));
 	lo_col(out, trail_type(verdict, action), 17, ALIGN_LEFT, verdict ? verdict : "-");
 	char k[32] = "";
 	if (klass)
@@ -422,7 +421,7 @@ static void request_package(struct view *v)
 static void open_irdiff(struct view *v)
 {
 	struct csv *x = v->priv;
-	const char *run = csv_jstr(csv_cs(x->doc)->note, "run_dir");
+	const char *run = cs_note_str(csv_cs(x->doc)->note, "run_dir");
 	if (x->doc->plan && x->doc->run_dir)
 		run = x->doc->run_dir;
 	if (run && path_is_dir(run)) {

@@ -78,7 +78,5 @@ int csv_pane_fill(struct view *v, enum csv_mode mode, size_t file, struct tp_err
 void csv_pane_line(struct view *v, size_t idx, struct line_out *out);
 bool csv_pane_header(struct view *v, struct line_out *out);
 void csv_pane_free(struct csv *x);
-/* A note's string or number field, "" / NULL when absent. */
-const char *csv_jstr(const struct cJSON *o, const char *key);
 
 #endif

@@ -8,12 +8,6 @@
 
 #include "views/changeset_int.h"
 
-const char *csv_jstr(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static const cJSON *note_part(const struct csv *x, const char *key)
 {
 	return cJSON_GetObjectItemCaseSensitive(csv_cs(x->doc)->note, key);
@@ -224,14 +218,14 @@ static void bench_line(struct view *v, size_t idx, struct line_out *out)
 	if (idx > nr) {
 		char geo[32];
 		num(geo, sizeof(geo), b, "geomean_ratio");
-		const char *verdict = csv_jstr(b, "verdict"), *sev = csv_jstr(b, "severity");
+		const char *verdict = cs_note_str(b, "verdict"), *sev = cs_note_str(b, "severity");
 		lo_adds(out, LINE_LABEL, "geomean ");
 		lo_addf(out, LINE_DEFAULT, "%s  ", geo);
 		lo_adds(out, LINE_LABEL, "verdict ");
 		lo_addf(out, verdict_type(verdict), "%s  ", verdict ? verdict : "-");
 		lo_adds(out, LINE_LABEL, "severity ");
 		lo_addf(out, verdict_type(sev), "%s  ", sev ? sev : "-");
-		lo_addf(out, LINE_DIM, "(%s)", csv_jstr(b, "file") ? csv_jstr(b, "file") : "?");
+		lo_addf(out, LINE_DIM, "(%s)", cs_note_or(b, "file", "?"));
 		return;
 	}
 	const cJSON *r = cJSON_GetArrayItem(rows, (int)idx);
@@ -239,8 +233,8 @@ static void bench_line(struct view *v, size_t idx, struct line_out *out)
 	num(a, sizeof(a), r, "baseline_ms");
 	num(c, sizeof(c), r, "cutile_rs_ms");
 	num(q, sizeof(q), r, "ratio");
-	const char *verdict = csv_jstr(r, "verdict");
-	lo_col(out, LINE_LABEL, config_width(v), ALIGN_LEFT, csv_jstr(r, "config") ? csv_jstr(r, "config") : "?");
+	const char *verdict = cs_note_str(r, "verdict");
+	lo_col(out, LINE_LABEL, config_width(v), ALIGN_LEFT, cs_note_or(r, "config", "?"));
 	lo_col(out, LINE_DEFAULT, 11, ALIGN_RIGHT, a);
 	lo_col(out, LINE_DEFAULT, 12, ALIGN_RIGHT, c);
 	lo_col(out, verdict_type(verdict), 8, ALIGN_RIGHT, q);
@@ -256,20 +250,20 @@ static void ir_line(struct view *v, size_t idx, struct line_out *out)
 	lo_reset(out, LINE_DEFAULT);
 	if (idx < cl) {
 		const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ir, "checklist"), (int)idx);
-		const char *st = csv_jstr(r, "status"), *sev = csv_jstr(r, "severity");
+		const char *st = cs_note_str(r, "status"), *sev = cs_note_str(r, "severity");
 		bool match = st && !strcasecmp(st, "MATCH");
 		lo_col(out, match ? LINE_DIM : verdict_type(st), 14, ALIGN_LEFT, st ? st : "-");
 		lo_col(out, verdict_type(sev), 8, ALIGN_LEFT, sev ? sev : "-");
-		lo_addf(out, match ? LINE_DIM : LINE_DEFAULT, "%s: %s / %s", csv_jstr(r, "item") ? csv_jstr(r, "item") : "?",
-			csv_jstr(r, "reference") ? csv_jstr(r, "reference") : "-",
-			csv_jstr(r, "generated") ? csv_jstr(r, "generated") : "-");
+		lo_addf(out, match ? LINE_DIM : LINE_DEFAULT, "%s: %s / %s", cs_note_or(r, "item", "?"),
+			cs_note_or(r, "reference", "-"),
+			cs_note_or(r, "generated", "-"));
 		return;
 	}
 	const cJSON *f = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ir, "findings"), (int)(idx - cl));
-	const char *sev = csv_jstr(f, "severity");
-	lo_col(out, LINE_LABEL, 14, ALIGN_LEFT, csv_jstr(f, "rule") ? csv_jstr(f, "rule") : "?");
+	const char *sev = cs_note_str(f, "severity");
+	lo_col(out, LINE_LABEL, 14, ALIGN_LEFT, cs_note_or(f, "rule", "?"));
 	lo_col(out, verdict_type(sev), 8, ALIGN_LEFT, sev ? sev : "-");
-	lo_adds(out, LINE_DEFAULT, csv_jstr(f, "message") ? csv_jstr(f, "message") : "");
+	lo_adds(out, LINE_DEFAULT, cs_note_or(f, "message", ""));
 }
 
 void csv_pane_line(struct view *v, size_t idx, struct line_out *out)
@@ -312,12 +306,12 @@ bool csv_pane_header(struct view *v, struct line_out *out)
 	}
 	if (x->mode == CM_IR) {
 		const cJSON *ir = note_part(x, "ir");
-		const char *verdict = csv_jstr(ir, "verdict");
+		const char *verdict = cs_note_str(ir, "verdict");
 		lo_adds(out, LINE_HEADER, "IR verdict ");
 		lo_adds(out, verdict_type(verdict), verdict ? verdict : "-");
-		if (csv_jstr(ir, "owner"))
-			lo_addf(out, LINE_HEADER, "  owner %s", csv_jstr(ir, "owner"));
-		lo_addf(out, LINE_DIM, "  (%s)", csv_jstr(ir, "file") ? csv_jstr(ir, "file") : "irdiff JSON");
+		if (cs_note_str(ir, "owner"))
+			lo_addf(out, LINE_HEADER, "  owner %s", cs_note_str(ir, "owner"));
+		lo_addf(out, LINE_DIM, "  (%s)", cs_note_or(ir, "file", "irdiff JSON"));
 		return true;
 	}
 	if (x->mode == CM_SOURCE) {

@@ -124,6 +124,10 @@ int cs_review(const char *dir, const char *rev, struct changeset *out, struct tp
 int cs_file_diff(struct cs_file *f, struct tp_err *err);
 void cs_check_shape(struct changeset *cs);
 
+/* A string field of one of the note's objects; NULL (or dflt) when absent. */
+const char *cs_note_str(const struct cJSON *o, const char *key);
+const char *cs_note_or(const struct cJSON *o, const char *key, const char *dflt);
+
 /* Review output: text (--plain) and JSON (--json). */
 void cs_format_text(const struct changeset *cs, struct sbuf *out);
 struct cJSON *cs_to_json(const struct changeset *cs);

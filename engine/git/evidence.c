@@ -481,28 +481,27 @@ cJSON *cs_note_build(const struct run_state *st, const struct cs_acceptance *acc
 
 /* ---- the commit message ---- */
 
-static void trail_text(const struct run_state *st, struct sbuf *sb)
+void cs_trail_format(const cJSON *note, struct sbuf *out)
 {
+	const cJSON *trail = cJSON_GetObjectItemCaseSensitive(note, "trail"), *t;
 	int w = 0;
-	for (size_t i = 0; i < st->natt; i++) {
-		int n = (int)strlen(verdict_shown(&st->att[i])) +
-			(st->att[i].klass ? (int)strlen(st->att[i].klass) + 3 : 0);
-		if (n > w)
-			w = n;
+	cJSON_ArrayForEach(t, trail) {
+		int n = (int)strlen(cs_note_or(t, "verdict", "-"));
+		n += cs_note_str(t, "class") ? (int)strlen(cs_note_str(t, "class")) + 3 : 0;
+		w = n > w ? n : w;
 	}
-	for (size_t i = 0; i < st->natt; i++) {
-		const struct attempt *a = &st->att[i];
-		char *id = attempt_id(a);
-		char *v = a->klass ? xasprintf("%s [%s]", verdict_shown(a), a->klass)
-				   : xstrdup(verdict_shown(a));
-		sb_printf(sb, "  %-4s %-*s -> %s\n", id, w, v, a->action ? a->action : "-");
-		if (a->note) {
-			char *n = one_line(a->note);
-			sb_printf(sb, "       %s\n", n);
+	cJSON_ArrayForEach(t, trail) {
+		const char *klass = cs_note_str(t, "class");
+		char *v = xasprintf("%s%s%s%s", cs_note_or(t, "verdict", "-"), klass ? " [" : "",
+				    klass ? klass : "", klass ? "]" : "");
+		sb_printf(out, "  %-4s %-*s -> %s\n", cs_note_or(t, "attempt", "?"), w, v,
+			  cs_note_or(t, "action", "-"));
+		free(v);
+		if (cs_note_str(t, "note")) {
+			char *n = one_line(cs_note_str(t, "note"));
+			sb_printf(out, "       %s\n", n);
 			free(n);
 		}
-		free(v);
-		free(id);
 	}
 }
 
@@ -519,7 +518,7 @@ char *cs_message_build(const struct run_state *st, const struct cs_acceptance *a
 	sb_printf(&sb, "The cuTile Rust conversion of %s as its six-file changeset, packaged by\n"
 		       "tileport from the run created %s (the note has its evidence).\n\n", st->op, when);
 	sb_adds(&sb, "Verdict trail:\n");
-	trail_text(st, &sb);
+	cs_trail_format(note, &sb);
 	sb_printf(&sb, "%s%s\n", st->final ? "  => " : "", st->final ? st->final : "");
 	if (cJSON_IsNumber(g))
 		sb_printf(&sb, "\nGeomean ratio: %s (cutile-rs / baseline, reports/performance.md)\n", geo);

@@ -102,11 +102,7 @@ static void check_head(struct pkg *p)
 
 static void check_branch(struct pkg *p)
 {
-	p->branch = xstrdup(p->o->branch ? p->o->branch : "");
-	if (!p->o->branch) {
-		free(p->branch);
-		p->branch = xasprintf(CS_BRANCH_PREFIX "%s", p->st.op);
-	}
+	p->branch = p->o->branch ? xstrdup(p->o->branch) : xasprintf(CS_BRANCH_PREFIX "%s", p->st.op);
 	p->branch_ref = xasprintf("refs/heads/%s", p->branch);
 	int valid = 0;
 	if (git_branch_name_is_valid(&valid, p->branch) < 0 || !valid) {

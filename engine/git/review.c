@@ -9,10 +9,16 @@
 
 #include "engine/git/cs_int.h"
 
-static const char *jstr(const cJSON *o, const char *key)
+const char *cs_note_str(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+const char *cs_note_or(const cJSON *o, const char *key, const char *dflt)
+{
+	const char *s = cs_note_str(o, key);
+	return s ? s : dflt;
 }
 
 static void num_cell(const cJSON *o, const char *key, char *buf, size_t n)
@@ -26,16 +32,16 @@ static void num_cell(const cJSON *o, const char *key, char *buf, size_t n)
 
 static void evidence_run(const cJSON *note, struct sbuf *out)
 {
-	const char *final = jstr(note, "final"), *contract = jstr(note, "contract");
-	sb_printf(out, "  run       %s %s, created %s, %s%s%s\n", jstr(note, "op") ? jstr(note, "op") : "?",
-		  final ? final : "(not ended)", jstr(note, "created") ? jstr(note, "created") : "?",
-		  jstr(note, "mode") ? jstr(note, "mode") : "?", contract ? ", output contract " : "",
+	const char *final = cs_note_str(note, "final"), *contract = cs_note_str(note, "contract");
+	sb_printf(out, "  run       %s %s, created %s, %s%s%s\n", cs_note_or(note, "op", "?"),
+		  final ? final : "(not ended)", cs_note_or(note, "created", "?"),
+		  cs_note_or(note, "mode", "?"), contract ? ", output contract " : "",
 		  contract ? contract : "");
-	if (jstr(note, "run_dir"))
-		sb_printf(out, "  run dir   %s\n", jstr(note, "run_dir"));
+	if (cs_note_str(note, "run_dir"))
+		sb_printf(out, "  run dir   %s\n", cs_note_str(note, "run_dir"));
 	const cJSON *acc = cJSON_GetObjectItemCaseSensitive(note, "accepted");
-	if (jstr(acc, "why"))
-		sb_printf(out, "  accepted  %s\n", jstr(acc, "why"));
+	if (cs_note_str(acc, "why"))
+		sb_printf(out, "  accepted  %s\n", cs_note_str(acc, "why"));
 	const cJSON *s;
 	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(note, "stages")) {
 		const cJSON *tin = cJSON_GetObjectItemCaseSensitive(s, "tokens_in");
@@ -43,16 +49,16 @@ static void evidence_run(const cJSON *note, struct sbuf *out)
 		const cJSON *cost = cJSON_GetObjectItemCaseSensitive(s, "cost");
 		const cJSON *runs = cJSON_GetObjectItemCaseSensitive(s, "runs");
 		sb_printf(out, "  stage %s   %-14s runs %d  tokens %.0f/%.0f  $%.2f  %s\n",
-			  jstr(s, "stage") ? jstr(s, "stage") : "?", jstr(s, "verdict") ? jstr(s, "verdict") : "-",
+			  cs_note_or(s, "stage", "?"), cs_note_or(s, "verdict", "-"),
 			  cJSON_IsNumber(runs) ? runs->valueint : 0, cJSON_IsNumber(tin) ? tin->valuedouble : 0,
 			  cJSON_IsNumber(tout) ? tout->valuedouble : 0, cJSON_IsNumber(cost) ? cost->valuedouble : 0,
-			  jstr(s, "driver") ? jstr(s, "driver") : "");
+			  cs_note_or(s, "driver", ""));
 	}
 	const cJSON *d;
 	bool any = false;
 	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(note, "deferred")) {
-		sb_printf(out, "%s%s %s", any ? ", " : "  deferred  ", jstr(d, "stage") ? jstr(d, "stage") : "?",
-			  jstr(d, "step") ? jstr(d, "step") : "?");
+		sb_printf(out, "%s%s %s", any ? ", " : "  deferred  ", cs_note_or(d, "stage", "?"),
+			  cs_note_or(d, "step", "?"));
 		any = true;
 	}
 	if (any)
@@ -62,19 +68,11 @@ static void evidence_run(const cJSON *note, struct sbuf *out)
 static void evidence_trail(const cJSON *note, struct sbuf *out)
 {
 	sb_adds(out, "\nVerdict trail\n");
-	const cJSON *t;
-	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(note, "trail")) {
-		const char *klass = jstr(t, "class");
-		sb_printf(out, "  %-4s %s%s%s%s -> %s\n", jstr(t, "attempt") ? jstr(t, "attempt") : "?",
-			  jstr(t, "verdict") ? jstr(t, "verdict") : "-", klass ? " [" : "", klass ? klass : "",
-			  klass ? "]" : "", jstr(t, "action") ? jstr(t, "action") : "-");
-		if (jstr(t, "note"))
-			sb_printf(out, "       %s\n", jstr(t, "note"));
-	}
+	cs_trail_format(note, out);
 	const cJSON *m;
 	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(note, "manual"))
-		if (jstr(m, "msg"))
-			sb_printf(out, "  by hand: %s\n", jstr(m, "msg"));
+		if (cs_note_str(m, "msg"))
+			sb_printf(out, "  by hand: %s\n", cs_note_str(m, "msg"));
 }
 
 static void evidence_bench(const cJSON *note, struct sbuf *out)
@@ -87,13 +85,13 @@ static void evidence_bench(const cJSON *note, struct sbuf *out)
 	char geo[32];
 	num_cell(b, "geomean_ratio", geo, sizeof(geo));
 	sb_printf(out, "\nBenchmark (%s): verdict %s, geomean %s, severity %s\n",
-		  jstr(b, "file") ? jstr(b, "file") : "?", jstr(b, "verdict") ? jstr(b, "verdict") : "-", geo,
-		  jstr(b, "severity") ? jstr(b, "severity") : "-");
+		  cs_note_or(b, "file", "?"), cs_note_or(b, "verdict", "-"), geo,
+		  cs_note_or(b, "severity", "-"));
 	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(b, "rows"), *r;
 	int cw = 6;
 	cJSON_ArrayForEach(r, rows)
-		if (jstr(r, "config") && (int)strlen(jstr(r, "config")) > cw)
-			cw = (int)strlen(jstr(r, "config"));
+		if (cs_note_str(r, "config") && (int)strlen(cs_note_str(r, "config")) > cw)
+			cw = (int)strlen(cs_note_str(r, "config"));
 	sb_printf(out, "  %-*s  %11s  %12s  %7s  %s\n", cw, "config", "baseline ms", "cutile-rs ms", "ratio",
 		  "verdict");
 	cJSON_ArrayForEach(r, rows) {
@@ -101,8 +99,8 @@ static void evidence_bench(const cJSON *note, struct sbuf *out)
 		num_cell(r, "baseline_ms", a, sizeof(a));
 		num_cell(r, "cutile_rs_ms", c, sizeof(c));
 		num_cell(r, "ratio", q, sizeof(q));
-		sb_printf(out, "  %-*s  %11s  %12s  %7s  %s\n", cw, jstr(r, "config") ? jstr(r, "config") : "?", a,
-			  c, q, jstr(r, "verdict") ? jstr(r, "verdict") : "-");
+		sb_printf(out, "  %-*s  %11s  %12s  %7s  %s\n", cw, cs_note_or(r, "config", "?"), a,
+			  c, q, cs_note_or(r, "verdict", "-"));
 	}
 }
 
@@ -116,21 +114,21 @@ static void evidence_ir(const cJSON *note, struct sbuf *out)
 	const cJSON *list = cJSON_GetObjectItemCaseSensitive(ir, "checklist"), *r;
 	int items = cJSON_GetArraySize(list), differ = 0;
 	cJSON_ArrayForEach(r, list)
-		differ += jstr(r, "status") && strcasecmp(jstr(r, "status"), "MATCH") != 0;
+		differ += cs_note_str(r, "status") && strcasecmp(cs_note_str(r, "status"), "MATCH") != 0;
 	sb_printf(out, "\nIR findings (%s): verdict %s%s%s, %d checklist item(s), %d not MATCH\n",
-		  jstr(ir, "file") ? jstr(ir, "file") : "irdiff JSON", jstr(ir, "verdict") ? jstr(ir, "verdict") : "-",
-		  jstr(ir, "owner") ? ", owner " : "", jstr(ir, "owner") ? jstr(ir, "owner") : "", items, differ);
+		  cs_note_or(ir, "file", "irdiff JSON"), cs_note_or(ir, "verdict", "-"),
+		  cs_note_str(ir, "owner") ? ", owner " : "", cs_note_or(ir, "owner", ""), items, differ);
 	cJSON_ArrayForEach(r, list) {
-		if (!jstr(r, "status") || !strcasecmp(jstr(r, "status"), "MATCH"))
+		if (!cs_note_str(r, "status") || !strcasecmp(cs_note_str(r, "status"), "MATCH"))
 			continue;
-		sb_printf(out, "  %-14s %-8s %s: %s / %s  (%s)\n", jstr(r, "status"),
-			  jstr(r, "severity") ? jstr(r, "severity") : "-", jstr(r, "item") ? jstr(r, "item") : "?",
-			  jstr(r, "reference") ? jstr(r, "reference") : "-",
-			  jstr(r, "generated") ? jstr(r, "generated") : "-", jstr(r, "action") ? jstr(r, "action") : "-");
+		sb_printf(out, "  %-14s %-8s %s: %s / %s  (%s)\n", cs_note_str(r, "status"),
+			  cs_note_or(r, "severity", "-"), cs_note_or(r, "item", "?"),
+			  cs_note_or(r, "reference", "-"),
+			  cs_note_or(r, "generated", "-"), cs_note_or(r, "action", "-"));
 	}
 	cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(ir, "findings"))
-		sb_printf(out, "  %-14s %-8s %s\n", jstr(r, "rule") ? jstr(r, "rule") : "?",
-			  jstr(r, "severity") ? jstr(r, "severity") : "-", jstr(r, "message") ? jstr(r, "message") : "");
+		sb_printf(out, "  %-14s %-8s %s\n", cs_note_or(r, "rule", "?"),
+			  cs_note_or(r, "severity", "-"), cs_note_or(r, "message", ""));
 }
 
 void cs_format_text(const struct changeset *cs, struct sbuf *out)
@@ -159,8 +157,8 @@ void cs_format_text(const struct changeset *cs, struct sbuf *out)
 	else
 		sb_printf(out, "\nShape checks: all %d pass\n", CS_SHAPE__COUNT);
 	for (int i = 0; i < CS_SHAPE__COUNT; i++)
-		sb_printf(out, "  %-4s  %-11s  %s\n", cs->checks[i].ok ? "ok" : "FAIL", cs_shape_name((enum cs_shape)i),
-			  cs->checks[i].detail ? cs->checks[i].detail : "");
+		sb_printf(out, "  %-4s  %-11s  %s\n", cs->checks[i].ok ? "ok" : "FAIL",
+			  cs_shape_name((enum cs_shape)i), cs->checks[i].detail ? cs->checks[i].detail : "");
 	if (cs->note) {
 		sb_adds(out, "\nRun evidence (" CS_NOTES_REF ")\n");
 		evidence_run(cs->note, out);

@@ -149,6 +149,12 @@ assert_eq "--plain with --json: exit" "$?" 2
 "$TILEPORT" --workspace "$T/nowhere-repo" review --plain >"$T/norepo.txt" 2>&1
 assert_eq "not a repository: exit" "$?" 2
 
+for c in package review log; do
+	"$TILEPORT" "$c" --help >"$T/help.txt" 2>&1
+	assert_eq "$c --help: exit" "$?" 0
+	assert_contains "$c --help: usage" "$T/help.txt" "usage: tileport $c"
+done
+
 # ---- tileport log ----
 git checkout -q main
 "$TILEPORT" log >"$T/log.txt" 2>&1

@@ -80,6 +80,9 @@ printf '# and an unstaged one on top\n' >>src/tilegym/ops/ops.py
 printf '\nunstaged README line\n' >>README.md
 echo "scratch" >scratch.txt
 base=$(git rev-parse HEAD)
+# a saved `tileport irdiff --json` in the run: its findings go into the note
+"$TILEPORT" irdiff "$TILEPORT_TOP/samples/ir/softmax_reference.mlir" "$TILEPORT_TOP/samples/ir/softmax_generated.mlir" \
+	--json >"$CS_RUN/generated/irdiff.json"
 
 # ---- a dry run writes nothing and shows the commit ----
 unchanged "dry run" "$CS_WS" "$TILEPORT" package "$CS_RUN" --dry-run
@@ -146,6 +149,9 @@ assert [r["config"] for r in d["bench"]["rows"]] == ["4096-1024-float16", "8192-
 assert d["bench"]["rows"][0]["ratio"] == 1.0266 and d["bench"]["severity"] == "DONE"
 assert d["ir"]["verdict"] == "PASS_WITH_NOTES" and len(d["ir"]["checklist"]) == 4
 assert d["ir"]["checklist"][3]["status"] == "SEMANTIC_EQUIV"
+f = d["ir"]["findings"]
+assert [(x["rule"], x["severity"], x["file"], x["entry"]) for x in f] == \
+    [("ftz", "CRITICAL", "generated/irdiff.json", "softmax_kernel")], f
 assert sorted(f["role"] for f in d["files"]) == sorted(["kernel", "ffi", "wrapper", "lib.rs", "import", "test"])
 assert d["manual"][0]["type"] == "manual_override"
 assert d["deferred"] == [] and d["contract"] == "pass"
@@ -199,6 +205,7 @@ sed -i 's/"final": "PIPELINE_COMPLETE"/"final": "OFFLINE_COMPLETE"/; s/"status":
 	"$R/.tileport/state.json"
 refused "not accepted" 1 "the run ended OFFLINE_COMPLETE, E DONE, not PIPELINE_COMPLETE with E DONE: accept it by hand with --accept" -- "$R"
 refused "an empty reason" 2 "--accept needs a reason" -- "$R" --accept "  "
+rm "$R/reports/performance.md" "$R/generated/diff_report.md" # evidence that is not there is left out
 refused "several reasons at once" 2 "'bad..name' is not a valid branch name" -- "$R" --branch "bad..name"
 assert_contains "every reason is listed" "$T/out.log" "not PIPELINE_COMPLETE with E DONE"
 "$TILEPORT" package "$R" --accept "offline machine; $(printf 'the GPU run\nfollows')" >"$T/acc.log" 2>&1
@@ -207,8 +214,10 @@ git -C "$W" log -1 --format=%B tileport/softmax >"$T/msg"
 assert_contains "by hand: in the body" "$T/msg" "Accepted: OFFLINE_COMPLETE accepted by hand: offline machine; the GPU run follows"
 git interpret-trailers --parse <"$T/msg" >"$T/trailers"
 assert_contains "by hand: a trailer" "$T/trailers" "Tileport-Accepted: OFFLINE_COMPLETE accepted by hand: offline machine; the GPU run follows"
+assert_contains "no performance.md: no geomean" "$T/trailers" "Geomean-Ratio: n/a"
+assert_contains "no performance.md: said in the body" "$T/msg" "Geomean ratio: n/a (the run has no reports/performance.md)"
 assert_contains "by hand: events.jsonl" "$R/.tileport/events.jsonl" '"type":"manual_accept","reason":"offline machine; the GPU run'
-git -C "$W" notes --ref tileport show tileport/softmax | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["accepted"]["by"] == "hand", d["accepted"]; print("ok")' >"$T/by" 2>&1
+git -C "$W" notes --ref tileport show tileport/softmax | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["accepted"]["by"] == "hand", d["accepted"]; assert d["geomean_ratio"] is None and "bench" not in d and "ir" not in d, d; print("ok")' >"$T/by" 2>&1
 assert_contains "by hand: the note says so" "$T/by" "ok"
 
 fresh running

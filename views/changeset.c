@@ -33,20 +33,29 @@ static void doc_unref(struct csv_doc *d)
 	free(d);
 }
 
+/* Read the commit, or plan the dry run, again; on failure the document
+ * keeps what it had. */
 static int doc_load(struct csv_doc *d, struct tp_err *err)
 {
-	cs_package_result_free(&d->res);
-	if (!d->plan)
-		return cs_review(d->dir, d->rev, &d->res.cs, err);
-	struct cs_package_opts o = {.run_dir = d->run_dir, .workspace = d->workspace, .dry_run = true};
-	struct tp_err perr;
-	tp_err_clear(&perr);
-	/* A refused plan is still shown, with its reasons; only a plan that
-	 * could not be built at all fails. */
-	if (cs_package(&o, &d->res, &perr) < 0 && !d->res.cs.subject) {
-		*err = perr;
-		return -1;
+	struct cs_package_result fresh;
+	if (!d->plan) {
+		memset(&fresh, 0, sizeof(fresh));
+		if (cs_review(d->dir, d->rev, &fresh.cs, err) < 0)
+			return -1;
+	} else {
+		struct cs_package_opts o = {.run_dir = d->run_dir, .workspace = d->workspace, .dry_run = true};
+		struct tp_err perr;
+		tp_err_clear(&perr);
+		/* A refused plan is still shown, with its reasons; only a plan
+		 * that could not be built at all fails. */
+		if (cs_package(&o, &fresh, &perr) < 0 && !fresh.cs.subject) {
+			*err = perr;
+			cs_package_result_free(&fresh);
+			return -1;
+		}
 	}
+	cs_package_result_free(&d->res);
+	d->res = fresh;
 	return 0;
 }
 
@@ -334,6 +343,20 @@ static void follow_selection(struct view *v)
 		show_pane(v, CM_DIFF, f);
 }
 
+/* The document was read again: the lower pane's lines point into the old
+ * one, so it is filled afresh (with the selected file's diff). */
+static void refill_pane(struct view *v)
+{
+	struct view *low = v->lower;
+	if (!low || low->ops != &changeset_view_ops)
+		return;
+	long f = selected_file(v);
+	struct tp_err err;
+	tp_err_clear(&err);
+	if (csv_pane_fill(low, CM_DIFF, (size_t)(f < 0 ? 0 : f), &err) < 0)
+		v->host->close(v->host, low);
+}
+
 /* ---- packaging from the plan ---- */
 
 /* The title's name for it: its branch, else its short id. */
@@ -358,10 +381,15 @@ static void package_now(struct view *v, const char *reason)
 	}
 	cs_package_result_free(&d->res);
 	d->res = r;
-	d->plan = false;
+	d->plan = false; /* from now on it is the commit, read from the repository */
+	free(d->dir);
+	free(d->rev);
+	d->dir = xstrdup(r.workdir);
+	d->rev = xstrdup(r.cs.commit);
 	free(v->ref);
 	v->ref = changeset_ref(&d->res.cs);
 	build_items(v);
+	refill_pane(v);
 	v->title_dirty = true;
 	if (d->res.warning)
 		view_error(v, "%s", d->res.warning);
@@ -470,7 +498,7 @@ static enum request csv_request(struct view *v, enum request req)
 		if (doc_load(x->doc, &err) < 0)
 			view_error(v, "%s", err.msg);
 		build_items(v);
-		follow_selection(v);
+		refill_pane(v);
 		return REQ_NONE;
 	}
 	default:

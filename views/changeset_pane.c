@@ -118,8 +118,11 @@ int csv_pane_fill(struct view *v, enum csv_mode mode, size_t file, struct tp_err
 		 : mode == CM_SOURCE ? fill_source(x, err)
 		 : mode == CM_BENCH  ? fill_bench(x, err)
 				     : fill_ir(x, err);
-	if (rc < 0)
+	if (rc < 0) {
+		csv_pane_free(x);
+		view_set_lines(v, 0);
 		return -1;
+	}
 	const struct changeset *cs = csv_cs(x->doc);
 	free(v->ref);
 	const char *base = mode == CM_DIFF ? strrchr(cs->files[file].path, '/') : NULL;

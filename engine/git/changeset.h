@@ -164,6 +164,7 @@ struct cs_package_result {
 	char **problems;     /* why packaging is refused, NULL-terminated, or NULL */
 	int code;            /* the exit code for the problems (TP_EXIT_*), 0 when none */
 	bool committed;
+	char *workdir;       /* the repository's work tree (where to review it) */
 	bool by_hand;        /* accepted with a person's reason */
 	bool needs_reason;   /* the run ended but is not accepted by its state: a
 			      * reason would accept it (that refusal is problems[0]) */

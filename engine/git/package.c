@@ -455,6 +455,7 @@ static int plan(struct pkg *p, struct tp_err *err)
 	}
 	if (cs_repo_open(&p->repo, ws, &p->prefix, err) < 0)
 		return -1;
+	p->res->workdir = xstrdup(git_repository_workdir(p->repo));
 	cs_run_acceptance(&p->st, o->accept, &p->acc);
 	if (!p->acc.accepted) {
 		p->res->needs_reason = p->acc.ended && !p->res->problems;
@@ -524,5 +525,6 @@ void cs_package_result_free(struct cs_package_result *res)
 	cs_free(&res->cs);
 	strv_free(res->problems);
 	free(res->warning);
+	free(res->workdir);
 	memset(res, 0, sizeof(*res));
 }

@@ -4,7 +4,8 @@
 # pair, the bench table and the IR findings from the note, the IR diff
 # view of the run, the note's findings once the run directory is gone), a
 # changeset whose shape checks fail; and packaging from the pipeline view:
-# p shows the dry run, p again asks and commits (checked with git).
+# p shows the dry run, p again asks and commits (checked with git), the
+# diff below still moving after the commit and after F5.
 . "$TILEPORT_TOP/tests/screen/lib/screen.sh"
 . "$TILEPORT_TOP/tests/integration/lib/changeset.sh"
 
@@ -77,9 +78,19 @@ p
 :save-display changeset-confirm-80x24.screen
 y
 :save-display changeset-packaged-80x24.screen
+<Tab>
+j
+:save-display changeset-moved-80x24.screen
+<Tab>
+<F5>
+<Tab>
+j
+:save-display changeset-refreshed-80x24.screen
 EOS
 check changeset-confirm-80x24.screen
 check changeset-packaged-80x24.screen
+check changeset-moved-80x24.screen
+check changeset-refreshed-80x24.screen
 if [ "$(git -C "$W2" show --name-only --format= tileport/softmax | wc -l)" -eq 6 ] &&
 	git -C "$W2" notes --ref tileport show tileport/softmax | python3 -c 'import json,sys; json.load(sys.stdin)'; then
 	echo "ok   p committed six paths with a JSON note"

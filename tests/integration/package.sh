@@ -224,6 +224,23 @@ fresh running
 sed -i 's/"final": "PIPELINE_COMPLETE"/"final": null/; s/"status": "complete"/"status": "running"/' "$R/.tileport/state.json"
 refused "a run that has not ended" 1 "the run has not ended (its status is running)" -- "$R" --accept "why not"
 
+# The workspace as a folder of a larger repository: the paths carry its name.
+mkdir -p "$T/mono"
+cs_repo "$T/mono/tilegym"
+mv "$T/mono/tilegym/.git" "$T/mono/.git"
+git -C "$T/mono" add -A && git -C "$T/mono" commit -q -m "the workspace moves into a folder"
+mkdir -p "$T/out-mono"
+cs_run "$T/out-mono/softmax" "$T/mono/tilegym"
+cs_convert "$T/mono/tilegym" "$T/out-mono/softmax"
+"$TILEPORT" package "$T/out-mono/softmax" >"$T/mono.log" 2>&1
+assert_eq "a workspace in a folder: exit" "$?" 0
+assert_eq "a workspace in a folder: the six paths under it" \
+	"$(git -C "$T/mono" show --name-only --format= tileport/softmax)" "$(echo "$SIX" | sed 's|^|tilegym/|')"
+"$TILEPORT" --workspace "$T/mono" review --plain >"$T/mono.review" 2>&1
+assert_eq "a workspace in a folder: review passes" "$?" 0
+assert_contains "a workspace in a folder: the reference from the parent" "$T/mono.review" \
+	"Reference: tilegym/src/tilegym/ops/cutile/softmax.py (parent tree)"
+
 "$TILEPORT" package "$T/nowhere" >"$T/none.log" 2>&1
 assert_eq "no such run: exit" "$?" 2
 assert_contains "no such run: message" "$T/none.log" "no tileport run here"

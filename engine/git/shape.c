@@ -149,6 +149,23 @@ static bool rs_filler(const char *s)
 	return !*s || str_starts(s, "//") || str_starts(s, "#[");
 }
 
+/* An include! line of body that names {mod}_kernel/FILE. */
+static bool includes(const char *body, const char *mod, const char *file)
+{
+	char *want = xasprintf("%s_kernel/%s", mod, file);
+	bool found = false;
+	for (const char *l = body; l && *l && !found;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		char *line = xstrndup(l, n);
+		found = strstr(line, "include!") && strstr(line, want);
+		free(line);
+		l += n + (nl ? 1 : 0);
+	}
+	free(want);
+	return found;
+}
+
 static void check_lib(struct changeset *cs, char **mod_name)
 {
 	const struct cs_file *f = cs_file_of(cs, CS_ROLE_LIB);
@@ -158,10 +175,9 @@ static void check_lib(struct changeset *cs, char **mod_name)
 	}
 	int blocks = 0, removed = 0;
 	const char *first_removed = NULL, *stray = NULL;
-	bool has_kernel = false, has_ffi = false;
 	int depth = 0;
-	int in_block = 0; /* 1 while inside the (first) added block */
-	struct sbuf names = SBUF_INIT;
+	bool in_block = false; /* inside the first added block */
+	struct sbuf names = SBUF_INIT, body = SBUF_INIT;
 	for (size_t i = 0; i < f->nlines; i++) {
 		const struct cs_line *l = &f->lines[i];
 		if (l->origin == '-') {
@@ -170,13 +186,10 @@ static void check_lib(struct changeset *cs, char **mod_name)
 			continue;
 		}
 		if (depth > 0) {
-			if (in_block) {
-				has_kernel |= strstr(l->text, "_kernel/kernel.rs") && strstr(l->text, "include!");
-				has_ffi |= strstr(l->text, "_kernel/ffi.rs") && strstr(l->text, "include!");
-			}
+			if (in_block)
+				sb_printf(&body, "%s\n", l->text);
 			depth += brace_delta(l->text);
-			if (depth <= 0)
-				in_block = 0;
+			in_block &= depth > 0;
 			continue;
 		}
 		const char *name;
@@ -191,21 +204,23 @@ static void check_lib(struct changeset *cs, char **mod_name)
 			}
 			depth = block ? brace_delta(l->text) : 0;
 			in_block = blocks == 1 && depth > 0;
-			has_kernel |= in_block && strstr(l->text, "_kernel/kernel.rs") != NULL;
-			has_ffi |= in_block && strstr(l->text, "_kernel/ffi.rs") != NULL;
+			if (blocks == 1)
+				sb_printf(&body, "%s\n", l->text);
 		} else if (!rs_filler(l->text) && !stray) {
 			stray = l->text;
 		}
 	}
+	bool kernel = blocks == 1 && includes(sb_str(&body), *mod_name, "kernel.rs");
+	bool ffi = blocks == 1 && includes(sb_str(&body), *mod_name, "ffi.rs");
 	if (removed)
 		set(cs, CS_SHAPE_LIB_MOD, false, "lib.rs removes %d line(s) (first: '%s'); it may only add",
 		    removed, first_removed);
 	else if (blocks != 1)
 		set(cs, CS_SHAPE_LIB_MOD, false, "lib.rs adds %d mod declaration(s)%s%s%s; expected one block",
 		    blocks, blocks ? " (" : "", sb_str(&names), blocks ? ")" : "");
-	else if (!strchr(sb_str(&names), ';') && (!has_kernel || !has_ffi))
-		set(cs, CS_SHAPE_LIB_MOD, false, "mod %s does not include!%s%s", *mod_name,
-		    has_kernel ? "" : " kernel.rs", has_ffi ? "" : " ffi.rs");
+	else if (!strchr(sb_str(&names), ';') && (!kernel || !ffi))
+		set(cs, CS_SHAPE_LIB_MOD, false, "mod %s does not include!%s%s%s from %s_kernel/", *mod_name,
+		    kernel ? "" : " kernel.rs", kernel || ffi ? "" : " and", ffi ? "" : " ffi.rs", *mod_name);
 	else if (strchr(sb_str(&names), ';'))
 		set(cs, CS_SHAPE_LIB_MOD, false, "lib.rs adds 'mod %s;' without a block; expected "
 		    "mod %s { include!(kernel.rs); include!(ffi.rs); }", *mod_name, *mod_name);
@@ -214,6 +229,7 @@ static void check_lib(struct changeset *cs, char **mod_name)
 	else
 		set(cs, CS_SHAPE_LIB_MOD, true, "adds mod %s { kernel.rs, ffi.rs }", *mod_name);
 	sb_free(&names);
+	sb_free(&body);
 }
 
 /* ---- __init__.py: one import inside the guard ---- */

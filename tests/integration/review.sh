@@ -88,7 +88,7 @@ wrongname() {
 }
 bad_changeset wrongname "cutile-rs: add relu"
 fails wrongname names "the op is softmax" "subject says 'relu'" "lib.rs mod says 'gelu'" "import says 'gelu'"
-passes wrongname lib-mod
+fails wrongname lib-mod "mod gelu does not include! kernel.rs and ffi.rs from gelu_kernel/"
 
 twomods() { printf 'mod extra {\n    include!("../../extra_kernel/kernel.rs");\n}\n' >>"$RS/cutile_kernels/src/lib.rs"; }
 bad_changeset twomods

@@ -133,7 +133,11 @@ static void test_lib_mod(void **state)
 	cs_free(&cs);
 	make(&cs, -1, CS_ROLE_LIB, "#[path = \"../../ffi_util.rs\"]\nmod ffi_util;\nmod softmax {\n"
 		 "    include!(\"../../softmax_kernel/kernel.rs\");\n}\n");
-	assert_fails(&cs, CS_SHAPE_LIB_MOD, "mod softmax does not include! ffi.rs");
+	assert_fails(&cs, CS_SHAPE_LIB_MOD, "mod softmax does not include! ffi.rs from softmax_kernel/");
+	cs_free(&cs);
+	make(&cs, -1, CS_ROLE_LIB, "#[path = \"../../ffi_util.rs\"]\nmod ffi_util;\nmod softmax {\n"
+		 "    include!(\"../../gelu_kernel/kernel.rs\");\n    include!(\"../../gelu_kernel/ffi.rs\");\n}\n");
+	assert_fails(&cs, CS_SHAPE_LIB_MOD, "mod softmax does not include! kernel.rs and ffi.rs from softmax_kernel/");
 	cs_free(&cs);
 }
 

@@ -51,7 +51,5 @@ char *cs_message_build(const struct run_state *st, const struct cs_acceptance *a
 		       const struct cJSON *note);
 /* The note's verdict trail, one attempt a line (and its note below it). */
 void cs_trail_format(const struct cJSON *note, struct sbuf *out);
-/* "A1=PASS B1=COMPILED ..." over the run's attempts. Caller frees. */
-char *cs_verdicts(const struct run_state *st);
 
 #endif

@@ -338,7 +338,8 @@ static const char *verdict_shown(const struct attempt *a)
 	return a->state == ATTEMPT_SKIPPED ? "SKIPPED" : a->verdict ? a->verdict : "-";
 }
 
-char *cs_verdicts(const struct run_state *st)
+/* "A1=PASS B1=COMPILED ...": the Verdicts trailer. */
+static char *verdicts_trailer(const struct run_state *st)
 {
 	struct sbuf sb = SBUF_INIT;
 	for (size_t i = 0; i < st->natt; i++) {
@@ -525,7 +526,7 @@ char *cs_message_build(const struct run_state *st, const struct cs_acceptance *a
 	else
 		sb_adds(&sb, "\nGeomean ratio: n/a (the run has no reports/performance.md)\n");
 	sb_printf(&sb, "Accepted: %s\n\n", acc->why);
-	char *verdicts = cs_verdicts(st);
+	char *verdicts = verdicts_trailer(st);
 	sb_printf(&sb, "Tileport-Run: %s %s %s\n", st->op, st->final ? st->final : "-", when);
 	sb_printf(&sb, "Geomean-Ratio: %s\n", geo);
 	sb_printf(&sb, "Verdicts: %s\n", verdicts);

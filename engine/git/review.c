@@ -211,6 +211,7 @@ cJSON *cs_to_json(const struct changeset *cs)
 	for (int i = 0; i < CS_SHAPE__COUNT; i++) {
 		cJSON *c = cJSON_CreateObject();
 		cJSON_AddStringToObject(c, "name", cs_shape_name((enum cs_shape)i));
+		cJSON_AddStringToObject(c, "requires", cs_shape_help((enum cs_shape)i));
 		cJSON_AddBoolToObject(c, "ok", cs->checks[i].ok);
 		cJSON_AddStringToObject(c, "detail", cs->checks[i].detail ? cs->checks[i].detail : "");
 		cJSON_AddItemToArray(checks, c);

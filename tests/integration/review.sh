@@ -26,6 +26,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["failed"] == 0 and all(c["ok"] for c in d["checks"]), d["checks"]
 assert [c["name"] for c in d["checks"]] == ["six-paths", "names", "lib-mod", "init-import", "test-lines", "kernel"]
+assert d["checks"][0]["requires"] == "exactly the six paths of one op"
 assert [f["role"] for f in d["files"]] == ["kernel", "ffi", "wrapper", "lib.rs", "import", "test"]
 assert d["files"][0]["patch"].startswith("diff --git a/src/tilegym/ops/cutile_rs/softmax_kernel/kernel.rs")
 assert d["note"]["op"] == "softmax" and d["branch"] == "tileport/softmax"

@@ -43,6 +43,13 @@ bool cs_kernel_path_op(const char *path, char **prefix, char **op);
 /* The op's Python reference paths in the order they are looked for. */
 char *cs_reference_path(const char *prefix, const char *op, int which);
 
+/* ---- the run's reports (reports.c) ---- */
+/* reports/performance.md as {file, verdict, geomean_ratio, severity, rows}, or NULL. */
+struct cJSON *cs_report_bench(const char *run_dir);
+/* generated/diff_report.md and generated/irdiff*.json as {file, verdict,
+ * owner, checklist, findings}, or NULL when the run has neither. */
+struct cJSON *cs_report_ir(const char *run_dir);
+
 /* ---- evidence (evidence.c) ---- */
 /* The note: the run summary as JSON (docs/changeset.md lists the keys). */
 struct cJSON *cs_note_build(const struct run_state *st, const struct cs_acceptance *acc);

@@ -1,21 +1,15 @@
 /* The run evidence a changeset carries: whether the run counts as
  * accepted, the note (the run summary as JSON: stages, verdict trail,
- * drivers and tokens per stage, bench rows, IR findings, deferred items)
- * and the commit message (subject, verdict trail, geomean, trailers).
- *
- * Bench rows and IR findings come from the run directory's files in the
- * reference shapes (pipeline.md §4.3 reports/performance.md, §1 Agent C
- * generated/diff_report.md) and from saved `tileport irdiff --json`
- * output (generated/irdiff*.json); each is left out when absent. */
+ * drivers and tokens per stage, bench rows and IR findings from the run's
+ * reports (reports.c), deferred items) and the commit message (subject,
+ * verdict trail, geomean, trailers). */
 #include <cJSON.h>
-#include <ctype.h>
-#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/core/events.h"
 #include "engine/core/run.h"
-#include "engine/core/verdict.h"
 #include "engine/git/cs_int.h"
 
 /* ---- acceptance ---- */
@@ -66,264 +60,6 @@ void cs_acceptance_free(struct cs_acceptance *a)
 {
 	free(a->why);
 	a->why = NULL;
-}
-
-/* ---- the run's files ---- */
-
-static char *run_file(const struct run_state *st, const char *rel)
-{
-	char *p = path_join(st->run_dir, rel);
-	char *text = read_file(p, NULL, NULL);
-	free(p);
-	return text;
-}
-
-/* Markdown tables: cb gets each body row with the header cells and the
- * headings (## and ###) it sits under. */
-typedef void (*md_row_cb)(void *ctx, const char *h2, const char *h3, char **head, char **cells,
-			  size_t n);
-
-static char **md_cells(const char *line, size_t *n)
-{
-	char *s = str_trim(xstrdup(line));
-	size_t len = strlen(s);
-	if (len && s[len - 1] == '|')
-		s[len - 1] = 0;
-	char **v = str_split(*s == '|' ? s + 1 : s, '|', true, n);
-	for (size_t i = 0; i < *n; i++)
-		str_trim(v[i]);
-	free(s);
-	return v;
-}
-
-static void md_tables(const char *text, md_row_cb cb, void *ctx)
-{
-	size_t n;
-	char **lines = str_split(text, '\n', true, &n);
-	char *h2 = xstrdup(""), *h3 = xstrdup("");
-	char **head = NULL;
-	size_t nhead = 0;
-	for (size_t i = 0; i < n; i++) {
-		const char *l = lines[i];
-		while (*l == ' ')
-			l++;
-		if (*l != '|') {
-			strv_free(head);
-			head = NULL;
-			if (str_starts(l, "## ") || str_starts(l, "### ")) {
-				char **h = l[2] == ' ' ? &h2 : &h3;
-				free(*h);
-				*h = str_trim(xstrdup(l + (l[2] == ' ' ? 3 : 4)));
-				if (h == &h2) {
-					free(h3);
-					h3 = xstrdup("");
-				}
-			}
-			continue;
-		}
-		size_t nc;
-		char **cells = md_cells(l, &nc);
-		if (!head) {
-			head = cells;
-			nhead = nc;
-			continue;
-		}
-		if (nc && strspn(cells[0], "-: ") == strlen(cells[0]) && *cells[0]) {
-			strv_free(cells); /* the |---| separator */
-			continue;
-		}
-		cb(ctx, h2, h3, head, cells, nc < nhead ? nc : nhead);
-		strv_free(cells);
-	}
-	strv_free(head);
-	free(h2);
-	free(h3);
-	strv_free(lines);
-}
-
-static bool icontains(const char *s, const char *needle)
-{
-	size_t n = strlen(needle);
-	for (; *s; s++)
-		if (!strncasecmp(s, needle, n))
-			return true;
-	return false;
-}
-
-static void add_number_or_null(cJSON *o, const char *key, const char *s)
-{
-	char *end;
-	double d = strtod(s, &end);
-	while (end && *end == ' ')
-		end++;
-	if (*s && end && !*end && end != s)
-		cJSON_AddNumberToObject(o, key, d);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-static void bench_row(void *ctx, const char *h2, const char *h3, char **head, char **cells, size_t n)
-{
-	(void)h2;
-	(void)h3;
-	cJSON *rows = ctx;
-	bool is_bench = false;
-	for (size_t i = 0; i < n; i++)
-		is_bench |= icontains(head[i], "ratio");
-	if (!is_bench)
-		return;
-	cJSON *r = cJSON_CreateObject();
-	for (size_t i = 0; i < n; i++) {
-		const char *h = head[i];
-		if (icontains(h, "config"))
-			cJSON_AddStringToObject(r, "config", cells[i]);
-		else if (icontains(h, "baseline"))
-			add_number_or_null(r, "baseline_ms", cells[i]);
-		else if (icontains(h, "cutile-rs") || icontains(h, "cutile_rs") || icontains(h, "candidate"))
-			add_number_or_null(r, "cutile_rs_ms", cells[i]);
-		else if (icontains(h, "ratio"))
-			add_number_or_null(r, "ratio", cells[i]);
-		else if (icontains(h, "verdict"))
-			cJSON_AddStringToObject(r, "verdict", cells[i]);
-	}
-	cJSON_AddItemToArray(rows, r);
-}
-
-/* "key=VALUE" or "Key: VALUE" on a line of its own: VALUE, else NULL. */
-static char *md_value(const char *text, const char *key, char sep)
-{
-	size_t n;
-	char **lines = str_split(text, '\n', false, &n);
-	char *v = NULL;
-	size_t kl = strlen(key);
-	for (size_t i = 0; i < n && !v; i++) {
-		const char *l = lines[i];
-		if (!strncasecmp(l, key, kl) && l[kl] == sep)
-			v = str_trim(xstrdup(l + kl + 1));
-	}
-	strv_free(lines);
-	return v;
-}
-
-static cJSON *bench_json(const struct run_state *st, double *geomean, bool *have_geomean)
-{
-	static const char rel[] = "reports/performance.md";
-	char *text = run_file(st, rel);
-	if (!text)
-		return NULL;
-	cJSON *b = cJSON_CreateObject();
-	cJSON_AddStringToObject(b, "file", rel);
-	char *p = path_join(st->run_dir, rel);
-	char *verdict = report_first_verdict(p);
-	free(p);
-	if (verdict)
-		cJSON_AddStringToObject(b, "verdict", verdict);
-	free(verdict);
-	char *g = md_value(text, "geomean_ratio", '=');
-	if (g) {
-		add_number_or_null(b, "geomean_ratio", g);
-		const cJSON *num = cJSON_GetObjectItemCaseSensitive(b, "geomean_ratio");
-		if (cJSON_IsNumber(num)) {
-			*geomean = num->valuedouble;
-			*have_geomean = true;
-		}
-	}
-	free(g);
-	char *sev = md_value(text, "Severity", ':');
-	if (sev)
-		cJSON_AddStringToObject(b, "severity", sev);
-	free(sev);
-	md_tables(text, bench_row, cJSON_AddArrayToObject(b, "rows"));
-	free(text);
-	return b;
-}
-
-static void checklist_row(void *ctx, const char *h2, const char *h3, char **head, char **cells,
-			  size_t n)
-{
-	static const struct {
-		const char *header, *key;
-	} cols[] = {
-		{"item", "item"}, {"reference", "reference"}, {"generated", "generated"},
-		{"status", "status"}, {"severity", "severity"}, {"action", "action"},
-	};
-	if (!icontains(h2, "checklist"))
-		return;
-	cJSON *r = cJSON_CreateObject();
-	if (*h3)
-		cJSON_AddStringToObject(r, "entry", h3);
-	for (size_t i = 0; i < n; i++)
-		for (size_t c = 0; c < TP_ARRAY_LEN(cols); c++)
-			if (icontains(head[i], cols[c].header) &&
-			    !cJSON_GetObjectItemCaseSensitive(r, cols[c].key)) {
-				cJSON_AddStringToObject(r, cols[c].key, cells[i]);
-				break;
-			}
-	cJSON_AddItemToArray(ctx, r);
-}
-
-/* Findings of saved `tileport irdiff --json` reports, flattened. */
-static void irdiff_findings(const struct run_state *st, cJSON *ir)
-{
-	char *gdir = path_join(st->run_dir, "generated");
-	DIR *d = opendir(gdir);
-	struct dirent *de;
-	cJSON *all = NULL;
-	while (d && (de = readdir(d))) {
-		if (!str_starts(de->d_name, "irdiff") || !str_ends(de->d_name, ".json"))
-			continue;
-		char *rel = xasprintf("generated/%s", de->d_name);
-		char *text = run_file(st, rel);
-		cJSON *doc = text ? cJSON_Parse(text) : NULL;
-		const cJSON *entries = cJSON_GetObjectItemCaseSensitive(doc, "entries"), *e;
-		cJSON_ArrayForEach(e, entries) {
-			const cJSON *fs = cJSON_GetObjectItemCaseSensitive(e, "findings"), *f;
-			const cJSON *en = cJSON_GetObjectItemCaseSensitive(e, "ref");
-			cJSON_ArrayForEach(f, fs) {
-				if (!all)
-					all = cJSON_AddArrayToObject(ir, "findings");
-				cJSON *c = cJSON_Duplicate(f, true);
-				cJSON_AddStringToObject(c, "file", rel);
-				if (cJSON_IsString(en))
-					cJSON_AddStringToObject(c, "entry", en->valuestring);
-				cJSON_AddItemToArray(all, c);
-			}
-		}
-		cJSON_Delete(doc);
-		free(text);
-		free(rel);
-	}
-	if (d)
-		closedir(d);
-	free(gdir);
-}
-
-static cJSON *ir_json(const struct run_state *st)
-{
-	static const char rel[] = "generated/diff_report.md";
-	cJSON *ir = cJSON_CreateObject();
-	char *text = run_file(st, rel);
-	if (text) {
-		cJSON_AddStringToObject(ir, "file", rel);
-		char *p = path_join(st->run_dir, rel);
-		char *verdict = report_first_verdict(p);
-		char *owner = owner_tag_read(p, "owner");
-		free(p);
-		if (verdict)
-			cJSON_AddStringToObject(ir, "verdict", verdict);
-		if (owner)
-			cJSON_AddStringToObject(ir, "owner", owner);
-		free(verdict);
-		free(owner);
-		md_tables(text, checklist_row, cJSON_AddArrayToObject(ir, "checklist"));
-		free(text);
-	}
-	irdiff_findings(st, ir);
-	if (!ir->child) {
-		cJSON_Delete(ir);
-		return NULL;
-	}
-	return ir;
 }
 
 /* ---- the run's own record ---- */
@@ -464,16 +200,15 @@ cJSON *cs_note_build(const struct run_state *st, const struct cs_acceptance *acc
 	cJSON *miss = cJSON_AddArrayToObject(note, "missing");
 	for (size_t i = 0; st->missing && st->missing[i]; i++)
 		cJSON_AddItemToArray(miss, cJSON_CreateString(st->missing[i]));
-	double geomean = 0;
-	bool have = false;
-	cJSON *bench = bench_json(st, &geomean, &have);
-	if (have)
-		cJSON_AddNumberToObject(note, "geomean_ratio", geomean);
+	cJSON *bench = cs_report_bench(st->run_dir);
+	const cJSON *g = cJSON_GetObjectItemCaseSensitive(bench, "geomean_ratio");
+	if (cJSON_IsNumber(g))
+		cJSON_AddNumberToObject(note, "geomean_ratio", g->valuedouble);
 	else
 		cJSON_AddNullToObject(note, "geomean_ratio");
 	if (bench)
 		cJSON_AddItemToObject(note, "bench", bench);
-	cJSON *ir = ir_json(st);
+	cJSON *ir = cs_report_ir(st->run_dir);
 	if (ir)
 		cJSON_AddItemToObject(note, "ir", ir);
 	cJSON_AddArrayToObject(note, "files"); /* filled once the commit is built */

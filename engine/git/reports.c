@@ -216,6 +216,8 @@ static void irdiff_findings(const char *run_dir, cJSON *ir)
 			const cJSON *fs = cJSON_GetObjectItemCaseSensitive(e, "findings"), *f;
 			const cJSON *en = cJSON_GetObjectItemCaseSensitive(e, "ref");
 			cJSON_ArrayForEach(f, fs) {
+				if (!cJSON_IsObject(f))
+					continue;
 				if (!all)
 					all = cJSON_AddArrayToObject(ir, "findings");
 				cJSON *c = cJSON_Duplicate(f, true);

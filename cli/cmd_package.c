@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "engine/core/run.h"
 #include "engine/git/changeset.h"
 
 static const char package_usage[] =
@@ -110,17 +109,22 @@ int cmd_package(int argc, char **argv)
 		return cli_usage_error("package", "expected one run (a directory or an op name)");
 	if (o.accept && strspn(o.accept, " \t\r\n") == strlen(o.accept))
 		return cli_usage_error("package", "--accept needs a reason");
-	/* The run's own workspace, unless one is named on the command line. */
-	const char *named = wopt ? wopt : cli_globals.workspace;
-	char *ws = cli_workspace(NULL);
-	char *out = cli_out_root(oopt, ws);
-	char *dir = run_resolve(argv[optind], out);
-	o.run_dir = dir;
-	o.workspace = named;
-	struct cs_package_result r;
+	struct session *s;
+	int rc = cli_session(&s, &(struct session_opts){.workspace = wopt, .out_root = oopt, .read_only = true});
+	if (rc)
+		return rc;
 	struct tp_err err;
 	tp_err_clear(&err);
-	int rc = cs_package(&o, &r, &err);
+	o.run = session_run(s, argv[optind], &err);
+	if (!o.run) {
+		rc = cli_report(&err);
+		session_close(s);
+		return rc;
+	}
+	/* The run's own workspace, unless one is named on the command line. */
+	o.workspace = wopt ? wopt : cli_globals.workspace;
+	struct cs_package_result r;
+	rc = cs_package(&o, &r, &err);
 	print_plan(&r, o.dry_run);
 	if (rc < 0) {
 		if (r.problems) {
@@ -135,8 +139,7 @@ int cmd_package(int argc, char **argv)
 		fprintf(stderr, "tileport package: warning: %s\n", r.warning);
 	}
 	cs_package_result_free(&r);
-	free(dir);
-	free(out);
-	free(ws);
+	run_model_free(o.run);
+	session_close(s);
 	return rc;
 }

@@ -37,11 +37,12 @@ static const char log_usage[] =
 	"\n"
 	"exit: 0 listed, 2 not a repository, 3 environment\n";
 
-/* The repository to read: --workspace, else the workspace, else here. */
-static char *repo_dir(const char *opt)
+/* The repository to read: --workspace, else the session's workspace, else
+ * the current directory. */
+static char *repo_dir(const struct session *s)
 {
-	char *ws = cli_workspace(opt);
-	return ws ? ws : xstrdup(".");
+	const char *ws = session_workspace(s);
+	return xstrdup(ws ? ws : ".");
 }
 
 static void print_json(cJSON *o)
@@ -84,13 +85,17 @@ int cmd_review(int argc, char **argv)
 	if (argc - optind > 1)
 		return cli_usage_error("review", "expected at most one revision");
 	const char *rev = optind < argc ? argv[optind] : NULL;
-	char *dir = repo_dir(wopt);
-	int rc;
+	struct session *s;
+	int rc = cli_session(&s, &(struct session_opts){.workspace = wopt, .read_only = true});
+	if (rc)
+		return rc;
+	char *dir = repo_dir(s);
 	if (!plain && !json && cli_want_screen(false)) {
-		struct tui_start s = {.kind = TUI_START_CHANGESET, .path = dir, .rev = rev,
-				      .theme = theme, .workspace = dir};
-		rc = tui_main(&s);
+		struct tui_start ts = {.kind = TUI_START_CHANGESET, .session = s, .path = dir, .rev = rev,
+				       .theme = theme};
+		rc = tui_main(&ts);
 		free(dir);
+		session_close(s);
 		return rc;
 	}
 	struct changeset cs;
@@ -110,6 +115,7 @@ int cmd_review(int argc, char **argv)
 		cs_free(&cs);
 	}
 	free(dir);
+	session_close(s);
 	return rc;
 }
 
@@ -136,11 +142,14 @@ int cmd_log(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage_error("log", "unexpected argument '%s'", argv[optind]);
-	char *dir = repo_dir(wopt);
+	struct session *s;
+	int rc = cli_session(&s, &(struct session_opts){.workspace = wopt, .read_only = true});
+	if (rc)
+		return rc;
+	char *dir = repo_dir(s);
 	struct cs_log_entry *v;
 	size_t n;
 	struct tp_err err;
-	int rc = 0;
 	if (cs_log(dir, &v, &n, &err) < 0) {
 		rc = cli_report(&err);
 	} else {
@@ -155,5 +164,6 @@ int cmd_log(int argc, char **argv)
 		cs_log_free(v, n);
 	}
 	free(dir);
+	session_close(s);
 	return rc;
 }

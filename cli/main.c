@@ -1,8 +1,6 @@
 /* tileport: git-style subcommands over the engine. */
 #include "cli/cli.h"
 
-#include "engine/check/check.h"
-#include "engine/core/pipeline.h"
 
 #include <getopt.h>
 #include <locale.h>
@@ -10,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct cli_globals cli_globals;
 
@@ -50,6 +49,14 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return TP_EXIT_USAGE;
 }
 
+bool cli_want_screen(bool no_screen)
+{
+	if (no_screen)
+		return false;
+	const char *nd = getenv("TILEPORT_NO_DISPLAY");
+	return (nd && *nd && strcmp(nd, "0") != 0) || (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
+}
+
 int cli_report(const struct tp_err *err)
 {
 	fprintf(stderr, "tileport: %s\n", err->msg[0] ? err->msg : "error");
@@ -84,8 +91,6 @@ int cmd_help(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
-	/* The orchestrator's "builtin" stage validators are engine/check's. */
-	pipeline_set_checker(check_pipeline_checker);
 	static const struct option opts[] = {
 		{"workspace", required_argument, NULL, 'w'},
 		{"version", no_argument, NULL, 'V'},

@@ -1,7 +1,6 @@
 /* The changeset view: a six-file changeset for review (tileport review,
  * view_arg path = the repository, name = the revision), or the plan of
- * packaging a finished run (p in the pipeline view, view_arg path2 = the
- * run directory, index 1 when this screen holds the run attached): the
+ * packaging a finished run (p in the pipeline view, view_arg run): the
  * files with their roles, the shape checks, what the note says about the
  * run (acceptance, geomean, IR verdict, the verdict trail), and in the
  * lower pane the selected file's diff. s shows the Python reference
@@ -17,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "engine/core/session.h"
 #include "views/changeset_int.h"
 
 /* ---- the document ---- */
@@ -28,8 +28,7 @@ static void doc_unref(struct csv_doc *d)
 	cs_package_result_free(&d->res);
 	free(d->dir);
 	free(d->rev);
-	free(d->run_dir);
-	free(d->workspace);
+	run_model_free(d->run);
 	free(d);
 }
 
@@ -43,7 +42,7 @@ static int doc_load(struct csv_doc *d, struct tp_err *err)
 		if (cs_review(d->dir, d->rev, &fresh.cs, err) < 0)
 			return -1;
 	} else {
-		struct cs_package_opts o = {.run_dir = d->run_dir, .workspace = d->workspace, .dry_run = true};
+		struct cs_package_opts o = {.run = d->run, .dry_run = true};
 		struct tp_err perr;
 		tp_err_clear(&perr);
 		/* A refused plan is still shown, with its reasons; only a plan
@@ -115,11 +114,14 @@ static void build_items(struct view *v)
 		const cJSON *g = cJSON_GetObjectItemCaseSensitive(note, "geomean_ratio");
 		const cJSON *bench = cJSON_GetObjectItemCaseSensitive(note, "bench");
 		const cJSON *ir = cJSON_GetObjectItemCaseSensitive(note, "ir");
-		add_info(x, &cap, &icap, xasprintf("run       %s %s, %s, created %s",
-						   cs_note_or(note, "op", "?"),
-						   cs_note_or(note, "final", "-"),
-						   cs_note_or(note, "mode", "?"),
-						   cs_note_or(note, "created", "?")));
+		const cJSON *run = cs_note_run(note);
+		const cJSON *created = cJSON_GetObjectItemCaseSensitive(run, "created");
+		char when[32] = "?";
+		if (cJSON_IsNumber(created))
+			iso8601_utc((int64_t)created->valuedouble, when);
+		add_info(x, &cap, &icap, xasprintf("run       %s %s, %s, created %s", cs_note_or(run, "op", "?"),
+						   cs_note_or(run, "final", "-"), cs_note_or(run, "mode", "?"),
+						   when));
 		add_info(x, &cap, &icap, xasprintf("accepted  %s", cs_note_or(acc, "why", "-")));
 		char geo[32] = "n/a";
 		if (cJSON_IsNumber(g))
@@ -130,7 +132,7 @@ static void build_items(struct view *v)
 		add_info(x, &cap, &icap, xasprintf("IR        %s  (i findings, d IR diff)",
 						   cs_note_or(ir, "verdict", "none recorded")));
 		add_item(x, &cap, CI_SECTION, SEC_TRAIL);
-		int nt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(note, "trail"));
+		int nt = cJSON_GetArraySize(cs_note_attempts(note));
 		for (int i = 0; i < nt; i++)
 			add_item(x, &cap, CI_TRAIL, (size_t)i);
 	}
@@ -229,14 +231,15 @@ static enum line_type trail_type(const char *verdict, const char *action)
 
 static void trail_line(const struct csv *x, size_t i, struct line_out *out)
 {
-	const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(csv_cs(x->doc)->note, "trail"),
-					    (int)i);
-	const char *verdict = cs_note_str(t, "verdict"), *action = cs_note_str(t, "action");
+	const cJSON *t = cJSON_GetArrayItem(cs_note_attempts(csv_cs(x->doc)->note), (int)i);
+	const char *verdict = cs_attempt_verdict(t), *action = cs_note_str(t, "action");
 	const char *klass = cs_note_str(t, "class"), *note = cs_note_str(t, "note");
+	char id[32];
+	cs_attempt_label(t, id, sizeof(id));
 	lo_reset(out, LINE_DEFAULT);
 	lo_adds(out, LINE_DEFAULT, "  ");
-	lo_col(out, LINE_LABEL, 4, ALIGN_LEFT, cs_note_or(t, "attempt", "?"));
-	lo_col(out, trail_type(verdict, action), 17, ALIGN_LEFT, verdict ? verdict : "-");
+	lo_col(out, LINE_LABEL, 4, ALIGN_LEFT, id);
+	lo_col(out, trail_type(verdict, action), 17, ALIGN_LEFT, verdict);
 	char k[32] = "";
 	if (klass)
 		snprintf(k, sizeof(k), "[%s]", klass);
@@ -369,8 +372,7 @@ static void package_now(struct view *v, const char *reason)
 {
 	struct csv *x = v->priv;
 	struct csv_doc *d = x->doc;
-	struct cs_package_opts o = {.run_dir = d->run_dir, .workspace = d->workspace, .accept = reason,
-				    .lock_held = d->lock_held};
+	struct cs_package_opts o = {.run = d->run, .accept = reason};
 	struct cs_package_result r;
 	struct tp_err err;
 	tp_err_clear(&err);
@@ -449,9 +451,7 @@ static void request_package(struct view *v)
 static void open_irdiff(struct view *v)
 {
 	struct csv *x = v->priv;
-	const char *run = cs_note_str(csv_cs(x->doc)->note, "run_dir");
-	if (x->doc->plan && x->doc->run_dir)
-		run = x->doc->run_dir;
+	const char *run = cs_note_str(cJSON_GetObjectItemCaseSensitive(csv_cs(x->doc)->note, "run"), "run_dir");
 	if (run && path_is_dir(run)) {
 		struct view_arg arg = {.path = run};
 		v->host->open(v->host, upper_of(v), VIEW_IRDIFF, &arg, 0);
@@ -517,18 +517,16 @@ static int csv_open(struct view *v, const struct view_arg *arg, struct tp_err *e
 		x->pane = true;
 		return csv_pane_fill(v, (enum csv_mode)arg->index, (size_t)(arg->line > 0 ? arg->line : 0), err);
 	}
-	if (!arg->path && !arg->path2) {
+	if (!arg->path && !arg->run) {
 		tp_err_set(err, TP_EXIT_USAGE, "changeset view: no repository or run given");
 		return -1;
 	}
 	struct csv_doc *d = xcalloc(1, sizeof(*d));
 	d->refs = 1;
 	x->doc = d;
-	if (arg->path2) {
+	if (arg->run) {
 		d->plan = true;
-		d->run_dir = xstrdup(arg->path2);
-		d->workspace = arg->path ? xstrdup(arg->path) : NULL;
-		d->lock_held = arg->index == 1;
+		d->run = run_model_ref(arg->run);
 	} else {
 		d->dir = xstrdup(arg->path);
 		d->rev = arg->name ? xstrdup(arg->name) : NULL;

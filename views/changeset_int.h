@@ -15,8 +15,7 @@ struct csv_doc {
 	int refs; /* the upper pane and the lower pane hold it */
 	/* review: the repository and revision; a plan: the run */
 	char *dir, *rev;
-	char *run_dir, *workspace;
-	bool lock_held; /* a plan for a run this screen has attached (holds its lock) */
+	struct run_model *run; /* a reference of its own */
 	bool plan;      /* nothing committed yet: p commits */
 	struct cs_package_result res; /* res.cs is the changeset either way */
 };

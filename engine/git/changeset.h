@@ -24,6 +24,7 @@
 #include "engine/core/util.h"
 
 struct cJSON;
+struct run_model;
 struct run_state;
 
 #define CS_NOTES_REF "refs/notes/tileport"
@@ -124,6 +125,14 @@ int cs_review(const char *dir, const char *rev, struct changeset *out, struct tp
 int cs_file_diff(struct cs_file *f, struct tp_err *err);
 void cs_check_shape(struct changeset *cs);
 
+/* The note's run, in its one JSON form (run_model_to_json), or NULL. */
+const struct cJSON *cs_note_run(const struct cJSON *note);
+/* The attempts of the note's run, or NULL. */
+const struct cJSON *cs_note_attempts(const struct cJSON *note);
+/* One of them as "D2" ("B1r" for a repair), and the verdict it was routed
+ * on ("SKIPPED" for a skip, "-" for none). */
+void cs_attempt_label(const struct cJSON *attempt, char *buf, size_t n);
+const char *cs_attempt_verdict(const struct cJSON *attempt);
 /* A string field of one of the note's objects; NULL (or dflt) when absent. */
 const char *cs_note_str(const struct cJSON *o, const char *key);
 const char *cs_note_or(const struct cJSON *o, const char *key, const char *dflt);
@@ -151,12 +160,11 @@ void cs_acceptance_free(struct cs_acceptance *a);
 /* ---- packaging ---- */
 
 struct cs_package_opts {
-	const char *run_dir;
+	struct run_model *run; /* the run (engine/core/session.h), live or followed */
 	const char *workspace; /* NULL: the run's workspace */
 	const char *branch;    /* NULL: tileport/{op} */
 	const char *accept;    /* a person's reason to accept the run, or NULL */
 	bool dry_run;          /* check and show; write nothing */
-	bool lock_held;        /* the caller holds the run's lock (an attached run) */
 };
 
 struct cs_package_result {

@@ -52,7 +52,8 @@ struct cJSON *cs_report_ir(const char *run_dir);
 
 /* ---- evidence (evidence.c) ---- */
 /* The note: the run summary as JSON (docs/changeset.md lists the keys). */
-struct cJSON *cs_note_build(const struct run_state *st, const struct cs_acceptance *acc);
+struct run_model;
+struct cJSON *cs_note_build(const struct run_model *m, const struct cs_acceptance *acc);
 /* The commit message: subject, verdict trail, geomean, trailers. */
 char *cs_message_build(const struct run_state *st, const struct cs_acceptance *acc,
 		       const struct cJSON *note);

@@ -1,15 +1,14 @@
 /* The run evidence a changeset carries: whether the run counts as
- * accepted, the note (the run summary as JSON: stages, verdict trail,
- * drivers and tokens per stage, bench rows and IR findings from the run's
- * reports (reports.c), deferred items) and the commit message (subject,
- * verdict trail, geomean, trailers). */
+ * accepted, the note (the run in its one JSON form, run_model_to_json:
+ * stages, verdict trail, drivers and tokens per stage, deferred items;
+ * with the bench rows and IR findings of the run's reports, reports.c) and
+ * the commit message (subject, verdict trail, geomean, trailers). */
 #include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/events.h"
-#include "engine/core/run.h"
+#include "engine/core/session.h"
 #include "engine/git/cs_int.h"
 
 /* ---- acceptance ---- */
@@ -34,14 +33,13 @@ static char *one_line(const char *s)
 void cs_run_acceptance(const struct run_state *st, const char *reason, struct cs_acceptance *out)
 {
 	memset(out, 0, sizeof(*out));
-	bool aborted = st->status && !strcmp(st->status, "aborted");
-	const char *end = st->final ? st->final : aborted ? "aborted" : NULL;
+	const char *end = st->final ? st->final : st->status == RUN_ABORTED ? "aborted" : NULL;
 	const struct attempt *e = last_of(st, 'E');
 	char *why = reason ? one_line(reason) : NULL;
 	out->ended = end != NULL;
 	if (!end) {
 		out->why = xasprintf("the run has not ended (its status is %s): package a finished run",
-				     st->status ? st->status : "unknown");
+				     run_status_name(st->status));
 	} else if (!strcmp(end, "PIPELINE_COMPLETE") && e && e->verdict && !strcmp(e->verdict, "DONE")) {
 		out->accepted = true;
 		out->why = xstrdup("PIPELINE_COMPLETE with E DONE");
@@ -62,12 +60,7 @@ void cs_acceptance_free(struct cs_acceptance *a)
 	a->why = NULL;
 }
 
-/* ---- the run's own record ---- */
-
-static char *attempt_id(const struct attempt *a)
-{
-	return xasprintf("%c%d%s", a->stage, a->n, a->repair ? "r" : "");
-}
+/* ---- the note ---- */
 
 static const char *verdict_shown(const struct attempt *a)
 {
@@ -79,127 +72,43 @@ static char *verdicts_trailer(const struct run_state *st)
 {
 	struct sbuf sb = SBUF_INIT;
 	for (size_t i = 0; i < st->natt; i++) {
-		char *id = attempt_id(&st->att[i]);
-		sb_printf(&sb, "%s%s=%s", i ? " " : "", id, verdict_shown(&st->att[i]));
-		free(id);
+		const struct attempt *a = &st->att[i];
+		sb_printf(&sb, "%s%c%d%s=%s", i ? " " : "", a->stage, a->n, a->repair ? "r" : "",
+			  verdict_shown(a));
 	}
 	return sb_detach(&sb);
 }
 
-#define ADD_OPT(o, k, v) do { if (v) cJSON_AddStringToObject(o, k, v); } while (0)
-
-static void stages_json(const struct run_state *st, cJSON *note)
+/* The manual actions of events.jsonl (overrides, skips, ...) with their
+ * reasons: the state keeps only their effect. */
+static void manual_json(const struct run_model *m, cJSON *note)
 {
-	cJSON *stages = cJSON_AddArrayToObject(note, "stages");
-	for (int l = 'A'; l <= 'Z'; l++) {
-		const struct attempt *last = NULL;
-		long long tin = 0, tout = 0;
-		double cost = 0;
-		int runs = 0;
-		for (size_t i = 0; i < st->natt; i++) {
-			const struct attempt *a = &st->att[i];
-			if (a->stage != l)
-				continue;
-			last = a;
-			tin += a->tokens_in;
-			tout += a->tokens_out;
-			cost += a->cost;
-			runs += a->counts;
-		}
-		if (!last)
-			continue;
-		cJSON *s = cJSON_CreateObject();
-		char letter[2] = {(char)l, 0};
-		cJSON_AddStringToObject(s, "stage", letter);
-		cJSON_AddNumberToObject(s, "runs", runs);
-		cJSON_AddStringToObject(s, "verdict", verdict_shown(last));
-		const char *drv = last->driver ? last->driver : st->drivers[l - 'A'];
-		ADD_OPT(s, "driver", drv);
-		cJSON_AddNumberToObject(s, "tokens_in", (double)tin);
-		cJSON_AddNumberToObject(s, "tokens_out", (double)tout);
-		cJSON_AddNumberToObject(s, "cost", cost);
-		cJSON_AddItemToArray(stages, s);
-	}
-}
-
-static void trail_json(const struct run_state *st, cJSON *note)
-{
-	cJSON *trail = cJSON_AddArrayToObject(note, "trail");
-	cJSON *deferred = cJSON_AddArrayToObject(note, "deferred");
-	for (size_t i = 0; i < st->natt; i++) {
-		const struct attempt *a = &st->att[i];
-		cJSON *t = cJSON_CreateObject();
-		char *id = attempt_id(a);
-		char letter[2] = {a->stage, 0};
-		cJSON_AddNumberToObject(t, "seq", a->seq);
-		cJSON_AddStringToObject(t, "attempt", id);
-		cJSON_AddStringToObject(t, "stage", letter);
-		cJSON_AddStringToObject(t, "verdict", verdict_shown(a));
-		ADD_OPT(t, "claimed", a->claimed);
-		ADD_OPT(t, "class", a->klass);
-		ADD_OPT(t, "gate", a->gate);
-		ADD_OPT(t, "validator", a->validator);
-		ADD_OPT(t, "action", a->action);
-		ADD_OPT(t, "note", a->note);
-		cJSON_AddBoolToObject(t, "manual", a->manual);
-		cJSON_AddItemToArray(trail, t);
-		for (size_t k = 0; a->verdict && !strcmp(a->verdict, "DEFERRED") && a->deferred &&
-				   a->deferred[k]; k++) {
-			cJSON *d = cJSON_CreateObject();
-			cJSON_AddStringToObject(d, "stage", letter);
-			cJSON_AddStringToObject(d, "step", a->deferred[k]);
-			cJSON_AddItemToArray(deferred, d);
-		}
-		free(id);
-	}
-}
-
-/* The manual actions of events.jsonl (overrides, skips, ...) with their reasons. */
-static void manual_json(const struct run_state *st, cJSON *note)
-{
-	cJSON *all = events_read(st->run_dir, NULL);
 	cJSON *manual = cJSON_AddArrayToObject(note, "manual");
 	const cJSON *ev;
-	cJSON_ArrayForEach(ev, all) {
-		const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
-		if (!cJSON_IsString(type) || !str_starts(type->valuestring, "manual_"))
+	cJSON_ArrayForEach(ev, run_model_events(m)) {
+		const char *type = cs_note_str(ev, "type");
+		if (!type || !str_starts(type, "manual_"))
 			continue;
-		cJSON *m = cJSON_CreateObject();
+		cJSON *o = cJSON_CreateObject();
 		static const char *const keys[] = {"ts", "type", "reason", "msg"};
-		for (size_t k = 0; k < TP_ARRAY_LEN(keys); k++) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(ev, keys[k]);
-			if (cJSON_IsString(v))
-				cJSON_AddStringToObject(m, keys[k], v->valuestring);
-		}
-		cJSON_AddItemToArray(manual, m);
+		for (size_t k = 0; k < TP_ARRAY_LEN(keys); k++)
+			if (cs_note_str(ev, keys[k]))
+				cJSON_AddStringToObject(o, keys[k], cs_note_str(ev, keys[k]));
+		cJSON_AddItemToArray(manual, o);
 	}
-	cJSON_Delete(all);
 }
 
-cJSON *cs_note_build(const struct run_state *st, const struct cs_acceptance *acc)
+cJSON *cs_note_build(const struct run_model *m, const struct cs_acceptance *acc)
 {
+	const struct run_state *st = run_model_state(m);
 	cJSON *note = cJSON_CreateObject();
 	cJSON_AddNumberToObject(note, "schema", CS_NOTE_SCHEMA);
 	cJSON_AddStringToObject(note, "tileport_version", TILEPORT_VERSION);
-	cJSON_AddStringToObject(note, "op", st->op);
-	ADD_OPT(note, "run_dir", st->run_dir);
-	ADD_OPT(note, "workspace", st->workspace);
-	char when[32];
-	iso8601_utc(st->created, when);
-	cJSON_AddStringToObject(note, "created", when);
-	ADD_OPT(note, "final", st->final);
-	ADD_OPT(note, "reason", st->reason);
-	cJSON_AddStringToObject(note, "mode", st->offline ? "offline" : "online");
-	ADD_OPT(note, "contract", st->contract);
+	cJSON_AddItemToObject(note, "run", run_model_to_json(m));
 	cJSON *a = cJSON_AddObjectToObject(note, "accepted");
 	cJSON_AddStringToObject(a, "by", acc->by_hand ? "hand" : "state");
 	cJSON_AddStringToObject(a, "why", acc->why);
-	stages_json(st, note);
-	trail_json(st, note);
-	manual_json(st, note);
-	cJSON *miss = cJSON_AddArrayToObject(note, "missing");
-	for (size_t i = 0; st->missing && st->missing[i]; i++)
-		cJSON_AddItemToArray(miss, cJSON_CreateString(st->missing[i]));
+	manual_json(m, note);
 	cJSON *bench = cs_report_bench(st->run_dir);
 	const cJSON *g = cJSON_GetObjectItemCaseSensitive(bench, "geomean_ratio");
 	if (cJSON_IsNumber(g))
@@ -217,21 +126,40 @@ cJSON *cs_note_build(const struct run_state *st, const struct cs_acceptance *acc
 
 /* ---- the commit message ---- */
 
+void cs_attempt_label(const cJSON *a, char *buf, size_t n)
+{
+	const cJSON *num = cJSON_GetObjectItemCaseSensitive(a, "attempt");
+	snprintf(buf, n, "%s%d%s", cs_note_or(a, "stage", "?"), cJSON_IsNumber(num) ? num->valueint : 0,
+		 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "repair")) ? "r" : "");
+}
+
+const char *cs_attempt_verdict(const cJSON *a)
+{
+	const char *state = cs_note_str(a, "state");
+	return state && !strcmp(state, "skipped") ? "SKIPPED" : cs_note_or(a, "verdict", "-");
+}
+
+const cJSON *cs_note_attempts(const cJSON *note)
+{
+	return cJSON_GetObjectItemCaseSensitive(cs_note_run(note), "attempts");
+}
+
 void cs_trail_format(const cJSON *note, struct sbuf *out)
 {
-	const cJSON *trail = cJSON_GetObjectItemCaseSensitive(note, "trail"), *t;
+	const cJSON *t;
 	int w = 0;
-	cJSON_ArrayForEach(t, trail) {
-		int n = (int)strlen(cs_note_or(t, "verdict", "-"));
+	cJSON_ArrayForEach(t, cs_note_attempts(note)) {
+		int n = (int)strlen(cs_attempt_verdict(t));
 		n += cs_note_str(t, "class") ? (int)strlen(cs_note_str(t, "class")) + 3 : 0;
 		w = n > w ? n : w;
 	}
-	cJSON_ArrayForEach(t, trail) {
+	cJSON_ArrayForEach(t, cs_note_attempts(note)) {
 		const char *klass = cs_note_str(t, "class");
-		char *v = xasprintf("%s%s%s%s", cs_note_or(t, "verdict", "-"), klass ? " [" : "",
-				    klass ? klass : "", klass ? "]" : "");
-		sb_printf(out, "  %-4s %-*s -> %s\n", cs_note_or(t, "attempt", "?"), w, v,
-			  cs_note_or(t, "action", "-"));
+		char *v = xasprintf("%s%s%s%s", cs_attempt_verdict(t), klass ? " [" : "", klass ? klass : "",
+				    klass ? "]" : "");
+		char id[32];
+		cs_attempt_label(t, id, sizeof(id));
+		sb_printf(out, "  %-4s %-*s -> %s\n", id, w, v, cs_note_or(t, "action", "-"));
 		free(v);
 		if (cs_note_str(t, "note")) {
 			char *n = one_line(cs_note_str(t, "note"));

@@ -19,14 +19,13 @@
 #include <sys/stat.h>
 
 #include "engine/core/events.h"
-#include "engine/core/run.h"
+#include "engine/core/session.h"
 #include "engine/git/cs_int.h"
 
 struct pkg {
 	const struct cs_package_opts *o;
 	struct cs_package_result *res;
-	struct run_state st;
-	bool have_st;
+	const struct run_state *st;
 	struct cs_acceptance acc;
 	git_repository *repo;
 	char *prefix;
@@ -102,7 +101,7 @@ static void check_head(struct pkg *p)
 
 static void check_branch(struct pkg *p)
 {
-	p->branch = p->o->branch ? xstrdup(p->o->branch) : xasprintf(CS_BRANCH_PREFIX "%s", p->st.op);
+	p->branch = p->o->branch ? xstrdup(p->o->branch) : xasprintf(CS_BRANCH_PREFIX "%s", p->st->op);
 	p->branch_ref = xasprintf("refs/heads/%s", p->branch);
 	int valid = 0;
 	if (git_branch_name_is_valid(&valid, p->branch) < 0 || !valid) {
@@ -167,9 +166,9 @@ static void check_status(struct pkg *p)
 	for (size_t i = 0; i < git_status_list_entrycount(sl); i++) {
 		const git_status_entry *e = git_status_byindex(sl, i);
 		const char *path = status_path(e);
-		enum cs_role r = cs_path_role(path, p->prefix, p->st.op);
+		enum cs_role r = cs_path_role(path, p->prefix, p->st->op);
 		if (r == CS_ROLE_OTHER) {
-			if (cs_in_op_area(path, p->prefix, p->st.op))
+			if (cs_in_op_area(path, p->prefix, p->st->op))
 				problem(p, TP_EXIT_FAILED, "a seventh file changed: %s (the op's changes must be "
 					"exactly its six files; commit, stash or remove it first)", path);
 			continue;
@@ -186,7 +185,7 @@ static void check_status(struct pkg *p)
 	for (int r = 0; r < CS_NROLES; r++) {
 		if (seen[r])
 			continue;
-		char *rel = cs_role_path((enum cs_role)r, p->st.op);
+		char *rel = cs_role_path((enum cs_role)r, p->st->op);
 		char *full = xasprintf("%s%s%s", git_repository_workdir(p->repo), p->prefix, rel);
 		problem(p, TP_EXIT_FAILED, "%s%s (%s, %s) %s", p->prefix, rel, cs_role_name((enum cs_role)r),
 			cs_role_help((enum cs_role)r),
@@ -199,9 +198,9 @@ static void check_status(struct pkg *p)
 /* The in-tree kernel.rs and ffi.rs must be the ones the run validated. */
 static void check_same_as_run(struct pkg *p, enum cs_role r, const char *run_name)
 {
-	char *rel = cs_role_path(r, p->st.op);
+	char *rel = cs_role_path(r, p->st->op);
 	char *tree = xasprintf("%s%s%s", git_repository_workdir(p->repo), p->prefix, rel);
-	char *run = path_join(p->st.run_dir, run_name);
+	char *run = path_join(p->st->run_dir, run_name);
 	size_t tl = 0, rl = 0;
 	char *t = read_file(tree, &tl, NULL), *u = read_file(run, &rl, NULL);
 	if (!u)
@@ -247,7 +246,7 @@ static int build_commit(struct pkg *p, struct tp_err *err)
 	if (rc == 0 && p->head)
 		rc = git_commit_tree(&base, p->head) < 0 || git_index_read_tree(idx, base) < 0 ? -1 : 0;
 	for (int r = 0; rc == 0 && r < CS_NROLES; r++) {
-		char *rel = cs_role_path((enum cs_role)r, p->st.op);
+		char *rel = cs_role_path((enum cs_role)r, p->st->op);
 		char *path = xasprintf("%s%s", p->prefix, rel);
 		rc = add_worktree_file(p, idx, path);
 		free(path);
@@ -260,8 +259,8 @@ static int build_commit(struct pkg *p, struct tp_err *err)
 	if (rc < 0) {
 		cs_git_fail(err, TP_EXIT_ENV, "building the changeset's tree");
 	} else {
-		p->note = cs_note_build(&p->st, &p->acc);
-		char *msg = cs_message_build(&p->st, &p->acc, p->note);
+		p->note = cs_note_build(p->o->run, &p->acc);
+		char *msg = cs_message_build(p->st, &p->acc, p->note);
 		const git_commit *parents[1] = {p->head};
 		rc = git_commit_create(&p->commit, p->repo, NULL, p->sig, p->sig, NULL, msg, tree,
 				       p->head ? 1 : 0, parents);
@@ -282,7 +281,7 @@ static int read_back(struct pkg *p, struct tp_err *err)
 	git_commit *c;
 	if (git_commit_lookup(&c, p->repo, &p->commit) < 0)
 		return cs_git_fail(err, TP_EXIT_ENV, "reading the commit back");
-	cs->op = xstrdup(p->st.op);
+	cs->op = xstrdup(p->st->op);
 	cs->prefix = xstrdup(p->prefix);
 	cs->branch = xstrdup(p->branch);
 	int rc = cs_read_commit(p->repo, c, cs, err);
@@ -382,7 +381,7 @@ static int commit_refs(struct pkg *p, struct tp_err *err)
 	if (rc == 0)
 		rc = write_pack(p, err);
 	if (rc == 0) {
-		char *why = xasprintf("tileport package: %s", p->st.run_dir);
+		char *why = xasprintf("tileport package: %s", p->st->run_dir);
 		if (git_transaction_set_target(tx, p->branch_ref, &p->commit, p->sig, why) < 0 ||
 		    git_transaction_set_target(tx, CS_NOTES_REF, &p->notes_commit, p->sig, why) < 0 ||
 		    git_transaction_commit(tx) < 0)
@@ -397,18 +396,18 @@ static void record_events(struct pkg *p)
 {
 	struct tp_err e;
 	tp_err_clear(&e);
-	events_repair(p->st.run_dir);
+	events_repair(p->st->run_dir);
 	char id[GIT_OID_HEXSZ + 1];
 	git_oid_tostr(id, sizeof(id), &p->commit);
 	int rc = 0;
 	if (p->acc.by_hand) {
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddStringToObject(f, "reason", p->o->accept);
-		cJSON_AddStringToObject(f, "final", p->st.final ? p->st.final : "aborted");
+		cJSON_AddStringToObject(f, "final", p->st->final ? p->st->final : "aborted");
 		char *msg = xasprintf("accepted by hand for packaging: %s", p->acc.why);
 		cJSON_AddStringToObject(f, "msg", msg);
 		free(msg);
-		rc = events_append(p->st.run_dir, "manual_accept", f, NULL, &e);
+		rc = events_append(p->st->run_dir, "manual_accept", f, NULL, &e);
 	}
 	if (rc == 0) {
 		cJSON *f = cJSON_CreateObject();
@@ -418,7 +417,7 @@ static void record_events(struct pkg *p)
 				      p->branch, id, p->res->cs.nfiles);
 		cJSON_AddStringToObject(f, "msg", msg);
 		free(msg);
-		rc = events_append(p->st.run_dir, "packaged", f, NULL, &e);
+		rc = events_append(p->st->run_dir, "packaged", f, NULL, &e);
 	}
 	if (rc < 0)
 		p->res->warning = xasprintf("packaged, but the run's events.jsonl was not appended: %s",
@@ -430,23 +429,16 @@ static void record_events(struct pkg *p)
 static int plan(struct pkg *p, struct tp_err *err)
 {
 	const struct cs_package_opts *o = p->o;
-	if (!run_exists(o->run_dir)) {
-		tp_err_set(err, TP_EXIT_USAGE, "%s: no tileport run here (no .tileport/state.json)",
-			   o->run_dir);
+	p->st = run_model_state(o->run);
+	if (!cs_op_name_ok(p->st->op)) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s: the run's op '%s' is not an operator name",
+			   p->st->run_dir, p->st->op ? p->st->op : "");
 		return -1;
 	}
-	if (run_state_load(o->run_dir, &p->st, err) < 0)
-		return -1;
-	p->have_st = true;
-	if (!cs_op_name_ok(p->st.op)) {
-		tp_err_set(err, TP_EXIT_USAGE, "%s: the run's op '%s' is not an operator name", o->run_dir,
-			   p->st.op ? p->st.op : "");
-		return -1;
-	}
-	const char *ws = o->workspace ? o->workspace : p->st.workspace;
+	const char *ws = o->workspace ? o->workspace : p->st->workspace;
 	if (!ws) {
 		tp_err_set(err, TP_EXIT_USAGE, "%s: the run names no workspace; give --workspace",
-			   o->run_dir);
+			   p->st->run_dir);
 		return -1;
 	}
 	if (o->accept && !*o->accept) {
@@ -456,7 +448,7 @@ static int plan(struct pkg *p, struct tp_err *err)
 	if (cs_repo_open(&p->repo, ws, &p->prefix, err) < 0)
 		return -1;
 	p->res->workdir = xstrdup(git_repository_workdir(p->repo));
-	cs_run_acceptance(&p->st, o->accept, &p->acc);
+	cs_run_acceptance(p->st, o->accept, &p->acc);
 	if (!p->acc.accepted) {
 		p->res->needs_reason = p->acc.ended && !p->res->problems;
 		problem(p, TP_EXIT_FAILED, "%s", p->acc.why);
@@ -479,9 +471,14 @@ int cs_package(const struct cs_package_opts *o, struct cs_package_result *res, s
 	struct pkg p = {.o = o, .res = res};
 	cs_git_begin();
 	int lock = -1, rc = 0;
-	if (!o->dry_run && !o->lock_held && run_exists(o->run_dir)) {
+	/* A run this process drives is locked already; any other is locked
+	 * here, and read again under the lock. */
+	if (!o->dry_run && !run_model_pipeline(o->run)) {
 		struct tp_err le;
-		if ((lock = run_lock(o->run_dir, &le)) < 0)
+		const char *dir = run_model_state(o->run)->run_dir;
+		if ((lock = run_lock(dir, &le)) < 0)
+			problem_err(&p, &le);
+		else if (run_model_refresh(o->run, &le) < 0)
 			problem_err(&p, &le);
 	}
 	rc = plan(&p, err);
@@ -489,8 +486,7 @@ int cs_package(const struct cs_package_opts *o, struct cs_package_result *res, s
 		struct sbuf sb = SBUF_INIT;
 		for (size_t i = 0; res->problems[i]; i++)
 			sb_printf(&sb, "%s%s", i ? "; " : "", res->problems[i]);
-		tp_err_set(err, res->code, "packaging %s refused: %s", p.st.op ? p.st.op : o->run_dir,
-			   sb_str(&sb));
+		tp_err_set(err, res->code, "packaging %s refused: %s", p.st->op, sb_str(&sb));
 		sb_free(&sb);
 		rc = -1;
 	}
@@ -514,8 +510,6 @@ int cs_package(const struct cs_package_opts *o, struct cs_package_result *res, s
 	free(p.branch);
 	free(p.branch_ref);
 	cs_acceptance_free(&p.acc);
-	if (p.have_st)
-		run_state_free(&p.st);
 	cs_git_end();
 	return rc;
 }

@@ -240,7 +240,7 @@ static int by_role(const void *a, const void *b)
  * subject's "cutile-rs: add OP". */
 static void find_op(struct changeset *cs)
 {
-	const cJSON *op = cJSON_GetObjectItemCaseSensitive(cs->note, "op");
+	const cJSON *op = cJSON_GetObjectItemCaseSensitive(cs_note_run(cs->note), "op");
 	for (size_t i = 0; i < cs->nfiles && !cs->prefix; i++) {
 		char *kop;
 		if (cs_kernel_path_op(cs->files[i].path, &cs->prefix, &kop)) {

@@ -15,6 +15,11 @@ const char *cs_note_str(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+const cJSON *cs_note_run(const cJSON *note)
+{
+	return cJSON_GetObjectItemCaseSensitive(note, "run");
+}
+
 const char *cs_note_or(const cJSON *o, const char *key, const char *dflt)
 {
 	const char *s = cs_note_str(o, key);
@@ -30,33 +35,51 @@ static void num_cell(const cJSON *o, const char *key, char *buf, size_t n)
 		snprintf(buf, n, "NA");
 }
 
+/* The last attempt of a stage in the note's run, or NULL. */
+static const cJSON *last_attempt(const cJSON *note, const char *stage)
+{
+	const cJSON *a, *last = NULL;
+	cJSON_ArrayForEach(a, cs_note_attempts(note))
+		if (!strcmp(cs_note_or(a, "stage", ""), stage))
+			last = a;
+	return last;
+}
+
+static double num_or0(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
 static void evidence_run(const cJSON *note, struct sbuf *out)
 {
-	const char *final = cs_note_str(note, "final"), *contract = cs_note_str(note, "contract");
-	sb_printf(out, "  run       %s %s, created %s, %s%s%s\n", cs_note_or(note, "op", "?"),
-		  final ? final : "(not ended)", cs_note_or(note, "created", "?"),
-		  cs_note_or(note, "mode", "?"), contract ? ", output contract " : "",
-		  contract ? contract : "");
-	if (cs_note_str(note, "run_dir"))
-		sb_printf(out, "  run dir   %s\n", cs_note_str(note, "run_dir"));
+	const cJSON *run = cs_note_run(note);
+	const char *final = cs_note_str(run, "final"), *contract = cs_note_str(run, "contract");
+	char created[32];
+	iso8601_utc((int64_t)num_or0(run, "created"), created);
+	sb_printf(out, "  run       %s %s, created %s, %s%s%s\n", cs_note_or(run, "op", "?"),
+		  final ? final : "(not ended)", created, cs_note_or(run, "mode", "?"),
+		  contract ? ", output contract " : "", contract ? contract : "");
+	if (cs_note_str(run, "run_dir"))
+		sb_printf(out, "  run dir   %s\n", cs_note_str(run, "run_dir"));
 	const cJSON *acc = cJSON_GetObjectItemCaseSensitive(note, "accepted");
 	if (cs_note_str(acc, "why"))
 		sb_printf(out, "  accepted  %s\n", cs_note_str(acc, "why"));
 	const cJSON *s;
-	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(note, "stages")) {
-		const cJSON *tin = cJSON_GetObjectItemCaseSensitive(s, "tokens_in");
-		const cJSON *tout = cJSON_GetObjectItemCaseSensitive(s, "tokens_out");
-		const cJSON *cost = cJSON_GetObjectItemCaseSensitive(s, "cost");
-		const cJSON *runs = cJSON_GetObjectItemCaseSensitive(s, "runs");
-		sb_printf(out, "  stage %s   %-14s runs %d  tokens %.0f/%.0f  $%.2f  %s\n",
-			  cs_note_or(s, "stage", "?"), cs_note_or(s, "verdict", "-"),
-			  cJSON_IsNumber(runs) ? runs->valueint : 0, cJSON_IsNumber(tin) ? tin->valuedouble : 0,
-			  cJSON_IsNumber(tout) ? tout->valuedouble : 0, cJSON_IsNumber(cost) ? cost->valuedouble : 0,
-			  cs_note_or(s, "driver", ""));
+	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(run, "stages")) {
+		const cJSON *last = last_attempt(note, s->string);
+		if (!last)
+			continue;
+		const char *driver = cs_note_str(last, "driver");
+		if (!driver)
+			driver = cs_note_str(cJSON_GetObjectItemCaseSensitive(run, "drivers"), s->string);
+		sb_printf(out, "  stage %s   %-14s runs %.0f  tokens %.0f/%.0f  $%.2f  %s\n", s->string,
+			  cs_attempt_verdict(last), num_or0(s, "runs"), num_or0(s, "tokens_in"),
+			  num_or0(s, "tokens_out"), num_or0(s, "cost"), driver ? driver : "");
 	}
 	const cJSON *d;
 	bool any = false;
-	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(note, "deferred")) {
+	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(run, "deferred")) {
 		sb_printf(out, "%s%s %s", any ? ", " : "  deferred  ", cs_note_or(d, "stage", "?"),
 			  cs_note_or(d, "step", "?"));
 		any = true;

@@ -138,12 +138,13 @@ assert_eq "git notes --ref tileport show" "$?" 0
 python3 - "$T/note.json" >"$T/note.check" 2>&1 <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == 1 and d["op"] == "softmax", d
-assert d["final"] == "PIPELINE_COMPLETE" and d["accepted"]["by"] == "state"
-assert [t["attempt"] for t in d["trail"]] == ["A1", "B1", "D1", "C1", "B2", "D2", "E1"]
-assert d["trail"][5]["note"].startswith("verdict overridden by hand")
-st = {s["stage"]: s for s in d["stages"]}
-assert st["B"]["runs"] == 2 and st["B"]["tokens_in"] == 184500 and st["B"]["driver"].startswith("exec:")
+run = d["run"] # the run's one JSON form, as status --json prints it
+assert d["schema"] == 1 and run["op"] == "softmax", d
+assert run["final"] == "PIPELINE_COMPLETE" and d["accepted"]["by"] == "state"
+assert [f'{a["stage"]}{a["attempt"]}' for a in run["attempts"]] == ["A1", "B1", "D1", "C1", "B2", "D2", "E1"]
+assert run["attempts"][5]["note"].startswith("verdict overridden by hand")
+assert run["stages"]["B"]["runs"] == 2 and run["stages"]["B"]["tokens_in"] == 184500
+assert run["attempts"][1]["driver"].startswith("exec:")
 assert abs(d["geomean_ratio"] - 1.0204) < 1e-9
 assert [r["config"] for r in d["bench"]["rows"]] == ["4096-1024-float16", "8192-1024-float16"]
 assert d["bench"]["rows"][0]["ratio"] == 1.0266 and d["bench"]["severity"] == "DONE"
@@ -154,7 +155,7 @@ assert [(x["rule"], x["severity"], x["file"], x["entry"]) for x in f] == \
     [("ftz", "CRITICAL", "generated/irdiff.json", "softmax_kernel")], f
 assert sorted(f["role"] for f in d["files"]) == sorted(["kernel", "ffi", "wrapper", "lib.rs", "import", "test"])
 assert d["manual"][0]["type"] == "manual_override"
-assert d["deferred"] == [] and d["contract"] == "pass"
+assert run["deferred"] == [] and run["contract"] == "pass"
 print("note ok")
 EOF
 assert_contains "the note is the run summary as JSON" "$T/note.check" "note ok"

@@ -225,7 +225,7 @@ static void test_paths_and_names(void **state)
 static void run_with(struct run_state *st, const char *status, const char *final, const char *e_verdict)
 {
 	run_state_init(st);
-	st->status = xstrdup(status);
+	st->status = (enum run_status)run_status_parse(status);
 	st->final = final ? xstrdup(final) : NULL;
 	st->run_dir = xstrdup("/nonexistent/run");
 	if (e_verdict) {

@@ -29,7 +29,7 @@ assert [c["name"] for c in d["checks"]] == ["six-paths", "names", "lib-mod", "in
 assert d["checks"][0]["requires"] == "exactly the six paths of one op"
 assert [f["role"] for f in d["files"]] == ["kernel", "ffi", "wrapper", "lib.rs", "import", "test"]
 assert d["files"][0]["patch"].startswith("diff --git a/src/tilegym/ops/cutile_rs/softmax_kernel/kernel.rs")
-assert d["note"]["op"] == "softmax" and d["branch"] == "tileport/softmax"
+assert d["note"]["run"]["op"] == "softmax" and d["branch"] == "tileport/softmax"
 print("json ok")
 EOF
 assert_contains "review --json" "$T/json.check" "json ok"

@@ -1,7 +1,6 @@
 /* Changesets: an accepted run packaged as the six-file commit, and a
- * commit read back for review (docs/changeset.md; the six files are
- * those of pipeline.md §5). Every git object, ref, index, diff and note
- * goes through libgit2; nothing here runs git.
+ * commit read back for review (docs/changeset.md). Every git object, ref,
+ * index, diff and note goes through libgit2; nothing here runs git.
  *
  *   tileport package RUN   cs_package: checks the run and the workspace,
  *                          builds the commit and its note in memory, and
@@ -121,7 +120,8 @@ const struct cs_file *cs_file_of(const struct changeset *cs, enum cs_role r);
 int cs_review(const char *dir, const char *rev, struct changeset *out, struct tp_err *err);
 
 /* Fill a file's diff, lines and counts from its two texts (either may be
- * NULL) and run the shape checks; the parts review and package share. */
+ * NULL), and run the shape checks over a changeset: so a changeset made
+ * from texts (the unit tests) is judged as a commit is. */
 int cs_file_diff(struct cs_file *f, struct tp_err *err);
 void cs_check_shape(struct changeset *cs);
 

@@ -36,7 +36,7 @@ int cs_log_repo(git_repository *repo, struct cs_log_entry **out, size_t *n, stru
 enum cs_role cs_path_role(const char *path, const char *prefix, const char *op);
 /* A path the op's conversion may write that is not one of its six files:
  * its own kernel folder, the backend's shared files, the backend wiring
- * (pipeline.md §3). Other ops' files and everything else are unrelated. */
+ * (docs/changeset.md). Other ops' files and everything else are unrelated. */
 bool cs_in_op_area(const char *path, const char *prefix, const char *op);
 /* The op and the prefix a kernel.rs path names; false when it is not one. */
 bool cs_kernel_path_op(const char *path, char **prefix, char **op);

@@ -1,6 +1,7 @@
-/* Where the six files of an op live (pipeline.md §5), and which other
- * paths a conversion touches (§3), so that packaging can tell the op's
- * changes from the user's unrelated work. */
+/* Where the six files of an op live, and which other paths a conversion
+ * touches, so that packaging can tell the op's changes from the user's
+ * unrelated work (docs/changeset.md: "The six files", "The op's changes,
+ * and the rest"). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,9 +1,10 @@
-/* The run's reports read into the note: reports/performance.md in the
- * reference shape (pipeline.md §4.3: first-line verdict, the table, the
- * geomean_ratio= and Severity: lines), generated/diff_report.md (§1 Agent
- * C: first-line verdict, owner tag, the Checklist Diff tables), and saved
- * `tileport irdiff --json` output (generated/irdiff*.json). Agents write
- * these files, so the reading is tolerant: what is not there is left out. */
+/* The run's reports read into the note (docs/changeset.md, "The note"):
+ * E's reports/performance.md (first-line verdict, the table, the
+ * geomean_ratio= and Severity: lines that `validate agent-e` checks), C's
+ * generated/diff_report.md (first-line verdict, owner tag, the Checklist
+ * Diff tables), and saved `tileport irdiff --json` output
+ * (generated/irdiff*.json). Agents write these files, so the reading is
+ * tolerant: what is not there is left out. */
 #include <cJSON.h>
 #include <dirent.h>
 #include <stdlib.h>

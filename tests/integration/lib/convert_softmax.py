@@ -1,4 +1,4 @@
-"""What stage D adds to a TileGym checkout for softmax (pipeline.md §5):
+"""What stage D adds to a TileGym checkout for softmax (docs/changeset.md):
 the mod block in lib.rs, the import in the backend's __init__.py, and the
 cutile-rs parametrisation of the test file, edited into the workspace's own
 files so that the sample workspace can change under them.

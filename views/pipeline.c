@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "engine/core/session.h"
+#include "engine/git/changeset.h"
 #include "views/attempt.h"
 #include "views/view.h"
 
@@ -417,8 +418,11 @@ static enum request pl_request(struct view *v, enum request req)
 		return REQ_NONE;
 	}
 	case REQ_PACKAGE: {
-		const struct run_state *st = state_of(pl);
-		if (!st->final && st->status != RUN_ABORTED) {
+		struct cs_acceptance acc;
+		cs_run_acceptance(state_of(pl), NULL, &acc);
+		bool ended = acc.ended;
+		cs_acceptance_free(&acc);
+		if (!ended) {
 			view_error(v, "The run has not ended: p packages a finished run");
 			return REQ_NONE;
 		}

@@ -97,10 +97,8 @@ int pl_events_ready(struct pipeline *p, struct tp_err *err)
 {
 	if (p->events_ready)
 		return 0;
-	const struct run_state *st = &p->st;
-	char *keep = st->natt ? run_attempt_dir(st, &st->att[st->natt - 1])
-			      : run_path(st->run_dir, "");
-	int rc = events_repair(st->run_dir, keep, err);
+	char *keep = run_keep_dir(&p->st);
+	int rc = events_repair(p->st.run_dir, keep, err);
 	free(keep);
 	p->events_ready = rc == 0;
 	return rc;

@@ -193,17 +193,20 @@ static char *json_slash_form(const char *v)
 
 static int scan_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
-	(void)ftw;
 	struct scan *s = scan_now;
+	/* build trees hold compiler output, not what an agent wrote */
+	const char *base = path + ftw->base;
+	if (type == FTW_D && (!strcmp(base, "target") || !strcmp(base, ".git")))
+		return FTW_SKIP_SUBTREE;
 	int64_t mtime = (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
-	/* a file past the size of any text an agent writes is not read whole */
+	/* nor is a file past the size of any text an agent writes */
 	if (type != FTW_F || !S_ISREG(st->st_mode) || mtime < s->since_ms ||
-	    st->st_size > ((off_t)256 << 20))
-		return 0;
+	    st->st_size > ((off_t)16 << 20))
+		return FTW_CONTINUE;
 	size_t len;
 	char *text = read_file_flags(path, &len, FILE_NOFOLLOW, NULL);
 	if (!text)
-		return 0;
+		return FTW_CONTINUE;
 	for (size_t i = 0; s->secrets[i]; i++) {
 		const char *eq = strchr(s->secrets[i], '=');
 		if (!eq)
@@ -218,7 +221,7 @@ static int scan_one(const char *path, const struct stat *st, int type, struct FT
 		free(esc);
 	}
 	free(text);
-	return 0;
+	return FTW_CONTINUE;
 }
 
 int redact_scan_tree(const char *dir, int64_t since_ms, char *const *secrets, secret_found_fn fn,
@@ -228,7 +231,7 @@ int redact_scan_tree(const char *dir, int64_t since_ms, char *const *secrets, se
 		return 0;
 	struct scan s = {since_ms, secrets, fn, ud, 0};
 	scan_now = &s;
-	nftw(dir, scan_one, 16, FTW_PHYS);
+	nftw(dir, scan_one, 16, FTW_PHYS | FTW_ACTIONRETVAL);
 	scan_now = NULL;
 	return s.found;
 }

@@ -47,7 +47,8 @@ void redact_stream_free(struct redact_stream *r);
 
 /* Files under dir changed at or after since_ms (wall clock) that hold a
  * secret value, raw or JSON-escaped: fn(path, name) for each one found
- * (the file is left as it is: reported, never edited). Returns how many. */
+ * (the file is left as it is: reported, never edited). Build trees
+ * (target/, .git/) and files over 16 MiB are not read. Returns how many. */
 typedef void (*secret_found_fn)(const char *path, const char *name, void *ud);
 int redact_scan_tree(const char *dir, int64_t since_ms, char *const *secrets, secret_found_fn fn,
 		     void *ud);

@@ -30,6 +30,11 @@ char *run_attempt_dir(const struct run_state *st, const struct attempt *a)
 	return p;
 }
 
+char *run_keep_dir(const struct run_state *st)
+{
+	return st->natt ? run_attempt_dir(st, &st->att[st->natt - 1]) : run_path(st->run_dir, "");
+}
+
 void run_state_init(struct run_state *st)
 {
 	memset(st, 0, sizeof(*st));

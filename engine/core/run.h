@@ -129,6 +129,9 @@ struct run_state {
 /* Paths inside a run directory; caller frees. */
 char *run_path(const char *run_dir, const char *rel);
 char *run_attempt_dir(const struct run_state *st, const struct attempt *a);
+/* Where a repair keeps what it removes: the latest attempt's folder, or
+ * .tileport when there is none. Caller frees. */
+char *run_keep_dir(const struct run_state *st);
 
 void run_state_init(struct run_state *st);
 void run_state_free(struct run_state *st);

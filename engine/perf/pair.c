@@ -1,0 +1,538 @@
+/* From perf logs to a paired table: which baseline record each candidate
+ * record is compared with. A run can hold baselines of several backends
+ * (cuTile Python and Triton-TileIR); stage A picked the faster one per
+ * variant and wrote it into analysis.json, so that choice is honoured, and
+ * only without it is the lower-geomean backend picked here, the way stage
+ * A picks it. */
+#include "engine/perf/compare.h"
+
+#include <glob.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cjson/cJSON.h>
+
+#include "engine/perf/perflog.h"
+
+/* ---- what analysis.json says ---- */
+
+struct amap {
+	char **keys, **vals; /* config_to_variant */
+	size_t n;
+	char **vnames, **vbackends; /* per variant: its winning baseline */
+	size_t nv;
+	char *backend; /* the top-level winner */
+	char *kernel;
+};
+
+static const char *str_item(const cJSON *o, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+	return cJSON_IsString(v) && *v->valuestring ? v->valuestring : NULL;
+}
+
+static void push(char ***v, size_t *n, const char *s)
+{
+	*v = xrealloc(*v, (*n + 2) * sizeof(**v));
+	(*v)[(*n)++] = s ? xstrdup(s) : NULL;
+	(*v)[*n] = NULL;
+}
+
+static int amap_load(const char *path, struct amap *m, struct tp_err *err)
+{
+	memset(m, 0, sizeof(*m));
+	if (!path)
+		return 0;
+	struct tp_err e;
+	size_t len;
+	char *text = read_file(path, &len, &e);
+	if (!text) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s", e.msg);
+		return -1;
+	}
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+	if (!cJSON_IsObject(root)) {
+		size_t off = end ? (size_t)(end - text) : 0;
+		int line = 1;
+		for (size_t i = 0; i < off && i < len; i++)
+			line += text[i] == '\n';
+		tp_err_set(err, TP_EXIT_USAGE, "%s:%d: expected a JSON object (analysis.json)", path,
+			   line);
+		cJSON_Delete(root);
+		free(text);
+		return -1;
+	}
+	free(text);
+	const char *k = str_item(root, "kernel_name");
+	m->kernel = k ? xstrdup(k) : NULL;
+	const cJSON *sel = cJSON_GetObjectItemCaseSensitive(root, "reference_backend_selection");
+	const char *top = str_item(root, "reference_backend");
+	if (!top)
+		top = str_item(sel, "winner");
+	m->backend = top ? xstrdup(top) : NULL;
+	size_t nk = 0, nvs = 0;
+	const cJSON *c2v = cJSON_GetObjectItemCaseSensitive(root, "config_to_variant"), *it;
+	cJSON_ArrayForEach(it, c2v) {
+		if (!cJSON_IsString(it))
+			continue;
+		push(&m->keys, &nk, it->string);
+		push(&m->vals, &nvs, it->valuestring);
+	}
+	m->n = nk;
+	const cJSON *per = cJSON_GetObjectItemCaseSensitive(sel, "per_variant");
+	size_t a = 0, b = 0;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "kernel_variants")) {
+		const char *name = str_item(it, "variant_name");
+		if (!name)
+			continue;
+		const char *be = str_item(it, "reference_backend");
+		if (!be)
+			be = str_item(cJSON_GetObjectItemCaseSensitive(per, name), "winner");
+		push(&m->vnames, &a, name);
+		push(&m->vbackends, &b, be);
+	}
+	m->nv = a;
+	cJSON_Delete(root);
+	return 0;
+}
+
+static void amap_free(struct amap *m)
+{
+	strv_free(m->keys);
+	strv_free(m->vals);
+	for (size_t i = 0; i < m->nv; i++)
+		free(m->vbackends[i]);
+	free(m->vbackends);
+	strv_free(m->vnames);
+	free(m->backend);
+	free(m->kernel);
+}
+
+/* Does config key `cfg` (tokens split at '-') start with, or contain in
+ * order, every token of `key`? */
+static bool tokens_match(const char *cfg, const char *key, bool prefix)
+{
+	size_t nc, nk;
+	char **c = str_split(cfg, '-', true, &nc), **k = str_split(key, '-', true, &nk);
+	size_t j = 0;
+	bool ok = nk > 0;
+	for (size_t i = 0; ok && j < nk && i < nc; i++) {
+		if (!strcasecmp(c[i], k[j]))
+			j++;
+		else if (prefix)
+			ok = false;
+	}
+	ok = ok && j == nk;
+	strv_free(c);
+	strv_free(k);
+	return ok;
+}
+
+static const char *amap_variant(const struct amap *m, const char *config)
+{
+	char *cfg = xstrdup(config);
+	char *sp = strstr(cfg, " backward");
+	if (sp)
+		*sp = 0;
+	const char *found = NULL;
+	for (int pass = 0; pass < 3 && !found; pass++)
+		for (size_t i = 0; i < m->n && !found; i++)
+			if (pass == 0 ? !strcasecmp(cfg, m->keys[i])
+				      : tokens_match(cfg, m->keys[i], pass == 1))
+				found = m->vals[i];
+	free(cfg);
+	return found;
+}
+
+static const char *amap_backend(const struct amap *m, const char *variant)
+{
+	for (size_t i = 0; variant && i < m->nv; i++)
+		if (!strcmp(m->vnames[i], variant) && m->vbackends[i])
+			return m->vbackends[i];
+	return m->backend;
+}
+
+/* Variant names shown only when the kernel has several. */
+static bool amap_multi(const struct amap *m)
+{
+	if (m->nv > 1)
+		return true;
+	for (size_t i = 1; i < m->n; i++)
+		if (strcmp(m->vals[i], m->vals[0]))
+			return true;
+	return false;
+}
+
+/* "triton" names the backend a log calls "triton_tileir" too. */
+static bool backend_is(const char *log_name, const char *want)
+{
+	if (!log_name || !want)
+		return false;
+	size_t n = strlen(want);
+	return !strcmp(log_name, want) || (!strncmp(log_name, want, n) && log_name[n] == '_') ||
+	       (!strncmp(want, log_name, strlen(log_name)) && want[strlen(log_name)] == '_');
+}
+
+/* ---- records of one side ---- */
+
+struct rec_ref {
+	const struct perf_record *r;
+	const char *file;
+};
+
+struct side_recs {
+	struct perf_log *logs;
+	size_t nlogs;
+	struct rec_ref *v;
+	size_t n;
+};
+
+static int load_side(char *const *files, const char *what, struct side_recs *s,
+		     struct perf_table *t, struct tp_err *err)
+{
+	memset(s, 0, sizeof(*s));
+	size_t nf = strv_len(files);
+	if (!nf) {
+		tp_err_set(err, TP_EXIT_USAGE, "no %s perf log given", what);
+		return -1;
+	}
+	s->logs = xcalloc(nf, sizeof(*s->logs));
+	size_t cap = 0;
+	for (size_t i = 0; i < nf; i++) {
+		struct perf_log *log = &s->logs[i];
+		if (perflog_load(files[i], log, err) < 0)
+			return -1;
+		s->nlogs++;
+		if (!log->nrecs) {
+			tp_err_set(err, TP_EXIT_USAGE,
+				   "%s: no '" PERFLOG_MARKER "' section (was pytest run with -sv "
+				   "--print-record?)", files[i]);
+			return -1;
+		}
+		for (size_t j = 0; j < log->nnotes; j++)
+			perf_table_note(t, "%s:%d: %s", files[i], log->notes[j].line,
+					log->notes[j].msg);
+		for (size_t j = 0; j < log->nrecs; j++) {
+			s->v = xgrow(s->v, &cap, s->n + 1, sizeof(*s->v));
+			s->v[s->n++] = (struct rec_ref){&log->recs[j], files[i]};
+		}
+	}
+	return 0;
+}
+
+static void free_side(struct side_recs *s)
+{
+	for (size_t i = 0; i < s->nlogs; i++)
+		perflog_free(&s->logs[i]);
+	free(s->logs);
+	free(s->v);
+}
+
+/* The candidate's backend: cutile_rs when present, else the commonest. */
+static const char *main_backend(const struct side_recs *s)
+{
+	const char *best = NULL;
+	size_t bestn = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const char *b = s->v[i].r->backend;
+		if (!b || !*b)
+			continue;
+		if (!strcmp(b, "cutile_rs"))
+			return b;
+		size_t c = 0;
+		for (size_t j = 0; j < s->n; j++)
+			c += s->v[j].r->backend && !strcmp(s->v[j].r->backend, b);
+		if (c > bestn)
+			best = b, bestn = c;
+	}
+	return best ? best : "";
+}
+
+static const struct rec_ref *find(const struct side_recs *s, const char *config,
+				  const char *backend, bool any_backend)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct perf_record *r = s->v[i].r;
+		if (strcmp(r->config, config))
+			continue;
+		if (any_backend || backend_is(r->backend, backend))
+			return &s->v[i];
+	}
+	return NULL;
+}
+
+static void fill(struct perf_side *d, const struct rec_ref *rr)
+{
+	const struct perf_record *r = rr->r;
+	d->ms = r->problem ? NAN : r->st.median;
+	d->noise = r->st.noise;
+	d->rel_std = r->st.rel_std;
+	d->n = r->st.nrep;
+	d->kernels = r->st.kernels;
+	d->backend = r->backend && *r->backend ? xstrdup(r->backend) : NULL;
+	d->file = xstrdup(rr->file);
+	d->line = r->line;
+}
+
+/* Backends among the baseline records, the candidate's own left out when
+ * others exist (a log of every backend given as the baseline). */
+static char **base_backends(const struct side_recs *b, const char *cand)
+{
+	char **v = NULL;
+	size_t n = 0;
+	bool other = false;
+	for (size_t i = 0; i < b->n; i++)
+		other = other || (b->v[i].r->backend && *b->v[i].r->backend &&
+				  strcmp(b->v[i].r->backend, cand));
+	for (size_t i = 0; i < b->n; i++) {
+		const char *be = b->v[i].r->backend;
+		if (!be || !*be || (other && !strcmp(be, cand)))
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = !strcmp(v[j], be);
+		if (!seen)
+			push(&v, &n, be);
+	}
+	return v;
+}
+
+/* Stage A's rule without analysis.json: per variant, the backend with the
+ * lowest geomean over the configurations every backend measured. */
+static const char *auto_backend(const struct side_recs *b, char **backends, const struct amap *m,
+				const char *variant)
+{
+	size_t nb = strv_len(backends);
+	if (nb <= 1)
+		return nb ? backends[0] : NULL;
+	double *sum = xcalloc(nb, sizeof(*sum));
+	for (size_t i = 0; i < b->n; i++) {
+		const struct perf_record *r = b->v[i].r;
+		const char *rv = amap_variant(m, r->config);
+		if (!backend_is(r->backend, backends[0]) || isnan(r->st.median) ||
+		    (variant && (!rv || strcmp(rv, variant))))
+			continue;
+		double lg[64];
+		bool all = true;
+		for (size_t k = 0; k < nb && k < 64 && all; k++) {
+			const struct rec_ref *o = find(b, r->config, backends[k], false);
+			all = o && !isnan(o->r->st.median) && o->r->st.median > 0;
+			lg[k] = all ? log(o->r->st.median) : 0;
+		}
+		for (size_t k = 0; all && k < nb && k < 64; k++)
+			sum[k] += lg[k];
+	}
+	size_t best = 0;
+	for (size_t k = 1; k < nb; k++)
+		if (sum[k] < sum[best])
+			best = k;
+	free(sum);
+	return backends[best];
+}
+
+static char *why_of(const char *side, const struct rec_ref *rr)
+{
+	return xasprintf("%s: %s:%d: %s", side, rr->file, rr->r->line, rr->r->problem);
+}
+
+static void pair_row(struct perf_table *t, const struct side_recs *base,
+		     const struct side_recs *cand, const char *cb, char **backends,
+		     const struct amap *m, const char *config)
+{
+	struct perf_row *row = perf_table_add(t, config);
+	const char *variant = amap_variant(m, config);
+	if (variant && amap_multi(m))
+		row->variant = xstrdup(variant);
+	const struct rec_ref *c = find(cand, config, cb, !*cb);
+	const char *want = amap_backend(m, variant);
+	bool from_analysis = want != NULL;
+	if (!want)
+		want = auto_backend(base, backends, m, variant);
+	const struct rec_ref *b = want ? find(base, config, want, false) : NULL;
+	if (!b && !from_analysis)
+		b = find(base, config, NULL, true);
+	if (c)
+		fill(&row->cand, c);
+	if (b)
+		fill(&row->base, b);
+	if (!c)
+		row->why = xstrdup("no candidate record");
+	else if (!b && from_analysis && find(base, config, NULL, true))
+		row->why = xasprintf("no %s baseline record (the %s winner in analysis.json)", want,
+				     variant ? "variant's" : "kernel's");
+	else if (!b)
+		row->why = xstrdup("no baseline record");
+	else if (c->r->problem)
+		row->why = why_of("candidate", c);
+	else if (b->r->problem)
+		row->why = why_of("baseline", b);
+}
+
+static void note_duplicates(struct perf_table *t, const struct side_recs *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t j = 0; j < i; j++) {
+			const struct perf_record *a = s->v[j].r, *b = s->v[i].r;
+			if (strcmp(a->config, b->config) || strcmp(a->backend, b->backend))
+				continue;
+			if (a->st.median != b->st.median)
+				perf_table_note(t, "%s:%d: %s %s measured again; the first record "
+						"(%s:%d) is used", s->v[i].file, b->line, b->backend,
+						b->config, s->v[j].file, a->line);
+			break;
+		}
+}
+
+static bool seen_config(const struct perf_table *t, const char *config)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		if (!strcmp(t->rows[i].config, config))
+			return true;
+	return false;
+}
+
+int perf_compare(char *const *base_files, char *const *cand_files, const char *analysis,
+		 struct perf_table *t, struct tp_err *err)
+{
+	perf_table_init(t);
+	t->base_files = NULL;
+	size_t n = 0;
+	for (size_t i = 0; base_files && base_files[i]; i++)
+		push(&t->base_files, &n, base_files[i]);
+	n = 0;
+	for (size_t i = 0; cand_files && cand_files[i]; i++)
+		push(&t->cand_files, &n, cand_files[i]);
+	t->analysis = analysis ? xstrdup(analysis) : NULL;
+	struct amap m;
+	struct side_recs base, cand;
+	memset(&base, 0, sizeof(base));
+	memset(&cand, 0, sizeof(cand));
+	int rc = -1;
+	if (amap_load(analysis, &m, err) < 0)
+		return -1;
+	if (load_side(base_files, "baseline", &base, t, err) < 0 ||
+	    load_side(cand_files, "candidate", &cand, t, err) < 0)
+		goto out;
+	const char *cb = main_backend(&cand);
+	char **backends = base_backends(&base, cb);
+	note_duplicates(t, &base);
+	note_duplicates(t, &cand);
+	for (size_t i = 0; i < cand.n; i++) {
+		const struct perf_record *r = cand.v[i].r;
+		if (*cb && r->backend && *r->backend && strcmp(r->backend, cb)) {
+			perf_table_note(t, "%s:%d: %s record in the candidate log ignored (the "
+					"candidate is %s)", cand.v[i].file, r->line, r->backend, cb);
+			continue;
+		}
+		if (!seen_config(t, r->config))
+			pair_row(t, &base, &cand, cb, backends, &m, r->config);
+	}
+	for (size_t i = 0; i < base.n; i++) {
+		const struct perf_record *r = base.v[i].r;
+		bool ours = false;
+		for (size_t k = 0; backends && backends[k] && !ours; k++)
+			ours = backend_is(r->backend, backends[k]);
+		if ((ours || !backends) && !seen_config(t, r->config))
+			pair_row(t, &base, &cand, cb, backends, &m, r->config);
+	}
+	free(t->cand_name);
+	t->cand_name = xstrdup(cb);
+	/* the baseline backends the rows use, in order of first use */
+	struct sbuf names = SBUF_INIT;
+	for (size_t i = 0; i < t->nrows; i++) {
+		const char *be = t->rows[i].base.backend;
+		if (!be)
+			continue;
+		bool dup = false;
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = t->rows[j].base.backend && !strcmp(t->rows[j].base.backend, be);
+		if (!dup)
+			sb_printf(&names, "%s%s", names.len ? "/" : "", be);
+	}
+	free(t->base_name);
+	t->base_name = sb_detach(&names);
+	if (m.kernel)
+		t->kernel = xstrdup(m.kernel);
+	strv_free(backends);
+	perf_table_finish(t);
+	rc = 0;
+out:
+	free_side(&base);
+	free_side(&cand);
+	amap_free(&m);
+	return rc;
+}
+
+/* ---- a run directory ---- */
+
+static void add_glob(char ***v, size_t *n, const char *dir, const char *pattern)
+{
+	char *pat = path_join(dir, pattern);
+	glob_t g;
+	if (glob(pat, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			if (file_nonempty(g.gl_pathv[i]))
+				push(v, n, g.gl_pathv[i]);
+		globfree(&g);
+	}
+	free(pat);
+}
+
+int perf_compare_run(const char *run_dir, struct perf_table *t, struct tp_err *err)
+{
+	char **base = NULL, **cand = NULL;
+	size_t nb = 0, nc = 0;
+	add_glob(&base, &nb, run_dir, "baseline_perf_cutile.txt");
+	add_glob(&base, &nb, run_dir, "baseline_perf_triton_tileir.txt");
+	if (!nb)
+		add_glob(&base, &nb, run_dir, "baseline_perf.txt");
+	add_glob(&cand, &nc, run_dir, "perf_cutile_rs.txt");
+	add_glob(&cand, &nc, run_dir, "perf_cutile_rs_*.txt");
+	char *analysis = path_join(run_dir, "reference/analysis.json");
+	int rc;
+	if (!nb || !nc) {
+		perf_table_init(t);
+		tp_err_set(err, TP_EXIT_USAGE, "%s: no %s perf log yet (%s)", run_dir,
+			   nb ? "candidate" : "baseline",
+			   nb ? "perf_cutile_rs.txt: stage E writes it"
+			      : "baseline_perf_cutile.txt: stage A writes it");
+		rc = -1;
+	} else {
+		rc = perf_compare(base, cand, path_is_file(analysis) ? analysis : NULL, t, err);
+	}
+	if (rc == 0) {
+		t->run_dir = xstrdup(run_dir);
+		if (!t->kernel)
+			t->kernel = xstrdup(strrchr(run_dir, '/') ? strrchr(run_dir, '/') + 1 : run_dir);
+	}
+	free(analysis);
+	strv_free(base);
+	strv_free(cand);
+	return rc;
+}
+
+int perf_table_reload(struct perf_table *t, struct tp_err *err)
+{
+	struct perf_table fresh;
+	int rc;
+	if (t->run_dir) {
+		char *dir = xstrdup(t->run_dir);
+		rc = perf_compare_run(dir, &fresh, err);
+		free(dir);
+	} else if (t->base_files && t->cand_files) {
+		rc = perf_compare(t->base_files, t->cand_files, t->analysis, &fresh, err);
+	} else {
+		tp_err_set(err, TP_EXIT_USAGE, "this table has no files to read again");
+		return -1;
+	}
+	if (rc < 0) {
+		perf_table_free(&fresh);
+		return -1;
+	}
+	perf_table_free(t);
+	*t = fresh;
+	return 0;
+}

@@ -1,0 +1,245 @@
+/* Order statistics by selection (nth element), not by sorting: the
+ * bootstrap takes a median of every resample, so this is its inner loop. */
+#include "engine/perf/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/core/util.h"
+
+static void swap(double *a, double *b)
+{
+	double t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/* Wirth's selection: v[k] becomes the k-th smallest, everything before
+ * it is <= and everything after it is >=. */
+static double select_kth(double *v, size_t n, size_t k)
+{
+	long l = 0, m = (long)n - 1, kk = (long)k;
+	while (l < m) {
+		double x = v[kk];
+		long i = l, j = m;
+		do {
+			while (v[i] < x)
+				i++;
+			while (x < v[j])
+				j--;
+			if (i <= j) {
+				swap(&v[i], &v[j]);
+				i++;
+				j--;
+			}
+		} while (i <= j);
+		if (j < kk)
+			l = i;
+		if (kk < i)
+			m = j;
+	}
+	return v[k];
+}
+
+static double min_from(const double *v, size_t from, size_t n)
+{
+	double m = v[from];
+	for (size_t i = from + 1; i < n; i++)
+		if (v[i] < m)
+			m = v[i];
+	return m;
+}
+
+double stats_quantile(double *v, size_t n, double q)
+{
+	if (n == 0)
+		return NAN;
+	if (q <= 0)
+		q = 0;
+	if (q >= 1)
+		q = 1;
+	double pos = q * (double)(n - 1);
+	size_t k = (size_t)pos;
+	double frac = pos - (double)k;
+	double a = select_kth(v, n, k);
+	if (frac == 0 || k + 1 >= n)
+		return a;
+	/* after selection everything past k is >= v[k]: the next order
+	 * statistic is their minimum */
+	double b = min_from(v, k + 1, n);
+	return a + frac * (b - a);
+}
+
+double stats_median(double *v, size_t n)
+{
+	return stats_quantile(v, n, 0.5);
+}
+
+double stats_rel_iqr(double *v, size_t n)
+{
+	if (n < 2)
+		return NAN;
+	double q1 = stats_quantile(v, n, 0.25);
+	double q3 = stats_quantile(v, n, 0.75);
+	double m = stats_quantile(v, n, 0.5);
+	return m != 0 ? 100.0 * (q3 - q1) / m : NAN;
+}
+
+double stats_mean(const double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	return s / (double)n;
+}
+
+double stats_stdev(const double *v, size_t n)
+{
+	if (n < 2)
+		return NAN;
+	double m = stats_mean(v, n), s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += (v[i] - m) * (v[i] - m);
+	return sqrt(s / (double)(n - 1));
+}
+
+double stats_geomean(const double *r, size_t n)
+{
+	double s = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(r[i]) || r[i] <= 0)
+			continue;
+		s += log(r[i]);
+		k++;
+	}
+	return k ? exp(s / (double)k) : NAN;
+}
+
+/* ---- random numbers ---- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+void stats_rng_seed(struct stats_rng *g, uint64_t seed)
+{
+	for (int i = 0; i < 4; i++)
+		g->s[i] = splitmix64(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t stats_rng_next(struct stats_rng *g)
+{
+	uint64_t *s = g->s;
+	uint64_t out = rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return out;
+}
+
+size_t stats_rng_below(struct stats_rng *g, size_t n)
+{
+	/* reject the top partial block so every value is equally likely */
+	uint64_t limit = UINT64_MAX - UINT64_MAX % (uint64_t)n;
+	uint64_t x;
+	do
+		x = stats_rng_next(g);
+	while (x >= limit);
+	return (size_t)(x % (uint64_t)n);
+}
+
+/* ---- bootstrap ---- */
+
+static size_t total(const struct stats_groups *g)
+{
+	size_t t = 0;
+	for (size_t i = 0; i < g->ngroups; i++)
+		t += g->n[i];
+	return t;
+}
+
+/* One hierarchical resample of a side into buf (room for total(g)), its median. */
+static double resample_median(const struct stats_groups *g, struct stats_rng *rng, double *buf)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < g->ngroups; i++) {
+		size_t pick = stats_rng_below(rng, g->ngroups);
+		const double *v = g->v[pick];
+		size_t n = g->n[pick];
+		for (size_t j = 0; j < n; j++)
+			buf[k++] = v[stats_rng_below(rng, n)];
+	}
+	return stats_median(buf, k);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+int stats_bootstrap_geomean(const struct stats_groups *ref, const struct stats_groups *cand,
+			    size_t nconfigs, int resamples, double level, uint64_t seed,
+			    struct stats_boot *out)
+{
+	out->lo = out->hi = NAN;
+	out->resamples = resamples;
+	out->seed = seed;
+	if (nconfigs == 0 || resamples < 1)
+		return -1;
+	/* A resample can draw the largest process every time. */
+	size_t cap = 0;
+	for (size_t c = 0; c < nconfigs; c++) {
+		const struct stats_groups *side[2] = {&ref[c], &cand[c]};
+		for (int s = 0; s < 2; s++) {
+			if (total(side[s]) == 0)
+				return -1;
+			size_t big = 0;
+			for (size_t i = 0; i < side[s]->ngroups; i++)
+				big = side[s]->n[i] > big ? side[s]->n[i] : big;
+			size_t need = big * side[s]->ngroups;
+			cap = need > cap ? need : cap;
+		}
+	}
+	double *buf = xmalloc(cap * sizeof(*buf));
+	double *g = xmalloc((size_t)resamples * sizeof(*g));
+	struct stats_rng rng;
+	stats_rng_seed(&rng, seed);
+	for (int b = 0; b < resamples; b++) {
+		double s = 0;
+		for (size_t c = 0; c < nconfigs; c++) {
+			double r = resample_median(&ref[c], &rng, buf);
+			double k = resample_median(&cand[c], &rng, buf);
+			s += log(k / r);
+		}
+		g[b] = exp(s / (double)nconfigs);
+	}
+	qsort(g, (size_t)resamples, sizeof(*g), cmp_double);
+	double tail = (1.0 - level) / 2.0;
+	size_t ilo = (size_t)floor(tail * (double)resamples);
+	size_t ihi = (size_t)ceil((1.0 - tail) * (double)resamples) - 1;
+	if (ihi >= (size_t)resamples)
+		ihi = (size_t)resamples - 1;
+	out->lo = g[ilo];
+	out->hi = g[ihi];
+	free(buf);
+	free(g);
+	return 0;
+}

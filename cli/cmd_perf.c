@@ -10,7 +10,7 @@
 #include "tui/tui.h"
 
 static const char perf_usage[] =
-	"usage: tileport perf [--analysis FILE] [--out FILE] [--json | --tui]\n"
+	"usage: tileport perf [--analysis FILE] [--kernel NAME] [--out FILE] [--json | --tui]\n"
 	"                     BASELINE [BASELINE...] CANDIDATE\n"
 	"       tileport perf --run DIR [--out FILE] [--json | --tui]\n"
 	"\n"
@@ -23,6 +23,8 @@ static const char perf_usage[] =
 	"\n"
 	"  --analysis FILE  reference/analysis.json: config_to_variant and each\n"
 	"                   variant's winning baseline (several BASELINE logs)\n"
+	"  --kernel NAME    the operator's name for the report's title (default:\n"
+	"                   analysis.json's kernel_name, else the test file's)\n"
 	"  --run DIR        a run directory: its baseline_perf*.txt,\n"
 	"                   perf_cutile_rs*.txt and reference/analysis.json\n"
 	"  --out FILE       also write the report to FILE (atomically)\n"
@@ -63,10 +65,11 @@ int cmd_perf(int argc, char **argv)
 	static const struct option opts[] = {
 		{"analysis", required_argument, NULL, 'a'}, {"run", required_argument, NULL, 'r'},
 		{"out", required_argument, NULL, 'o'},      {"json", no_argument, NULL, 'j'},
-		{"tui", no_argument, NULL, 't'},            {"help", no_argument, NULL, 'h'},
+		{"tui", no_argument, NULL, 't'},            {"kernel", required_argument, NULL, 'k'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *analysis = NULL, *run = NULL, *out = NULL;
+	const char *analysis = NULL, *run = NULL, *out = NULL, *kernel = NULL;
 	bool json = false, tui = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -76,6 +79,9 @@ int cmd_perf(int argc, char **argv)
 			break;
 		case 'r':
 			run = optarg;
+			break;
+		case 'k':
+			kernel = optarg;
 			break;
 		case 'o':
 			out = optarg;
@@ -112,6 +118,10 @@ int cmd_perf(int argc, char **argv)
 		char *cand[] = {argv[argc - 1], NULL};
 		rc = perf_compare(base, cand, analysis, &t, &err);
 		free(base);
+	}
+	if (rc == 0 && kernel) {
+		free(t.kernel);
+		t.kernel = xstrdup(kernel);
 	}
 	if (rc < 0) {
 		rc = cli_report(&err);

@@ -371,6 +371,20 @@ static void pair_row(struct perf_table *t, const struct side_recs *base,
 		row->why = why_of("baseline", b);
 }
 
+/* "tests/ops/test_softmax.py::..." names the operator softmax. */
+static char *kernel_of_test(const char *test)
+{
+	const char *py = test ? strstr(test, ".py::") : NULL;
+	if (!py)
+		return NULL;
+	const char *a = py;
+	while (a > test && a[-1] != '/')
+		a--;
+	if (!str_starts(a, "test_") || a + 5 >= py)
+		return NULL;
+	return xstrndup(a + 5, (size_t)(py - a - 5));
+}
+
 static void note_duplicates(struct perf_table *t, const struct side_recs *s)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -456,6 +470,8 @@ int perf_compare(char *const *base_files, char *const *cand_files, const char *a
 	t->base_name = sb_detach(&names);
 	if (m.kernel)
 		t->kernel = xstrdup(m.kernel);
+	for (size_t i = 0; !t->kernel && i < cand.n; i++)
+		t->kernel = kernel_of_test(cand.v[i].r->test);
 	strv_free(backends);
 	perf_table_finish(t);
 	rc = 0;

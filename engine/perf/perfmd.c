@@ -39,7 +39,7 @@ static void file_list(struct sbuf *sb, char *const *v)
 void perf_md_write(const struct perf_table *t, struct sbuf *out)
 {
 	sb_printf(out, "VERDICT: %s\n", perf_verdict_name(t->verdict));
-	sb_printf(out, "## Performance Results: %s\n\n", t->kernel ? t->kernel : "");
+	sb_printf(out, "## Performance Results: %s\n\n", t->kernel && *t->kernel ? t->kernel : "?");
 	sb_adds(out, "| Config | baseline (ms) | cutile-rs (ms) | ratio | verdict |\n");
 	sb_adds(out, "|---|---|---|---|---|\n");
 	for (size_t i = 0; i < t->nrows; i++) {
@@ -450,7 +450,7 @@ static cJSON *side_json(const struct perf_side *s)
 	return o;
 }
 
-char *perf_table_json(const struct perf_table *t)
+cJSON *perf_table_cjson(const struct perf_table *t)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "kernel", str_or_null(t->kernel));
@@ -497,6 +497,12 @@ char *perf_table_json(const struct perf_table *t)
 	cJSON *notes = cJSON_AddArrayToObject(o, "notes");
 	for (size_t i = 0; i < t->nnotes; i++)
 		cJSON_AddItemToArray(notes, cJSON_CreateString(t->notes[i]));
+	return o;
+}
+
+char *perf_table_json(const struct perf_table *t)
+{
+	cJSON *o = perf_table_cjson(t);
 	char *s = cJSON_Print(o);
 	cJSON_Delete(o);
 	char *out = xstrdup(s);

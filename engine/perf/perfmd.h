@@ -28,5 +28,8 @@ bool perf_md_sniff(const char *path);
 
 /* The table as a JSON document (docs/formats.md). Caller frees. */
 char *perf_table_json(const struct perf_table *t);
+struct cJSON;
+/* The same as a cJSON tree, to embed (cJSON_Delete it). */
+struct cJSON *perf_table_cjson(const struct perf_table *t);
 
 #endif

@@ -167,26 +167,32 @@ size_t stats_rng_below(struct stats_rng *g, size_t n)
 
 /* ---- bootstrap ---- */
 
-static size_t total(const struct stats_groups *g)
-{
-	size_t t = 0;
-	for (size_t i = 0; i < g->ngroups; i++)
-		t += g->n[i];
-	return t;
-}
-
-/* One hierarchical resample of a side into buf (room for total(g)), its median. */
-static double resample_median(const struct stats_groups *g, struct stats_rng *rng, double *buf)
+/* One hierarchical resample of a side into buf, its median: as many
+ * processes as the side has (empty ones never drawn), each drawn with
+ * replacement, then that many samples from each drawn process. */
+static double resample_median(const struct stats_groups *g, const size_t *live, size_t nlive,
+			      struct stats_rng *rng, double *buf)
 {
 	size_t k = 0;
-	for (size_t i = 0; i < g->ngroups; i++) {
-		size_t pick = stats_rng_below(rng, g->ngroups);
+	for (size_t i = 0; i < nlive; i++) {
+		size_t pick = live[stats_rng_below(rng, nlive)];
 		const double *v = g->v[pick];
 		size_t n = g->n[pick];
 		for (size_t j = 0; j < n; j++)
 			buf[k++] = v[stats_rng_below(rng, n)];
 	}
 	return stats_median(buf, k);
+}
+
+/* The non-empty groups of a side (caller frees), and how many. */
+static size_t *live_groups(const struct stats_groups *g, size_t *n)
+{
+	size_t *v = xmalloc((g->ngroups + 1) * sizeof(*v));
+	*n = 0;
+	for (size_t i = 0; i < g->ngroups; i++)
+		if (g->n[i])
+			v[(*n)++] = i;
+	return v;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -206,11 +212,15 @@ int stats_bootstrap_geomean(const struct stats_groups *ref, const struct stats_g
 		return -1;
 	/* A resample can draw the largest process every time. */
 	size_t cap = 0;
+	size_t **live = xcalloc(2 * nconfigs, sizeof(*live));
+	size_t *nlive = xcalloc(2 * nconfigs, sizeof(*nlive));
+	int rc = 0;
 	for (size_t c = 0; c < nconfigs; c++) {
 		const struct stats_groups *side[2] = {&ref[c], &cand[c]};
 		for (int s = 0; s < 2; s++) {
-			if (total(side[s]) == 0)
-				return -1;
+			live[2 * c + s] = live_groups(side[s], &nlive[2 * c + s]);
+			if (!nlive[2 * c + s])
+				rc = -1;
 			size_t big = 0;
 			for (size_t i = 0; i < side[s]->ngroups; i++)
 				big = side[s]->n[i] > big ? side[s]->n[i] : big;
@@ -218,18 +228,28 @@ int stats_bootstrap_geomean(const struct stats_groups *ref, const struct stats_g
 			cap = need > cap ? need : cap;
 		}
 	}
-	double *buf = xmalloc(cap * sizeof(*buf));
+	double *buf = xmalloc((cap + 1) * sizeof(*buf));
 	double *g = xmalloc((size_t)resamples * sizeof(*g));
 	struct stats_rng rng;
 	stats_rng_seed(&rng, seed);
-	for (int b = 0; b < resamples; b++) {
+	for (int b = 0; b < resamples && rc == 0; b++) {
 		double s = 0;
 		for (size_t c = 0; c < nconfigs; c++) {
-			double r = resample_median(&ref[c], &rng, buf);
-			double k = resample_median(&cand[c], &rng, buf);
+			double r = resample_median(&ref[c], live[2 * c], nlive[2 * c], &rng, buf);
+			double k = resample_median(&cand[c], live[2 * c + 1], nlive[2 * c + 1], &rng,
+						   buf);
 			s += log(k / r);
 		}
 		g[b] = exp(s / (double)nconfigs);
+	}
+	for (size_t i = 0; i < 2 * nconfigs; i++)
+		free(live[i]);
+	free(live);
+	free(nlive);
+	if (rc < 0) {
+		free(buf);
+		free(g);
+		return -1;
 	}
 	qsort(g, (size_t)resamples, sizeof(*g), cmp_double);
 	double tail = (1.0 - level) / 2.0;

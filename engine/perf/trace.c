@@ -103,7 +103,7 @@ static int op_record(struct parser *p, char tag, const char *s, size_t n)
 	struct trace *t = p->t;
 	struct fields f;
 	uint64_t v[8];
-	size_t want = tag == TRACE_KERNEL ? 10 : 9;
+	size_t want = tag == TRACE_KERNEL ? 11 : 9;
 	split(s, n, want, &f);
 	if (f.n != want || !nums(&f, 1, tag == TRACE_KERNEL ? 7 : 8, v))
 		return bad(p, tag == TRACE_KERNEL
@@ -128,7 +128,7 @@ static int op_record(struct parser *p, char tag, const char *s, size_t n)
 	op->correlation = (uint32_t)v[5];
 	if (tag == TRACE_KERNEL) {
 		op->kind = TRACE_OP_KERNEL;
-		op->name = unescape(f.f[9], f.len[9]);
+		op->name = unescape(f.f[10], f.len[10]);
 	} else {
 		op->kind = tag == TRACE_MEMSET ? TRACE_OP_MEMSET : TRACE_OP_MEMCPY;
 		op->bytes = v[6];
@@ -265,7 +265,8 @@ int trace_parse(const char *path, const char *text, size_t len, struct trace *t,
 	if (p.line == 0)
 		return bad(&p, "'" TRACE_MAGIC "<TAB>1' (the file is empty)");
 	/* CUPTI hands buffers over in no particular order */
-	qsort(t->ops, t->nops, sizeof(*t->ops), cmp_op);
+	if (t->nops > 1)
+		qsort(t->ops, t->nops, sizeof(*t->ops), cmp_op);
 	return 0;
 }
 

@@ -25,6 +25,24 @@
 #define TRACE_FLUSH 'F'      /* F records dropped: everything up to here is on disk */
 #define TRACE_ERROR 'X'      /* X message: the library could not do something */
 
+/* The lines as the library prints them (the reader's unit tests print
+ * with the same formats, so writer and reader cannot drift apart). */
+#define TRACE_FMT_HEADER "%s\t%d\n"                   /* TRACE_MAGIC, TRACE_VERSION */
+#define TRACE_FMT_META_NUM "M\t%s\t%ld\n"
+#define TRACE_FMT_META_STR "M\t%s\t%s\n"
+/* start end device context stream correlation graph gridX,Y,Z blockX,Y,Z name */
+#define TRACE_FMT_KERNEL "K\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%d,%d,%d\t%d,%d,%d\t%s\n"
+/* start end device context stream correlation bytes value|copykind */
+#define TRACE_FMT_MEMSET "S\t%llu\t%llu\t%u\t%u\t%u\t%u\t%llu\t%u\n"
+#define TRACE_FMT_MEMCPY "C\t%llu\t%llu\t%u\t%u\t%u\t%u\t%llu\t%u\n"
+#define TRACE_FMT_RANGE_START "R\t%u\t%llu\t%s\n" /* id timestamp name */
+#define TRACE_FMT_RANGE_END "E\t%u\t%llu\n"        /* id timestamp */
+#define TRACE_FMT_MARK "I\t%llu\t%s\n"             /* timestamp name */
+#define TRACE_FMT_OVERHEAD "O\t%llu\t%llu\t%u\n"  /* start end kind */
+#define TRACE_FMT_DROPPED "D\t%zu\n"
+#define TRACE_FMT_FLUSH "F\t%llu\t%llu\n"          /* records dropped, so far */
+#define TRACE_FMT_ERROR "X\t%s: %s\n"               /* what, why */
+
 /* The environment: where the trace goes (a "%p" in it is replaced by the
  * process id, so that child processes, which inherit it, write their own
  * file), and the NVTX range prefix tileport bench reads. */

@@ -66,7 +66,7 @@ static void error_line(const char *what, CUptiResult r)
 	fprintf(stderr, "tileport_cupti: %s: %s\n", what, msg ? msg : "error");
 	pthread_mutex_lock(&lock);
 	if (out)
-		fprintf(out, "%c\t%s: %s\n", TRACE_ERROR, what, esc(msg ? msg : "error"));
+		fprintf(out, TRACE_FMT_ERROR, what, esc(msg ? msg : "error"));
 	pthread_mutex_unlock(&lock);
 }
 
@@ -76,24 +76,21 @@ static void write_record(const CUpti_Activity *rec)
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
 		const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
-		fprintf(out, "%c\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%d,%d,%d\t%d,%d,%d\t%s\n",
-			TRACE_KERNEL, (unsigned long long)k->start, (unsigned long long)k->end,
+		fprintf(out, TRACE_FMT_KERNEL, (unsigned long long)k->start, (unsigned long long)k->end,
 			k->deviceId, k->contextId, k->streamId, k->correlationId, k->graphId, k->gridX,
 			k->gridY, k->gridZ, k->blockX, k->blockY, k->blockZ, esc(k->name));
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_MEMSET: {
 		const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)rec;
-		fprintf(out, "%c\t%llu\t%llu\t%u\t%u\t%u\t%u\t%llu\t%u\n", TRACE_MEMSET,
-			(unsigned long long)m->start, (unsigned long long)m->end, m->deviceId,
+		fprintf(out, TRACE_FMT_MEMSET, (unsigned long long)m->start, (unsigned long long)m->end, m->deviceId,
 			m->contextId, m->streamId, m->correlationId, (unsigned long long)m->bytes,
 			m->value);
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_MEMCPY: {
 		const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)rec;
-		fprintf(out, "%c\t%llu\t%llu\t%u\t%u\t%u\t%u\t%llu\t%u\n", TRACE_MEMCPY,
-			(unsigned long long)m->start, (unsigned long long)m->end, m->deviceId,
+		fprintf(out, TRACE_FMT_MEMCPY, (unsigned long long)m->start, (unsigned long long)m->end, m->deviceId,
 			m->contextId, m->streamId, m->correlationId, (unsigned long long)m->bytes,
 			(unsigned)m->copyKind);
 		break;
@@ -101,19 +98,17 @@ static void write_record(const CUpti_Activity *rec)
 	case CUPTI_ACTIVITY_KIND_MARKER: {
 		const CUpti_ActivityMarker2 *m = (const CUpti_ActivityMarker2 *)rec;
 		if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START)
-			fprintf(out, "%c\t%u\t%llu\t%s\n", TRACE_RANGE_START, m->id,
-				(unsigned long long)m->timestamp, esc(m->name));
-		else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END)
-			fprintf(out, "%c\t%u\t%llu\n", TRACE_RANGE_END, m->id,
-				(unsigned long long)m->timestamp);
-		else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS)
-			fprintf(out, "%c\t%llu\t%s\n", TRACE_MARK, (unsigned long long)m->timestamp,
+			fprintf(out, TRACE_FMT_RANGE_START, m->id, (unsigned long long)m->timestamp,
 				esc(m->name));
+		else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END)
+			fprintf(out, TRACE_FMT_RANGE_END, m->id, (unsigned long long)m->timestamp);
+		else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS)
+			fprintf(out, TRACE_FMT_MARK, (unsigned long long)m->timestamp, esc(m->name));
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_OVERHEAD: {
 		const CUpti_ActivityOverhead3 *o = (const CUpti_ActivityOverhead3 *)rec;
-		fprintf(out, "%c\t%llu\t%llu\t%u\n", TRACE_OVERHEAD, (unsigned long long)o->start,
+		fprintf(out, TRACE_FMT_OVERHEAD, (unsigned long long)o->start,
 			(unsigned long long)o->end, (unsigned)o->overheadKind);
 		break;
 	}
@@ -145,8 +140,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 		CUptiResult r = cuptiActivityGetNextRecord(buf, valid, &rec);
 		if (r != CUPTI_SUCCESS) {
 			if (r != CUPTI_ERROR_MAX_LIMIT_REACHED && out)
-				fprintf(out, "%c\tcuptiActivityGetNextRecord: error %d (an incomplete "
-					"record)\n", TRACE_ERROR, (int)r);
+				fprintf(out, TRACE_FMT_ERROR, "cuptiActivityGetNextRecord",
+					"an incomplete record");
 			break;
 		}
 		if (out)
@@ -155,7 +150,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	size_t dropped = 0;
 	if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped &&
 	    out) {
-		fprintf(out, "%c\t%zu\n", TRACE_DROPPED, dropped);
+		fprintf(out, TRACE_FMT_DROPPED, dropped);
 		ndropped += dropped;
 	}
 	pthread_mutex_unlock(&lock);
@@ -173,7 +168,7 @@ EXPORT void tileport_cupti_flush(void)
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	pthread_mutex_lock(&lock);
 	if (out) {
-		fprintf(out, "%c\t%llu\t%llu\n", TRACE_FLUSH, nrecords, ndropped);
+		fprintf(out, TRACE_FMT_FLUSH, nrecords, ndropped);
 		fflush(out);
 		fsync(fileno(out));
 		if (!renamed && rename(partial, path) == 0) {
@@ -229,8 +224,8 @@ static void nvtx_setup(void)
 		setenv("NVTX_INJECTION64_PATH", loaded, 0);
 		set = loaded;
 	}
-	fprintf(out, "%c\tlibcupti\t%s\n", TRACE_META, esc(loaded ? loaded : "?"));
-	fprintf(out, "%c\tnvtx_injection\t%s\n", TRACE_META, esc(set ? set : ""));
+	fprintf(out, TRACE_FMT_META_STR, "libcupti", esc(loaded ? loaded : "?"));
+	fprintf(out, TRACE_FMT_META_STR, "nvtx_injection", esc(set ? set : ""));
 }
 
 #define TRY(call)                                   \
@@ -257,9 +252,9 @@ EXPORT int InitializeInjection(void)
 	setvbuf(out, iobuf, _IOFBF, sizeof(iobuf));
 	uint32_t api = 0;
 	cuptiGetVersion(&api);
-	fprintf(out, "%s\t%d\n", TRACE_MAGIC, TRACE_VERSION);
-	fprintf(out, "%c\tpid\t%ld\n", TRACE_META, (long)getpid());
-	fprintf(out, "%c\tcupti_api\t%u\n", TRACE_META, api);
+	fprintf(out, TRACE_FMT_HEADER, TRACE_MAGIC, TRACE_VERSION);
+	fprintf(out, TRACE_FMT_META_NUM, "pid", (long)getpid());
+	fprintf(out, TRACE_FMT_META_NUM, "cupti_api", (long)api);
 	nvtx_setup();
 	TRY(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
 	/* CONCURRENT_KERNEL, not KERNEL: KERNEL serializes every launch */

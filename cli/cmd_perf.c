@@ -44,6 +44,9 @@ static int report(const struct perf_table *t, const char *out, bool json)
 		free(s);
 	}
 	if (!t->npaired) {
+		for (size_t i = 0; i < t->nrows; i++)
+			fprintf(stderr, "tileport perf: NA %s: %s\n", t->rows[i].config,
+				t->rows[i].why ? t->rows[i].why : "not paired");
 		fprintf(stderr, "tileport perf: no configuration paired: there is no geomean to "
 			"write (stage E: BLOCKED)\n");
 		return TP_EXIT_FAILED;

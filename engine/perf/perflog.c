@@ -260,6 +260,17 @@ static struct perf_record *add_record(struct reader *r, int line, const char *te
 
 static void set_key(struct perf_record *rec)
 {
+	/* no payload to name the framework: the parameter string may */
+	for (size_t i = 0; rec->backend && !*rec->backend && rec->params && backend_names[i]; i++) {
+		char *s = xstrdup(rec->params);
+		if (drop_token(s, backend_names[i])) {
+			free(rec->backend);
+			rec->backend = xstrdup(backend_names[i]);
+			for (char *c = rec->backend; *c; c++)
+				*c = *c == '-' ? '_' : *c;
+		}
+		free(s);
+	}
 	free(rec->config);
 	rec->config = perflog_config_key(rec->params ? rec->params : rec->test, rec->backend);
 	if (rec->backward) {

@@ -64,10 +64,10 @@ void perf_md_write(const struct perf_table *t, struct sbuf *out)
 	sb_printf(out, "\ngeomean_ratio=%.4f\n", t->geomean);
 	sb_printf(out, "Geo-mean ratio: %.2fx\n", t->geomean);
 	sb_printf(out, "Severity: %s\n\n", perf_band_name(t->severity));
-	sb_printf(out, "Ratio = %s / %s median device time (above 1: the candidate is slower). "
-		  "Only the geomean decides: DONE iff geomean_ratio <= %.2f; %zu of %zu "
-		  "configs paired.\n", *t->cand_name ? t->cand_name : "candidate",
-		  *t->base_name ? t->base_name : "baseline", PERF_GATE_RATIO, t->npaired, t->nrows);
+	sb_printf(out, "Ratio = candidate (%s) / baseline (%s) median device time; above 1 the "
+		  "candidate is slower. Only the geomean decides: DONE iff geomean_ratio <= %.2f; "
+		  "%zu of %zu configs paired.\n", *t->cand_name ? t->cand_name : "?",
+		  *t->base_name ? t->base_name : "?", PERF_GATE_RATIO, t->npaired, t->nrows);
 	if (!isnan(t->ci_lo))
 		sb_printf(out, "95%% CI of the geomean: [%.4f, %.4f] (%s).\n", t->ci_lo, t->ci_hi,
 			  t->ci_how ? t->ci_how : "");
@@ -75,7 +75,8 @@ void perf_md_write(const struct perf_table *t, struct sbuf *out)
 		const struct perf_variant_sum *vs = &t->variants[v];
 		sb_printf(out, "Variant %s (baseline %s): ", vs->name, vs->backend ? vs->backend : "?");
 		if (vs->npaired)
-			sb_printf(out, "geo-mean %.4f over %zu configs.\n", vs->geomean, vs->npaired);
+			sb_printf(out, "geo-mean %.4f over %zu config%s.\n", vs->geomean, vs->npaired,
+				  vs->npaired == 1 ? "" : "s");
 		else
 			sb_adds(out, "no paired config.\n");
 	}

@@ -32,6 +32,12 @@
 
 #include "engine/perf/trace_format.h"
 
+/* The activity records below are CUDA 13's; the libcupti loaded at run time
+ * must have the same major version (docs/gpu.md). */
+#if CUPTI_API_VERSION < 130000
+#error "libtileport_cupti.so needs CUPTI from CUDA 13 (CUPTI_API_VERSION >= 130000)"
+#endif
+
 #define EXPORT __attribute__((visibility("default")))
 
 #define BUF_SIZE (8u << 20) /* per activity buffer, as NVIDIA's samples use */

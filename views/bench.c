@@ -234,7 +234,7 @@ static int bench_open(struct view *v, const struct view_arg *arg, struct tp_err 
 		return -1;
 	}
 	const char *k = b->t->kernel;
-	v->ref = xstrdup(k && *k ? k : arg->path ? arg->path : "");
+	v->ref = xstrdup(k && *k ? k : arg->path ? arg->path : "benchmark");
 	rebuild(v);
 	if (b->t->nnotes)
 		view_report(v, "%zu note%s below the table", b->t->nnotes, b->t->nnotes == 1 ? "" : "s");
@@ -407,8 +407,10 @@ static bool bench_footer(struct view *v, struct line_out *out)
 	lo_adds(out, verdict_type(t->verdict), perf_verdict_name(t->verdict));
 	if (t->severity != PERF_BAND_DONE)
 		lo_addf(out, band_type(t->severity), " %s", perf_band_name(t->severity));
-	lo_addf(out, LINE_DIM, "  (%s <= %.2f)", t->strict_ci ? "CI upper bound" : "geomean",
-		PERF_GATE_RATIO);
+	/* the rule and how the interval was made, where there is room */
+	if (v->width >= 100)
+		lo_addf(out, LINE_DIM, "  (DONE: %s <= %.2f)",
+			t->strict_ci ? "CI upper bound" : "geomean", PERF_GATE_RATIO);
 	if (t->ci_how && v->width >= BAR_MIN_WIDTH)
 		lo_addf(out, LINE_DIM, "  CI: %s", t->ci_how);
 	return true;
@@ -451,7 +453,8 @@ static void describe(struct view *v, const struct perf_row *r)
 	const struct perf_side *sides[2] = {&r->base, &r->cand};
 	for (int i = 0; i < 2; i++) {
 		const struct perf_side *d = sides[i];
-		sb_printf(&s, "%s%s ", i ? ", candidate " : "baseline ", d->backend ? d->backend : "");
+		sb_printf(&s, "%s%s%s", i ? ", candidate " : "baseline ", d->backend ? d->backend : "",
+			  d->backend ? " " : "");
 		if (isnan(d->ms))
 			sb_adds(&s, "NA");
 		else

@@ -543,6 +543,17 @@ static enum request pl_request(struct view *v, enum request req)
 		v->host->open(v->host, v, VIEW_IRDIFF, &arg, 0);
 		return REQ_NONE;
 	}
+	case REQ_VIEW_BENCH: {
+		/* stage E measures; its table is the run's perf logs paired */
+		struct step_target t = target(v);
+		if (v->lineno >= nstages(pl) || t.stage != 'E') {
+			view_error(v, "Select stage E to see the benchmark table");
+			return REQ_NONE;
+		}
+		struct view_arg arg = {.path = pl->run_dir};
+		v->host->open(v->host, v, VIEW_BENCH, &arg, 0);
+		return REQ_NONE;
+	}
 	case REQ_TOGGLE_FOLLOW:
 		pl->follow_run = !pl->follow_run;
 		if (pl->follow_run)

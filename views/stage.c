@@ -607,6 +607,17 @@ static enum request stage_request(struct view *v, enum request req)
 		v->host->open(v->host, v, VIEW_IRDIFF, &arg, 0);
 		return REQ_NONE;
 	}
+	case REQ_VIEW_BENCH: {
+		const struct attempt *a = attempt_of(s);
+		if (!a || a->stage != 'E') {
+			view_error(v, "The benchmark table is shown from stage E (this is stage %c)",
+				   a ? a->stage : '?');
+			return REQ_NONE;
+		}
+		struct view_arg arg = {.path = s->run_dir};
+		v->host->open(v->host, v, VIEW_BENCH, &arg, 0);
+		return REQ_NONE;
+	}
 	case REQ_MOVE_NEXT_SECTION:
 	case REQ_MOVE_PREV_SECTION: {
 		bool next = req == REQ_MOVE_NEXT_SECTION;

@@ -65,6 +65,33 @@ EOS
 	done
 done
 
+# From a run: the pipeline view on stage E and the stage view of an E
+# attempt pair the run's perf logs; elsewhere b says where it works.
+for size in 80x24 160x48; do
+	tp "$size" browse --read-only --out out <<EOS
+<Enter>
+g
+j
+j
+j
+j
+b
+:save-display bench-run-pipeline-$size.screen
+q
+<Enter>
+b
+:save-display bench-run-stage-$size.screen
+q
+q
+g
+b
+:save-display bench-run-not-e-$size.screen
+EOS
+	check "bench-run-pipeline-$size.screen"
+	check "bench-run-stage-$size.screen"
+	check "bench-run-not-e-$size.screen"
+done
+
 # A performance.md, opened as a file: its rows and verdict, with noise and
 # samples from the logs beside it.
 "$TILEPORT" perf --run run --out run/reports/performance.md >/dev/null 2>&1

@@ -181,14 +181,26 @@ static bool backend_is(const char *log_name, const char *want)
 struct rec_ref {
 	const struct perf_record *r;
 	const char *file;
+	size_t idx; /* in file order over the side */
 };
 
+/* One side's records in file order (v) and by configuration (sorted, file
+ * order within one configuration), so that pairing thousands of
+ * configurations is not quadratic. */
 struct side_recs {
 	struct perf_log *logs;
 	size_t nlogs;
-	struct rec_ref *v;
+	struct rec_ref *v, *sorted;
 	size_t n;
+	bool *paired; /* per idx: its configuration has a row */
 };
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct rec_ref *x = a, *y = b;
+	int c = strcmp(x->r->config, y->r->config);
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
 
 static int load_side(char *const *files, const char *what, struct side_recs *s,
 		     struct perf_table *t, struct tp_err *err)
@@ -217,9 +229,14 @@ static int load_side(char *const *files, const char *what, struct side_recs *s,
 					log->notes[j].msg);
 		for (size_t j = 0; j < log->nrecs; j++) {
 			s->v = xgrow(s->v, &cap, s->n + 1, sizeof(*s->v));
-			s->v[s->n++] = (struct rec_ref){&log->recs[j], files[i]};
+			s->v[s->n] = (struct rec_ref){&log->recs[j], files[i], s->n};
+			s->n++;
 		}
 	}
+	s->sorted = xmalloc((s->n + 1) * sizeof(*s->sorted));
+	memcpy(s->sorted, s->v, s->n * sizeof(*s->sorted));
+	qsort(s->sorted, s->n, sizeof(*s->sorted), cmp_ref);
+	s->paired = xcalloc(s->n + 1, sizeof(*s->paired));
 	return 0;
 }
 
@@ -229,39 +246,73 @@ static void free_side(struct side_recs *s)
 		perflog_free(&s->logs[i]);
 	free(s->logs);
 	free(s->v);
+	free(s->sorted);
+	free(s->paired);
+}
+
+/* The sorted block of one configuration: [*first, return). */
+static size_t block(const struct side_recs *s, const char *config, size_t *first)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(s->sorted[mid].r->config, config) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	while (hi < s->n && !strcmp(s->sorted[hi].r->config, config))
+		hi++;
+	return hi < lo ? lo : hi;
 }
 
 /* The candidate's backend: cutile_rs when present, else the commonest. */
 static const char *main_backend(const struct side_recs *s)
 {
-	const char *best = NULL;
-	size_t bestn = 0;
+	struct backend_count {
+		const char *name;
+		size_t n;
+	} seen[16];
+	size_t ns = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		const char *b = s->v[i].r->backend;
 		if (!b || !*b)
 			continue;
 		if (!strcmp(b, "cutile_rs"))
 			return b;
-		size_t c = 0;
-		for (size_t j = 0; j < s->n; j++)
-			c += s->v[j].r->backend && !strcmp(s->v[j].r->backend, b);
-		if (c > bestn)
-			best = b, bestn = c;
+		size_t k = 0;
+		while (k < ns && strcmp(seen[k].name, b))
+			k++;
+		if (k == ns && ns < TP_ARRAY_LEN(seen))
+			seen[ns++] = (struct backend_count){b, 0};
+		if (k < ns)
+			seen[k].n++;
 	}
-	return best ? best : "";
+	const char *best = "";
+	size_t bestn = 0;
+	for (size_t k = 0; k < ns; k++)
+		if (seen[k].n > bestn)
+			best = seen[k].name, bestn = seen[k].n;
+	return best;
 }
 
+/* The first record (in file order) of a configuration and backend. */
 static const struct rec_ref *find(const struct side_recs *s, const char *config,
 				  const char *backend, bool any_backend)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		const struct perf_record *r = s->v[i].r;
-		if (strcmp(r->config, config))
-			continue;
-		if (any_backend || backend_is(r->backend, backend))
-			return &s->v[i];
-	}
+	size_t first, end = block(s, config, &first);
+	for (size_t i = first; i < end; i++)
+		if (any_backend || backend_is(s->sorted[i].r->backend, backend))
+			return &s->v[s->sorted[i].idx];
 	return NULL;
+}
+
+static void mark_paired(struct side_recs *s, const char *config)
+{
+	size_t first, end = block(s, config, &first);
+	for (size_t i = first; i < end; i++)
+		s->paired[s->sorted[i].idx] = true;
 }
 
 static void fill(struct perf_side *d, const struct rec_ref *rr)
@@ -385,27 +436,23 @@ static char *kernel_of_test(const char *test)
 	return xstrndup(a + 5, (size_t)(py - a - 5));
 }
 
+/* Records measured twice (same configuration and backend): the first is
+ * used; different numbers are worth a note. */
 static void note_duplicates(struct perf_table *t, const struct side_recs *s)
 {
-	for (size_t i = 0; i < s->n; i++)
-		for (size_t j = 0; j < i; j++) {
-			const struct perf_record *a = s->v[j].r, *b = s->v[i].r;
-			if (strcmp(a->config, b->config) || strcmp(a->backend, b->backend))
-				continue;
-			if (a->st.median != b->st.median)
+	for (size_t i = 0; i < s->n;) {
+		size_t first, end = block(s, s->sorted[i].r->config, &first);
+		for (size_t a = first; a < end; a++)
+			for (size_t b = a + 1; b < end; b++) {
+				const struct perf_record *x = s->sorted[a].r, *y = s->sorted[b].r;
+				if (strcmp(x->backend, y->backend) || x->st.median == y->st.median)
+					continue;
 				perf_table_note(t, "%s:%d: %s %s measured again; the first record "
-						"(%s:%d) is used", s->v[i].file, b->line, b->backend,
-						b->config, s->v[j].file, a->line);
-			break;
-		}
-}
-
-static bool seen_config(const struct perf_table *t, const char *config)
-{
-	for (size_t i = 0; i < t->nrows; i++)
-		if (!strcmp(t->rows[i].config, config))
-			return true;
-	return false;
+						"(%s:%d) is used", s->sorted[b].file, y->line, y->backend,
+						y->config, s->sorted[a].file, x->line);
+			}
+		i = end > i ? end : i + 1;
+	}
 }
 
 int perf_compare(char *const *base_files, char *const *cand_files, const char *analysis,
@@ -441,16 +488,21 @@ int perf_compare(char *const *base_files, char *const *cand_files, const char *a
 					"candidate is %s)", cand.v[i].file, r->line, r->backend, cb);
 			continue;
 		}
-		if (!seen_config(t, r->config))
+		if (!cand.paired[i]) {
 			pair_row(t, &base, &cand, cb, backends, &m, r->config);
+			mark_paired(&cand, r->config);
+			mark_paired(&base, r->config);
+		}
 	}
 	for (size_t i = 0; i < base.n; i++) {
 		const struct perf_record *r = base.v[i].r;
 		bool ours = false;
 		for (size_t k = 0; backends && backends[k] && !ours; k++)
 			ours = backend_is(r->backend, backends[k]);
-		if ((ours || !backends) && !seen_config(t, r->config))
+		if ((ours || !backends) && !base.paired[i]) {
 			pair_row(t, &base, &cand, cb, backends, &m, r->config);
+			mark_paired(&base, r->config);
+		}
 	}
 	free(t->cand_name);
 	t->cand_name = xstrdup(cb);

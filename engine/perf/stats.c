@@ -156,13 +156,21 @@ uint64_t stats_rng_next(struct stats_rng *g)
 
 size_t stats_rng_below(struct stats_rng *g, size_t n)
 {
-	/* reject the top partial block so every value is equally likely */
-	uint64_t limit = UINT64_MAX - UINT64_MAX % (uint64_t)n;
-	uint64_t x;
-	do
-		x = stats_rng_next(g);
-	while (x >= limit);
-	return (size_t)(x % (uint64_t)n);
+	/* Lemire's multiply-shift: the high half of x * n, rejecting the few
+	 * low halves that would favour some values; a division only then. The
+	 * bootstrap draws every sample this way. */
+	uint64_t x = stats_rng_next(g);
+	unsigned __int128 m = (unsigned __int128)x * n;
+	uint64_t low = (uint64_t)m;
+	if (low < n) {
+		uint64_t floor = (0 - (uint64_t)n) % n;
+		while (low < floor) {
+			x = stats_rng_next(g);
+			m = (unsigned __int128)x * n;
+			low = (uint64_t)m;
+		}
+	}
+	return (size_t)(m >> 64);
 }
 
 /* ---- bootstrap ---- */

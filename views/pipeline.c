@@ -635,6 +635,8 @@ static void pl_tick(struct view *v)
 	}
 	if (pl->lower_due && now_ms() >= pl->lower_due) {
 		pl->lower_due = 0;
+		/* the title said [paused] while the switch was due */
+		v->title_dirty = true;
 		show_lower(v, false);
 	}
 	bool running = false;

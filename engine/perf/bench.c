@@ -180,6 +180,8 @@ static void add_samples(struct bench_samples *s, size_t pidx, const struct trace
 		s->n[s->nprocs] = 0;
 		s->nprocs++;
 	}
+	if (!k->n)
+		return; /* a range without iterations: the process has none */
 	s->ns[pidx] = xrealloc(s->ns[pidx], (s->n[pidx] + k->n + 1) * sizeof(double));
 	memcpy(s->ns[pidx] + s->n[pidx], k->ns, k->n * sizeof(double));
 	s->n[pidx] += k->n;
@@ -204,7 +206,8 @@ static double *pooled(const struct bench_samples *s, size_t *n)
 	*n = total(s);
 	double *v = xmalloc((*n + 1) * sizeof(*v)), *p = v;
 	for (size_t i = 0; i < s->nprocs; i++) {
-		memcpy(p, s->ns[i], s->n[i] * sizeof(*v));
+		if (s->n[i])
+			memcpy(p, s->ns[i], s->n[i] * sizeof(*v));
 		p += s->n[i];
 	}
 	return v;

@@ -215,12 +215,7 @@ static cJSON *result_json(const struct bench_result *r)
 
 char *bench_json(const struct bench_result *r)
 {
-	cJSON *o = result_json(r);
-	char *s = cJSON_Print(o);
-	cJSON_Delete(o);
-	char *out = xstrdup(s);
-	cJSON_free(s);
-	return out;
+	return perf_json_take(result_json(r));
 }
 
 /* ---- perf logs ---- */
@@ -236,7 +231,8 @@ static void write_section(struct sbuf *sb, const struct bench_result *r, int s,
 		return;
 	double *v = xmalloc(n * sizeof(*v)), *w = v;
 	for (size_t p = 0; p < sm->nprocs; p++) {
-		memcpy(w, sm->ns[p], sm->n[p] * sizeof(*v));
+		if (sm->n[p])
+			memcpy(w, sm->ns[p], sm->n[p] * sizeof(*v));
 		w += sm->n[p];
 	}
 	double mean = stats_mean(v, n), sd = stats_stdev(v, n);

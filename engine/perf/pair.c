@@ -389,10 +389,36 @@ static char *why_of(const char *side, const struct rec_ref *rr)
 	return xasprintf("%s: %s:%d: %s", side, rr->file, rr->r->line, rr->r->problem);
 }
 
-static void pair_row(struct perf_table *t, const struct side_recs *base,
-		     const struct side_recs *cand, const char *cb, char **backends,
-		     const struct amap *m, const char *config)
+/* What pairing one configuration needs, and stage A's rule applied once
+ * per variant (it reads every baseline record). */
+struct pairing {
+	struct side_recs base, cand;
+	const char *cb;  /* the candidate's backend */
+	char **backends; /* the baseline's */
+	struct amap m;
+	struct auto_pick {
+		const char *variant, *backend;
+	} *picks;
+	size_t npicks;
+};
+
+static const char *picked_backend(struct pairing *p, const char *variant)
 {
+	for (size_t i = 0; i < p->npicks; i++)
+		if (p->picks[i].variant == variant ||
+		    (variant && p->picks[i].variant && !strcmp(p->picks[i].variant, variant)))
+			return p->picks[i].backend;
+	p->picks = xrealloc(p->picks, (p->npicks + 1) * sizeof(*p->picks));
+	const char *b = auto_backend(&p->base, p->backends, &p->m, variant);
+	p->picks[p->npicks++] = (struct auto_pick){variant, b};
+	return b;
+}
+
+static void pair_row(struct perf_table *t, struct pairing *p, const char *config)
+{
+	const struct side_recs *base = &p->base, *cand = &p->cand;
+	const struct amap *m = &p->m;
+	const char *cb = p->cb;
 	struct perf_row *row = perf_table_add(t, config);
 	const char *variant = amap_variant(m, config);
 	if (variant && amap_multi(m))
@@ -401,7 +427,7 @@ static void pair_row(struct perf_table *t, const struct side_recs *base,
 	const char *want = amap_backend(m, variant);
 	bool from_analysis = want != NULL;
 	if (!want)
-		want = auto_backend(base, backends, m, variant);
+		want = picked_backend(p, variant);
 	const struct rec_ref *b = want ? find(base, config, want, false) : NULL;
 	if (!b && !from_analysis)
 		b = find(base, config, NULL, true);
@@ -459,7 +485,6 @@ int perf_compare(char *const *base_files, char *const *cand_files, const char *a
 		 struct perf_table *t, struct tp_err *err)
 {
 	perf_table_init(t);
-	t->base_files = NULL;
 	size_t n = 0;
 	for (size_t i = 0; base_files && base_files[i]; i++)
 		push(&t->base_files, &n, base_files[i]);
@@ -467,45 +492,43 @@ int perf_compare(char *const *base_files, char *const *cand_files, const char *a
 	for (size_t i = 0; cand_files && cand_files[i]; i++)
 		push(&t->cand_files, &n, cand_files[i]);
 	t->analysis = analysis ? xstrdup(analysis) : NULL;
-	struct amap m;
-	struct side_recs base, cand;
-	memset(&base, 0, sizeof(base));
-	memset(&cand, 0, sizeof(cand));
+	struct pairing p;
+	memset(&p, 0, sizeof(p));
 	int rc = -1;
-	if (amap_load(analysis, &m, err) < 0)
+	if (amap_load(analysis, &p.m, err) < 0)
 		return -1;
-	if (load_side(base_files, "baseline", &base, t, err) < 0 ||
-	    load_side(cand_files, "candidate", &cand, t, err) < 0)
+	if (load_side(base_files, "baseline", &p.base, t, err) < 0 ||
+	    load_side(cand_files, "candidate", &p.cand, t, err) < 0)
 		goto out;
-	const char *cb = main_backend(&cand);
-	char **backends = base_backends(&base, cb);
-	note_duplicates(t, &base);
-	note_duplicates(t, &cand);
-	for (size_t i = 0; i < cand.n; i++) {
-		const struct perf_record *r = cand.v[i].r;
-		if (*cb && r->backend && *r->backend && strcmp(r->backend, cb)) {
+	p.cb = main_backend(&p.cand);
+	p.backends = base_backends(&p.base, p.cb);
+	note_duplicates(t, &p.base);
+	note_duplicates(t, &p.cand);
+	for (size_t i = 0; i < p.cand.n; i++) {
+		const struct perf_record *r = p.cand.v[i].r;
+		if (*p.cb && r->backend && *r->backend && strcmp(r->backend, p.cb)) {
 			perf_table_note(t, "%s:%d: %s record in the candidate log ignored (the "
-					"candidate is %s)", cand.v[i].file, r->line, r->backend, cb);
+					"candidate is %s)", p.cand.v[i].file, r->line, r->backend, p.cb);
 			continue;
 		}
-		if (!cand.paired[i]) {
-			pair_row(t, &base, &cand, cb, backends, &m, r->config);
-			mark_paired(&cand, r->config);
-			mark_paired(&base, r->config);
+		if (!p.cand.paired[i]) {
+			pair_row(t, &p, r->config);
+			mark_paired(&p.cand, r->config);
+			mark_paired(&p.base, r->config);
 		}
 	}
-	for (size_t i = 0; i < base.n; i++) {
-		const struct perf_record *r = base.v[i].r;
-		bool ours = false;
-		for (size_t k = 0; backends && backends[k] && !ours; k++)
-			ours = backend_is(r->backend, backends[k]);
-		if ((ours || !backends) && !base.paired[i]) {
-			pair_row(t, &base, &cand, cb, backends, &m, r->config);
-			mark_paired(&base, r->config);
+	for (size_t i = 0; i < p.base.n; i++) {
+		const struct perf_record *r = p.base.v[i].r;
+		bool ours = !p.backends;
+		for (size_t k = 0; p.backends && p.backends[k] && !ours; k++)
+			ours = backend_is(r->backend, p.backends[k]);
+		if (ours && !p.base.paired[i]) {
+			pair_row(t, &p, r->config);
+			mark_paired(&p.base, r->config);
 		}
 	}
 	free(t->cand_name);
-	t->cand_name = xstrdup(cb);
+	t->cand_name = xstrdup(p.cb);
 	/* the baseline backends the rows use, in order of first use */
 	struct sbuf names = SBUF_INIT;
 	for (size_t i = 0; i < t->nrows; i++) {
@@ -520,17 +543,18 @@ int perf_compare(char *const *base_files, char *const *cand_files, const char *a
 	}
 	free(t->base_name);
 	t->base_name = sb_detach(&names);
-	if (m.kernel)
-		t->kernel = xstrdup(m.kernel);
-	for (size_t i = 0; !t->kernel && i < cand.n; i++)
-		t->kernel = kernel_of_test(cand.v[i].r->test);
-	strv_free(backends);
+	if (p.m.kernel)
+		t->kernel = xstrdup(p.m.kernel);
+	for (size_t i = 0; !t->kernel && i < p.cand.n; i++)
+		t->kernel = kernel_of_test(p.cand.v[i].r->test);
 	perf_table_finish(t);
 	rc = 0;
 out:
-	free_side(&base);
-	free_side(&cand);
-	amap_free(&m);
+	strv_free(p.backends);
+	free(p.picks);
+	free_side(&p.base);
+	free_side(&p.cand);
+	amap_free(&p.m);
 	return rc;
 }
 

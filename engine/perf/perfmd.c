@@ -501,12 +501,16 @@ cJSON *perf_table_cjson(const struct perf_table *t)
 	return o;
 }
 
-char *perf_table_json(const struct perf_table *t)
+char *perf_json_take(cJSON *o)
 {
-	cJSON *o = perf_table_cjson(t);
 	char *s = cJSON_Print(o);
 	cJSON_Delete(o);
-	char *out = xstrdup(s);
+	char *out = xstrdup(s ? s : "null");
 	cJSON_free(s);
 	return out;
+}
+
+char *perf_table_json(const struct perf_table *t)
+{
+	return perf_json_take(perf_table_cjson(t));
 }

@@ -31,5 +31,7 @@ char *perf_table_json(const struct perf_table *t);
 struct cJSON;
 /* The same as a cJSON tree, to embed (cJSON_Delete it). */
 struct cJSON *perf_table_cjson(const struct perf_table *t);
+/* Print a cJSON tree indented and delete it. Caller frees. */
+char *perf_json_take(struct cJSON *o);
 
 #endif

@@ -228,10 +228,13 @@ int cmd_bench(int argc, char **argv)
 		rc = r.table.verdict == PERF_VERDICT_DONE ? TP_EXIT_OK : TP_EXIT_FAILED;
 	}
 	bench_result_free(&r);
-	if (tmp) {
+	if (tmp && rc == TP_EXIT_ENV) {
+		/* the failing command's output and the traces so far */
+		fprintf(stderr, "tileport bench: kept %s\n", tmp);
+	} else if (tmp) {
 		remove_tree(tmp);
-		free(tmp);
 	}
+	free(tmp);
 	free(a.lib);
 	return rc;
 }

@@ -113,6 +113,13 @@ bench fail --inject none --rounds 1 --ref "$FAKE" --cand "$FAKE --fail" --out fa
 assert_eq "a failing command: exit 3" "$(cat fail.rc)" 3
 assert_contains "a failing command: names its output" fail.err "the candidate command failed (exit 1); its output is in failed/01-cand.log"
 assert_contains "its output kept" failed/01-cand.log "fake_bench: failing as asked"
+TMPDIR=$T bench tmpfail --inject none --rounds 1 --ref "$FAKE --fail" --cand "$FAKE"
+kept=$(sed -n 's/^tileport bench: kept //p' tmpfail.err)
+[ -n "$kept" ] && [ -f "$kept/00-ref.log" ] && ok "without --out, a failure keeps its directory" ||
+	bad "the failing command's output was not kept: $(cat tmpfail.err)"
+TMPDIR=$T bench tmpok --inject none --rounds 1 --ref "$FAKE" --cand "$FAKE"
+[ "$(ls -d "$T"/tileport-bench-* | wc -l)" -eq 1 ] && ok "without --out, a success leaves nothing" ||
+	bad "temporary directories left: $(ls -d "$T"/tileport-bench-*)"
 bench notrace --inject none --rounds 1 --ref "$FAKE --no-trace" --cand "$FAKE"
 assert_eq "no trace: exit 3" "$(cat notrace.rc)" 3
 assert_contains "no trace: says what was expected" notrace.err "the reference command wrote no trace: with --inject none it writes \$TILEPORT_TRACE itself"

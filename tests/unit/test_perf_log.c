@@ -289,6 +289,23 @@ static void test_variants_choose_baselines(void **state)
 	assert_null(t.rows[0].variant);
 	perf_table_free(&t);
 
+	/* a config measured twice with other numbers: the first is used, and said */
+	struct sbuf again = SBUF_INIT;
+	sb_adds(&again, "tests/ops/test_bmm.py::T::test_perf[8-1024-True-cutile_rs]\n"
+			"== Performance Test Results ==\n"
+			"{\"cutile_rs\": {\"forward\": {\"median\": 9.0}}}\nPASSED\n");
+	char *c2 = tu_write(tmp, "rs_again.txt", sb_str(&again));
+	char *cv2[] = {c, c2, NULL};
+	assert_int_equal(perf_compare(bv, cv2, an, &t, &err), 0);
+	assert_float_equal(t.rows[2].ratio, 1.1, 1e-9);
+	assert_int_equal(t.nnotes, 1);
+	assert_non_null(strstr(t.notes[0], "rs_again.txt:2: cutile_rs 8-1024-True measured again; "
+					   "the first record ("));
+	assert_non_null(strstr(t.notes[0], "/rs.txt:10) is used"));
+	perf_table_free(&t);
+	sb_free(&again);
+	free(c2);
+
 	/* the winner named but not measured for a config: NA, saying so */
 	char *bv2[] = {b, NULL};
 	assert_int_equal(perf_compare(bv2, cv, an, &t, &err), 0);

@@ -107,8 +107,9 @@ def profile(name, op, reps, warmup_ms, flush, twice=False):
         with tprofile(activities=[ProfilerActivity.CUDA]) as prof:
             run()
             torch.cuda.synchronize()
-        us = sum(e.device_time for e in prof.events()
-                 if e.device_type == torch.autograd.DeviceType.CUDA and e.device_time > 0
+        # the device-side events are the kernels (and copies) themselves
+        us = sum(e.time_range.elapsed_us() for e in prof.events()
+                 if e.device_type == torch.autograd.DeviceType.CUDA
                  and "memset" not in e.name.lower())
         times.append(us)
     return times

@@ -99,6 +99,15 @@ tp 80x24 open run/reports/performance.md <<EOS
 :save-display bench-md-80x24.screen
 EOS
 check bench-md-80x24.screen
+# a report alone, its logs nowhere: its own rows and verdict
+mkdir -p alone
+sed "/^Inputs:/d" run/reports/performance.md >alone/performance.md
+tp 80x24 open alone/performance.md <<EOS
+:save-view bench-alone.view
+EOS
+expect "a report alone: its rows" bench-alone.view "[perf-large 2.000x]"
+expect "a report alone: no noise known" bench-alone.view "[dim -/-]"
+expect "a report alone: its verdict" bench-alone.view "[verdict-warn INVESTIGATE]"
 
 # Cell types: every band, the NA rows, a kernel count that differs, the footer.
 tp 160x48 perf --tui run/baseline_perf_cutile.txt run/perf_cutile_rs.txt <<EOS

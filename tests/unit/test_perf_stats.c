@@ -51,6 +51,13 @@ static void test_selection_matches_sorting(void **state)
 			}
 		double want = n % 2 ? b[n / 2] : (b[n / 2 - 1] + b[n / 2]) / 2;
 		assert_float_equal(stats_median(a, n), want, 1e-12);
+		for (double q = 0.1; q < 1; q += 0.2) {
+			double pos = q * (double)(n - 1);
+			size_t k = (size_t)pos;
+			double hi = k + 1 < n ? b[k + 1] : b[k];
+			assert_float_equal(stats_quantile(a, n, q), b[k] + (pos - (double)k) * (hi - b[k]),
+					   1e-9);
+		}
 	}
 }
 

@@ -10,9 +10,10 @@ dest=$top/tests/fixtures/trace/captured
 rm -rf "$dest"
 "$tp" bench --rounds 1 --ref "$out/run_cuda --configs 256-1024-float16,256-4096-float32 --reps 5" \
 	--cand "$out/run_cuda --configs 256-1024-float16,256-4096-float32 --reps 5 --twice" \
-	--out "$dest" >"$dest.txt" 2>&1
+	--out "$dest" >"$out/bench.txt" 2>"$out/bench.err"
 rm -f "$dest"/*.log
-mv "$dest.txt" "$dest/bench.txt"
+# what tileport made of them; CI reads the traces again and must agree
+mv "$out/bench.txt" "$dest/bench.txt"
 {
 	echo "Captured by tests/gpu/capture_fixtures.sh on $(date -u +%Y-%m-%d),"
 	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader

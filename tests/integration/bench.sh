@@ -134,6 +134,16 @@ assert_contains "a malformed trace: file and line" broken.err "broken/00-ref.1.t
 bench emptydir --from "$T/bin"
 assert_eq "--from without traces: exit 2" "$(cat emptydir.rc)" 2
 
+# ---- real traces captured on a GPU (tests/gpu/capture_fixtures.sh), when there are some ----
+CAP=$TILEPORT_TOP/tests/fixtures/trace/captured
+if [ -f "$CAP/bench.txt" ]; then
+	"$TILEPORT" bench --from "$CAP" >cap.out 2>cap.err
+	cmp -s "$CAP/bench.txt" cap.out && ok "captured traces: the table as it was made on the GPU" ||
+		bad "captured traces: $(diff "$CAP/bench.txt" cap.out | head -n 5)"
+else
+	echo "skip: no traces captured on a GPU yet (tests/gpu/capture_fixtures.sh)"
+fi
+
 # ---- usage ----
 bench u1 --ref a
 assert_eq "one command: exit 2" "$(cat u1.rc)" 2

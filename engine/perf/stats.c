@@ -1,5 +1,6 @@
-/* Order statistics by selection (nth element), not by sorting: the
- * bootstrap takes a median of every resample, so this is its inner loop. */
+/* Order statistics by selection (nth element), not by sorting; the
+ * bootstrap, which needs a median of every resample, counts ranks instead
+ * (it is the inner loop of tileport bench's statistics: bench/perf.sh). */
 #include "engine/perf/stats.h"
 
 #include <math.h>
@@ -175,32 +176,103 @@ size_t stats_rng_below(struct stats_rng *g, size_t n)
 
 /* ---- bootstrap ---- */
 
-/* One hierarchical resample of a side into buf, its median: as many
- * processes as the side has (empty ones never drawn), each drawn with
- * replacement, then that many samples from each drawn process. */
-static double resample_median(const struct stats_groups *g, const size_t *live, size_t nlive,
-			      struct stats_rng *rng, double *buf)
+/* One side of one configuration, prepared so that a resample's median is
+ * found by counting rather than by selection: every sample's rank in the
+ * side's sorted pool. A resample adds one to the count of each rank it
+ * draws; the median is where the running count crosses the middle. The
+ * same draws give the same order statistics as sorting would. */
+struct side_pool {
+	double *sorted;   /* every sample of the side, ascending */
+	uint32_t **rank;  /* rank[g][j]: position of group g's sample j in sorted */
+	uint32_t *count;  /* per position, for one resample */
+	size_t total;
+	size_t *live;     /* the non-empty groups */
+	size_t nlive;
+	const struct stats_groups *g;
+};
+
+struct ranked {
+	double v;
+	uint32_t group, index;
+};
+
+static int cmp_ranked(const void *a, const void *b)
 {
-	size_t k = 0;
-	for (size_t i = 0; i < nlive; i++) {
-		size_t pick = live[stats_rng_below(rng, nlive)];
-		const double *v = g->v[pick];
-		size_t n = g->n[pick];
-		for (size_t j = 0; j < n; j++)
-			buf[k++] = v[stats_rng_below(rng, n)];
-	}
-	return stats_median(buf, k);
+	const struct ranked *x = a, *y = b;
+	return (x->v > y->v) - (x->v < y->v);
 }
 
-/* The non-empty groups of a side (caller frees), and how many. */
-static size_t *live_groups(const struct stats_groups *g, size_t *n)
+static void pool_init(struct side_pool *p, const struct stats_groups *g)
 {
-	size_t *v = xmalloc((g->ngroups + 1) * sizeof(*v));
-	*n = 0;
-	for (size_t i = 0; i < g->ngroups; i++)
+	memset(p, 0, sizeof(*p));
+	p->g = g;
+	p->live = xmalloc((g->ngroups + 1) * sizeof(*p->live));
+	p->rank = xcalloc(g->ngroups + 1, sizeof(*p->rank));
+	for (size_t i = 0; i < g->ngroups; i++) {
+		p->total += g->n[i];
 		if (g->n[i])
-			v[(*n)++] = i;
-	return v;
+			p->live[p->nlive++] = i;
+	}
+	struct ranked *r = xmalloc((p->total + 1) * sizeof(*r));
+	size_t k = 0;
+	for (size_t i = 0; i < g->ngroups; i++)
+		for (size_t j = 0; j < g->n[i]; j++)
+			r[k++] = (struct ranked){g->v[i][j], (uint32_t)i, (uint32_t)j};
+	if (p->total > 1)
+		qsort(r, p->total, sizeof(*r), cmp_ranked);
+	p->sorted = xmalloc((p->total + 1) * sizeof(*p->sorted));
+	for (size_t i = 0; i < g->ngroups; i++)
+		p->rank[i] = xmalloc((g->n[i] + 1) * sizeof(**p->rank));
+	for (size_t i = 0; i < p->total; i++) {
+		p->sorted[i] = r[i].v;
+		p->rank[r[i].group][r[i].index] = (uint32_t)i;
+	}
+	p->count = xmalloc((p->total + 1) * sizeof(*p->count));
+	free(r);
+}
+
+static void pool_free(struct side_pool *p)
+{
+	for (size_t i = 0; p->rank && i < p->g->ngroups; i++)
+		free(p->rank[i]);
+	free(p->rank);
+	free(p->sorted);
+	free(p->count);
+	free(p->live);
+}
+
+/* The value at 0-based position k of the resample (counts summing to n). */
+static size_t position(const uint32_t *count, size_t from, size_t *seen, size_t k)
+{
+	size_t i = from;
+	while (*seen + count[i] <= k)
+		*seen += count[i++];
+	return i;
+}
+
+/* One hierarchical resample of a side, its median: as many processes as
+ * the side has (empty ones never drawn), each drawn with replacement, then
+ * that many samples from each drawn process. */
+static double resample_median(struct side_pool *p, struct stats_rng *rng)
+{
+	memset(p->count, 0, p->total * sizeof(*p->count));
+	size_t drawn = 0;
+	for (size_t i = 0; i < p->nlive; i++) {
+		size_t pick = p->live[stats_rng_below(rng, p->nlive)];
+		const uint32_t *rank = p->rank[pick];
+		size_t n = p->g->n[pick];
+		for (size_t j = 0; j < n; j++)
+			p->count[rank[stats_rng_below(rng, n)]]++;
+		drawn += n;
+	}
+	/* stats_quantile's interpolation at 0.5: positions k and k + 1 */
+	size_t k = (drawn - 1) / 2, seen = 0;
+	size_t at = position(p->count, 0, &seen, k);
+	double a = p->sorted[at];
+	if (drawn % 2)
+		return a;
+	size_t next = position(p->count, at, &seen, k + 1);
+	return a + 0.5 * (p->sorted[next] - a);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -218,56 +290,39 @@ int stats_bootstrap_geomean(const struct stats_groups *ref, const struct stats_g
 	out->seed = seed;
 	if (nconfigs == 0 || resamples < 1)
 		return -1;
-	/* A resample can draw the largest process every time. */
-	size_t cap = 0;
-	size_t **live = xcalloc(2 * nconfigs, sizeof(*live));
-	size_t *nlive = xcalloc(2 * nconfigs, sizeof(*nlive));
+	struct side_pool *pools = xcalloc(2 * nconfigs, sizeof(*pools));
 	int rc = 0;
 	for (size_t c = 0; c < nconfigs; c++) {
-		const struct stats_groups *side[2] = {&ref[c], &cand[c]};
-		for (int s = 0; s < 2; s++) {
-			live[2 * c + s] = live_groups(side[s], &nlive[2 * c + s]);
-			if (!nlive[2 * c + s])
-				rc = -1;
-			size_t big = 0;
-			for (size_t i = 0; i < side[s]->ngroups; i++)
-				big = side[s]->n[i] > big ? side[s]->n[i] : big;
-			size_t need = big * side[s]->ngroups;
-			cap = need > cap ? need : cap;
-		}
+		pool_init(&pools[2 * c], &ref[c]);
+		pool_init(&pools[2 * c + 1], &cand[c]);
+		if (!pools[2 * c].nlive || !pools[2 * c + 1].nlive)
+			rc = -1;
 	}
-	double *buf = xmalloc((cap + 1) * sizeof(*buf));
 	double *g = xmalloc((size_t)resamples * sizeof(*g));
 	struct stats_rng rng;
 	stats_rng_seed(&rng, seed);
 	for (int b = 0; b < resamples && rc == 0; b++) {
 		double s = 0;
 		for (size_t c = 0; c < nconfigs; c++) {
-			double r = resample_median(&ref[c], live[2 * c], nlive[2 * c], &rng, buf);
-			double k = resample_median(&cand[c], live[2 * c + 1], nlive[2 * c + 1], &rng,
-						   buf);
+			double r = resample_median(&pools[2 * c], &rng);
+			double k = resample_median(&pools[2 * c + 1], &rng);
 			s += log(k / r);
 		}
 		g[b] = exp(s / (double)nconfigs);
 	}
 	for (size_t i = 0; i < 2 * nconfigs; i++)
-		free(live[i]);
-	free(live);
-	free(nlive);
-	if (rc < 0) {
-		free(buf);
-		free(g);
-		return -1;
+		pool_free(&pools[i]);
+	free(pools);
+	if (rc == 0) {
+		qsort(g, (size_t)resamples, sizeof(*g), cmp_double);
+		double tail = (1.0 - level) / 2.0;
+		size_t ilo = (size_t)floor(tail * (double)resamples);
+		size_t ihi = (size_t)ceil((1.0 - tail) * (double)resamples) - 1;
+		if (ihi >= (size_t)resamples)
+			ihi = (size_t)resamples - 1;
+		out->lo = g[ilo];
+		out->hi = g[ihi];
 	}
-	qsort(g, (size_t)resamples, sizeof(*g), cmp_double);
-	double tail = (1.0 - level) / 2.0;
-	size_t ilo = (size_t)floor(tail * (double)resamples);
-	size_t ihi = (size_t)ceil((1.0 - tail) * (double)resamples) - 1;
-	if (ihi >= (size_t)resamples)
-		ihi = (size_t)resamples - 1;
-	out->lo = g[ilo];
-	out->hi = g[ihi];
-	free(buf);
 	free(g);
-	return 0;
+	return rc;
 }

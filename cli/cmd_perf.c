@@ -103,8 +103,9 @@ int cmd_perf(int argc, char **argv)
 		}
 	}
 	int npos = argc - optind;
-	if (json && tui)
-		return cli_usage_error("perf", "--json and --tui do not go together");
+	if (tui && (json || out))
+		return cli_usage_error("perf", "--tui shows the table; --json and --out print or "
+				       "write it (run them without --tui)");
 	if (run && (npos || analysis))
 		return cli_usage_error("perf", "--run DIR takes no log files and no --analysis");
 	if (!run && npos < 2)

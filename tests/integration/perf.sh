@@ -148,6 +148,8 @@ assert_eq "--run without logs: exit 2" "$(cat e5.rc)" 2
 assert_contains "--run without logs: says which" e5.err "no baseline perf log yet"
 tp e6 perf --json --tui a b
 assert_eq "--json with --tui: exit 2" "$(cat e6.rc)" 2
+tp e7 perf --tui --out x.md a b
+assert_eq "--out with --tui: exit 2" "$(cat e7.rc)" 2
 # a section stage E cannot pair: NA in perf, a warning in validate perf-log
 printf 't.py::test[a-cutile_rs]\n== Performance Test Results ==\nnot json\nPASSED\n' >np.txt
 mklog np_base.txt cutile a=0.01 b=0.02

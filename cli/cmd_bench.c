@@ -9,7 +9,6 @@
 #include "engine/perf/bench.h"
 #include "engine/perf/stats.h"
 #include "engine/perf/trace.h"
-#include "tui/tui.h"
 
 static const char bench_usage[] =
 	"usage: tileport bench --ref CMD --cand CMD [--rounds N] [--out DIR] [--json | --tui]\n"
@@ -215,8 +214,7 @@ int cmd_bench(int argc, char **argv)
 	if (rc < 0) {
 		rc = cli_report(&err);
 	} else if (a.tui) {
-		struct tui_start s = {.kind = TUI_START_BENCH, .model = &r.table};
-		rc = tui_main(&s);
+		rc = cli_bench_tui(&r.table);
 	} else {
 		if (a.json) {
 			char *j = bench_json(&r);

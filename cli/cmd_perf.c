@@ -12,7 +12,7 @@
 static const char perf_usage[] =
 	"usage: tileport perf [--analysis FILE] [--kernel NAME] [--out FILE] [--json | --tui]\n"
 	"                     BASELINE [BASELINE...] CANDIDATE\n"
-	"       tileport perf --run DIR [--out FILE] [--json | --tui]\n"
+	"       tileport perf --run RUN [--out FILE] [--json | --tui]\n"
 	"\n"
 	"Pair the candidate's perf log with the baseline's (pytest -sv --print-record\n"
 	"logs, or tileport bench's): records pair by parameter string with the\n"
@@ -25,7 +25,8 @@ static const char perf_usage[] =
 	"                   variant's winning baseline (several BASELINE logs)\n"
 	"  --kernel NAME    the operator's name for the report's title (default:\n"
 	"                   analysis.json's kernel_name, else the test file's)\n"
-	"  --run DIR        a run directory: its baseline_perf*.txt,\n"
+	"  --run RUN        a run (its directory, or an op name in the output root):\n"
+	"                   its baseline_perf*.txt,\n"
 	"                   perf_cutile_rs*.txt and reference/analysis.json\n"
 	"  --out FILE       also write the report to FILE (atomically)\n"
 	"  --json           the table as JSON instead (docs/formats.md)\n"
@@ -33,6 +34,18 @@ static const char perf_usage[] =
 	"\n"
 	"exit: 0 DONE, 1 INVESTIGATE or nothing paired (BLOCKED), 2 bad usage or\n"
 	"input (the message names file and line)\n";
+
+int cli_bench_tui(struct perf_table *t)
+{
+	struct session *session;
+	int rc = cli_session(&session, &(struct session_opts){.read_only = true});
+	if (rc)
+		return rc;
+	struct tui_start s = {.kind = TUI_START_BENCH, .session = session, .model = t};
+	rc = tui_main(&s);
+	session_close(session);
+	return rc;
+}
 
 static int report(const struct perf_table *t, const char *out, bool json)
 {
@@ -107,14 +120,28 @@ int cmd_perf(int argc, char **argv)
 		return cli_usage_error("perf", "--tui shows the table; --json and --out print or "
 				       "write it (run them without --tui)");
 	if (run && (npos || analysis))
-		return cli_usage_error("perf", "--run DIR takes no log files and no --analysis");
+		return cli_usage_error("perf", "--run RUN takes no log files and no --analysis");
 	if (!run && npos < 2)
 		return cli_usage_error("perf", "need a BASELINE and a CANDIDATE perf log");
 	struct perf_table t;
 	struct tp_err err;
 	int rc;
 	if (run) {
-		rc = perf_compare_run(run, &t, &err);
+		/* RUN as every command takes it: a directory (any holding the
+		 * reference layout, not only tileport's runs) or an op name */
+		char *dir = NULL;
+		if (path_is_dir(run)) {
+			dir = xstrdup(run);
+		} else {
+			struct session *session;
+			rc = cli_session(&session, &(struct session_opts){.read_only = true});
+			if (rc)
+				return rc;
+			dir = session_run_dir(session, run);
+			session_close(session);
+		}
+		rc = perf_compare_run(dir, &t, &err);
+		free(dir);
 	} else {
 		char **base = xcalloc((size_t)npos, sizeof(char *));
 		for (int i = 0; i < npos - 1; i++)
@@ -130,8 +157,7 @@ int cmd_perf(int argc, char **argv)
 	if (rc < 0) {
 		rc = cli_report(&err);
 	} else if (tui) {
-		struct tui_start s = {.kind = TUI_START_BENCH, .model = &t};
-		rc = tui_main(&s);
+		rc = cli_bench_tui(&t);
 	} else {
 		rc = report(&t, out, json);
 	}

@@ -541,6 +541,8 @@ static void bench_done(struct view *v)
 const struct view_ops bench_view_ops = {
 	.type = "bench",
 	.private_size = sizeof(struct bench),
+	.stages = "E",
+	.noun = "benchmark table",
 	.open = bench_open,
 	.line = bench_line,
 	.request = bench_request,

@@ -65,6 +65,11 @@ assert_eq "--run exits 0" "$(cat run.rc)" 0
 assert_contains "--run: same geomean" run.out "geomean_ratio=1.0204"
 assert_contains "--run: its inputs" run.out "Inputs: baseline run/baseline_perf_cutile.txt, run/baseline_perf_triton_tileir.txt; candidate run/perf_cutile_rs.txt; analysis run/reference/analysis.json."
 
+# RUN may be an op name in the output root
+mkdir -p elsewhere
+(cd elsewhere && CUTILE_KERNEL_OUT_ROOT=$T "$TILEPORT" perf --run run >../byname.out 2>&1)
+assert_contains "--run OP: found in the output root" byname.out "geomean_ratio=1.0204"
+
 # --json
 tp json perf --json run/baseline_perf.txt run/perf_cutile_rs.txt
 assert_eq "--json exits as the verdict" "$(cat json.rc)" 0

@@ -26,7 +26,10 @@ static int int_field(const char *s)
 	return end == s ? -1 : (int)v;
 }
 
-bool gpu_parse_line(const char *line, struct gpu_snapshot *s)
+/* One line of nvidia-smi's CSV answer (index, name, driver_version,
+ * clocks.sm, clocks.max.sm, temperature.gpu, power.draw,
+ * clocks_event_reasons.active; noheader, nounits). */
+static bool parse_line(const char *line, struct gpu_snapshot *s)
 {
 	size_t n;
 	char **f = str_split(line, ',', true, &n);
@@ -82,7 +85,7 @@ void gpu_snapshot(int index, struct gpu_snapshot *s)
 		line = proc_first_line(argv, 10000);
 	}
 	if (line)
-		gpu_parse_line(line, s);
+		parse_line(line, s);
 	else
 		snprintf(s->problem, sizeof(s->problem), "nvidia-smi -i %d --query-gpu failed", index);
 	free(line);

@@ -26,10 +26,5 @@ int gpu_default_index(void);
 /* Read one GPU; s->ok false with s->problem when nvidia-smi is missing or
  * says nothing usable. */
 void gpu_snapshot(int index, struct gpu_snapshot *s);
-/* Fill a snapshot from one line of nvidia-smi's CSV answer (index, name,
- * driver_version, clocks.sm, clocks.max.sm, temperature.gpu, power.draw,
- * clocks_event_reasons.active; noheader, nounits); false when it is not
- * one. */
-bool gpu_parse_line(const char *line, struct gpu_snapshot *s);
 
 #endif

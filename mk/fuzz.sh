@@ -1,7 +1,7 @@
 #!/bin/sh
 # make fuzz: every libFuzzer target for FUZZ_SECONDS (default 300) each,
 # growing its corpus in tests/fuzz/corpus/NAME: what a run found is merged
-# back (-merge=1 keeps the inputs that add coverage, no more). A crash,
+# in (-merge=1 adds the inputs that add coverage, no more). A crash,
 # a hang (-timeout) or a leak leaves its input in build/fuzz/artifacts/ and
 # fails the make; the figures go to build/fuzz/summary.txt.
 #   mk/fuzz.sh [TARGET...]       (default: every build/fuzz/fuzz_*)
@@ -26,11 +26,9 @@ for bin; do
 		-artifact_prefix="$art/$short-" "$work" "$corpus" >"$log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-	# keep only what adds coverage, then replace the committed corpus
-	merged=$top/build/fuzz/merged-$short
-	rm -rf "$merged" && mkdir -p "$merged"
-	"$bin" -merge=1 "$merged" "$corpus" "$work" >>"$log" 2>&1 &&
-		rm -rf "$corpus" && mv "$merged" "$corpus"
+	# what the run found that adds coverage joins the corpus; the seeds
+	# already there (named after the finding they reproduce) stay
+	"$bin" -merge=1 "$corpus" "$work" >>"$log" 2>&1
 	after=$(find "$corpus" -type f | wc -l)
 	status=clean
 	[ $rc -eq 0 ] || { status="FAILED (exit $rc, see $log)"; failed=$((failed + 1)); }

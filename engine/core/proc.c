@@ -1,13 +1,14 @@
 #include "engine/core/proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -99,40 +100,52 @@ static bool proc_parent(pid_t pid, pid_t *ppid, pid_t *pgid)
 	return true;
 }
 
-/* Kill and reap every orphan; their own children become ours as they die,
- * so look again until a look finds none. While another child of this layer
- * runs, an orphan may be its helper: the sweep waits for the last one. */
-static void kill_orphans(void)
+/* Kill and reap the orphans there are now; false when there were none. */
+static bool sweep_orphans(void)
+{
+	pid_t self = getpid(), own_group = getpgrp();
+	DIR *d = opendir("/proc");
+	if (!d)
+		return false;
+	pid_t found[256];
+	size_t nf = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) && nf < TP_ARRAY_LEN(found)) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		pid_t pp, pg;
+		/* Every stage starts a session of its own, so whatever came from
+		 * one is outside our process group; a child of ours in it (the
+		 * screen's editor) is no orphan of a stage. */
+		if (*end || pid <= 0 || !proc_parent((pid_t)pid, &pp, &pg) || pp != self ||
+		    pg == own_group || tracked((pid_t)pid))
+			continue;
+		if (pg > 1)
+			kill(-pg, SIGKILL);
+		kill((pid_t)pid, SIGKILL);
+		found[nf++] = (pid_t)pid;
+	}
+	closedir(d);
+	for (size_t i = 0; i < nf; i++)
+		waitpid(found[i], NULL, 0);
+	return nf > 0;
+}
+
+/* The stage's group was sent SIGKILL: until every member is gone, a
+ * member's child may not have re-parented to us yet, so sweep until the
+ * group is empty, then until a sweep finds no one (each dying orphan hands
+ * its own children to us). While another child of this layer runs, an
+ * orphan may be its helper: the sweep waits for the last one. */
+static void kill_orphans(pid_t group)
 {
 	for (size_t i = 0; i < nlive; i++)
 		if (!live[i]->leader_exited)
 			return;
-	pid_t self = getpid(), own_group = getpgrp();
-	for (int round = 0; round < 64; round++) {
-		DIR *d = opendir("/proc");
-		if (!d)
-			return;
-		pid_t found[256];
-		size_t nf = 0;
-		struct dirent *e;
-		while ((e = readdir(d)) && nf < TP_ARRAY_LEN(found)) {
-			char *end;
-			long pid = strtol(e->d_name, &end, 10);
-			pid_t pp, pg;
-			if (*end || pid <= 0 || !proc_parent((pid_t)pid, &pp, &pg) || pp != self ||
-			    tracked((pid_t)pid))
-				continue;
-			if (pg != own_group && pg > 1)
-				kill(-pg, SIGKILL);
-			kill((pid_t)pid, SIGKILL);
-			found[nf++] = (pid_t)pid;
-		}
-		closedir(d);
-		if (!nf)
-			return;
-		for (size_t i = 0; i < nf; i++)
-			waitpid(found[i], NULL, 0);
-	}
+	for (int i = 0; i < 100000 && kill(-group, 0) == 0; i++)
+		if (!sweep_orphans())
+			sched_yield();
+	for (int round = 0; round < 64 && sweep_orphans(); round++)
+		;
 }
 
 static void set_nonblock(int fd)
@@ -337,7 +350,7 @@ static void reap(struct proc *p)
 	}
 	/* Nothing the stage started may outlive it. */
 	kill(-p->pid, SIGKILL);
-	kill_orphans();
+	kill_orphans(p->pid);
 	if (!p->out_eof || !p->err_eof)
 		p->drain_timer = loop_add_timer(p->loop, DRAIN_MS, on_drain_timeout, p);
 	finish(p);
@@ -518,7 +531,7 @@ void proc_free(struct proc *p)
 		kill(-p->pid, SIGKILL);
 		waitpid(p->pid, NULL, 0);
 		p->leader_exited = true;
-		kill_orphans();
+		kill_orphans(p->pid);
 	}
 	untrack(p);
 	p->on_exit = NULL;

@@ -1,6 +1,7 @@
 /* Where a command finds its workspace and configuration. */
 #include "cli/cli.h"
 
+#include "engine/agents/agent.h"
 #include "engine/core/run.h"
 #include "tui/config.h"
 
@@ -54,12 +55,32 @@ static int check_keys(const struct config *c, struct tp_err *err)
 		if (!strcmp(k, "workspace") || !strcmp(k, "out_root") || stage_key(k, "driver.") ||
 		    stage_key(k, "validator.") || str_starts(k, "tui.") || tui_config_is_key(k))
 			continue;
+		const char *keys = NULL;
+		bool agent = agent_setting_known(k, &keys) || (str_starts(k, "price.") && k[6]);
+		if (agent && str_ends(e->file, "/.tileport.conf")) {
+			/* agents can write the workspace; their keys and prices must not */
+			tp_err_set(err, TP_EXIT_USAGE, "%s:%d: '%s' is an agent setting, read from the user "
+						       "config only ($XDG_CONFIG_HOME/tileport/config)", e->file, e->line, k);
+			return -1;
+		}
+		if (agent)
+			continue;
+		if (keys) {
+			tp_err_set(err, TP_EXIT_USAGE, "%s:%d: unknown setting '%s' (%.*s takes: %s)", e->file,
+				   e->line, k, (int)strcspn(k, "."), k, keys);
+			return -1;
+		}
 		tp_err_set(err, TP_EXIT_USAGE,
 			   "%s:%d: unknown setting '%s' (expected workspace, out_root, driver.X, "
-			   "validator.X, or a screen setting: theme, layout, split-size, line-numbers, "
-			   "follow, color.AREA)", e->file, e->line, k);
+			   "validator.X, a driver's settings (llm.*, claude.*, codex.*), price.MODEL, "
+			   "or a screen setting: theme, layout, split-size, line-numbers, follow, "
+			   "color.AREA)", e->file, e->line, k);
 		return -1;
 	}
+	struct prices p;
+	if (prices_load(&p, c, err) < 0)
+		return -1;
+	prices_free(&p);
 	return 0;
 }
 

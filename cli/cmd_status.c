@@ -129,6 +129,7 @@ static cJSON *status_json(const struct run_state *st, const struct table *t, boo
 	}
 	if (st->contract)
 		cJSON_AddStringToObject(o, "contract", st->contract);
+	cJSON_AddItemToObject(o, "meter", run_meter_json(st));
 	return o;
 }
 
@@ -196,6 +197,18 @@ static void print_status(const struct run_state *st, const struct table *t, bool
 			       st->att[i].note);
 	if (st->contract)
 		printf("contract   %s (final output contract, see .tileport/contract.txt)\n", st->contract);
+	struct run_meter m;
+	run_meter(st, 0, &m);
+	if (m.tokens_in || m.tokens_out || m.cost > 0) {
+		printf("tokens     %lld in, %lld out, $%.4f:", m.tokens_in, m.tokens_out, m.cost);
+		for (size_t i = 0; t && i < t->nstages; i++) {
+			struct run_meter s;
+			run_meter(st, t->stages[i].letter, &s);
+			if (s.tokens_in || s.tokens_out || s.cost > 0)
+				printf(" %c %lld/%lld $%.4f", t->stages[i].letter, s.tokens_in, s.tokens_out, s.cost);
+		}
+		printf("\n");
+	}
 }
 
 int cmd_status(int argc, char **argv)

@@ -221,6 +221,13 @@ static void on_event(struct pipeline *p, const struct pipeline_event *e, void *u
 	struct view *v = ud;
 	struct pl *pl = v->priv;
 	const struct run_state *st = state_of(pl);
+	if (e->kind == PEV_METER) {
+		const struct table *t = table_of(pl);
+		for (size_t i = 0; t && i < t->nstages; i++)
+			if (t->stages[i].letter == e->stage)
+				view_line_dirty(v, i); /* its TOKENS and COST */
+		return;
+	}
 	if (e->kind == PEV_OUTPUT) {
 		if (e->is_stderr)
 			return;
@@ -423,25 +430,18 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 			fmt_elapsed(end - a->started, el, sizeof(el));
 	}
 	lo_col(out, LINE_DIM, 7, ALIGN_RIGHT, el);
-	long long tin = 0, tout = 0;
-	double cost = 0;
-	for (size_t i = 0; i < st->natt; i++) {
-		if (st->att[i].stage == s->letter) {
-			tin += st->att[i].tokens_in;
-			tout += st->att[i].tokens_out;
-			cost += st->att[i].cost;
-		}
-	}
+	struct run_meter m;
+	run_meter(st, s->letter, &m);
 	if (v->width >= 100) {
 		char a1[16], a2[16], tok[40];
-		fmt_count(tin, a1, sizeof(a1));
-		fmt_count(tout, a2, sizeof(a2));
+		fmt_count(m.tokens_in, a1, sizeof(a1));
+		fmt_count(m.tokens_out, a2, sizeof(a2));
 		snprintf(tok, sizeof(tok), "%s/%s", a1, a2);
-		lo_col(out, LINE_COST, 13, ALIGN_RIGHT, tin || tout ? tok : "-");
+		lo_col(out, LINE_COST, 13, ALIGN_RIGHT, m.tokens_in || m.tokens_out ? tok : "-");
 	}
 	char c[32] = "-";
-	if (cost > 0)
-		snprintf(c, sizeof(c), "$%.2f", cost);
+	if (m.cost > 0)
+		snprintf(c, sizeof(c), "$%.2f", m.cost);
 	lo_cell(out, LINE_COST, 8, ALIGN_RIGHT, c);
 }
 

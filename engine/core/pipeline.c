@@ -365,36 +365,71 @@ static int check_op(const char *ws, const char *op, struct tp_err *err)
 	return rc;
 }
 
-/* Every stage the run can reach on its own needs a driver that parses. */
-static int check_drivers(const struct table *t, char *const *drivers, bool offline, struct tp_err *err)
+/* Every stage the run can reach on its own needs a driver that parses;
+ * a stage without one gets the catalog's default. drivers[] are owned
+ * strings; chosen[] marks the defaults. */
+static int fill_drivers(const struct table *t, char *drivers[26], bool chosen[26], const char *op,
+			const char *ws, bool offline, struct tp_err *err)
 {
-	struct sbuf missing = SBUF_INIT;
+	struct sbuf missing = SBUF_INIT, why = SBUF_INIT;
+	const struct driver_catalog *cat = driver_catalog();
 	for (size_t i = 0; i < t->nstages; i++) {
 		const struct stage_def *s = &t->stages[i];
+		int k = s->letter - 'A';
 		if (s->manual || (offline && !s->deferrable))
 			continue;
-		const char *spec = drivers[s->letter - 'A'];
-		if (!spec) {
+		if (!drivers[k] && cat) {
+			struct sbuf w = SBUF_INIT;
+			drivers[k] = cat->choose(s->letter, op, ws, &w);
+			chosen[k] = drivers[k] != NULL;
+			if (!why.len)
+				sb_adds(&why, sb_str(&w));
+			sb_free(&w);
+		}
+		if (!drivers[k]) {
 			sb_printf(&missing, "%s%c", missing.len ? ", " : "", s->letter);
 			continue;
 		}
 		struct driver d;
-		if (driver_parse(spec, &d, err) < 0) {
+		if (driver_parse(drivers[k], &d, err) < 0) {
 			sb_free(&missing);
+			sb_free(&why);
 			return -1;
 		}
 		driver_free(&d);
 	}
+	int rc = 0;
 	if (missing.len) {
 		tp_err_set(err, TP_EXIT_ENV,
-			   "no driver for stage%s %s: set one with --driver X=exec:COMMAND or 'driver.X = "
-			   "exec:COMMAND' in the config (this build has no built-in agent driver yet)",
-			   strchr(sb_str(&missing), ',') ? "s" : "", sb_str(&missing));
-		sb_free(&missing);
-		return -1;
+			   "no driver for stage%s %s: %s%sor set one with --driver X=exec:COMMAND or "
+			   "'driver.X = exec:COMMAND' in the config (docs/agents.md)",
+			   strchr(sb_str(&missing), ',') ? "s" : "", sb_str(&missing), sb_str(&why),
+			   why.len ? "; " : "");
+		rc = -1;
 	}
 	sb_free(&missing);
-	return 0;
+	sb_free(&why);
+	return rc;
+}
+
+/* "A claude (default), B exec:./agent.sh, ..." */
+static void emit_drivers(struct pipeline *p)
+{
+	const bool *chosen = p->chosen;
+	struct sbuf sb = SBUF_INIT;
+	cJSON *f = cJSON_CreateObject();
+	cJSON *d = cJSON_AddObjectToObject(f, "drivers");
+	for (size_t i = 0; i < p->table->nstages; i++) {
+		char l = p->table->stages[i].letter;
+		const char *spec = p->st.drivers[l - 'A'];
+		if (!spec)
+			continue;
+		char key[2] = {l, 0};
+		cJSON_AddStringToObject(d, key, spec);
+		sb_printf(&sb, "%s%c %s%s", sb.len ? ", " : "", l, spec, chosen[l - 'A'] ? " (default)" : "");
+	}
+	pl_emit(p, "drivers", f, "drivers: %s", sb_str(&sb));
+	sb_free(&sb);
 }
 
 static struct pipeline *pl_new(struct loop *l, const struct pipeline_opts *o)
@@ -472,9 +507,12 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	}
 	bool offline = !pf.online;
 	char *drv[26] = {0};
+	bool chosen[26] = {0};
 	for (int i = 0; i < 26; i++)
-		drv[i] = (char *)o->drivers[i];
-	if (check_drivers(t, drv, offline, err) < 0) {
+		drv[i] = o->drivers[i] ? xstrdup(o->drivers[i]) : NULL;
+	if (fill_drivers(t, drv, chosen, o->op, ws, offline, err) < 0) {
+		for (int i = 0; i < 26; i++)
+			free(drv[i]);
 		preflight_free(&pf);
 		goto fail;
 	}
@@ -515,6 +553,12 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	st->created = wall_ms();
 	st->next = (struct run_next){.set = true, .stage = t->first};
 	apply_opts(p, o);
+	for (int i = 0; i < 26; i++) {
+		if (chosen[i])
+			set_command(p, &st->drivers[i], drv[i]);
+		p->chosen[i] = chosen[i];
+		free(drv[i]);
+	}
 	pl_save(p);
 	char *pfj = preflight_json(&pf);
 	cJSON *f = cJSON_CreateObject();
@@ -633,10 +677,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 			pipeline_free(p);
 			return -1;
 		}
-		char *drv[26];
-		for (int i = 0; i < 26; i++)
-			drv[i] = st->drivers[i];
-		if (check_drivers(p->table, drv, false, err) < 0) {
+		if (fill_drivers(p->table, st->drivers, p->chosen, st->op, st->workspace, false, err) < 0) {
 			pipeline_free(p);
 			return -1;
 		}
@@ -707,6 +748,8 @@ void pipeline_start(struct pipeline *p)
 			st->offline ? "offline" : "online", st->op, *miss ? " (missing: " : "", miss,
 			*miss ? ")" : "");
 	free(miss);
+	if (!st->final)
+		emit_drivers(p);
 	if (aborted(p))
 		pl_set(&p->st.status, "running");
 	p->started = true;
@@ -731,7 +774,7 @@ void pipeline_free(struct pipeline *p)
 		transcript_close(p->tr);
 	if (p->errlog)
 		fclose(p->errlog);
-	sb_free(&p->errpart);
+	lines_free(&p->errlines);
 	sb_free(&p->vout);
 	run_unlock(p->lock_fd);
 	run_state_free(&p->st);

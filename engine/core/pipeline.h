@@ -61,6 +61,7 @@ void check_outcome_free(struct check_outcome *o);
 enum pipeline_event_kind {
 	PEV_EVENT,  /* a record appended to events.jsonl (ev) */
 	PEV_OUTPUT, /* a line a running stage printed (line, len, is_stderr) */
+	PEV_METER,  /* the running attempt's tokens or cost went up (seq, stage) */
 };
 struct pipeline_event {
 	enum pipeline_event_kind kind;

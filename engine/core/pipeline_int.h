@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "engine/core/lines.h"
 #include "engine/core/pipeline.h"
 #include "engine/core/proc.h"
 #include "engine/core/transcript.h"
@@ -31,9 +32,11 @@ struct pipeline {
 	struct proc *proc;
 	struct transcript *tr;
 	FILE *errlog;
-	struct sbuf errpart;
+	struct lines errlines; /* stderr, cut into lines as transcripts are */
 	char **secrets; /* secret NAME=VALUE entries hidden from transcripts and logs */
 	bool aborting;
+	int64_t meter_saved; /* when a usage change was last saved */
+	bool chosen[26];     /* drivers taken by default, for the drivers event */
 
 	/* a command validator running for cur_seq */
 	struct proc *vproc;

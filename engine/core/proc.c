@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -372,6 +373,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		free(prog);
 		return NULL;
 	}
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		tp_err_set(err, TP_EXIT_ENV, "fork: %s", strerror(errno));
@@ -384,6 +386,9 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		/* A new session: a new process group we can signal as a whole, and
 		 * no controlling terminal, so a stage can never read the TUI's keys. */
 		setsid();
+		/* A helper killed outright must not leave its child running. */
+		if (o->die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent))
+			_exit(127);
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);

@@ -227,6 +227,7 @@ int run_state_save(const struct run_state *st, struct tp_err *err)
 	for (size_t i = 0; i < st->natt; i++)
 		cJSON_AddItemToArray(att, attempt_json(&st->att[i]));
 	put_str(o, "contract", st->contract);
+	cJSON_AddItemToObject(o, "meter", run_meter_json(st));
 	char *text = cJSON_Print(o);
 	cJSON_Delete(o);
 	char *path = run_path(st->run_dir, "state.json");
@@ -583,4 +584,43 @@ long long proc_start_time(long pid)
 	}
 	free(text);
 	return v;
+}
+
+void run_meter(const struct run_state *st, char stage, struct run_meter *m)
+{
+	memset(m, 0, sizeof(*m));
+	for (size_t i = 0; i < st->natt; i++) {
+		const struct attempt *a = &st->att[i];
+		if (stage && a->stage != stage)
+			continue;
+		m->tokens_in += a->tokens_in;
+		m->tokens_out += a->tokens_out;
+		m->cost += a->cost;
+	}
+}
+
+static cJSON *meter_obj(const struct run_meter *m)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "tokens_in", (double)m->tokens_in);
+	cJSON_AddNumberToObject(o, "tokens_out", (double)m->tokens_out);
+	cJSON_AddNumberToObject(o, "cost", m->cost);
+	return o;
+}
+
+cJSON *run_meter_json(const struct run_state *st)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (char l = 'A'; l <= 'Z'; l++) {
+		struct run_meter m;
+		run_meter(st, l, &m);
+		if (m.tokens_in || m.tokens_out || m.cost > 0) {
+			char k[2] = {l, 0};
+			cJSON_AddItemToObject(o, k, meter_obj(&m));
+		}
+	}
+	struct run_meter all;
+	run_meter(st, 0, &all);
+	cJSON_AddItemToObject(o, "run", meter_obj(&all));
+	return o;
 }

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cJSON.h>
+
 #include "engine/core/util.h"
 
 #define RUN_SCHEMA 1
@@ -95,6 +97,17 @@ bool run_exists(const char *run_dir);
 struct attempt *run_add_attempt(struct run_state *st);
 struct attempt *run_attempt_by_seq(struct run_state *st, int seq);
 struct attempt *run_last_attempt(struct run_state *st);
+/* Tokens and cost summed over the attempts of one stage, or of the whole
+ * run when stage is 0. */
+struct run_meter {
+	long long tokens_in, tokens_out;
+	double cost;
+};
+void run_meter(const struct run_state *st, char stage, struct run_meter *m);
+/* {"A": {tokens_in, tokens_out, cost}, ..., "run": {...}} for the stages
+ * that used any (state.json and status --json carry it). */
+cJSON *run_meter_json(const struct run_state *st);
+
 /* Counted attempts of a stage (the cap and the routing conditions use this). */
 int run_count(const struct run_state *st, char stage);
 void attempt_add_soft(struct attempt *a, const char *marker);

@@ -449,12 +449,18 @@ def main():
     ap.add_argument("--log")
     ap.add_argument("--timeout", type=float, default=300)
     ARGS = ap.parse_args()
-    with open(ARGS.scenario) as f:
-        SCEN = json.load(f)
     open(ARGS.report, "a").close()
-    srv = Server(("127.0.0.1", 0), Handler)
-    with open(ARGS.port_fifo, "w") as f:
-        f.write("%d\n" % srv.server_address[1])
+    # the test blocks on the FIFO: it hears back even when the scenario is bad
+    with open(ARGS.port_fifo, "w") as fifo:
+        try:
+            with open(ARGS.scenario) as f:
+                SCEN = json.load(f)
+        except ValueError as e:
+            fail(f"{ARGS.scenario}: not JSON: {e}")
+            fifo.write("0\n")
+            return
+        srv = Server(("127.0.0.1", 0), Handler)
+        fifo.write("%d\n" % srv.server_address[1])
     signal.signal(signal.SIGTERM, lambda *a: stop.set())
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     stop.wait(ARGS.timeout)

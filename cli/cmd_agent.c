@@ -123,9 +123,15 @@ int cmd_agent(int argc, char **argv)
 	}
 	char *ws = cli_workspace(NULL);
 	char *out = cli_out_root(NULL, ws);
-	char *dir = run_resolve(run_arg, out);
+	char *given = run_resolve(run_arg, out);
 	free(out);
 	free(ws);
+	/* the drivers' tools and permission rules need absolute paths */
+	char *dir = realpath(given, NULL);
+	if (!dir)
+		dir = given;
+	else
+		free(given);
 	struct run_state st;
 	int rc;
 	if (!run_exists(dir)) {

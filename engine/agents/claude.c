@@ -187,7 +187,8 @@ static void result(struct claude_map *m, const cJSON *o)
 		char http[32] = "";
 		if (cJSON_IsNumber(status))
 			snprintf(http, sizeof(http), " (HTTP %d)", status->valueint);
-		rec_error(m->rec, "claude ended with %s%s%s", sub ? sub : "an error", http, sb_str(&errs));
+		rec_error(m->rec, "claude ended in error (%s%s)%s", sub && strcmp(sub, "success") ? sub : "is_error",
+			  http, sb_str(&errs));
 		sb_free(&errs);
 	}
 	free(m->final);

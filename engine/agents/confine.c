@@ -164,7 +164,9 @@ static int walk_open(int rootfd, const char *rel, int flags, mode_t mode)
 static int open_beneath(const struct confine *c, int rootfd, const char *rel, int flags, mode_t mode)
 {
 	if (!c->no_openat2) {
-		struct open_how how = {.flags = (unsigned)(flags | O_CLOEXEC | O_NOCTTY),
+		/* O_PATH takes no flags but these; the kernel refuses others */
+		int extra = (flags & O_PATH) ? O_CLOEXEC : O_CLOEXEC | O_NOCTTY;
+		struct open_how how = {.flags = (unsigned)(flags | extra),
 				       .mode = (flags & O_CREAT) ? mode : 0,
 				       .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
 		long fd = sys_openat2(rootfd, rel, &how);
@@ -183,6 +185,12 @@ static char *fd_path(int fd)
 		return NULL;
 	buf[n] = '\0';
 	return xstrdup(buf);
+}
+
+static void refuse_escape(struct tp_err *err, const char *path, const struct confine_root *r)
+{
+	tp_err_set(err, TP_EXIT_USAGE, "%s: leads outside the %s (through '..' or a symlink); refused", path,
+		   r->label);
 }
 
 static bool is_write(int flags)
@@ -214,8 +222,7 @@ int confine_open(const struct confine *c, const char *path, int flags, mode_t mo
 	if (fd < 0) {
 		int e = errno;
 		if (e == EXDEV || e == ELOOP)
-			tp_err_set(err, TP_EXIT_USAGE, "%s: leads outside the %s (through '..' or a symlink); refused",
-				   path, r->label);
+			refuse_escape(err, path, r);
 		else
 			tp_err_set(err, TP_EXIT_USAGE, "%s: %s", path, strerror(e));
 		return -1;
@@ -270,7 +277,9 @@ int confine_mkparents(const struct confine *c, const char *path, struct tp_err *
 		if (pfd >= 0)
 			close(pfd);
 	}
-	if (rc < 0)
+	if (rc < 0 && (errno == EXDEV || errno == ELOOP))
+		refuse_escape(err, path, r);
+	else if (rc < 0)
 		tp_err_set(err, TP_EXIT_USAGE, "%s: cannot create its folder %s: %s", path, sb_str(&pre),
 			   strerror(errno));
 	sb_free(&pre);

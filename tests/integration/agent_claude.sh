@@ -92,6 +92,26 @@ config
 assert_eq "silence: exit 1" "$(cat "$T/hang.rc")" 1
 assert_contains "silence: said so" "$T/hang.tx" "claude printed nothing for 3 s; stopped it (claude.idle_timeout_s)"
 
+# A chain: llm says the stage is unsupported, claude takes over in the
+# same attempt, and the transcript records the hand-over.
+cat >"$T/chain.json" <<EOF2
+{"key": "$KEY", "steps": [
+ {"reply": {"text": "VERDICT: FAIL_FIXABLE\nunsupported: reduce over a dynamic axis"}},
+ {"reply": {"text": "$final"}}
+]}
+EOF2
+start_server chain
+ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" TILEPORT_LLM_PROTOCOL=anthropic \
+	TILEPORT_LLM_BASE_URL="http://127.0.0.1:$PORT" TILEPORT_LLM_API_KEY="$KEY" \
+	"$TILEPORT" agent --stage B --run "$run" --driver "llm, claude" --attempt "$T/chain.att" >"$T/chain.tx" 2>"$T/chain.err"
+assert_eq "chain: exit" "$?" 0
+stop_server chain
+assert_contains "chain: the hand-over, with the reason" "$T/chain.tx" \
+	'"type":"handover","from":"llm","to":"claude","reason":"unsupported: reduce over a dynamic axis","verdict":"FAIL_FIXABLE"'
+assert_eq "chain: one final message, the last driver's" "$(count final "$T/chain.tx")" 1
+assert_contains "chain: it is claude's" "$T/chain.tx" '"type":"final","text":"<VALIDATOR_OUTPUT>'
+assert_eq "chain: both drivers started" "$(count start "$T/chain.tx")" 2
+
 # A claude too old for these flags is refused up front.
 mkdir -p "$T/old"
 printf '#!/bin/sh\necho "1.0.3 (Claude Code)"\n' >"$T/old/claude"

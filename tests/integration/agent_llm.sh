@@ -142,6 +142,46 @@ stop_server turns
 assert_eq "max turns: fails" "$(cat "$T/turns.rc")" 1
 assert_contains "max turns: says so" "$T/turns.tx" "2 turns without a final answer (llm.max_turns)"
 
+# ---- confinement: every escape is refused ----
+config
+long=$(python3 -c 'print("a/" * 2100 + "x")')
+skill=$TILEPORT_TOP/skill
+cat >"$T/jail.json" <<EOF2
+{"key": "$KEY", "steps": [
+ {"reply": {"tools": [
+   {"id": "dotdot", "name": "read_file", "input": {"path": "../../../../../../etc/passwd"}},
+   {"id": "abs", "name": "read_file", "input": {"path": "/etc/passwd"}},
+   {"id": "abs_write", "name": "write_file", "input": {"path": "$T/outside.txt", "content": "x"}},
+   {"id": "up_write", "name": "write_file", "input": {"path": "../outside.txt", "content": "x"}},
+   {"id": "mklink", "name": "run_command", "input": {"cmd": "ln -s /etc escape && ln -s .. up && echo linked"}},
+   {"id": "via_link", "name": "read_file", "input": {"path": "escape/passwd"}},
+   {"id": "via_link_w", "name": "write_file", "input": {"path": "escape/tileport-test", "content": "x"}},
+   {"id": "via_up", "name": "write_file", "input": {"path": "up/outside.txt", "content": "x"}},
+   {"id": "via_up_dir", "name": "list_dir", "input": {"path": "up"}},
+   {"id": "long", "name": "read_file", "input": {"path": "$long"}},
+   {"id": "nul", "name": "read_file", "input": {"path": "kernel.rs\u0000/../../etc/passwd"}},
+   {"id": "state", "name": "write_file", "input": {"path": ".tileport/state.json", "content": "{}"}},
+   {"id": "skill_w", "name": "edit_file", "input": {"path": "$skill/SKILL.md", "old_text": "a", "new_text": "b"}},
+   {"id": "skill_r", "name": "read_file", "input": {"path": "$skill/SKILL.md", "end_line": 1}},
+   {"id": "ws_r", "name": "read_file", "input": {"path": "$WS/src/tilegym/ops/cutile/softmax.py", "end_line": 1}},
+   {"id": "inside", "name": "write_file", "input": {"path": "reports/deep/note.md", "content": "fine"}}]}},
+ {"reply": {"text": "$final"}, "expect": {"results": {
+   "dotdot": "leads outside the run directory", "abs": "outside the run directory and the workspace",
+   "abs_write": "outside the run directory and the workspace", "up_write": "leads outside the run directory",
+   "mklink": "linked", "via_link": "leads outside", "via_link_w": "leads outside", "via_up": "leads outside",
+   "via_up_dir": "leads outside", "long": "the limit is", "nul": "a NUL byte in the arguments; refused",
+   "state": "tileport's own state", "skill_w": "the skill is read-only", "skill_r": "lines 1-1 of",
+   "ws_r": "lines 1-1 of", "inside": "wrote reports/deep/note.md"}}}
+]}
+EOF2
+start_server jail
+agent jail openai
+stop_server jail
+assert_eq "confinement: the stage still ends" "$(cat "$T/jail.rc")" 0
+assert_eq "confinement: exactly the two allowed writes happened" \
+	"$(ls "$T/outside.txt" "$T/base/outside.txt" /etc/tileport-test 2>/dev/null | wc -l) $(cat "$RUN/reports/deep/note.md")" "0 fine"
+assert_eq "confinement: twelve refusals" "$(field "$T/jail.tx" 'sum(1 for x in r if x["type"]=="tool_result" and x["is_error"])')" 12
+
 # The key went to the server in headers only, and nowhere on disk.
 no_key "$T/base" "$T"/*.tx "$T"/*.err "$T"/*.att "$T"/*.requests
 finish

@@ -127,37 +127,43 @@ static long sys_openat2(int dirfd, const char *path, struct open_how *how)
 static int walk_open(int rootfd, const char *rel, int flags, mode_t mode)
 {
 	char **parts = str_split(rel, '/', false, NULL);
-	int dir = dup(rootfd);
-	int fd = -1;
 	size_t n = strv_len(parts);
-	for (size_t i = 0; dir >= 0 && i < n; i++) {
+	/* the last component that names something ("." names the folder it is in) */
+	size_t last = n;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(parts[i], "."))
+			last = i;
+	int dir = dup(rootfd), fd = -1;
+	for (size_t i = 0; i < n && dir >= 0; i++) {
 		if (!strcmp(parts[i], "."))
 			continue;
 		if (!strcmp(parts[i], "..")) {
 			errno = EXDEV;
 			break;
 		}
-		bool last = i + 1 == n;
-		int next = openat(dir, parts[i], last ? flags | O_NOFOLLOW | O_CLOEXEC : O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, mode);
-		if (next < 0 && errno == ENOTDIR) {
+		int f = i == last ? flags | O_NOFOLLOW | O_CLOEXEC : O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+		int next = openat(dir, parts[i], f, mode);
+		if (next < 0 && (errno == ENOTDIR || errno == ELOOP)) {
 			struct stat sb;
 			if (fstatat(dir, parts[i], &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode))
 				errno = ELOOP;
 		}
-		close(dir);
-		dir = -1;
-		if (next < 0)
-			break;
-		if (last)
+		if (i == last) {
 			fd = next;
-		else
-			dir = next;
+			break;
+		}
+		int e = errno;
+		close(dir);
+		dir = next;
+		errno = e;
 	}
-	if (fd < 0 && dir >= 0) /* every component was "." */
+	if (last == n && dir >= 0) /* nothing but "." */
 		fd = openat(dir, ".", flags | O_CLOEXEC, mode);
+	int e = errno;
 	if (dir >= 0)
 		close(dir);
 	strv_free(parts);
+	errno = e;
 	return fd;
 }
 

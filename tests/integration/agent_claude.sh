@@ -81,9 +81,11 @@ if [ -e "$T/outside.txt" ]; then bad "permission denial: the file outside was wr
 assert_contains "permission denial: an error record" "$T/deny.tx" '"type":"error","message":"permission denied: Write'
 assert_contains "permission denial: the model's verdict stands" "$T/deny.tx" '"type":"final","text":"VERDICT: FAIL_FIXABLE"'
 
+# Under load the CLI may still be starting when the timer fires: silence
+# either way, so the server need not see the request.
 config "claude.idle_timeout_s = 3"
 cat >"$T/hang.json" <<EOF2
-{"key": "$KEY", "steps": [{"hang": true, "reply": {"text": "never finished"}}]}
+{"key": "$KEY", "partial": true, "steps": [{"hang": true, "reply": {"text": "never finished"}}]}
 EOF2
 start_server hang
 ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" agent hang

@@ -67,7 +67,7 @@ assert_eq "failed turn: exit 1" "$(cat "$T/fail.rc")" 1
 assert_contains "failed turn: an error record" "$T/fail.tx" "without a completed turn"
 
 cat >"$T/hang.json" <<EOF2
-{"key": "$KEY", "steps": [{"hang": true, "reply": {"text": "never finished"}}]}
+{"key": "$KEY", "partial": true, "steps": [{"hang": true, "reply": {"text": "never finished"}}]}
 EOF2
 start_server hang
 codex_config "codex.idle_timeout_s = 3"

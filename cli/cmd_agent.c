@@ -44,9 +44,7 @@ static void on_signal(struct loop *l, int signo, void *ud)
 {
 	struct agent_ctx *ctx = ud;
 	(void)l, (void)signo;
-	ctx->stop = true;
-	if (ctx->child)
-		proc_kill(ctx->child);
+	ctx->stop = true; /* whatever waits on the loop sees it and kills its process */
 }
 
 /* The stage's prompt: the orchestrator's (TILEPORT_PROMPT), else built

@@ -35,8 +35,7 @@ struct agent_ctx {
 	const struct prices *prices;
 	struct recorder *rec;
 	struct loop *loop;
-	bool stop;                /* told to stop (signal); drivers end soon */
-	struct proc *child;       /* a driver's running process, killed on stop */
+	bool stop;                /* told to stop (signal): processes are killed, drivers end */
 	int64_t kill_grace_ms;
 };
 

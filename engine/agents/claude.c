@@ -8,6 +8,7 @@
 
 #include "engine/agents/agent.h"
 #include "engine/agents/cli_agent.h"
+#include "engine/agents/json_get.h"
 
 void claude_map_init(struct claude_map *m, struct recorder *rec, const struct prices *prices)
 {
@@ -18,27 +19,11 @@ void claude_map_init(struct claude_map *m, struct recorder *rec, const struct pr
 
 void claude_map_free(struct claude_map *m)
 {
-	for (size_t i = 0; i < m->nseen; i++)
-		free(m->seen[i]);
-	free(m->seen);
+	idset_free(&m->seen);
 	free(m->model);
 	free(m->final);
 	sb_free(&m->last_text);
 	memset(m, 0, sizeof(*m));
-}
-
-static const char *str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static long long num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0)
-		return 0;
-	return v->valuedouble > 1e12 ? (long long)1e12 : (long long)v->valuedouble;
 }
 
 static double money(const cJSON *o, const char *k)
@@ -49,23 +34,13 @@ static double money(const cJSON *o, const char *k)
 	return v->valuedouble > 1e6 ? 1e6 : v->valuedouble;
 }
 
-static bool seen(struct claude_map *m, const char *id)
-{
-	for (size_t i = 0; i < m->nseen; i++)
-		if (!strcmp(m->seen[i], id))
-			return true;
-	m->seen = xgrow(m->seen, &m->capseen, m->nseen + 1, sizeof(*m->seen));
-	m->seen[m->nseen++] = xstrdup(id);
-	return false;
-}
-
 /* Input tokens as tileport counts them: cached ones included. */
 static void read_usage(const cJSON *u, struct usage *out)
 {
-	out->cache_read = num(u, "cache_read_input_tokens");
-	out->cache_write = num(u, "cache_creation_input_tokens");
-	out->tokens_in = num(u, "input_tokens") + out->cache_read + out->cache_write;
-	out->tokens_out = num(u, "output_tokens");
+	out->cache_read = json_count(u, "cache_read_input_tokens");
+	out->cache_write = json_count(u, "cache_creation_input_tokens");
+	out->tokens_in = json_count(u, "input_tokens") + out->cache_read + out->cache_write;
+	out->tokens_out = json_count(u, "output_tokens");
 }
 
 static void count(struct claude_map *m, struct usage *u)
@@ -84,30 +59,30 @@ static void assistant(struct claude_map *m, const cJSON *o)
 {
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(o, "message");
 	const cJSON *content = cJSON_GetObjectItemCaseSensitive(msg, "content"), *b;
-	if (str(msg, "model")) {
+	if (json_str(msg, "model")) {
 		free(m->model);
-		m->model = xstrdup(str(msg, "model"));
+		m->model = xstrdup(json_str(msg, "model"));
 	}
 	cJSON_ArrayForEach(b, content)
 	{
-		const char *t = str(b, "type");
+		const char *t = json_str(b, "type");
 		if (!t)
 			continue;
-		if (!strcmp(t, "text") && str(b, "text")) {
-			rec_text(m->rec, str(b, "text"));
+		if (!strcmp(t, "text") && json_str(b, "text")) {
+			rec_text(m->rec, json_str(b, "text"));
 			sb_reset(&m->last_text);
-			sb_adds(&m->last_text, str(b, "text"));
+			sb_adds(&m->last_text, json_str(b, "text"));
 		} else if (!strcmp(t, "tool_use")) {
 			const cJSON *in = cJSON_GetObjectItemCaseSensitive(b, "input");
 			char *args = in ? cJSON_PrintUnformatted(in) : NULL;
-			rec_tool_call(m->rec, str(b, "id"), str(b, "name"), args ? args : "{}");
+			rec_tool_call(m->rec, json_str(b, "id"), json_str(b, "name"), args ? args : "{}");
 			cJSON_free(args);
 		}
 	}
 	/* Claude Code repeats a message's usage on every block it sends. */
-	const char *id = str(msg, "id");
+	const char *id = json_str(msg, "id");
 	const cJSON *u = cJSON_GetObjectItemCaseSensitive(msg, "usage");
-	if (cJSON_IsObject(u) && id && !seen(m, id)) {
+	if (cJSON_IsObject(u) && id && idset_add(&m->seen, id)) {
 		struct usage us = {.model = m->model};
 		read_usage(u, &us);
 		count(m, &us);
@@ -122,7 +97,7 @@ static char *result_text(const cJSON *c)
 	const cJSON *b;
 	cJSON_ArrayForEach(b, c)
 	{
-		const char *t = str(b, "text");
+		const char *t = json_str(b, "text");
 		if (t)
 			sb_printf(&sb, "%s%s", sb.len ? "\n" : "", t);
 	}
@@ -135,11 +110,11 @@ static void user(struct claude_map *m, const cJSON *o)
 	const cJSON *content = cJSON_GetObjectItemCaseSensitive(msg, "content"), *b;
 	cJSON_ArrayForEach(b, content)
 	{
-		const char *t = str(b, "type");
+		const char *t = json_str(b, "type");
 		if (!t || strcmp(t, "tool_result") != 0)
 			continue;
 		char *text = result_text(cJSON_GetObjectItemCaseSensitive(b, "content"));
-		rec_tool_result(m->rec, str(b, "tool_use_id"), text,
+		rec_tool_result(m->rec, json_str(b, "tool_use_id"), text,
 				cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "is_error")));
 		free(text);
 	}
@@ -148,7 +123,7 @@ static void user(struct claude_map *m, const cJSON *o)
 static void result(struct claude_map *m, const cJSON *o)
 {
 	m->result = true;
-	const char *sub = str(o, "subtype");
+	const char *sub = json_str(o, "subtype");
 	m->error = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "is_error")) || (sub && strcmp(sub, "success"));
 	/* the result's totals are the truth; bring the meter up to them */
 	const cJSON *u = cJSON_GetObjectItemCaseSensitive(o, "usage");
@@ -172,7 +147,7 @@ static void result(struct claude_map *m, const cJSON *o)
 	{
 		const cJSON *in = cJSON_GetObjectItemCaseSensitive(x, "tool_input");
 		char *args = in ? cJSON_PrintUnformatted(in) : NULL;
-		rec_error(m->rec, "permission denied: %s %s", str(x, "tool_name") ? str(x, "tool_name") : "tool",
+		rec_error(m->rec, "permission denied: %s %s", json_str(x, "tool_name") ? json_str(x, "tool_name") : "tool",
 			  args ? args : "");
 		cJSON_free(args);
 		m->denials++;
@@ -192,7 +167,7 @@ static void result(struct claude_map *m, const cJSON *o)
 		sb_free(&errs);
 	}
 	free(m->final);
-	m->final = xstrdup(str(o, "result") ? str(o, "result") : sb_str(&m->last_text));
+	m->final = xstrdup(json_str(o, "result") ? json_str(o, "result") : sb_str(&m->last_text));
 }
 
 void claude_map_line(struct claude_map *m, const char *line, size_t n)
@@ -203,27 +178,27 @@ void claude_map_line(struct claude_map *m, const char *line, size_t n)
 	if (k == n || line[k] != '{')
 		return; /* some builds print debug lines on stdout */
 	cJSON *o = cJSON_ParseWithLength(line + k, n - k);
-	const char *type = str(o, "type");
+	const char *type = json_str(o, "type");
 	if (!type) {
 		cJSON_Delete(o);
 		return;
 	}
-	const char *sub = str(o, "subtype");
+	const char *sub = json_str(o, "subtype");
 	if (!strcmp(type, "system") && sub && !strcmp(sub, "init")) {
 		free(m->model);
-		m->model = str(o, "model") ? xstrdup(str(o, "model")) : NULL;
+		m->model = json_str(o, "model") ? xstrdup(json_str(o, "model")) : NULL;
 		cJSON *s = cJSON_CreateObject();
 		cJSON_AddStringToObject(s, "type", "start");
 		cJSON_AddStringToObject(s, "driver", "claude");
 		const char *keys[] = {"model", "claude_code_version", "session_id", "permissionMode", "cwd"};
 		const char *as[] = {"model", "version", "session", "permission_mode", "cwd"};
 		for (size_t i = 0; i < TP_ARRAY_LEN(keys); i++)
-			if (str(o, keys[i]))
-				cJSON_AddStringToObject(s, as[i], str(o, keys[i]));
+			if (json_str(o, keys[i]))
+				cJSON_AddStringToObject(s, as[i], json_str(o, keys[i]));
 		rec_emit(m->rec, s);
 	} else if (!strcmp(type, "system") && sub && !strcmp(sub, "api_retry")) {
-		rec_retry(m->rec, (int)num(o, "attempt"), (int)num(o, "max_retries"), num(o, "retry_delay_ms"),
-			  (long)num(o, "error_status"), str(o, "error"));
+		rec_retry(m->rec, (int)json_count(o, "attempt"), (int)json_count(o, "max_retries"), json_count(o, "retry_delay_ms"),
+			  (long)json_count(o, "error_status"), json_str(o, "error"));
 	} else if (!strcmp(type, "assistant")) {
 		assistant(m, o);
 	} else if (!strcmp(type, "user")) {

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "engine/agents/json_get.h"
 #include "engine/agents/meter.h"
 #include "engine/agents/record.h"
 
@@ -24,8 +25,7 @@
 struct claude_map {
 	struct recorder *rec;
 	const struct prices *prices; /* may be NULL */
-	char **seen;                 /* message ids whose usage was counted */
-	size_t nseen, capseen;
+	struct idset seen;           /* message ids whose usage was counted */
 	long long tin, tout;         /* counted so far */
 	double cost;
 	char *model;

@@ -130,6 +130,12 @@ static void on_exit_(struct proc *p, const struct proc_status *st, void *ud)
 	s->done = true;
 }
 
+static bool should_stop(void *ud)
+{
+	struct cli_exec *s = ud;
+	return s->ctx->stop || (s->r->over && s->r->over(s->r->mapper));
+}
+
 void cli_agent_run(struct agent_ctx *ctx, const struct cli_run *r, struct proc_status *st)
 {
 	struct cli_exec s = {ctx, r, {SBUF_INIT, EVENT_LINE_MAX}, {SBUF_INIT, 0}, false, {0}};
@@ -146,17 +152,7 @@ void cli_agent_run(struct agent_ctx *ctx, const struct cli_run *r, struct proc_s
 		rec_error(ctx->rec, "%s", err.msg);
 		return;
 	}
-	ctx->child = p;
-	bool asked = false;
-	while (!s.done) {
-		if ((ctx->stop || (r->over && r->over(r->mapper))) && !asked) {
-			proc_kill(p);
-			asked = true;
-		}
-		if (loop_run_once(ctx->loop, -1) < 0 && errno != EINTR)
-			break;
-	}
-	ctx->child = NULL;
+	proc_wait(ctx->loop, p, &s.done, should_stop, &s);
 	proc_free(p);
 	lines_free(&s.out);
 	lines_free(&s.err);

@@ -1,13 +1,13 @@
 #include "engine/agents/codex.h"
 
 #include <cJSON.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/agents/agent.h"
 #include "engine/agents/cli_agent.h"
+#include "engine/agents/json_get.h"
 
 void codex_map_init(struct codex_map *m, struct recorder *rec, const struct prices *prices)
 {
@@ -18,41 +18,14 @@ void codex_map_init(struct codex_map *m, struct recorder *rec, const struct pric
 
 void codex_map_free(struct codex_map *m)
 {
-	for (size_t i = 0; i < m->nstarted; i++)
-		free(m->started[i]);
-	free(m->started);
+	idset_free(&m->started);
 	free(m->final);
 	memset(m, 0, sizeof(*m));
 }
 
-static const char *str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static long long num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0)
-		return 0;
-	return v->valuedouble > 1e12 ? (long long)1e12 : (long long)v->valuedouble;
-}
-
-/* Was the call of this item written already (and note it if not)? */
-static bool started(struct codex_map *m, const char *id)
-{
-	for (size_t i = 0; i < m->nstarted; i++)
-		if (!strcmp(m->started[i], id))
-			return true;
-	m->started = xgrow(m->started, &m->capstarted, m->nstarted + 1, sizeof(*m->started));
-	m->started[m->nstarted++] = xstrdup(id);
-	return false;
-}
-
 static void call(struct codex_map *m, const char *id, const char *name, cJSON *input)
 {
-	if (started(m, id)) {
+	if (!idset_add(&m->started, id)) {
 		cJSON_Delete(input);
 		return;
 	}
@@ -72,18 +45,18 @@ static cJSON *one(const char *key, const char *value)
 
 static void item(struct codex_map *m, const cJSON *it, bool done)
 {
-	const char *type = str(it, "type"), *id = str(it, "id");
-	const char *status = str(it, "status");
+	const char *type = json_str(it, "type"), *id = json_str(it, "id");
+	const char *status = json_str(it, "status");
 	if (!type || !id)
 		return;
 	bool failed = status && (!strcmp(status, "failed") || !strcmp(status, "declined"));
 	if (!strcmp(type, "command_execution")) {
-		call(m, id, "command", one("command", str(it, "command")));
+		call(m, id, "command", one("command", json_str(it, "command")));
 		if (!done)
 			return;
 		const cJSON *ec = cJSON_GetObjectItemCaseSensitive(it, "exit_code");
 		struct sbuf sb = SBUF_INIT;
-		const char *agg = str(it, "aggregated_output");
+		const char *agg = json_str(it, "aggregated_output");
 		if (cJSON_IsNumber(ec))
 			sb_printf(&sb, "exit=%d\n", ec->valueint);
 		if (failed)
@@ -98,18 +71,18 @@ static void item(struct codex_map *m, const cJSON *it, bool done)
 		call(m, id, "file_change", in);
 		struct sbuf sb = SBUF_INIT;
 		cJSON_ArrayForEach(c, ch)
-			sb_printf(&sb, "%s %s\n", str(c, "kind") ? str(c, "kind") : "?", str(c, "path") ? str(c, "path") : "?");
+			sb_printf(&sb, "%s %s\n", json_str(c, "kind") ? json_str(c, "kind") : "?", json_str(c, "path") ? json_str(c, "path") : "?");
 		if (failed)
 			sb_printf(&sb, "(%s)\n", status);
 		rec_tool_result(m->rec, id, sb_str(&sb), failed);
 		sb_free(&sb);
 	} else if (!strcmp(type, "mcp_tool_call")) {
 		cJSON *in = cJSON_CreateObject();
-		cJSON_AddStringToObject(in, "server", str(it, "server") ? str(it, "server") : "");
+		cJSON_AddStringToObject(in, "server", json_str(it, "server") ? json_str(it, "server") : "");
 		const cJSON *a = cJSON_GetObjectItemCaseSensitive(it, "arguments");
 		if (a)
 			cJSON_AddItemToObject(in, "arguments", cJSON_Duplicate(a, true));
-		call(m, id, str(it, "tool") ? str(it, "tool") : "mcp", in);
+		call(m, id, json_str(it, "tool") ? json_str(it, "tool") : "mcp", in);
 		if (done) {
 			const cJSON *res = cJSON_GetObjectItemCaseSensitive(it, "result");
 			char *j = res ? cJSON_PrintUnformatted(res) : NULL;
@@ -118,14 +91,14 @@ static void item(struct codex_map *m, const cJSON *it, bool done)
 			cJSON_free(j);
 		}
 	} else if (!strcmp(type, "web_search") && done) {
-		call(m, id, "web_search", one("query", str(it, "query")));
+		call(m, id, "web_search", one("query", json_str(it, "query")));
 		rec_tool_result(m->rec, id, "", false);
-	} else if (!strcmp(type, "agent_message") && done && str(it, "text")) {
-		rec_text(m->rec, str(it, "text"));
+	} else if (!strcmp(type, "agent_message") && done && json_str(it, "text")) {
+		rec_text(m->rec, json_str(it, "text"));
 		free(m->final);
-		m->final = xstrdup(str(it, "text"));
+		m->final = xstrdup(json_str(it, "text"));
 	} else if (!strcmp(type, "error") && done) {
-		rec_error(m->rec, "codex: %s", str(it, "message") ? str(it, "message") : "error");
+		rec_error(m->rec, "codex: %s", json_str(it, "message") ? json_str(it, "message") : "error");
 	}
 	/* reasoning, todo_list, plan and new item types: not part of the record */
 }
@@ -138,7 +111,7 @@ void codex_map_line(struct codex_map *m, const char *line, size_t n)
 	if (k == n || line[k] != '{')
 		return;
 	cJSON *o = cJSON_ParseWithLength(line + k, n - k);
-	const char *type = str(o, "type");
+	const char *type = json_str(o, "type");
 	if (!type) {
 		cJSON_Delete(o);
 		return;
@@ -151,8 +124,8 @@ void codex_map_line(struct codex_map *m, const char *line, size_t n)
 			cJSON_AddStringToObject(s, "model", m->model);
 		if (m->version)
 			cJSON_AddStringToObject(s, "version", m->version);
-		if (str(o, "thread_id"))
-			cJSON_AddStringToObject(s, "session", str(o, "thread_id"));
+		if (json_str(o, "thread_id"))
+			cJSON_AddStringToObject(s, "session", json_str(o, "thread_id"));
 		rec_emit(m->rec, s);
 	} else if (str_starts(type, "item.")) {
 		item(m, cJSON_GetObjectItemCaseSensitive(o, "item"), !strcmp(type, "item.completed"));
@@ -160,9 +133,9 @@ void codex_map_line(struct codex_map *m, const char *line, size_t n)
 		m->turns_completed++;
 		const cJSON *u = cJSON_GetObjectItemCaseSensitive(o, "usage");
 		struct usage us = {.model = m->model};
-		us.tokens_in = num(u, "input_tokens");
-		us.cache_read = num(u, "cached_input_tokens");
-		us.tokens_out = num(u, "output_tokens");
+		us.tokens_in = json_count(u, "input_tokens");
+		us.cache_read = json_count(u, "cached_input_tokens");
+		us.tokens_out = json_count(u, "output_tokens");
 		if (us.cache_read > us.tokens_in)
 			us.cache_read = us.tokens_in;
 		us.cost = m->prices ? prices_cost(m->prices, m->model, us.tokens_in, us.cache_read, 0, us.tokens_out, NULL)
@@ -171,9 +144,9 @@ void codex_map_line(struct codex_map *m, const char *line, size_t n)
 	} else if (!strcmp(type, "turn.failed")) {
 		m->turns_failed++;
 		const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
-		rec_error(m->rec, "codex: the turn failed: %s", str(e, "message") ? str(e, "message") : "no reason given");
+		rec_error(m->rec, "codex: the turn failed: %s", json_str(e, "message") ? json_str(e, "message") : "no reason given");
 	} else if (!strcmp(type, "error")) {
-		rec_error(m->rec, "codex: %s", str(o, "message") ? str(o, "message") : "error");
+		rec_error(m->rec, "codex: %s", json_str(o, "message") ? json_str(o, "message") : "error");
 	}
 	cJSON_Delete(o);
 }

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "engine/agents/json_get.h"
 #include "engine/agents/meter.h"
 #include "engine/agents/record.h"
 
@@ -24,8 +25,7 @@ struct codex_map {
 	struct recorder *rec;
 	const struct prices *prices; /* may be NULL */
 	const char *model, *version; /* for the start record (may be NULL) */
-	char **started;              /* items whose tool_call is written */
-	size_t nstarted, capstarted;
+	struct idset started;        /* items whose tool_call is written */
 	int turns_completed, turns_failed;
 	int tool_calls;
 	char *final;                 /* the latest agent message */

@@ -1,7 +1,8 @@
 #include "engine/agents/llm_stream.h"
 
+#include "engine/agents/json_get.h"
+
 #include <cJSON.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,21 +15,6 @@ static struct llm_call *new_call(struct llm_turn *t, int index)
 	return c;
 }
 
-static const char *str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-/* Token counts as servers send them: finite, non-negative, bounded. */
-static long long count(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0)
-		return 0;
-	return v->valuedouble > 1e12 ? (long long)1e12 : (long long)v->valuedouble;
-}
-
 static void set(char **field, const char *v)
 {
 	if (v) {
@@ -39,9 +25,9 @@ static void set(char **field, const char *v)
 
 static void set_error(struct llm_turn *t, const cJSON *err)
 {
-	const char *msg = cJSON_IsObject(err) ? str(err, "message") : cJSON_IsString(err) ? err->valuestring : NULL;
-	const char *type = cJSON_IsObject(err) ? str(err, "type") : NULL;
-	const char *code = cJSON_IsObject(err) ? str(err, "code") : NULL;
+	const char *msg = cJSON_IsObject(err) ? json_str(err, "message") : cJSON_IsString(err) ? err->valuestring : NULL;
+	const char *type = cJSON_IsObject(err) ? json_str(err, "type") : NULL;
+	const char *code = cJSON_IsObject(err) ? json_str(err, "code") : NULL;
 	free(t->error);
 	t->error = xasprintf("%s%s%s", type ? type : "error", msg ? ": " : "", msg ? msg : "");
 	/* money and bad requests do not clear by waiting */
@@ -56,7 +42,7 @@ static void set_error(struct llm_turn *t, const cJSON *err)
 static struct llm_call *openai_slot(struct llm_turn *t, const cJSON *tc)
 {
 	const cJSON *ix = cJSON_GetObjectItemCaseSensitive(tc, "index");
-	const char *id = str(tc, "id");
+	const char *id = json_str(tc, "id");
 	int index = cJSON_IsNumber(ix) && ix->valuedouble >= 0 && ix->valuedouble < 1e6 ? (int)ix->valuedouble : -1;
 	if (id && *id) {
 		for (size_t i = 0; i < t->ncalls; i++)
@@ -82,7 +68,7 @@ static void openai_fragment(struct llm_turn *t, const cJSON *tc)
 	const cJSON *fn = cJSON_GetObjectItemCaseSensitive(tc, "function");
 	if (!cJSON_IsObject(fn))
 		return;
-	const char *name = str(fn, "name");
+	const char *name = json_str(fn, "name");
 	if (name && *name && !c->name)
 		c->name = xstrdup(name);
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
@@ -101,11 +87,11 @@ static void openai_usage(struct llm_turn *t, const cJSON *u)
 	if (!cJSON_IsObject(u))
 		return;
 	t->usage_seen = true;
-	t->tokens_in = count(u, "prompt_tokens");
-	t->tokens_out = count(u, "completion_tokens");
+	t->tokens_in = json_count(u, "prompt_tokens");
+	t->tokens_out = json_count(u, "completion_tokens");
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(u, "prompt_tokens_details");
 	if (cJSON_IsObject(d))
-		t->cache_read = count(d, "cached_tokens");
+		t->cache_read = json_count(d, "cached_tokens");
 }
 
 int llm_openai_chunk(struct llm_turn *t, const char *data, size_t n)
@@ -124,7 +110,7 @@ int llm_openai_chunk(struct llm_turn *t, const char *data, size_t n)
 	const cJSON *err = cJSON_GetObjectItemCaseSensitive(o, "error");
 	if (err && !cJSON_IsNull(err))
 		set_error(t, err);
-	set(&t->model, str(o, "model"));
+	set(&t->model, json_str(o, "model"));
 	openai_usage(t, cJSON_GetObjectItemCaseSensitive(o, "usage"));
 	const cJSON *choices = cJSON_GetObjectItemCaseSensitive(o, "choices"), *ch;
 	cJSON_ArrayForEach(ch, choices)
@@ -132,11 +118,11 @@ int llm_openai_chunk(struct llm_turn *t, const char *data, size_t n)
 		const cJSON *delta = cJSON_GetObjectItemCaseSensitive(ch, "delta");
 		if (!cJSON_IsObject(delta))
 			delta = cJSON_GetObjectItemCaseSensitive(ch, "message"); /* a whole reply */
-		const char *fin = str(ch, "finish_reason");
+		const char *fin = json_str(ch, "finish_reason");
 		set(&t->stop_reason, fin);
 		if (!cJSON_IsObject(delta))
 			continue;
-		const char *content = str(delta, "content");
+		const char *content = json_str(delta, "content");
 		if (content)
 			sb_adds(&t->text, content);
 		const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(delta, "tool_calls"), *tc;
@@ -164,14 +150,14 @@ static void anthropic_usage(struct llm_turn *t, const cJSON *u, bool start)
 		return;
 	t->usage_seen = true;
 	if (cJSON_GetObjectItemCaseSensitive(u, "input_tokens"))
-		t->tokens_in = count(u, "input_tokens");
+		t->tokens_in = json_count(u, "input_tokens");
 	if (cJSON_GetObjectItemCaseSensitive(u, "cache_read_input_tokens"))
-		t->cache_read = count(u, "cache_read_input_tokens");
+		t->cache_read = json_count(u, "cache_read_input_tokens");
 	if (cJSON_GetObjectItemCaseSensitive(u, "cache_creation_input_tokens"))
-		t->cache_write = count(u, "cache_creation_input_tokens");
+		t->cache_write = json_count(u, "cache_creation_input_tokens");
 	/* message_delta's output count is cumulative; message_start's is a stub */
 	if (!start || !t->tokens_out)
-		t->tokens_out = count(u, "output_tokens");
+		t->tokens_out = json_count(u, "output_tokens");
 }
 
 int llm_anthropic_event(struct llm_turn *t, const char *event, const char *data, size_t n)
@@ -181,22 +167,22 @@ int llm_anthropic_event(struct llm_turn *t, const char *event, const char *data,
 		cJSON_Delete(o);
 		return -1;
 	}
-	const char *type = str(o, "type");
+	const char *type = json_str(o, "type");
 	if (!type)
 		type = event;
 	const cJSON *ix = cJSON_GetObjectItemCaseSensitive(o, "index");
 	int index = cJSON_IsNumber(ix) && ix->valuedouble >= 0 && ix->valuedouble < 1e6 ? (int)ix->valuedouble : -1;
 	if (!strcmp(type, "message_start")) {
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "message");
-		set(&t->model, str(m, "model"));
+		set(&t->model, json_str(m, "model"));
 		anthropic_usage(t, cJSON_GetObjectItemCaseSensitive(m, "usage"), true);
 	} else if (!strcmp(type, "content_block_start")) {
 		const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, "content_block");
-		const char *bt = str(b, "type");
+		const char *bt = json_str(b, "type");
 		if (bt && !strcmp(bt, "tool_use")) {
 			struct llm_call *c = new_call(t, index);
-			c->id = xstrdup(str(b, "id") ? str(b, "id") : "");
-			c->name = xstrdup(str(b, "name") ? str(b, "name") : "");
+			c->id = xstrdup(json_str(b, "id") ? json_str(b, "id") : "");
+			c->name = xstrdup(json_str(b, "name") ? json_str(b, "name") : "");
 			const cJSON *in = cJSON_GetObjectItemCaseSensitive(b, "input");
 			/* a whole input in the start block (no deltas follow) */
 			if (cJSON_IsObject(in) && in->child) {
@@ -205,23 +191,23 @@ int llm_anthropic_event(struct llm_turn *t, const char *event, const char *data,
 				cJSON_free(j);
 			}
 		} else if (bt && !strcmp(bt, "text")) {
-			const char *s = str(b, "text");
+			const char *s = json_str(b, "text");
 			if (s)
 				sb_adds(&t->text, s);
 		}
 	} else if (!strcmp(type, "content_block_delta")) {
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "delta");
-		const char *dt = str(d, "type");
-		if (dt && !strcmp(dt, "text_delta") && str(d, "text")) {
-			sb_adds(&t->text, str(d, "text"));
-		} else if (dt && !strcmp(dt, "input_json_delta") && str(d, "partial_json")) {
+		const char *dt = json_str(d, "type");
+		if (dt && !strcmp(dt, "text_delta") && json_str(d, "text")) {
+			sb_adds(&t->text, json_str(d, "text"));
+		} else if (dt && !strcmp(dt, "input_json_delta") && json_str(d, "partial_json")) {
 			struct llm_call *c = block_call(t, index);
 			if (c)
-				sb_adds(&c->args, str(d, "partial_json"));
+				sb_adds(&c->args, json_str(d, "partial_json"));
 		}
 	} else if (!strcmp(type, "message_delta")) {
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "delta");
-		set(&t->stop_reason, str(d, "stop_reason"));
+		set(&t->stop_reason, json_str(d, "stop_reason"));
 		anthropic_usage(t, cJSON_GetObjectItemCaseSensitive(o, "usage"), false);
 	} else if (!strcmp(type, "message_stop")) {
 		t->done = true;

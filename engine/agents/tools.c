@@ -426,6 +426,12 @@ static void on_done(struct proc *p, const struct proc_status *st, void *ud)
 	c->done = true;
 }
 
+static bool stopped(void *ud)
+{
+	const struct tools *t = ud;
+	return t->stop && *t->stop;
+}
+
 static void t_run(struct tools *t, const cJSON *a, struct tool_result *r)
 {
 	const char *cmd = arg_str(a, "cmd");
@@ -447,17 +453,7 @@ static void t_run(struct tools *t, const cJSON *a, struct tool_result *r)
 	struct proc *p = proc_spawn(t->loop, &o, &err);
 	if (!p)
 		return fail(r, "%s", err.msg);
-	t->running = p;
-	bool asked = false;
-	while (!c.done) {
-		if (t->stop && *t->stop && !asked) {
-			proc_kill(p);
-			asked = true;
-		}
-		if (loop_run_once(t->loop, -1) < 0 && errno != EINTR)
-			break;
-	}
-	t->running = NULL;
+	proc_wait(t->loop, p, &c.done, stopped, t);
 	proc_free(p);
 	struct sbuf out = SBUF_INIT;
 	if (c.st.end == PROC_EXITED)

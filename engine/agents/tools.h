@@ -26,7 +26,6 @@ struct tools {
 	const char *command_log; /* NULL: none */
 	int64_t kill_grace_ms;
 	const bool *stop;        /* set when the agent is told to stop */
-	struct proc *running;    /* the command now running, for a stop */
 };
 
 struct tool_result {

@@ -483,6 +483,19 @@ void proc_free(struct proc *p)
 	free(p);
 }
 
+void proc_wait(struct loop *l, struct proc *p, const bool *done, bool (*stop)(void *ud), void *ud)
+{
+	bool asked = false;
+	while (!*done) {
+		if (!asked && stop && stop(ud)) {
+			proc_kill(p);
+			asked = true;
+		}
+		if (loop_run_once(l, -1) < 0 && errno != EINTR)
+			break;
+	}
+}
+
 struct sync_ctx {
 	struct sbuf *out, *err;
 	struct proc_status st;

@@ -61,6 +61,10 @@ void proc_kill(struct proc *p);
 /* Free a finished process (or kill and reap a running one first). */
 void proc_free(struct proc *p);
 
+/* Run the loop until *done (the caller's exit callback sets it), killing
+ * the process the first time stop(ud) says so (stop may be NULL). */
+void proc_wait(struct loop *l, struct proc *p, const bool *done, bool (*stop)(void *ud), void *ud);
+
 /* Convenience: run to completion on a private loop, collecting output. */
 int proc_run_sync(const struct proc_opts *o, struct sbuf *out, struct sbuf *errout,
 		  struct proc_status *st, struct tp_err *err);

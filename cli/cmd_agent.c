@@ -113,11 +113,11 @@ int cmd_agent(int argc, char **argv)
 		return cli_usage_error("agent", "--run and --driver are required");
 	struct driver d;
 	struct tp_err err;
-	if (driver_parse(drivers, &d, &err) < 0 || d.kind != DRIVER_BUILTIN) {
-		if (d.kind == DRIVER_EXEC)
-			tp_err_set(&err, TP_EXIT_USAGE, "agent runs built-in drivers; exec:COMMAND runs without it");
-		driver_free(&d);
+	if (driver_parse(drivers, &d, &err) < 0)
 		return cli_report(&err);
+	if (d.kind != DRIVER_BUILTIN) {
+		driver_free(&d);
+		return cli_usage_error("agent", "agent runs built-in drivers; exec:COMMAND runs without it");
 	}
 	char *ws = cli_workspace(NULL);
 	char *out = cli_out_root(NULL, ws);

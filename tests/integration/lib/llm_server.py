@@ -31,6 +31,8 @@ Step fields:
             quirks of "compatible" chat servers
   match     {"path": substring} skip requests whose path lacks it (they get
             an empty reply and are not counted as steps)
+A scenario with "loop": true starts again after its last step (benchmarks);
+"partial": true does not mind steps that no request took.
 
 Usage: llm_server.py SCENARIO --port-fifo FIFO --report FILE [--log FILE]
 The port is written to FIFO once the socket listens (the test blocks
@@ -331,6 +333,8 @@ STREAMS = {"anthropic": stream_anthropic, "openai": stream_openai, "responses": 
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # each piece of a split reply goes out at once, not after a delayed ACK
+    disable_nagle_algorithm = True
 
     def log_message(self, *a):
         pass
@@ -350,7 +354,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             fail(f"request to {self.path}: body is not JSON")
         with lock:
             steps = SCEN.get("steps", [])
-            k = state["n"]
+            k = state["n"] % len(steps) if SCEN.get("loop") and steps else state["n"]
             step = steps[k] if k < len(steps) else None
             m = (step or {}).get("match", {})
             skip = step is not None and "path" in m and m["path"] not in self.path
@@ -466,7 +470,7 @@ def main():
     stop.wait(ARGS.timeout)
     srv.shutdown()
     left = len(SCEN.get("steps", [])) - state["n"]
-    if left > 0 and not SCEN.get("partial"):
+    if left > 0 and not SCEN.get("partial") and not SCEN.get("loop"):
         fail(f"{left} scenario step(s) never requested")
 
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,76 @@ static bool is_write(int flags)
 	return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC));
 }
 
+static int open_error(struct tp_err *err, const char *path, const struct confine_root *r)
+{
+	int e = errno;
+	if (e == EXDEV || e == ELOOP)
+		refuse_escape(err, path, r);
+	else
+		tp_err_set(err, TP_EXIT_USAGE, "%s: %s", path, strerror(e));
+	return -1;
+}
+
+static const char *protected_why = "is tileport's own state (.tileport/), not writable";
+
+/* A write: the folder is resolved and checked before anything is opened
+ * (O_CREAT and O_TRUNC act at the open), and the last component is opened
+ * from it without following a symlink. */
+static int open_for_write(const struct confine *c, const struct confine_root *r, const char *path,
+			  const char *rel, int flags, mode_t mode, struct tp_err *err)
+{
+	const char *slash = strrchr(rel, '/');
+	char *dir = slash ? xstrndup(rel, (size_t)(slash - rel)) : xstrdup(".");
+	const char *name = slash ? slash + 1 : rel;
+	if (!*dir) {
+		free(dir);
+		dir = xstrdup(".");
+	}
+	if (!*name || !strcmp(name, ".") || !strcmp(name, "..")) {
+		free(dir);
+		tp_err_set(err, TP_EXIT_USAGE, "%s: names a folder, not a file", path);
+		return -1;
+	}
+	int dfd = open_beneath(c, r->fd, dir, O_PATH | O_DIRECTORY, 0);
+	free(dir);
+	if (dfd < 0)
+		return open_error(err, path, r);
+	char *where = fd_path(dfd);
+	const char *why = !where || !under(where, r->real) ? "resolves outside its root"
+			  : under(where, c->protected_dir) ||
+					  (!strcmp(where, r->real) && r == &c->roots[0] && !strcmp(name, ".tileport"))
+				  ? protected_why
+				  : NULL;
+	free(where);
+	if (why) {
+		close(dfd);
+		tp_err_set(err, TP_EXIT_USAGE, "%s: %s; refused", path, why);
+		return -1;
+	}
+	/* truncate only once the file is known to be this tree's own */
+	int fd = openat(dfd, name, (flags & ~O_TRUNC) | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
+	if (fd < 0 && errno == ELOOP)
+		errno = EXDEV; /* a symlink as the file itself: not followed */
+	int e = errno;
+	close(dfd);
+	errno = e;
+	if (fd < 0)
+		return open_error(err, path, r);
+	struct stat sb;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_nlink > 1) {
+		/* a hard link may be a file from anywhere on the same disk */
+		close(fd);
+		tp_err_set(err, TP_EXIT_USAGE, "%s: has %ju hard links, so it may be a file outside the %s; "
+					       "refused", path, (uintmax_t)sb.st_nlink, r->label);
+		return -1;
+	}
+	if ((flags & O_TRUNC) && ftruncate(fd, 0) < 0) {
+		close(fd);
+		return open_error(err, path, r);
+	}
+	return fd;
+}
+
 int confine_open(const struct confine *c, const char *path, int flags, mode_t mode, char **real,
 		 struct tp_err *err)
 {
@@ -224,20 +295,13 @@ int confine_open(const struct confine *c, const char *path, int flags, mode_t mo
 		tp_err_set(err, TP_EXIT_USAGE, "%s: the %s is read-only", path, r->label);
 		return -1;
 	}
-	int fd = open_beneath(c, r->fd, rel, flags, mode);
-	if (fd < 0) {
-		int e = errno;
-		if (e == EXDEV || e == ELOOP)
-			refuse_escape(err, path, r);
-		else
-			tp_err_set(err, TP_EXIT_USAGE, "%s: %s", path, strerror(e));
-		return -1;
-	}
+	int fd = write ? open_for_write(c, r, path, rel, flags, mode, err) : open_beneath(c, r->fd, rel, flags, mode);
+	if (fd < 0)
+		return write ? -1 : open_error(err, path, r);
 	/* Belt and braces: where the descriptor really is. */
 	char *where = fd_path(fd);
 	const char *why = !where || !under(where, r->real) ? "resolves outside its root"
-			  : write && under(where, c->protected_dir) ? "is tileport's own state (.tileport/), not writable"
-								    : NULL;
+			  : write && under(where, c->protected_dir) ? protected_why : NULL;
 	if (why) {
 		tp_err_set(err, TP_EXIT_USAGE, "%s: %s; refused", path, why);
 		close(fd);
@@ -278,6 +342,17 @@ int confine_mkparents(const struct confine *c, const char *path, struct tp_err *
 		char *parent = xstrndup(pre.buf, before);
 		int pfd = before ? open_beneath(c, r->fd, parent, O_PATH | O_DIRECTORY, 0) : dup(r->fd);
 		free(parent);
+		char *where = pfd >= 0 ? fd_path(pfd) : NULL;
+		bool own = where && (under(where, c->protected_dir) ||
+				     (r == &c->roots[0] && !strcmp(where, r->real) && !strcmp(parts[i], ".tileport")));
+		free(where);
+		if (own) {
+			close(pfd);
+			tp_err_set(err, TP_EXIT_USAGE, "%s: %s; refused", path, protected_why);
+			strv_free(parts);
+			sb_free(&pre);
+			return -1;
+		}
 		if (pfd < 0 || (mkdirat(pfd, parts[i], 0755) < 0 && errno != EEXIST))
 			rc = -1;
 		if (pfd >= 0)

@@ -181,7 +181,7 @@ static void log_command(const char *logpath, pid_t pid, const struct proc_opts *
 	/* API keys live in the environment; a command line that spells one out
 	 * must not carry it into the run directory. */
 	char *raw = argv_quote(o->argv);
-	char *q = redact_secrets(raw, o->env);
+	char *q = redact_secrets(raw, o->redact ? o->redact : o->env);
 	free(raw);
 	char *line = xasprintf("%s pid=%ld cwd=%s: %s\n", ts, (long)pid, o->cwd ? o->cwd : ".", q);
 	append_file(logpath, line, strlen(line), NULL);

@@ -180,7 +180,25 @@ stop_server jail
 assert_eq "confinement: the stage still ends" "$(cat "$T/jail.rc")" 0
 assert_eq "confinement: exactly the two allowed writes happened" \
 	"$(ls "$T/outside.txt" "$T/base/outside.txt" /etc/tileport-test 2>/dev/null | wc -l) $(cat "$RUN/reports/deep/note.md")" "0 fine"
+assert_eq "confinement: the refused write left state.json whole" "$(json_get "$RUN/.tileport/state.json" 'd["op"]')" softmax
 assert_eq "confinement: twelve refusals" "$(field "$T/jail.tx" 'sum(1 for x in r if x["type"]=="tool_result" and x["is_error"])')" 12
+
+# ---- a key read from a file is hidden like one from the environment ----
+echo "$KEY" >"$T/keyfile"
+config "llm.api_key_file = $T/keyfile"
+cat >"$T/kf.json" <<EOF2
+{"key": "$KEY", "steps": [
+ {"reply": {"tools": [{"id": "call_k", "name": "run_command", "input": {"cmd": "cat $T/keyfile"}}]}},
+ {"reply": {"text": "$final"}, "expect": {"results": {"call_k": "\${LLM_API_KEY}"}}}
+]}
+EOF2
+start_server kf
+TILEPORT_LLM_BASE_URL="http://127.0.0.1:$PORT/v1" TILEPORT_LLM_MODEL=mock-model \
+	"$TILEPORT" agent --stage B --run "$RUN" --driver llm --attempt "$T/kf.att" >"$T/kf.tx" 2>"$T/kf.err"
+assert_eq "key file: exit" "$?" 0
+stop_server kf
+assert_contains "key file: the tool result shows the name, not the key" "$T/kf.tx" '${LLM_API_KEY}'
+config
 
 # The key went to the server in headers only, and nowhere on disk.
 no_key "$T/base" "$T"/*.tx "$T"/*.err "$T"/*.att "$T"/*.requests

@@ -112,6 +112,25 @@ static void battery(struct fx *f)
 	expect_refused(f, "read_file", "{\"path\":\"kernel.rs\\u0000/../../secret.txt\"}", "NUL byte");
 	expect_refused(f, "write_file", "{\"path\":\".tileport/state.json\",\"content\":\"{}\"}", "tileport's own state");
 	expect_refused(f, "write_file", "{\"path\":\".tileport/new.json\",\"content\":\"{}\"}", "tileport's own state");
+	expect_refused(f, "write_file", "{\"path\":\".tileport/sub/new.json\",\"content\":\"{}\"}", "tileport's own state");
+	expect_refused(f, "write_file", "{\"path\":\".tileport\",\"content\":\"{}\"}", "tileport's own state");
+	expect_refused(f, "edit_file", "{\"path\":\".tileport/state.json\",\"old_text\":\"{}\",\"new_text\":\"[]\"}",
+		       "tileport's own state");
+	/* (the walk refuses any "..", so it says so instead) */
+	expect_refused(f, "write_file", "{\"path\":\"sub/../.tileport/state.json\",\"content\":\"{}\"}",
+		       f->t.conf.no_openat2 ? "leads outside" : "tileport's own state");
+	/* a refused write changed nothing: not even a truncation or a new folder */
+	char *st = path_join(f->run, ".tileport/state.json");
+	char *st_text = read_file(st, NULL, NULL);
+	assert_string_equal(st_text, "{}\n");
+	free(st_text);
+	free(st);
+	char *sub = path_join(f->run, ".tileport/sub");
+	assert_false(path_is_dir(sub));
+	free(sub);
+	char *nj = path_join(f->run, ".tileport/new.json");
+	assert_false(path_is_file(nj));
+	free(nj);
 	snprintf(args, sizeof(args), "{\"path\":\"%s/SKILL.md\",\"content\":\"x\"}", f->skill);
 	expect_refused(f, "write_file", args, "the skill is read-only");
 	struct sbuf longp = SBUF_INIT;
@@ -158,6 +177,22 @@ static void test_battery_walk(void **state)
 	struct fx *f = *state;
 	f->t.conf.no_openat2 = true;
 	battery(f);
+}
+
+static void test_hard_link_made_by_a_command(void **state)
+{
+	struct fx *f = *state;
+	char args[4096];
+	snprintf(args, sizeof(args), "{\"cmd\":\"ln %s/secret.txt hard && echo made\"}", f->top);
+	expect_ok(f, "run_command", args, "made");
+	expect_refused(f, "write_file", "{\"path\":\"hard\",\"content\":\"x\"}", "has 2 hard links");
+	expect_refused(f, "edit_file", "{\"path\":\"hard\",\"old_text\":\"top\",\"new_text\":\"x\"}",
+		       "has 2 hard links");
+	char *secret = path_join(f->top, "secret.txt");
+	char *text = read_file(secret, NULL, NULL);
+	assert_string_equal(text, "top secret\n");
+	free(text);
+	free(secret);
 }
 
 static void test_symlink_made_by_a_command(void **state)
@@ -225,6 +260,20 @@ static void test_command_timeout_and_output(void **state)
 	assert_non_null(strstr(out, " bytes elided ...]"));
 	assert_non_null(strstr(out, "20000\ntail-end\n"));
 	assert_true(strlen(out) < 17000);
+	/* the command log hides the secrets the tools were given */
+	char *log = path_join(f->top, "commands.log");
+	char *secrets[] = {"LLM_API_KEY=sk-from-a-key-file-42", NULL};
+	f->t.command_log = log;
+	f->t.secrets = secrets;
+	out = call(f, "run_command", "{\"cmd\":\"echo sk-from-a-key-file-42\"}", &err);
+	assert_string_equal(out, "exit=0\n${LLM_API_KEY}\n");
+	char *logged = read_file(log, NULL, NULL);
+	assert_non_null(strstr(logged, "'echo ${LLM_API_KEY}'"));
+	assert_null(strstr(logged, "sk-from-a-key-file-42"));
+	free(logged);
+	free(log);
+	f->t.command_log = NULL;
+	f->t.secrets = NULL;
 	/* commands run in the run directory, without the environment's keys */
 	setenv("TILEPORT_TEST_API_KEY", "sk-unit-test-0123456789", 1);
 	struct tools t2;
@@ -255,6 +304,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_battery_openat2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_battery_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_made_by_a_command, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hard_link_made_by_a_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_paging, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_edit_exactly_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_and_errors, setup, teardown),

@@ -151,7 +151,7 @@ int cmd_agent(int argc, char **argv)
 	struct config cfg = {0};
 	struct prices prices = {0};
 	char *prompt = prompt_for(&st, stage_s[0], adir, skill, &err);
-	if (!prompt || config_load_default(&cfg, NULL, &err) < 0 || prices_load(&prices, &cfg, &err) < 0) {
+	if (!prompt || cli_load_config(&cfg, NULL, &err) < 0 || prices_load(&prices, &cfg, &err) < 0) {
 		rc = cli_report(&err);
 	} else {
 		http_global_init();
@@ -206,7 +206,7 @@ int cmd_drivers(int argc, char **argv)
 		return cli_usage_error("drivers", "unexpected argument '%s'", argv[optind]);
 	struct config cfg = {0};
 	struct tp_err err;
-	if (config_load_default(&cfg, NULL, &err) < 0)
+	if (cli_load_config(&cfg, NULL, &err) < 0)
 		return cli_report(&err);
 	size_t n;
 	const struct agent_driver *v = agent_drivers(&n);

@@ -11,8 +11,6 @@
 #include "engine/agents/agent.h"
 #include "engine/agents/http.h"
 #include "engine/core/prompt.h"
-#include "engine/core/run.h"
-#include "engine/core/table.h"
 
 static const char agent_usage[] =
 	"usage: tileport agent --stage X --run RUN --driver D[,D2...] [--attempt DIR]\n"
@@ -49,24 +47,17 @@ static void on_signal(struct loop *l, int signo, void *ud)
 
 /* The stage's prompt: the orchestrator's (TILEPORT_PROMPT), else built
  * here from the run's table as a first attempt. */
-static char *prompt_for(const struct run_state *st, char stage, const char *attempt_dir, const char *skill,
+static char *prompt_for(const struct run_model *m, char stage, const char *attempt_dir, const char *skill,
 			struct tp_err *err)
 {
 	const char *given = getenv("TILEPORT_PROMPT");
 	if (given && path_is_file(given))
 		return xstrdup(given);
-	struct table *t = st->table ? table_load(st->table, NULL) : NULL;
-	if (!t) {
-		char *def = table_default_path();
-		t = table_load(def, err);
-		free(def);
-		if (!t)
-			return NULL;
-	}
+	const struct run_state *st = run_model_state(m);
+	const struct table *t = run_model_table(m);
 	const struct stage_def *s = table_stage(t, stage);
 	if (!s) {
 		tp_err_set(err, TP_EXIT_USAGE, "stage %c is not in the table %s", stage, t->path);
-		table_free(t);
 		return NULL;
 	}
 	struct prompt_ctx pc = {st->op, st->workspace, st->out_root, st->run_dir, skill, run_count(st, stage) + 1,
@@ -75,12 +66,56 @@ static char *prompt_for(const struct run_state *st, char stage, const char *atte
 	char *path = path_join(attempt_dir, "prompt.md");
 	int rc = mkdir_p(attempt_dir, 0755, err) == 0 ? write_file(path, text, strlen(text), err) : -1;
 	free(text);
-	table_free(t);
 	if (rc < 0) {
 		free(path);
 		return NULL;
 	}
 	return path;
+}
+
+/* Run the chain on the run's stage; the session and the run are open. */
+static int run_stage(struct session *se, const struct run_model *m, char stage, const struct driver *d,
+		     const char *attempt)
+{
+	const struct run_state *st = run_model_state(m);
+	const char *skill_env = getenv("TILEPORT_SKILL_DIR");
+	char *skill = skill_env && *skill_env ? xstrdup(skill_env) : path_join(tp_data_dir(), "skill");
+	const char *adir_env = getenv("TILEPORT_ATTEMPT_DIR");
+	char *adir = attempt ? xstrdup(attempt) : adir_env && *adir_env ? xstrdup(adir_env)
+			       : xasprintf("%s/.tileport/agent/%c", st->run_dir, stage);
+	struct prices prices = {0};
+	struct tp_err err;
+	int rc;
+	char *prompt = prompt_for(m, stage, adir, skill, &err);
+	if (!prompt || prices_load(&prices, session_config(se), &err) < 0) {
+		rc = cli_report(&err);
+	} else {
+		http_global_init();
+		struct recorder rec;
+		recorder_init(&rec, stdout);
+		struct loop *l = session_loop(se);
+		char *log = run_path(st->run_dir, "commands.log");
+		struct agent_ctx ctx = {.stage = stage, .op = st->op, .run_dir = st->run_dir,
+					.workspace = st->workspace, .skill_dir = skill, .attempt_dir = adir,
+					.prompt_path = prompt, .command_log = log, .cfg = session_config(se),
+					.prices = &prices, .rec = &rec, .loop = l, .kill_grace_ms = 1000};
+		/* the orchestrator stops a stage with TERM, the terminal with INT */
+		int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+		for (size_t i = 0; i < TP_ARRAY_LEN(sigs); i++)
+			loop_on_signal(l, sigs[i], on_signal, &ctx);
+		rc = agent_run_chain(&ctx, d->chain);
+		for (size_t i = 0; i < TP_ARRAY_LEN(sigs); i++)
+			loop_off_signal(l, sigs[i]);
+		if (ctx.stop)
+			rc = TP_EXIT_FAILED;
+		free(log);
+		recorder_free(&rec);
+	}
+	prices_free(&prices);
+	free(prompt);
+	free(adir);
+	free(skill);
+	return rc;
 }
 
 int cmd_agent(int argc, char **argv)
@@ -107,80 +142,38 @@ int cmd_agent(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage_error("agent", "unexpected argument '%s'", argv[optind]);
-	if (!stage_s || stage_s[0] < 'A' || stage_s[0] > 'Z' || stage_s[1])
+	if (!stage_s || !stage_letter_ok(stage_s[0]) || stage_s[1])
 		return cli_usage_error("agent", "--stage expects a stage letter, got '%s'", stage_s ? stage_s : "");
 	if (!run_arg || !drivers)
 		return cli_usage_error("agent", "--run and --driver are required");
 	struct driver d;
 	struct tp_err err;
-	if (driver_parse(drivers, &d, &err) < 0)
+	if (driver_parse(drivers, &agent_catalog, &d, &err) < 0)
 		return cli_report(&err);
 	if (d.kind != DRIVER_BUILTIN) {
 		driver_free(&d);
 		return cli_usage_error("agent", "agent runs built-in drivers; exec:COMMAND runs without it");
 	}
-	char *ws = cli_workspace(NULL);
-	char *out = cli_out_root(NULL, ws);
-	char *given = run_resolve(run_arg, out);
-	free(out);
-	free(ws);
+	struct session *se;
+	struct session_opts so = {.read_only = true};
+	int rc = cli_session(&se, &so);
+	if (rc) {
+		driver_free(&d);
+		return rc;
+	}
 	/* the drivers' tools and permission rules need absolute paths */
+	char *given = session_run_dir(se, run_arg);
 	char *dir = realpath(given, NULL);
-	if (!dir)
-		dir = given;
-	else
-		free(given);
-	struct run_state st;
-	int rc;
-	if (!run_exists(dir)) {
-		fprintf(stderr, "tileport: %s: no tileport run here (no .tileport/state.json)\n", dir);
-		free(dir);
-		driver_free(&d);
-		return TP_EXIT_USAGE;
-	}
-	if (run_state_load(dir, &st, &err) < 0) {
-		free(dir);
-		driver_free(&d);
-		return cli_report(&err);
-	}
-	const char *skill_env = getenv("TILEPORT_SKILL_DIR");
-	char *skill = skill_env && *skill_env ? xstrdup(skill_env) : path_join(tp_data_dir(), "skill");
-	const char *adir_env = getenv("TILEPORT_ATTEMPT_DIR");
-	char *adir = attempt ? xstrdup(attempt) : adir_env && *adir_env ? xstrdup(adir_env)
-			       : xasprintf("%s/.tileport/agent/%c", st.run_dir, stage_s[0]);
-	struct config cfg = {0};
-	struct prices prices = {0};
-	char *prompt = prompt_for(&st, stage_s[0], adir, skill, &err);
-	if (!prompt || cli_load_config(&cfg, NULL, &err) < 0 || prices_load(&prices, &cfg, &err) < 0) {
+	struct run_model *m = session_run(se, dir ? dir : given, &err);
+	if (!m) {
 		rc = cli_report(&err);
 	} else {
-		http_global_init();
-		struct recorder rec;
-		recorder_init(&rec, stdout);
-		struct loop *l = loop_new();
-		char *log = run_path(st.run_dir, "commands.log");
-		struct agent_ctx ctx = {.stage = stage_s[0], .op = st.op, .run_dir = st.run_dir,
-					.workspace = st.workspace, .skill_dir = skill, .attempt_dir = adir,
-					.prompt_path = prompt, .command_log = log, .cfg = &cfg, .prices = &prices,
-					.rec = &rec, .loop = l, .kill_grace_ms = 1000};
-		/* the orchestrator stops a stage with TERM, the terminal with INT */
-		int sigs[] = {SIGTERM, SIGINT, SIGHUP};
-		for (size_t i = 0; i < TP_ARRAY_LEN(sigs); i++)
-			loop_on_signal(l, sigs[i], on_signal, &ctx);
-		rc = agent_run_chain(&ctx, d.chain);
-		if (ctx.stop)
-			rc = TP_EXIT_FAILED;
-		loop_free(l);
-		free(log);
-		recorder_free(&rec);
+		rc = run_stage(se, m, stage_s[0], &d, attempt);
+		run_model_free(m);
 	}
-	prices_free(&prices);
-	config_free(&cfg);
-	free(prompt);
-	free(adir);
-	free(skill);
-	run_state_free(&st);
 	free(dir);
+	free(given);
+	session_close(se);
 	driver_free(&d);
 	return rc;
 }
@@ -204,13 +197,14 @@ int cmd_drivers(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage_error("drivers", "unexpected argument '%s'", argv[optind]);
-	struct config cfg = {0};
-	struct tp_err err;
-	if (cli_load_config(&cfg, NULL, &err) < 0)
-		return cli_report(&err);
+	struct session *se;
+	struct session_opts so = {.read_only = true};
+	int rc = cli_session(&se, &so);
+	if (rc)
+		return rc;
 	size_t n;
 	const struct agent_driver *v = agent_drivers(&n);
-	struct agent_probe q = {&cfg, true};
+	struct agent_probe q = {session_config(se), true};
 	cJSON *arr = cJSON_CreateArray();
 	bool any = false;
 	if (!json)
@@ -251,6 +245,6 @@ int cmd_drivers(int argc, char **argv)
 		printf("%-8s %-6s %-10s %s\n", "exec", "yes", "-", "any command: --driver X=exec:COMMAND");
 	}
 	cJSON_Delete(arr);
-	config_free(&cfg);
+	session_close(se);
 	return any ? TP_EXIT_OK : TP_EXIT_ENV;
 }

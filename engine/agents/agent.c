@@ -147,28 +147,43 @@ int agent_run_chain(struct agent_ctx *ctx, char *const *names)
 	return rc;
 }
 
-bool agent_setting_known(const char *key, const char **known_keys)
+/* The driver whose settings key is ("llm.model" -> llm), or NULL. */
+static const struct agent_driver *setting_owner(const char *key)
 {
 	const char *dot = strchr(key, '.');
-	if (known_keys)
-		*known_keys = NULL;
-	if (!dot)
-		return false;
-	for (size_t i = 0; i < TP_ARRAY_LEN(registry); i++) {
-		const struct agent_driver *d = &registry[i];
-		size_t n = strlen(d->name);
-		if ((size_t)(dot - key) != n || strncmp(key, d->name, n))
-			continue;
-		if (known_keys)
-			*known_keys = d->settings;
-		char **keys = str_split(d->settings, ' ', false, NULL);
-		bool hit = false;
-		for (size_t k = 0; keys[k] && !hit; k++)
-			hit = !strcmp(keys[k], dot + 1);
-		strv_free(keys);
-		return hit;
+	for (size_t i = 0; dot && i < TP_ARRAY_LEN(registry); i++)
+		if ((size_t)(dot - key) == strlen(registry[i].name) && !strncmp(key, registry[i].name, (size_t)(dot - key)))
+			return &registry[i];
+	return NULL;
+}
+
+const char agent_settings_hint[] = "a driver's settings (claude.*, codex.*, llm.*), price.MODEL";
+
+int agent_setting_check(const struct config_entry *e, struct tp_err *err)
+{
+	if (!e->key)
+		return 0;
+	const struct agent_driver *d = setting_owner(e->key);
+	bool price = str_starts(e->key, "price.") && e->key[6];
+	if (!d && !price)
+		return 0;
+	if (str_ends(e->file, "/.tileport.conf")) {
+		tp_err_set(err, TP_EXIT_USAGE, "'%s' is an agent setting, read from the user config only "
+					       "($XDG_CONFIG_HOME/tileport/config)", e->key);
+		return -1;
 	}
-	return false;
+	if (price) {
+		struct price p;
+		return price_parse(e->key, e->value, &p, err) < 0 ? -1 : 1;
+	}
+	char **keys = str_split(d->settings, ' ', false, NULL);
+	bool hit = false;
+	for (size_t k = 0; keys[k] && !hit; k++)
+		hit = !strcmp(keys[k], e->key + strlen(d->name) + 1);
+	strv_free(keys);
+	if (!hit)
+		tp_err_set(err, TP_EXIT_USAGE, "unknown setting '%s' (%s takes: %s)", e->key, d->name, d->settings);
+	return hit ? 1 : -1;
 }
 
 /* ---- the catalog for core ---- */
@@ -178,12 +193,15 @@ static bool cat_known(const char *name)
 	return agent_driver_find(name) != NULL;
 }
 
-/* The user config: agents read no other (the workspace's is theirs to write). */
+/* The user config: agent settings live nowhere else (the session refuses
+ * them in the workspace's, which agents can write). */
 static void user_config(struct config *c)
 {
 	memset(c, 0, sizeof(*c));
-	if (config_load_default(c, NULL, NULL) < 0)
+	char *path = config_user_path();
+	if (path && config_load_file(c, path, NULL) < 0)
 		config_free(c);
+	free(path);
 }
 
 static char *cat_choose(char stage, const char *op, const char *workspace, struct sbuf *why)

@@ -67,9 +67,12 @@ void driver_status_free(struct driver_status *st);
 /* For drivers that take any stage. */
 bool agent_handles_any(const struct agent_probe *q, char stage, const char *op, const char *workspace);
 
-/* Is `key` (as "llm.model") a setting of a built-in driver? On false,
- * *known_keys (may be NULL) lists the driver's keys when the driver exists. */
-bool agent_setting_known(const char *key, const char **known_keys);
+/* A config entry of the agents' (a session_setting_check): 1 a known
+ * driver setting or a good price line, 0 not the agents', -1 with err an
+ * unknown key of a driver, a bad price, or either in the workspace's
+ * .tileport.conf (agents can write it; these settings steer them). */
+int agent_setting_check(const struct config_entry *e, struct tp_err *err);
+extern const char agent_settings_hint[];
 
 /* The catalog the orchestrator uses (engine/core/driver.h): built-in names
  * and the default driver for a stage, from the user config. */

@@ -37,7 +37,7 @@ static struct price *slot(struct prices *p, const char *model)
 }
 
 /* "in=3 out=15 cache_read=0.3 cache_write=3.75" (commas allowed). */
-static int parse_price(const char *v, struct price *out, const char *where, struct tp_err *err)
+int price_parse(const char *where, const char *v, struct price *out, struct tp_err *err)
 {
 	double vals[4] = {NAN, NAN, NAN, NAN};
 	static const char *const names[] = {"in", "out", "cache_read", "cache_write"};
@@ -97,7 +97,7 @@ int prices_load(struct prices *p, const struct config *cfg, struct tp_err *err)
 		char where[512];
 		snprintf(where, sizeof(where), "%s:%d: %s", e->file, e->line, e->key);
 		struct price tmp = {0};
-		if (parse_price(e->value, &tmp, where, err) < 0) {
+		if (price_parse(where, e->value, &tmp, err) < 0) {
 			prices_free(p);
 			return -1;
 		}

@@ -25,6 +25,9 @@ struct prices {
 	size_t n, cap;
 };
 
+/* One price line's value ("in=3 out=15 ..."); key names it in the error.
+ * Fills in, out and the cache prices. */
+int price_parse(const char *key, const char *value, struct price *out, struct tp_err *err);
 /* Defaults, then the config's price.* lines; a malformed one is an error
  * naming its file and line (exit 2). cfg may be NULL. */
 int prices_load(struct prices *p, const struct config *cfg, struct tp_err *err);

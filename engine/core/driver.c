@@ -4,18 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct driver_catalog *catalog;
-
-void driver_set_catalog(const struct driver_catalog *c)
-{
-	catalog = c;
-}
-
-const struct driver_catalog *driver_catalog(void)
-{
-	return catalog;
-}
-
 static bool name_ok(const char *s)
 {
 	if (!*s)
@@ -26,7 +14,8 @@ static bool name_ok(const char *s)
 	return true;
 }
 
-static int parse_chain(const char *spec, struct driver *d, struct tp_err *err)
+static int parse_chain(const char *spec, const struct driver_catalog *catalog, struct driver *d,
+		       struct tp_err *err)
 {
 	char **names = str_split(spec, ',', true, NULL);
 	struct sbuf joined = SBUF_INIT;
@@ -57,7 +46,7 @@ static int parse_chain(const char *spec, struct driver *d, struct tp_err *err)
 	return 0;
 }
 
-int driver_parse(const char *spec, struct driver *d, struct tp_err *err)
+int driver_parse(const char *spec, const struct driver_catalog *catalog, struct driver *d, struct tp_err *err)
 {
 	memset(d, 0, sizeof(*d));
 	if (str_starts(spec, "exec:")) {
@@ -79,7 +68,7 @@ int driver_parse(const char *spec, struct driver *d, struct tp_err *err)
 			   catalog ? ", " : "", catalog ? catalog->names : "");
 		return -1;
 	}
-	return parse_chain(spec, d, err);
+	return parse_chain(spec, catalog, d, err);
 }
 
 char **driver_argv(const struct driver *d, char stage, const char *run_dir)

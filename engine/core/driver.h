@@ -7,7 +7,7 @@
  *                   attempt: `tileport agent --stage X --run DIR --driver
  *                   NAME,NAME` (engine/agents/agent.h)
  * The built-in names and the defaults come from a catalog the program
- * registers (core knows no driver but exec). */
+ * passes in (pipeline_opts, session_opts): core knows no driver but exec. */
 #ifndef TILEPORT_CORE_DRIVER_H
 #define TILEPORT_CORE_DRIVER_H
 
@@ -34,10 +34,8 @@ struct driver_catalog {
 	char *(*choose)(char stage, const char *op, const char *workspace, struct sbuf *why);
 };
 
-void driver_set_catalog(const struct driver_catalog *c);
-const struct driver_catalog *driver_catalog(void);
-
-int driver_parse(const char *spec, struct driver *d, struct tp_err *err);
+/* cat may be NULL: then only exec: parses. */
+int driver_parse(const char *spec, const struct driver_catalog *cat, struct driver *d, struct tp_err *err);
 /* argv for the child (NULL-terminated; caller frees with strv_free). */
 char **driver_argv(const struct driver *d, char stage, const char *run_dir);
 void driver_free(struct driver *d);

@@ -43,9 +43,9 @@ assert_eq "transcript: two results" "$(count tool_result "$tx")" 2
 assert_eq "meter: tokens of the result's totals" \
 	"$(json_get "$T/run.status" '(d["attempts"][1]["tokens_in"], d["attempts"][1]["tokens_out"])')" "(2700, 140)"
 assert_eq "meter: stage and run totals in status" \
-	"$(json_get "$T/run.status" '(d["meter"]["B"]["tokens_in"], d["meter"]["run"]["tokens_out"] >= 140)')" "(2700, True)"
+	"$(json_get "$T/run.status" '(d["stages"]["B"]["tokens_in"], d["tokens_out"] >= 140)')" "(2700, True)"
 assert_eq "meter: state.json keeps them" \
-	"$(json_get "$run/.tileport/state.json" 'd["meter"]["B"]["tokens_out"]')" "140"
+	"$(json_get "$run/.tileport/state.json" '(d["usage"]["B"]["tokens_out"], d["usage"]["run"]["tokens_in"] >= 2700)')" "(140, True)"
 assert_contains "drivers line" "$T/run.log" "B claude"
 assert_contains "commands.log has the CLI's command line" "$run/.tileport/commands.log" "claude -p --output-format stream-json"
 assert_contains "commands.log: what is not allowed is denied, never asked" "$run/.tileport/commands.log" "--permission-mode dontAsk"

@@ -1,7 +1,8 @@
 /* The meter while a stage runs: every usage record the agent prints moves
- * the attempt's tokens and cost at once (listeners hear PEV_METER), and
- * state.json carries them before the stage ends, so a second screen
- * following the run from disk shows them in its TOKENS and COST columns. */
+ * the attempt's tokens and cost at once (the run model's listeners hear
+ * RUN_USAGE), and state.json carries them before the stage ends, so a
+ * second screen following the run from disk shows them in its TOKENS and
+ * COST columns. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,14 +18,15 @@
 #include "engine/core/loop.h"
 #include "engine/core/pipeline.h"
 #include "engine/core/proc.h"
+#include "engine/core/session.h"
 #include "tests/unit/testutil.h"
 
 static int meters;
 
-static void on_event(struct pipeline *p, const struct pipeline_event *e, void *ud)
+static void on_change(struct run_model *m, const struct run_change *c, void *ud)
 {
-	(void)p, (void)ud;
-	if (e->kind == PEV_METER && e->stage == 'A')
+	(void)m, (void)ud;
+	if (c->kind == RUN_USAGE && c->attempt->stage == 'A')
 		meters++;
 }
 
@@ -35,7 +37,7 @@ static long long saved_tokens_in(const char *run_dir)
 	free(path);
 	cJSON *o = cJSON_Parse(text);
 	free(text);
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "meter"), "A");
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "usage"), "A");
 	const cJSON *n = cJSON_GetObjectItemCaseSensitive(m, "tokens_in");
 	long long v = cJSON_IsNumber(n) ? (long long)n->valuedouble : -1;
 	cJSON_Delete(o);
@@ -72,26 +74,31 @@ static void test_tokens_move_while_the_stage_runs(void **state)
 	setenv("XDG_CONFIG_HOME", xdg, 1);
 	setenv("TILEPORT_GPU", "0", 1);
 
-	struct pipeline_opts o = {.op = "softmax", .workspace = ws, .out_root = out};
+	struct session_opts so = {.workspace = ws, .out_root = out};
 	for (int i = 0; i < 6; i++) {
-		o.drivers[i] = drv;
-		o.validators[i] = "none";
+		so.commands.drivers[i] = drv;
+		so.commands.validators[i] = "none";
 	}
-	struct loop *l = loop_new();
-	struct pipeline *p;
+	struct session *session;
 	struct tp_err err;
-	if (pipeline_create(&p, l, &o, &err) < 0)
+	if (session_open(&session, &so, &err) < 0)
 		fail_msg("%s", err.msg);
-	pipeline_listen(p, on_event, NULL);
+	struct loop *l = session_loop(session);
+	struct run_model *model = session_new_run(session, "softmax", &err);
+	if (!model)
+		fail_msg("%s", err.msg);
+	struct pipeline *p = run_model_pipeline(model);
+	run_model_listen(model, on_change, NULL);
 	pipeline_start(p);
 	while (meters < 1)
 		loop_run_once(l, -1);
-	const struct attempt *a = pipeline_running(p);
+	const struct attempt *a = run_model_latest(model, 'A');
+	assert_true(run_model_running(model, a));
 	assert_non_null(a);
 	assert_int_equal(a->tokens_in, 1200);
 	assert_int_equal(a->tokens_out, 300);
 	assert_float_equal(a->cost, 0.5, 1e-9);
-	const char *run_dir = pipeline_state(p)->run_dir;
+	const char *run_dir = run_model_state(model)->run_dir;
 	assert_int_equal(saved_tokens_in(run_dir), 1200);
 
 	/* a second screen follows the run from disk while the stage runs */
@@ -104,10 +111,10 @@ static void test_tokens_move_while_the_stage_runs(void **state)
 	env_set(&env, "LINES", "20");
 	struct proc_opts po = {.argv = argv, .env = env, .timeout_ms = 60000};
 	struct proc_status st;
-	struct sbuf so = SBUF_INIT;
-	assert_int_equal(proc_run_sync(&po, &so, &so, &st, &err), 0);
+	struct sbuf sout = SBUF_INIT;
+	assert_int_equal(proc_run_sync(&po, &sout, &sout, &st, &err), 0);
 	if (st.end != PROC_EXITED || st.code != 0)
-		fail_msg("tileport open: %s", sb_str(&so));
+		fail_msg("tileport open: %s", sb_str(&sout));
 	char *text = read_file(screen, NULL, NULL);
 	assert_non_null(text);
 	if (!strstr(text, "1.2k/300") || !strstr(text, "$0.50") || !strstr(text, "[read-only]"))
@@ -121,14 +128,14 @@ static void test_tokens_move_while_the_stage_runs(void **state)
 	while (pipeline_busy(p))
 		loop_run_once(l, -1);
 	assert_int_equal(meters, 2);
-	const struct attempt *done = &pipeline_state(p)->att[0];
+	const struct attempt *done = run_model_latest(model, 'A');
 	assert_int_equal(done->tokens_in, 2000);
 	assert_float_equal(done->cost, 0.75, 1e-9);
 	assert_int_equal(saved_tokens_in(run_dir), 2000);
-	pipeline_free(p);
-	loop_free(l);
+	run_model_free(model);
+	session_close(session);
 	strv_free(env);
-	sb_free(&so);
+	sb_free(&sout);
 	unsetenv("TILEPORT_GPU");
 	remove_tree(dir);
 	free(dir), free(go), free(agent_text), free(agent), free(drv), free(screen), free(stext);

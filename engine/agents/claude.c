@@ -232,22 +232,20 @@ static void allow_under(struct sbuf *sb, const char *tool, const char *dir)
 
 int claude_run(struct agent_ctx *ctx)
 {
-	char *path = cli_agent_find(ctx->cfg, "claude", "claude");
-	if (!path) {
-		rec_error(ctx->rec, "claude is not on PATH (install: %s; or set claude.path)", INSTALL);
+	char *version;
+	char *path = cli_agent_ready(ctx, "claude", "Claude Code", CLAUDE_MIN_VERSION, INSTALL, &version);
+	if (!path)
 		return TP_EXIT_ENV;
-	}
-	struct tp_err err;
-	char *version = cli_agent_version(path, &err);
-	if (!version || cli_version_cmp(version, CLAUDE_MIN_VERSION) < 0) {
-		if (version)
-			rec_error(ctx->rec, "%s is Claude Code %s; tileport needs %s or newer (upgrade: %s)", path,
-				  version, CLAUDE_MIN_VERSION, INSTALL);
-		else
-			rec_error(ctx->rec, "%s", err.msg);
-		free(version);
-		free(path);
-		return TP_EXIT_ENV;
+	/* the rule list is split at commas and blanks, and a rule ends at ')' */
+	const char *dirs[] = {ctx->workspace, ctx->skill_dir};
+	for (size_t i = 0; i < TP_ARRAY_LEN(dirs); i++) {
+		if (dirs[i] && strpbrk(dirs[i], ", \t()")) {
+			rec_error(ctx->rec, "claude: %s has a comma, a blank or a parenthesis, which Claude Code's "
+					    "permission rules cannot hold; move it or use another driver", dirs[i]);
+			free(version);
+			free(path);
+			return TP_EXIT_ENV;
+		}
 	}
 	const char *model = agent_setting(ctx, NULL, "claude.model");
 	struct sbuf allow = SBUF_INIT;

@@ -86,6 +86,31 @@ void cli_agent_probe(const struct agent_probe *q, const char *prog, const char *
 	}
 }
 
+char *cli_agent_ready(struct agent_ctx *ctx, const char *prog, const char *product, const char *min,
+		      const char *install, char **version)
+{
+	*version = NULL;
+	char *path = cli_agent_find(ctx->cfg, prog, prog);
+	if (!path) {
+		rec_error(ctx->rec, "%s is not on PATH (install: %s; or set %s.path)", prog, install, prog);
+		return NULL;
+	}
+	struct tp_err err;
+	char *v = cli_agent_version(path, &err);
+	if (!v)
+		rec_error(ctx->rec, "%s", err.msg);
+	else if (cli_version_cmp(v, min) < 0)
+		rec_error(ctx->rec, "%s is %s %s; tileport needs %s or newer (upgrade: %s)", path, product, v, min,
+			  install);
+	if (!v || cli_version_cmp(v, min) < 0) {
+		free(v);
+		free(path);
+		return NULL;
+	}
+	*version = v;
+	return path;
+}
+
 struct cli_exec {
 	struct agent_ctx *ctx;
 	const struct cli_run *r;

@@ -20,6 +20,12 @@ int cli_version_cmp(const char *a, const char *b);
 void cli_agent_probe(const struct agent_probe *q, const char *prog, const char *key, const char *min,
 		     const char *install, struct driver_status *st);
 
+/* The program for a run: found (prog, or KEY.path with key = prog) and at
+ * least version min; else NULL after an error record saying what to do.
+ * *version receives its version. Both are the caller's to free. */
+char *cli_agent_ready(struct agent_ctx *ctx, const char *prog, const char *product, const char *min,
+		      const char *install, char **version);
+
 struct cli_run {
 	char **argv;
 	char **env;

@@ -193,23 +193,10 @@ static char *toml_str(const char *s)
 
 int codex_run(struct agent_ctx *ctx)
 {
-	char *path = cli_agent_find(ctx->cfg, "codex", "codex");
-	if (!path) {
-		rec_error(ctx->rec, "codex is not on PATH (install: %s; or set codex.path)", INSTALL);
+	char *version;
+	char *path = cli_agent_ready(ctx, "codex", "Codex", CODEX_MIN_VERSION, INSTALL, &version);
+	if (!path)
 		return TP_EXIT_ENV;
-	}
-	struct tp_err err;
-	char *version = cli_agent_version(path, &err);
-	if (!version || cli_version_cmp(version, CODEX_MIN_VERSION) < 0) {
-		if (version)
-			rec_error(ctx->rec, "%s is Codex %s; tileport needs %s or newer (upgrade: %s)", path, version,
-				  CODEX_MIN_VERSION, INSTALL);
-		else
-			rec_error(ctx->rec, "%s", err.msg);
-		free(version);
-		free(path);
-		return TP_EXIT_ENV;
-	}
 	const char *model = agent_setting(ctx, NULL, "codex.model");
 	const char *base = agent_setting(ctx, NULL, "codex.base_url");
 	char **argv = xcalloc(40, sizeof(char *));

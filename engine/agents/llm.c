@@ -247,6 +247,8 @@ static int ask(struct agent_ctx *ctx, const struct llm_settings *ls, const struc
 		} else if (turn->error) {
 			why = xasprintf("the stream reported an error: %s", turn->error);
 			again = !turn->error_final && retry_wanted(0, rs.should_retry, turn->error);
+		} else if (!turn->done && h == 0 && turn->stop_reason && ls->protocol == LLM_OPENAI) {
+			/* a server that closes after its finish_reason without [DONE]: complete */
 		} else if (!turn->done && !turn->ncalls && !turn->text.len) {
 			why = xstrdup("the stream ended before its last event");
 			again = true;
@@ -333,6 +335,7 @@ int llm_run(struct agent_ctx *ctx)
 	char *final = NULL, *failure = NULL;
 	int rc = TP_EXIT_OK;
 	long turn_no = 0;
+	bool no_usage_said = false;
 	for (; turn_no < max_turns && !ctx->stop; turn_no++) {
 		size_t dropped = conv_trim(&c, (size_t)budget);
 		if (dropped)
@@ -349,8 +352,10 @@ int llm_run(struct agent_ctx *ctx)
 		if (ls.protocol == LLM_OPENAI)
 			u.tokens_in = t.tokens_in; /* OpenAI counts cached tokens inside prompt_tokens */
 		u.cost = prices_cost(ctx->prices, model, u.tokens_in, u.cache_read, u.cache_write, u.tokens_out, NULL);
-		if (!t.usage_seen)
-			rec_error(ctx->rec, "the response carried no usage; its tokens are not counted");
+		if (!t.usage_seen && !no_usage_said) {
+			rec_error(ctx->rec, "the server sends no usage; tokens are not counted");
+			no_usage_said = true;
+		}
 		rec_usage(ctx->rec, &u);
 		rec_text(ctx->rec, sb_str(&t.text));
 		free(final);

@@ -122,5 +122,15 @@ PATH="$T/old:$PATH" agent old
 assert_eq "too old: exit 3" "$(cat "$T/old.rc")" 3
 assert_contains "too old: says which and what to do" "$T/old.tx" "is Claude Code 1.0.3; tileport needs 2.1.0 or newer"
 
+# A workspace whose path Claude Code's rule list cannot hold is refused.
+cp -R "$WS" "$T/ws, copy"
+echo "A: BLOCKED" >"$T/blank.scen"
+# shellcheck disable=SC2046
+FAKE_SCENARIO="$T/blank.scen" "$TILEPORT" run softmax --workspace "$T/ws, copy" --out "$T/blank" --headless \
+	$(fake_flags) >"$T/blank.log" 2>&1
+"$TILEPORT" agent --stage B --run "$T/blank/softmax" --driver claude --attempt "$T/blank.att" >"$T/blank.tx" 2>&1
+assert_eq "odd workspace path: exit 3" "$?" 3
+assert_contains "odd workspace path: says why" "$T/blank.tx" "which Claude Code's permission rules cannot hold"
+
 no_key "$T/out" "$T"/*.tx "$T"/*.att "$T"/*.log "$T"/*.requests
 finish

@@ -3,7 +3,8 @@
 # streams cut at random byte offsets (fixed seed) and one byte at a time,
 # two parallel tool calls, 429 with Retry-After, 500 with an HTML body, 529,
 # a non-JSON event, a stream cut mid-event, an error event mid-stream,
-# "compatible" server quirks, quota exhaustion (not retried), history
+# "compatible" server quirks (no index, object arguments, "stop" with tool
+# calls, no [DONE]), quota exhaustion (not retried), history
 # trimming and the turn limit. The server checks every request it gets.
 . "$TILEPORT_TOP/tests/integration/lib/common.sh"
 . "$TILEPORT_TOP/tests/integration/lib/agents.sh"
@@ -41,7 +42,7 @@ cat >"$T/oa.json" <<EOF2
   "openai": {"no_index": true, "finish": "stop"}, "split": "random",
   "expect": {"results": {"call_a": ".tileport/", "call_b": "parallel-ok"}}},
  {"reply": {"tools": [{"id": "call_e", "name": "read_file", "input": {"path": "kernel.rs"}}]},
-  "openai": {"args_object": true}},
+  "openai": {"args_object": true, "no_done": true}},
  {"reply": {"text": "$final", "usage": {"in": 3000, "out": 100}}, "split": "bytes",
   "expect": {"results": {"call_c": "wrote kernel.rs", "call_d": "edited kernel.rs", "call_e": "fn kernel() {}"}}}
 ]}

@@ -27,8 +27,8 @@ Step fields:
   malformed put a data line that is not JSON before the real events
   hang      send the headers and the first event, then nothing more
   ping      interleave keep-alive comments and ping events
-  openai    {"no_index": true, "args_object": true, "finish": "stop"}
-            quirks of "compatible" chat servers
+  openai    {"no_index": true, "args_object": true, "finish": "stop",
+            "no_done": true} quirks of "compatible" chat servers
   match     {"path": substring} skip requests whose path lacks it (they get
             an empty reply and are not counted as steps)
 A scenario with "loop": true starts again after its last step (benchmarks);
@@ -278,7 +278,8 @@ def stream_openai(step, body):
         "prompt_tokens": u.get("in", 10), "completion_tokens": u.get("out", 5),
         "total_tokens": u.get("in", 10) + u.get("out", 5),
         "prompt_tokens_details": {"cached_tokens": u.get("cache_read", 0)}})))
-    out.append(sse(None, "[DONE]"))
+    if not q.get("no_done"):
+        out.append(sse(None, "[DONE]"))
     return out
 
 

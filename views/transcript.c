@@ -429,8 +429,8 @@ static enum request tx_request(struct view *v, enum request req)
 		for (size_t i = ri; next ? i + 1 < t->nrecs : i > 0;) {
 			i = next ? i + 1 : i - 1;
 			enum rtype ty = REC_TYPE(&t->recs[i]);
-			if (REC_LINES(&t->recs[i]) && (ty == R_CALL || ty == R_RESULT || ty == R_FINAL || ty == R_HANDOVER ||
-						       ty == R_ERROR)) {
+			if (REC_LINES(&t->recs[i]) && (ty == R_CALL || ty == R_RESULT || ty == R_FINAL ||
+						       ty == R_HANDOVER || ty == R_ERROR)) {
 				view_select(v, t->recs[i].first);
 				return REQ_NONE;
 			}

@@ -152,7 +152,8 @@ static const struct agent_driver *setting_owner(const char *key)
 {
 	const char *dot = strchr(key, '.');
 	for (size_t i = 0; dot && i < TP_ARRAY_LEN(registry); i++)
-		if ((size_t)(dot - key) == strlen(registry[i].name) && !strncmp(key, registry[i].name, (size_t)(dot - key)))
+		if ((size_t)(dot - key) == strlen(registry[i].name) &&
+		    !strncmp(key, registry[i].name, (size_t)(dot - key)))
 			return &registry[i];
 	return NULL;
 }

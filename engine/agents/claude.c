@@ -147,8 +147,8 @@ static void result(struct claude_map *m, const cJSON *o)
 	{
 		const cJSON *in = cJSON_GetObjectItemCaseSensitive(x, "tool_input");
 		char *args = in ? cJSON_PrintUnformatted(in) : NULL;
-		rec_error(m->rec, "permission denied: %s %s", json_str(x, "tool_name") ? json_str(x, "tool_name") : "tool",
-			  args ? args : "");
+		const char *tool = json_str(x, "tool_name");
+		rec_error(m->rec, "permission denied: %s %s", tool ? tool : "tool", args ? args : "");
 		cJSON_free(args);
 		m->denials++;
 	}
@@ -197,8 +197,8 @@ void claude_map_line(struct claude_map *m, const char *line, size_t n)
 				cJSON_AddStringToObject(s, as[i], json_str(o, keys[i]));
 		rec_emit(m->rec, s);
 	} else if (!strcmp(type, "system") && sub && !strcmp(sub, "api_retry")) {
-		rec_retry(m->rec, (int)json_count(o, "attempt"), (int)json_count(o, "max_retries"), json_count(o, "retry_delay_ms"),
-			  (long)json_count(o, "error_status"), json_str(o, "error"));
+		rec_retry(m->rec, (int)json_count(o, "attempt"), (int)json_count(o, "max_retries"),
+			  json_count(o, "retry_delay_ms"), (long)json_count(o, "error_status"), json_str(o, "error"));
 	} else if (!strcmp(type, "assistant")) {
 		assistant(m, o);
 	} else if (!strcmp(type, "user")) {

@@ -71,7 +71,10 @@ static void item(struct codex_map *m, const cJSON *it, bool done)
 		call(m, id, "file_change", in);
 		struct sbuf sb = SBUF_INIT;
 		cJSON_ArrayForEach(c, ch)
-			sb_printf(&sb, "%s %s\n", json_str(c, "kind") ? json_str(c, "kind") : "?", json_str(c, "path") ? json_str(c, "path") : "?");
+		{
+			const char *kind = json_str(c, "kind"), *path = json_str(c, "path");
+			sb_printf(&sb, "%s %s\n", kind ? kind : "?", path ? path : "?");
+		}
 		if (failed)
 			sb_printf(&sb, "(%s)\n", status);
 		rec_tool_result(m->rec, id, sb_str(&sb), failed);
@@ -138,13 +141,14 @@ void codex_map_line(struct codex_map *m, const char *line, size_t n)
 		us.tokens_out = json_count(u, "output_tokens");
 		if (us.cache_read > us.tokens_in)
 			us.cache_read = us.tokens_in;
-		us.cost = m->prices ? prices_cost(m->prices, m->model, us.tokens_in, us.cache_read, 0, us.tokens_out, NULL)
-				    : 0;
+		if (m->prices)
+			us.cost = prices_cost(m->prices, m->model, us.tokens_in, us.cache_read, 0, us.tokens_out, NULL);
 		rec_usage(m->rec, &us);
 	} else if (!strcmp(type, "turn.failed")) {
 		m->turns_failed++;
 		const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
-		rec_error(m->rec, "codex: the turn failed: %s", json_str(e, "message") ? json_str(e, "message") : "no reason given");
+		const char *why = json_str(e, "message");
+		rec_error(m->rec, "codex: the turn failed: %s", why ? why : "no reason given");
 	} else if (!strcmp(type, "error")) {
 		rec_error(m->rec, "codex: %s", json_str(o, "message") ? json_str(o, "message") : "error");
 	}
@@ -223,8 +227,8 @@ int codex_run(struct agent_ctx *ctx)
 		argv[n++] = xstrdup("-c");
 		argv[n++] = xstrdup("model_provider=\"tileport\"");
 		argv[n++] = xstrdup("-c");
-		argv[n++] = xasprintf("model_providers.tileport={name=\"tileport\",base_url=%s,env_key=%s,wire_api=%s}",
-				      u, k, w);
+		argv[n++] = xasprintf("model_providers.tileport={name=\"tileport\",base_url=%s,env_key=%s,"
+				      "wire_api=%s}", u, k, w);
 		free(u);
 		free(k);
 		free(w);

@@ -31,7 +31,8 @@ void conv_assistant(struct conv *c, const char *text, const struct conv_call *ca
 	m->text = xstrdup(text ? text : "");
 	m->calls = xcalloc(ncalls + 1, sizeof(*m->calls));
 	for (size_t i = 0; i < ncalls; i++)
-		m->calls[i] = (struct conv_call){xstrdup(calls[i].id), xstrdup(calls[i].name), xstrdup(calls[i].args)};
+		m->calls[i] = (struct conv_call){xstrdup(calls[i].id), xstrdup(calls[i].name),
+						 xstrdup(calls[i].args)};
 	m->ncalls = ncalls;
 }
 
@@ -207,7 +208,11 @@ cJSON *conv_anthropic(const struct conv *c)
 				cJSON_AddStringToObject(b, "id", m->calls[k].id);
 				cJSON_AddStringToObject(b, "name", m->calls[k].name);
 				cJSON *in = cJSON_Parse(m->calls[k].args);
-				cJSON_AddItemToObject(b, "input", cJSON_IsObject(in) ? in : (cJSON_Delete(in), cJSON_CreateObject()));
+				if (!cJSON_IsObject(in)) {
+					cJSON_Delete(in);
+					in = cJSON_CreateObject();
+				}
+				cJSON_AddItemToObject(b, "input", in);
 				cJSON_AddItemToArray(content, b);
 			}
 		} else {

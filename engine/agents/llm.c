@@ -262,9 +262,8 @@ static int ask(struct agent_ctx *ctx, const struct llm_settings *ls, const struc
 			rc = 0;
 			break;
 		}
-		int64_t delay = again && attempt < retries ? retry_delay_ms(attempt, rs.retry_after_ms,
-									    (double)rand_r(&seed) / ((double)RAND_MAX + 1))
-							   : -1;
+		double rnd = (double)rand_r(&seed) / ((double)RAND_MAX + 1);
+		int64_t delay = again && attempt < retries ? retry_delay_ms(attempt, rs.retry_after_ms, rnd) : -1;
 		if (again && attempt < retries && delay < 0) {
 			char *w = xasprintf("%s; the server asks to wait %.0f s, longer than %d s", why,
 					    (double)rs.retry_after_ms / 1000, RETRY_CAP_MS / 1000);
@@ -373,8 +372,8 @@ int llm_run(struct agent_ctx *ctx)
 			rec_tool_call(ctx->rec, lc->id, lc->name, sb_str(&lc->args));
 			struct tool_result tr = {0};
 			if (!ok) {
-				tr.output = xasprintf("%s: %s; send the call again with a JSON object", lc->name,
-						      lc->bad_args ? lc->bad_args : "the arguments are not valid JSON");
+				const char *why = lc->bad_args ? lc->bad_args : "the arguments are not valid JSON";
+				tr.output = xasprintf("%s: %s; send the call again with a JSON object", lc->name, why);
 				tr.is_error = true;
 			} else {
 				tools_exec(&tools, lc->name, lc->args.buf, &tr);
@@ -390,7 +389,8 @@ int llm_run(struct agent_ctx *ctx)
 		free(calls);
 		llm_turn_free(&t);
 		if (max_cost > 0 && ctx->rec->cost >= max_cost) {
-			failure = xasprintf("spent $%.4f, the limit is $%.4f (llm.max_cost)", ctx->rec->cost, max_cost);
+			failure = xasprintf("spent $%.4f, the limit is $%.4f (llm.max_cost)", ctx->rec->cost,
+					    max_cost);
 			break;
 		}
 	}

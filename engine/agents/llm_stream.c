@@ -25,7 +25,8 @@ static void set(char **field, const char *v)
 
 static void set_error(struct llm_turn *t, const cJSON *err)
 {
-	const char *msg = cJSON_IsObject(err) ? json_str(err, "message") : cJSON_IsString(err) ? err->valuestring : NULL;
+	const char *msg = cJSON_IsObject(err) ? json_str(err, "message")
+			  : cJSON_IsString(err) ? err->valuestring : NULL;
 	const char *type = cJSON_IsObject(err) ? json_str(err, "type") : NULL;
 	const char *code = cJSON_IsObject(err) ? json_str(err, "code") : NULL;
 	free(t->error);

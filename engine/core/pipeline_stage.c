@@ -625,7 +625,8 @@ static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reaso
 	const char *spec = *slot;
 	if (!spec || driver_parse(spec, p->catalog, &d, &err) < 0) {
 		char *why = spec ? xstrdup(err.msg)
-				 : xasprintf("no driver for stage %c%s%s", a->stage, none.len ? ": " : "", sb_str(&none));
+				 : xasprintf("no driver for stage %c%s%s", a->stage, none.len ? ": " : "",
+					     sb_str(&none));
 		sb_free(&none);
 		free(dir);
 		spawn_failed(p, a, why);

@@ -16,6 +16,7 @@
 #include <cJSON.h>
 #include <stdbool.h>
 
+#include "engine/core/driver.h"
 #include "engine/core/loop.h"
 #include "engine/core/run.h"
 #include "engine/core/table.h"
@@ -60,12 +61,14 @@ struct pipeline_opts {
 	pipeline_checker checker; /* the "builtin" validators; NULL: not in this build */
 	const char *secret_vars; /* more variables whose values are secret (redact.h) */
 	long long transcript_max; /* a transcript's cap in bytes; 0: the default, <0: none */
+	const struct driver_catalog *catalog; /* built-in drivers and defaults; NULL: exec only */
 };
 #define PIPELINE_TRANSCRIPT_MAX (64LL << 20)
 
 enum pipeline_event_kind {
 	PEV_EVENT,  /* a record appended to events.jsonl (ev) */
 	PEV_OUTPUT, /* a line a running stage printed (line, len, is_stderr) */
+	PEV_METER,  /* the running attempt's tokens or cost went up (seq, stage) */
 };
 struct pipeline_event {
 	enum pipeline_event_kind kind;

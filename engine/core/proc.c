@@ -239,8 +239,9 @@ static void log_command(const char *logpath, pid_t pid, const struct proc_opts *
 	/* API keys live in the environment; a command line that spells one out
 	 * must not carry it into the run directory. */
 	char *raw = argv_quote(o->argv);
-	char **secrets = env_secrets(o->env, NULL);
-	char *q = redact_secrets(raw, secrets);
+	/* the caller's list (already the secrets), else the environment's */
+	char **secrets = o->redact ? NULL : env_secrets(o->env, NULL);
+	char *q = redact_secrets(raw, o->redact ? o->redact : secrets);
 	strv_free(secrets);
 	free(raw);
 	char *line = xasprintf("%s pid=%ld cwd=%s: %s\n", ts, (long)pid, o->cwd ? o->cwd : ".", q);
@@ -436,6 +437,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		free(prog);
 		return NULL;
 	}
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		tp_err_set(err, TP_EXIT_ENV, "fork: %s", strerror(errno));
@@ -448,6 +450,9 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		/* A new session: a new process group we can signal as a whole, and
 		 * no controlling terminal, so a stage can never read the TUI's keys. */
 		setsid();
+		/* A helper killed outright must not leave its child running. */
+		if (o->die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent))
+			_exit(127);
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
@@ -543,6 +548,19 @@ void proc_free(struct proc *p)
 	}
 	finish(p);
 	free(p);
+}
+
+void proc_wait(struct loop *l, struct proc *p, const bool *done, bool (*stop)(void *ud), void *ud)
+{
+	bool asked = false;
+	while (!*done) {
+		if (!asked && stop && stop(ud)) {
+			proc_kill(p);
+			asked = true;
+		}
+		if (loop_run_once(l, -1) < 0 && errno != EINTR)
+			break;
+	}
 }
 
 struct sync_ctx {

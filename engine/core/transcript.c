@@ -1,6 +1,7 @@
 #include "engine/core/transcript.h"
 
 #include "engine/core/files.h"
+#include "engine/core/lines.h"
 #include "engine/core/redact.h"
 
 #include <cJSON.h>
@@ -12,6 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* An agent's output is not trusted to be sane: a line longer than this is
+ * cut into pieces, and the text kept for the final message is its tail. */
+#define LINE_MAX_BYTES ((size_t)1 << 20)
+#define KEEP_MAX_BYTES ((size_t)32 << 20)
+
 enum mode { MODE_UNKNOWN, MODE_JSON, MODE_PLAIN };
 
 struct transcript {
@@ -20,7 +26,7 @@ struct transcript {
 	int write_errno; /* the first failed write's errno, 0 while all is well */
 	enum mode mode;
 	struct redact_stream red; /* raw bytes, before lines are cut */
-	struct sbuf partial;
+	struct lines lines;
 	struct sbuf plain;  /* whole stdout in plain mode */
 	struct sbuf texts;  /* "text" records, the fallback final in JSON mode */
 	char *final;
@@ -46,6 +52,7 @@ struct transcript *transcript_open(const char *path, struct tp_err *err)
 	struct transcript *t = xcalloc(1, sizeof(*t));
 	t->f = f;
 	t->path = xstrdup(path);
+	t->lines.max = LINE_MAX_BYTES;
 	return t;
 }
 
@@ -229,11 +236,6 @@ static void one_line_clean(struct transcript *t, const char *line, size_t n, tra
 	write_text_record(t, line, n);
 }
 
-/* An agent's output is not trusted to be sane: a line longer than this is
- * cut into pieces, and the text kept for the final message is its tail. */
-#define LINE_MAX_BYTES ((size_t)1 << 20)
-#define KEEP_MAX_BYTES ((size_t)32 << 20)
-
 static void keep_tail(struct sbuf *sb)
 {
 	if (sb->len <= KEEP_MAX_BYTES)
@@ -244,35 +246,16 @@ static void keep_tail(struct sbuf *sb)
 	sb->buf[keep] = '\0';
 }
 
-static void feed_lines(struct transcript *t, const char *data, size_t n, transcript_line_cb cb,
-		       void *ud)
+struct feed {
+	struct transcript *t;
+	transcript_line_cb cb;
+	void *ud;
+};
+
+static void feed_line(const char *line, size_t n, void *ud)
 {
-	while (n) {
-		const char *nl = memchr(data, '\n', n);
-		size_t k = nl ? (size_t)(nl - data) : n;
-		if (t->partial.len + k >= LINE_MAX_BYTES) {
-			size_t room = LINE_MAX_BYTES - t->partial.len;
-			sb_add(&t->partial, data, room);
-			one_line(t, t->partial.buf, t->partial.len, cb, ud);
-			sb_reset(&t->partial);
-			data += room;
-			n -= room;
-			continue;
-		}
-		if (!nl) {
-			sb_add(&t->partial, data, n);
-			break;
-		}
-		if (t->partial.len) {
-			sb_add(&t->partial, data, k);
-			one_line(t, t->partial.buf, t->partial.len, cb, ud);
-			sb_reset(&t->partial);
-		} else {
-			one_line(t, data, k, cb, ud);
-		}
-		data += k + 1;
-		n -= k + 1;
-	}
+	struct feed *f = ud;
+	one_line(f->t, line, n, f->cb, f->ud);
 }
 
 void transcript_feed(struct transcript *t, const char *data, size_t n, transcript_line_cb cb, void *ud)
@@ -281,7 +264,8 @@ void transcript_feed(struct transcript *t, const char *data, size_t n, transcrip
 	 * across two reads is still one string here. */
 	struct sbuf clean = SBUF_INIT;
 	redact_stream_feed(&t->red, data, n, &clean);
-	feed_lines(t, clean.buf ? clean.buf : "", clean.len, cb, ud);
+	struct feed f = {t, cb, ud};
+	lines_feed(&t->lines, clean.buf ? clean.buf : "", clean.len, feed_line, &f);
 	sb_free(&clean);
 	keep_tail(&t->plain);
 	keep_tail(&t->texts);
@@ -293,12 +277,10 @@ void transcript_finish(struct transcript *t, transcript_line_cb cb, void *ud)
 {
 	struct sbuf rest = SBUF_INIT;
 	redact_stream_flush(&t->red, &rest);
-	feed_lines(t, rest.buf ? rest.buf : "", rest.len, cb, ud);
+	struct feed f = {t, cb, ud};
+	lines_feed(&t->lines, rest.buf ? rest.buf : "", rest.len, feed_line, &f);
 	sb_free(&rest);
-	if (t->partial.len) {
-		one_line(t, t->partial.buf, t->partial.len, cb, ud);
-		sb_reset(&t->partial);
-	}
+	lines_flush(&t->lines, feed_line, &f);
 	/* A driver's own final record is already written; otherwise the final
 	 * message is the whole plain output, or the text records of a JSON
 	 * stream that ended without one. */
@@ -354,7 +336,7 @@ void transcript_close(struct transcript *t)
 	free(t->path);
 	redact_stream_free(&t->red);
 	sb_free(&t->tail);
-	sb_free(&t->partial);
+	lines_free(&t->lines);
 	sb_free(&t->plain);
 	sb_free(&t->texts);
 	free(t->final);

@@ -230,10 +230,16 @@ bool ps_value_lookup(struct pstate *ps, const char *text, size_t len, struct ir_
 	return true;
 }
 
+void ps_nest(struct pstate *ps, const char *at, const char *what)
+{
+	if (++ps->depth > PS_MAX_DEPTH)
+		ps_fail(ps, at, "%s nested too deeply (more than %d levels of regions, types and "
+			"attributes)", what, PS_MAX_DEPTH);
+}
+
 void ps_block_body(struct pstate *ps, struct ir_block *b)
 {
-	if (++ps->depth > 100)
-		ps_fail(ps, ps->p, "regions nested too deeply");
+	ps_nest(ps, ps->p, "regions");
 	for (;;) {
 		ps_ws(ps);
 		if (ps->p >= ps->end)
@@ -427,8 +433,7 @@ static void top_level(struct pstate *ps, int depth)
 				ps_expect(ps, "}");
 			}
 			ps_expect(ps, "{");
-			if (++ps->depth > 8)
-				ps_fail(ps, start, "modules nested too deeply");
+			ps_nest(ps, start, "modules");
 			top_level(ps, depth + 1);
 			ps->depth--;
 			ps_expect(ps, "}");

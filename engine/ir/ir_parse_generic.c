@@ -148,8 +148,7 @@ static void type_attr(struct pstate *ps, void *out)
 
 static const struct ir_attr *value_generic(struct pstate *ps)
 {
-	if (++ps->depth > 100)
-		ps_fail(ps, ps->p, "attribute nested too deeply");
+	ps_nest(ps, ps->p, "attributes");
 	const struct ir_attr *a = NULL;
 	const char *s;
 	size_t len;
@@ -356,10 +355,9 @@ static void distribute(struct pstate *ps, struct ir_op *op, struct ir_value **va
 
 static void generic_region(struct pstate *ps, struct ir_region *r)
 {
-	/* a region holds ops that hold regions: the same limit as the custom
+	/* a region holds ops that hold regions: counted like the custom
 	 * form's (ps_block_body), or deep input overflows the stack */
-	if (++ps->depth > 100)
-		ps_fail(ps, ps->p, "regions nested too deeply");
+	ps_nest(ps, ps->p, "regions");
 	ps_expect(ps, "{");
 	struct pmark mk = ps_scope_push(ps);
 	ps_ws(ps);

@@ -230,6 +230,69 @@ static void test_errors(void **state)
 	sb_free(&sb);
 }
 
+/* A deep region nest made of n `for` loops around `inner`. */
+static char *loop_nest(int n, const char *inner)
+{
+	struct sbuf sb = SBUF_INIT;
+	sb_adds(&sb, "cuda_tile.module @k {\n entry @e() {\n  %c = constant <i32: 0> : tile<i32>\n");
+	for (int i = 0; i < n; i++)
+		sb_adds(&sb, "for %i in (%c to %c, step %c) : tile<i32> {\n");
+	sb_printf(&sb, "%s\n", inner);
+	for (int i = 0; i < n; i++)
+		sb_adds(&sb, "}\n");
+	sb_adds(&sb, "return\n }\n}\n");
+	return sb_detach(&sb);
+}
+
+/* Every recursive path of the parser has the one depth limit: each kind of
+ * nesting is refused with a message naming it instead of overflowing the
+ * stack, and no kind runs out early inside another (a 2-D constant or a
+ * nested attribute deep in a loop nest, as bytecode may nest 200 deep). */
+static void test_nesting_limit(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *start, *open, *what;
+	} kinds[] = {
+		{"", "\"x\"() ({", "regions nested too deeply"},
+		{"\"x\"() {a = ", "[", "attributes nested too deeply"},
+		{"\"x\"() {a = ", "{a = ", "attributes nested too deeply"},
+		{"\"x\"() <{a = ", "[", "attributes nested too deeply"},
+		{"\"x\"() : ", "(", "types nested too deeply"},
+		{"%c = constant <f32: ", "[", "dense data nested too deeply"},
+	};
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(*kinds); k++) {
+		struct sbuf sb = SBUF_INIT;
+		sb_printf(&sb, "cuda_tile.module @m {\n entry @e() {\n%s", kinds[k].start);
+		for (int i = 0; i < 5000; i++)
+			sb_adds(&sb, kinds[k].open);
+		expect_error(sb.buf, kinds[k].what);
+		sb_free(&sb);
+	}
+	struct sbuf sb = SBUF_INIT;
+	for (int i = 0; i < 5000; i++)
+		sb_adds(&sb, "module {\n");
+	expect_error(sb.buf, "modules nested too deeply");
+	sb_free(&sb);
+
+	const char *inner[] = {
+		"%d = constant <f32: [[1.0, 2.0]]> : tile<1x2xf32>",
+		"\"x\"() {a = [[[[1]]]]} : () -> ()",
+	};
+	for (size_t i = 0; i < sizeof(inner) / sizeof(*inner); i++) {
+		char *text = loop_nest(200, inner[i]);
+		struct tp_err err;
+		struct ir_module *m = parse_str(text, &err);
+		if (!m)
+			fail_msg("a 200-deep loop nest around '%s' is refused: %s", inner[i], err.msg);
+		ir_module_free(m);
+		free(text);
+	}
+	char *text = loop_nest(300, "return");
+	expect_error(text, "nested too deeply (more than 256 levels");
+	free(text);
+}
+
 static void test_bytecode_dispatch(void **state)
 {
 	(void)state;
@@ -251,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_spellings_equal),
 		cmocka_unit_test(test_model_details),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_nesting_limit),
 		cmocka_unit_test(test_bytecode_dispatch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

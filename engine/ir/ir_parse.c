@@ -83,6 +83,16 @@ void ps_bind(struct pstate *ps, const char *name, uint32_t len, uint32_t n, stru
 			vals[i]->src_name = src;
 }
 
+/* An entry is isolated from above: a value of the module's body has no
+ * number inside it, and printing one would need a placeholder. Every use,
+ * in custom, generic or opaque syntax, goes through here. */
+static void refuse_outer(struct pstate *ps, int b, const char *at, const char *name, size_t len)
+{
+	if (b >= 0 && (size_t)b < ps->entry_from)
+		ps_fail(ps, at, "%%%.*s is defined outside this entry (in the module's body); an "
+			"entry can use only its own values", (int)len, name);
+}
+
 static bool name_char(char c)
 {
 	return ps_ident_char(c) || c == '-';
@@ -117,6 +127,7 @@ struct ir_value *ps_value_use(struct pstate *ps)
 	int b = lookup(ps, name, len);
 	if (b < 0)
 		ps_fail(ps, name - 1, "use of undefined value %%%.*s", (int)len, name);
+	refuse_outer(ps, b, name - 1, name, len);
 	struct binding *bd = &ps->bindings[b];
 	if ((uint64_t)idx >= bd->n || (!has_idx && bd->n != 1 && bd->n != 0))
 		ps_fail(ps, name - 1, "value %%%.*s has %u results; use %%%.*s#N", (int)len, name,
@@ -219,11 +230,7 @@ bool ps_value_lookup(struct pstate *ps, const char *text, size_t len, struct ir_
 	size_t nl = (hash ? (size_t)(hash - text) : len) - 1;
 	int64_t idx = hash ? atoll(hash + 1) : 0;
 	int b = lookup(ps, text + 1, nl);
-	/* An entry is isolated from above: a value of the module's body has
-	 * no number inside it, and printing one would need a placeholder. */
-	if (b >= 0 && (size_t)b < ps->entry_from)
-		ps_fail(ps, text, "%%%.*s is defined outside this entry (in the module's body); an "
-			"entry can use only its own values", (int)nl, text + 1);
+	refuse_outer(ps, b, text, text + 1, nl);
 	if (b < 0 || idx < 0 || (uint64_t)idx >= ps->bindings[b].n)
 		return false;
 	*v = ps->bindings[b].vals[idx];

@@ -490,11 +490,16 @@ struct ir_op *ps_generic_op(struct pstate *ps, uint32_t nres)
 		ps_expect(ps, ">");
 	}
 	if (ps_accept(ps, "(")) {
+		/* an entry sees none of the module's values, in either form */
+		size_t outer = ps->entry_from;
+		if (op->code == IR_OP_ENTRY)
+			ps->entry_from = ps->nbind;
 		ps->level++;
 		do
 			generic_region(ps, ir_op_add_region(ps->m, op));
 		while (ps_accept(ps, ","));
 		ps->level--;
+		ps->entry_from = outer;
 		ps_expect(ps, ")");
 	}
 	if (ps_accept(ps, "{"))

@@ -221,6 +221,23 @@ static void test_errors(void **state)
 	expect_error("cuda_tile.module @k {\n  entry @e() optimization_hints=<sm_100 = {latency = ?}> {\n"
 		     "    return\n  }\n}\n",
 		     "t.mlir:2:54: expected a hint value, found '?}>'");
+	/* a value of the module's body used in an entry has no number there:
+	 * refused, in an opaque op, a generic op, a custom op, a generic entry */
+	expect_error("cuda_tile.module @k {\n  %x = foo\n  entry @r() {\n    bar %x\n    return\n"
+		     "  }\n}\n",
+		     "t.mlir:4:9: %x is defined outside this entry");
+	expect_error("cuda_tile.module @k {\n  %x = foo\n  entry @r() {\n"
+		     "    \"x\"(%x) : (tile<i32>) -> ()\n    return\n  }\n}\n",
+		     "t.mlir:4:9: %x is defined outside this entry");
+	expect_error("cuda_tile.module @k {\n  %x = foo\n  entry @r() {\n"
+		     "    %c = constant <i32: 0> : tile<i32>\n"
+		     "    for %i in (%c to %x, step %c) : tile<i32> {\n    }\n    return\n  }\n}\n",
+		     "t.mlir:5:22: %x is defined outside this entry");
+	expect_error("\"cuda_tile.module\"() ({\n  %x = foo\n  \"cuda_tile.entry\"() ({\n"
+		     "    \"x\"(%x) : (tile<i32>) -> ()\n    \"cuda_tile.return\"() : () -> ()\n"
+		     "  }) {sym_name = \"r\", function_type = () -> ()} : () -> ()\n"
+		     "}) {sym_name = \"k\"} : () -> ()\n",
+		     "t.mlir:4:9: %x is defined outside this entry");
 	/* deep nesting is refused, not a stack overflow */
 	struct sbuf sb = SBUF_INIT;
 	sb_adds(&sb, "cuda_tile.module @k {\n entry @e(%c: tile<i1>) {\n");

@@ -241,7 +241,12 @@ const struct ck_file *ck_load(struct ck *k, const char *path)
 	struct tp_err err;
 	if (access(path, F_OK) == 0 && !(f->data = read_text_file(path, &f->len, &err))) {
 		f->exists = false;
-		ck_add(k, CHECK_FAIL, 0, "file.read", path, 0, "%s", err.msg);
+		/* the finding names the file already: "f: is a FIFO", not "f: f: ..." */
+		const char *why = err.msg;
+		size_t n = strlen(path);
+		if (strncmp(why, path, n) == 0 && why[n] == ':' && why[n + 1] == ' ')
+			why += n + 2;
+		ck_add(k, CHECK_FAIL, 0, "file.read", path, 0, "%s", why);
 	}
 	ck_keep(k, f, free_file);
 	k->files = xgrow(k->files, &k->files_cap, k->nfiles + 1, sizeof(*k->files));

@@ -45,6 +45,13 @@ void pl_notify(struct pipeline *p, const struct pipeline_event *e)
 
 void pl_emit(struct pipeline *p, const char *type, cJSON *fields, const char *fmt, ...)
 {
+	/* A stopped run records and tells nothing more: what it would say
+	 * ("run aborted") is not in its saved state, and after a lost lock the
+	 * log may be another orchestrator's. pl_break told the reason. */
+	if (p->broken) {
+		cJSON_Delete(fields);
+		return;
+	}
 	if (!fields)
 		fields = cJSON_CreateObject();
 	if (fmt) {
@@ -68,6 +75,8 @@ void pl_emit(struct pipeline *p, const char *type, cJSON *fields, const char *fm
 		/* A run whose log cannot be kept would disagree with its state:
 		 * it stops here, and says why. */
 		pl_break(p, "cannot record events, stopping", &err);
+		cJSON_Delete(ev);
+		return;
 	}
 	tp_crashpoint();
 	struct pipeline_event e = {.kind = PEV_EVENT, .ev = ev};

@@ -32,8 +32,15 @@ fi
 "$TILEPORT" step "$run" abort >"$T/abort.log" 2>&1
 rc=$?
 cat "$T/abort.log"
-if [ "$rc" -ne 0 ] && ! grep -qx "aborted" "$T/abort.log"; then ok "abort that cannot save fails ($rc)"; else
+if [ "$rc" -ne 0 ] && ! grep -q "aborted" "$T/abort.log"; then ok "abort that cannot save fails ($rc)"; else
 	bad "abort on a full disk: exit $rc"; sed 's/^/    | /' "$T/abort.log"
+fi
+# events and state agree: an abort that was not saved is not in the log
+if grep -q '"run_aborted"' "$run/.tileport/events.jsonl" &&
+	! grep -q '"status": *"aborted"' "$run/.tileport/state.json"; then
+	bad "events.jsonl says aborted, state.json does not"
+else
+	ok "events.jsonl and state.json agree on the abort"
 fi
 # on a disk with room the run is resumed from where it stopped
 cp -R "$run" "$T/roomy"

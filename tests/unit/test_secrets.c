@@ -137,39 +137,61 @@ static long read_pid(const char *path)
 	return pid;
 }
 
-static void run_escaping_stage(const char *dir, const char *escape)
+/* A stage whose child escapes its group by `escape`; the leader then exits
+ * at once, or (hang) runs until the stage's timeout stops it. */
+static void run_escaping_stage(const char *dir, const char *escape, bool hang)
 {
 	char *pidfile = path_join(dir, "escaped.pid");
 	char *daemon = tu_write(dir, "daemon.sh", "#!/bin/sh\necho $$ > \"$PIDFILE\"\nexec sleep 1000\n");
 	assert_int_equal(chmod(daemon, 0755), 0);
 	/* the escapee writes its pid, then the leader exits without waiting */
-	char *script = xasprintf("%s\nwhile [ ! -s '%s' ]; do :; done", escape, pidfile);
+	char *script = xasprintf("%s\nwhile [ ! -s '%s' ]; do :; done%s", escape, pidfile,
+				 hang ? "\nexec tail -f /dev/null" : "");
 	char *argv[] = {"/bin/sh", "-c", script, NULL};
 	char **env = env_current();
 	env_set(&env, "PIDFILE", pidfile);
 	env_set(&env, "DAEMON", daemon);
-	struct proc_opts o = {.argv = argv, .env = env};
+	struct proc_opts o = {.argv = argv, .env = env, .timeout_ms = hang ? 500 : 0};
 	struct proc_status st;
 	assert_int_equal(proc_run_sync(&o, NULL, NULL, &st, NULL), 0);
+	if (hang)
+		assert_int_equal(st.end, PROC_TIMED_OUT);
 	long pid = read_pid(pidfile);
 	assert_true(pid > 1);
-	/* killed and reaped by the time the stage is over: no zombie either */
-	assert_false(alive((pid_t)pid));
+	/* killed and reaped by the time the stage is over: no zombie either
+	 * (a failure does not leave the escapee behind) */
+	bool escaped = alive((pid_t)pid);
+	if (escaped)
+		kill((pid_t)pid, SIGKILL);
+	assert_false(escaped);
 	strv_free(env);
 	free(script);
 	free(daemon);
 	free(pidfile);
 }
 
+/* The classic daemon: fork, a new session (out of the stage's group), fork
+ * again, and the middle one exits, so the daemon is nobody's child. */
+#define DAEMONIZE "( setsid sh -c '\"$DAEMON\" & exit' & )"
+
 static void test_setsid_child_dies_with_the_stage(void **state)
 {
-	run_escaping_stage(*state, "setsid \"$DAEMON\" &");
+	run_escaping_stage(*state, "setsid \"$DAEMON\" &", false);
+}
+
+static void test_setsid_child_dies_with_a_timed_out_stage(void **state)
+{
+	run_escaping_stage(*state, "setsid \"$DAEMON\" &", true);
+}
+
+static void test_double_forked_daemon_dies_with_a_timed_out_stage(void **state)
+{
+	run_escaping_stage(*state, DAEMONIZE, true);
 }
 
 static void test_double_forked_daemon_dies_with_the_stage(void **state)
 {
-	/* the classic daemon: fork, fork again, the middle one exits */
-	run_escaping_stage(*state, "( ( \"$DAEMON\" & ) & )");
+	run_escaping_stage(*state, DAEMONIZE, false);
 }
 
 int main(void)
@@ -184,6 +206,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_setsid_child_dies_with_the_stage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_double_forked_daemon_dies_with_the_stage, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_setsid_child_dies_with_a_timed_out_stage, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_double_forked_daemon_dies_with_a_timed_out_stage,
+						setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,10 +4,15 @@
 # validator quadratic, docs/perf.md "validate ir"). Each size is timed
 # once; the check is that time grows with size, not with its square.
 #
-#   bench/validate_ir.sh path/to/tileport
+#   bench/validate_ir.sh path/to/tileport [BASE]
+#
+# BASE (also $VALIDATE_IR_BENCH_BASE), another build such as main's before
+# issue 17, is timed on the 1 and 4 MB files too (50 MB would not finish),
+# and the ratio BASE / tileport is printed.
 set -eu
 tp=$1
-tmp=$(mktemp -d)
+base_tp=${2:-${VALIDATE_IR_BENCH_BASE:-}}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tileport-bench-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 gen() { # MB FILE
 	python3 - "$1" "$2" <<'PY'
@@ -25,10 +30,25 @@ with open(path, "w") as f:
     f.write("}\n")
 PY
 }
+# the comparison: each size's time per MB against the 1 MB file's (1.00 is
+# linear; the quadratic validator of before issue 17 gave 5.8 at 4 MB)
+time_ns() { # BINARY FILE
+	start=$(date +%s%N)
+	"$1" validate ir "$2" softmax >/dev/null || true
+	end=$(date +%s%N)
+	echo $((end - start))
+}
+base=
 for mb in 1 4 50; do
 	gen "$mb" "$tmp/ir$mb.mlir"
-	start=$(date +%s.%N)
-	"$tp" validate ir "$tmp/ir$mb.mlir" softmax >/dev/null || true
-	end=$(date +%s.%N)
-	echo "validate ir ${mb} MB: $(echo "$end - $start" | bc) s"
+	ns=$(time_ns "$tp" "$tmp/ir$mb.mlir")
+	[ -n "$base" ] || base=$ns
+	awk -v mb="$mb" -v ns="$ns" -v base="$base" 'BEGIN {
+		printf "validate ir %2d MB: %6.2f s, time per MB vs 1 MB: %.2f\n",
+			mb, ns / 1e9, (ns / mb) / base }'
+	if [ -n "$base_tp" ] && [ "$mb" -le 4 ]; then
+		bns=$(time_ns "$base_tp" "$tmp/ir$mb.mlir")
+		awk -v mb="$mb" -v ns="$ns" -v bns="$bns" 'BEGIN {
+			printf "  base %2d MB: %6.2f s, base / tileport: %.1f\n", mb, bns / 1e9, bns / ns }'
+	fi
 done

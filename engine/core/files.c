@@ -113,11 +113,12 @@ char *read_text_file(const char *path, size_t *len, struct tp_err *err)
 	return text;
 }
 
-static int write_through(const char *path, const void *data, size_t len, struct tp_err *err)
+static int write_through(const char *path, const void *data, size_t len, int how,
+			 struct tp_err *err)
 {
 	/* No O_NONBLOCK: writing to a FIFO waits for its reader, as a shell's
 	 * redirection does; O_NOFOLLOW: the path was a device a moment ago. */
-	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | how);
 	if (fd < 0) {
 		open_failed(path, TP_EXIT_ENV, " for writing", err);
 		return -1;
@@ -154,10 +155,15 @@ int write_output(const char *path, const void *data, size_t len, struct tp_err *
 		}
 		return write_file_atomic(path, data, len, err);
 	}
-	if (S_ISREG(st.st_mode))
+	/* A rename would give someone else's file (root writing a user's
+	 * report) a new owner, and cut a hard link off from its other names:
+	 * such a file is rewritten in place. */
+	if (S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_nlink == 1)
 		return write_file_atomic(path, data, len, err);
+	if (S_ISREG(st.st_mode))
+		return write_through(path, data, len, O_TRUNC, err);
 	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode))
-		return write_through(path, data, len, err);
+		return write_through(path, data, len, 0, err);
 	tp_err_set(err, TP_EXIT_USAGE, "%s: is %s; name a regular file, a new file or a device",
 		   path, file_kind_name(st.st_mode));
 	return -1;

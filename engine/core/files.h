@@ -38,8 +38,10 @@ char *read_text_file(const char *path, size_t *len, struct tp_err *err);
 
 /* Write an output that the user named (a report, a saved screen). A
  * character or block device or a FIFO is written through; a symbolic link,
- * a directory or a socket is refused; a regular file, or a new one, is
- * replaced atomically (temp, fsync, rename). */
+ * a directory or a socket is refused; a new file, or a regular one of ours
+ * with no other hard link, is replaced atomically (temp, fsync, rename);
+ * another regular file (another user's, or hard-linked) is rewritten in
+ * place, keeping its owner and its links. */
 int write_output(const char *path, const void *data, size_t len, struct tp_err *err);
 
 /* Parse a whole JSON document read from path (NUL-terminated, len bytes):

@@ -161,6 +161,33 @@ static void test_output_refuses_links_and_directories(void **state)
 	free(target);
 }
 
+/* A rename would change the owner of someone else's file and cut a hard
+ * link off from its other names: those are rewritten in place. */
+static void test_output_keeps_owner_and_hard_links(void **state)
+{
+	char *a = tu_write(*state, "a.md", "old\n");
+	char *b = path_join(*state, "b.md");
+	assert_int_equal(link(a, b), 0);
+	assert_int_equal(write_output(a, "new\n", 4, NULL), 0);
+	char *text = read_file(b, NULL, NULL);
+	assert_string_equal(text, "new\n"); /* the other name sees the report */
+	free(text);
+	if (geteuid() == 0) {
+		char *c = tu_write(*state, "c.md", "old\n");
+		assert_int_equal(chown(c, 4321, 4321), 0);
+		assert_int_equal(write_output(c, "new\n", 4, NULL), 0);
+		struct stat st;
+		assert_int_equal(stat(c, &st), 0);
+		assert_int_equal(st.st_uid, 4321); /* still the user's file */
+		text = read_file(c, NULL, NULL);
+		assert_string_equal(text, "new\n");
+		free(text);
+		free(c);
+	}
+	free(b);
+	free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +199,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_output_to_a_fifo_is_written_through, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_output_keeps_owner_and_hard_links, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_refuses_links_and_directories, setup,
 						teardown),
 	};

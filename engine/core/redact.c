@@ -103,6 +103,37 @@ bool redact_json(cJSON *j, char *const *secrets)
 	return changed;
 }
 
+/* The value as a JSON string spells it: '/' may be written "\/". */
+static char *json_slash_form(const char *v)
+{
+	struct sbuf sb = SBUF_INIT;
+	for (; *v; v++) {
+		if (*v == '/')
+			sb_addc(&sb, '\\');
+		sb_addc(&sb, *v);
+	}
+	return sb_detach(&sb);
+}
+
+/* NAME=VALUE for each secret, and NAME=ESCAPED where the JSON spelling
+ * differs. */
+static char **stream_forms(char *const *secrets)
+{
+	size_t n = strv_len(secrets);
+	char **v = xcalloc(2 * n + 1, sizeof(*v));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		v[k++] = xstrdup(secrets[i]);
+		const char *eq = strchr(secrets[i], '=');
+		if (eq && strchr(eq + 1, '/')) {
+			char *esc = json_slash_form(eq + 1);
+			v[k++] = xasprintf("%.*s=%s", (int)(eq - secrets[i]), secrets[i], esc);
+			free(esc);
+		}
+	}
+	return v;
+}
+
 /* How many bytes at the end of buf could be the start of a secret. */
 static size_t pending_prefix(const char *buf, size_t n, char *const *secrets)
 {
@@ -130,6 +161,12 @@ void redact_stream_feed(struct redact_stream *r, const char *data, size_t n, str
 		sb_add(out, data, n);
 		return;
 	}
+	if (!r->forms || r->forms_of != r->secrets) {
+		strv_free(r->forms);
+		r->forms = stream_forms(r->secrets);
+		r->forms_of = r->secrets;
+	}
+	char *const *forms = r->forms;
 	sb_add(&r->carry, data, n);
 	/* A NUL byte would end the C string the redaction works on: the text
 	 * on each side of one is redacted apart. */
@@ -137,10 +174,10 @@ void redact_stream_feed(struct redact_stream *r, const char *data, size_t n, str
 	while (at < r->carry.len) {
 		const char *z = memchr(r->carry.buf + at, '\0', r->carry.len - at);
 		size_t end = z ? (size_t)(z - r->carry.buf) : r->carry.len;
-		size_t hold = z ? 0 : pending_prefix(r->carry.buf + at, end - at, r->secrets);
+		size_t hold = z ? 0 : pending_prefix(r->carry.buf + at, end - at, forms);
 		char save = r->carry.buf[end - hold];
 		r->carry.buf[end - hold] = '\0';
-		char *red = redact_secrets(r->carry.buf + at, r->secrets);
+		char *red = redact_secrets(r->carry.buf + at, forms);
 		r->carry.buf[end - hold] = save;
 		sb_adds(out, red);
 		free(red);
@@ -164,6 +201,8 @@ void redact_stream_flush(struct redact_stream *r, struct sbuf *out)
 
 void redact_stream_free(struct redact_stream *r)
 {
+	strv_free(r->forms);
+	r->forms = NULL;
 	sb_free(&r->carry);
 }
 
@@ -178,18 +217,6 @@ struct scan {
 };
 
 static struct scan *scan_now; /* nftw passes no user data */
-
-/* The value as a JSON string spells it: '/' may be written "\/". */
-static char *json_slash_form(const char *v)
-{
-	struct sbuf sb = SBUF_INIT;
-	for (; *v; v++) {
-		if (*v == '/')
-			sb_addc(&sb, '\\');
-		sb_addc(&sb, *v);
-	}
-	return sb_detach(&sb);
-}
 
 static int scan_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {

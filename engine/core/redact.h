@@ -35,9 +35,13 @@ bool redact_json(struct cJSON *j, char *const *secrets);
 
 /* A byte stream redacted as it comes, before it is cut into lines or
  * records: the bytes at the end of a read that could begin a secret are
- * held back until the next read shows whether they do. */
+ * held back until the next read shows whether they do. Each secret is
+ * matched as it is and as a JSON string spells it ('/' as "\/"), since a
+ * record too long or too broken to decode is kept as raw bytes. */
 struct redact_stream {
 	char *const *secrets; /* borrowed */
+	char **forms;         /* the secrets and their JSON spellings, made on first use */
+	char *const *forms_of; /* the secrets they were made from */
 	struct sbuf carry;
 };
 void redact_stream_feed(struct redact_stream *r, const char *data, size_t n, struct sbuf *out);

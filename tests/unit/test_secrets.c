@@ -68,6 +68,26 @@ static void test_json_escaped_secret_is_redacted(void **state)
 	free(out);
 }
 
+/* A record past the 1 MiB cut is kept as raw bytes, never decoded: the
+ * JSON spelling of a secret ('/' as "\\/") is caught there too. */
+static void test_json_escaped_secret_in_a_cut_record_is_redacted(void **state)
+{
+	size_t cut = (size_t)1 << 20, n = cut + 4096;
+	struct sbuf sb = SBUF_INIT;
+	sb_adds(&sb, "{\"type\":\"text\",\"text\":\"");
+	while (sb.len < cut - 100)
+		sb_addc(&sb, 'a');
+	sb_adds(&sb, "wJalrXUtnFEMI\\/K7MDENG\\/bPxRfiCYEXAMPLEKEY");
+	while (sb.len < n - 3)
+		sb_addc(&sb, 'b');
+	sb_adds(&sb, "\"}\n");
+	char *out = through_transcript(*state, sb.buf, sb.len, 65536, 0);
+	assert_null(strstr(out, "bPxRfiCYEXAMPLEKEY"));
+	assert_non_null(strstr(out, "${AWS_SECRET_ACCESS_KEY}"));
+	free(out);
+	sb_free(&sb);
+}
+
 static void test_secret_across_the_line_cut_is_redacted(void **state)
 {
 	/* one line longer than the 1 MiB cut, the secret right across it */
@@ -200,6 +220,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_escaped_secret_is_redacted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_secret_across_the_line_cut_is_redacted, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_json_escaped_secret_in_a_cut_record_is_redacted,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_which_names_are_secret, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_transcript_cap_keeps_head_and_tail, setup,
 						teardown),

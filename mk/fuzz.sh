@@ -15,6 +15,9 @@ summary=$top/build/fuzz/summary.txt
 [ $# -gt 0 ] || set -- "$top"/build/fuzz/fuzz_*
 failed=0
 for bin; do
+	# the glob also meets this script's own logs (fuzz_NAME.log)
+	case $bin in *.log) continue ;; esac
+	[ -x "$bin" ] || continue
 	name=$(basename "$bin")
 	short=${name#fuzz_}
 	corpus=$top/tests/fuzz/corpus/$short

@@ -2,7 +2,6 @@
  * checked once; what a run executes. */
 #include "engine/core/session_int.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,20 +29,8 @@ static bool stage_key(const char *key, const char *prefix)
 /* "64M", "512k", "1G", "0" (no cap): bytes, or -1 when malformed. */
 static long long parse_size(const char *v)
 {
-	char *end;
-	errno = 0;
-	long long n = strtoll(v, &end, 10);
-	if (end == v || n < 0 || errno)
-		return -1;
-	int shift = 0;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	}
-	if (*end || n > (LLONG_MAX >> shift))
-		return -1;
-	return n << shift;
+	unsigned long long n;
+	return str_size(v, &n) == 0 && n <= LLONG_MAX ? (long long)n : -1;
 }
 
 /* The engine's own keys: 1 known (value good), 0 not the engine's, -1 bad. */

@@ -533,6 +533,26 @@ bool str_ends(const char *s, const char *suffix)
 	return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
 }
 
+int str_size(const char *s, unsigned long long *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (end == s || *s == '-' || errno)
+		return -1; /* no digits ("M"), a sign, or too large */
+	int shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (*end || x > (ULLONG_MAX >> shift))
+		return -1;
+	*v = x << shift;
+	return 0;
+}
+
 char *str_trim(char *s)
 {
 	char *p = s;

@@ -120,6 +120,9 @@ void tp_crashpoint(void);
 bool str_starts(const char *s, const char *prefix);
 bool str_ends(const char *s, const char *suffix);
 char *str_trim(char *s); /* in place; returns s */
+/* A decimal count with an optional K, M or G suffix (powers of 1024), as
+ * in "64M": 0, or -1 when s is not one or it overflows. */
+int str_size(const char *s, unsigned long long *v);
 /* Split on `sep`, no empty fields kept unless keep_empty. Caller frees the
  * array and each element with strv_free. */
 char **str_split(const char *s, char sep, bool keep_empty, size_t *n);

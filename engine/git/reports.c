@@ -169,6 +169,8 @@ int cs_note_bench_table(const cJSON *note, struct perf_table *t, struct tp_err *
 	}
 	const char *op = cs_note_str(cs_note_run(note), "op");
 	t->kernel = op ? xstrdup(op) : NULL;
+	free(t->base_name);
+	free(t->cand_name);
 	t->base_name = xstrdup("baseline");
 	t->cand_name = xstrdup("cutile-rs");
 	cJSON_ArrayForEach(r, rows) {

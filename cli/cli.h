@@ -44,5 +44,20 @@ void cli_stage_commands(const struct config *c, const char *drivers[26], const c
 char *cli_out_root(const char *opt_out, const char *workspace);
 /* Parse "X=VALUE" for --driver/--validator into slots[letter]. */
 int cli_stage_assign(const char *cmd, const char *opt, const char *arg, const char *slots[26]);
+/* Without --headless the screen is used when there is one to use (or the
+ * virtual one, TILEPORT_NO_DISPLAY=1). */
+bool cli_want_screen(bool headless);
+
+/* tileport batch (cmd_batch.c, cmd_batch_show.c). */
+struct batch;
+struct loop;
+/* Is key one of the batch.* and slurm.* settings? */
+bool cli_batch_key(const char *key);
+/* Open the batch NAME (a name or folder; NULL: the newest) of the output
+ * root (--out, else as every command finds it). Returns an exit code. */
+int cli_batch_find(const char *cmd, const char *name, const char *opt_out, struct loop *l,
+		   struct batch **b);
+int cli_batch_status(int argc, char **argv);
+int cli_batch_report(int argc, char **argv);
 
 #endif

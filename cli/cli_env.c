@@ -52,12 +52,14 @@ static int check_keys(const struct config *c, struct tp_err *err)
 		}
 		const char *k = e->key;
 		if (!strcmp(k, "workspace") || !strcmp(k, "out_root") || stage_key(k, "driver.") ||
-		    stage_key(k, "validator.") || str_starts(k, "tui.") || tui_config_is_key(k))
+		    stage_key(k, "validator.") || str_starts(k, "tui.") || tui_config_is_key(k) ||
+		    cli_batch_key(k))
 			continue;
 		tp_err_set(err, TP_EXIT_USAGE,
 			   "%s:%d: unknown setting '%s' (expected workspace, out_root, driver.X, "
-			   "validator.X, or a screen setting: theme, layout, split-size, line-numbers, "
-			   "follow, color.AREA)", e->file, e->line, k);
+			   "validator.X, a batch setting: batch.executor, batch.jobs, slurm.partition, "
+			   "... (docs/batch.md), or a screen setting: theme, layout, split-size, "
+			   "line-numbers, follow, color.AREA)", e->file, e->line, k);
 		return -1;
 	}
 	return 0;
@@ -103,6 +105,14 @@ char *cli_out_root(const char *opt_out, const char *workspace)
 		out = run_out_root(opt_out, workspace, NULL);
 	config_free(&c);
 	return out;
+}
+
+bool cli_want_screen(bool headless)
+{
+	if (headless)
+		return false;
+	const char *nd = getenv("TILEPORT_NO_DISPLAY");
+	return (nd && *nd && strcmp(nd, "0") != 0) || (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
 }
 
 int cli_stage_assign(const char *cmd, const char *opt, const char *arg, const char *slots[26])

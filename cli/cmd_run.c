@@ -112,15 +112,6 @@ static int drive_screen(struct pipeline *p, struct loop *l, const char *workspac
 	return pipeline_finished(p) ? pipeline_exit_code(p) : TP_EXIT_FAILED;
 }
 
-/* Without --headless the screen is used when there is one to use. */
-static bool want_screen(bool headless)
-{
-	if (headless)
-		return false;
-	const char *nd = getenv("TILEPORT_NO_DISPLAY");
-	return (nd && *nd && strcmp(nd, "0") != 0) || (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
-}
-
 /* Run the loop until the pipeline has nothing left to do on its own. */
 static int drive(struct pipeline *p, struct loop *l)
 {
@@ -217,7 +208,7 @@ int cmd_run(int argc, char **argv)
 	struct pipeline *p;
 	if (pipeline_create(&p, l, &o, &err) < 0) {
 		rc = cli_report(&err);
-	} else if (want_screen(a.headless)) {
+	} else if (cli_want_screen(a.headless)) {
 		rc = drive_screen(p, l, ws);
 		pipeline_free(p);
 	} else {
@@ -264,7 +255,7 @@ int cmd_resume(int argc, char **argv)
 		       st->reason ? ": " : "", st->reason ? st->reason : "");
 		rc = pipeline_exit_code(p);
 		pipeline_free(p);
-	} else if (want_screen(a.headless)) {
+	} else if (cli_want_screen(a.headless)) {
 		rc = drive_screen(p, l, pipeline_state(p)->workspace);
 		pipeline_free(p);
 	} else {

@@ -196,6 +196,10 @@ static int open_first_view(struct app *a, const struct tui_start *s)
 		arg.path = s->run_dir;
 		arg.model = s->pipeline;
 		break;
+	case TUI_START_BATCH:
+		id = VIEW_BATCH;
+		arg.model = s->batch;
+		break;
 	case TUI_START_IRDIFF:
 		id = VIEW_IRDIFF;
 		arg.path = s->path;

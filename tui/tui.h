@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 
+struct batch;
 struct loop;
 struct pipeline;
 struct tp_err;
@@ -24,6 +25,7 @@ enum tui_start_kind {
 	TUI_START_PIPELINE, /* a live run: pipeline + loop (tileport run OP) */
 	TUI_START_FILE,     /* a file: transcript view for *.jsonl, else text */
 	TUI_START_IRDIFF,   /* the IR diff of two files: path (reference), path2 */
+	TUI_START_BATCH,    /* a batch: batch, followed on loop */
 };
 
 struct tui_start {
@@ -34,6 +36,7 @@ struct tui_start {
 	const char *path2;          /* TUI_START_IRDIFF: the generated side */
 	bool keep_dead_constants;   /* TUI_START_IRDIFF: as irdiff --keep-dead-constants */
 	struct pipeline *pipeline;  /* TUI_START_PIPELINE: driven by the caller's loop */
+	struct batch *batch;        /* TUI_START_BATCH: opened on `loop` by the caller */
 	struct loop *loop;          /* the loop to run on; NULL: the TUI makes one */
 	const char *workspace;      /* where .tileport.conf is read; NULL: cwd */
 	const char *theme;          /* overrides the config's theme; NULL: config */

@@ -346,7 +346,7 @@ static int check_workspace(const char *ws, struct tp_err *err)
 	return 0;
 }
 
-static int check_op(const char *ws, const char *op, struct tp_err *err)
+int pipeline_check_op(const char *ws, const char *op, struct tp_err *err)
 {
 	if (!op_name_ok(op)) {
 		tp_err_set(err, TP_EXIT_USAGE, "'%s' is not an operator name (letters, digits and '_')",
@@ -445,7 +445,7 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	free(tpath);
 	if (!t)
 		return -1;
-	if (!o->workspace || check_workspace(o->workspace, err) < 0 || check_op(o->workspace, o->op, err) < 0) {
+	if (!o->workspace || check_workspace(o->workspace, err) < 0 || pipeline_check_op(o->workspace, o->op, err) < 0) {
 		if (!o->workspace)
 			tp_err_set(err, TP_EXIT_USAGE, "no workspace: use --workspace DIR or set TILEGYM_PATH");
 		table_free(t);

@@ -339,15 +339,12 @@ static char **stage_env(struct pipeline *p, const struct attempt *a)
 	env_set(&env, "TILEPORT_REPAIR", a->repair ? "1" : "0");
 	/* `tileport validate` in a stage must be this tileport, not whatever
 	 * else is on PATH (skill/scripts use TILEPORT_BIN first). */
-	char self[4096];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (len > 0) {
-		self[len] = '\0';
+	const char *self = tp_self_exe();
+	if (self) {
 		env_set(&env, "TILEPORT_BIN", self);
-		char *slash = strrchr(self, '/');
-		*slash = '\0';
 		const char *path = env_get(env, "PATH");
-		char *np = xasprintf("%s%s%s", self, path ? ":" : "", path ? path : "");
+		char *np = xasprintf("%.*s%s%s", (int)(strrchr(self, '/') - self), self, path ? ":" : "",
+				     path ? path : "");
 		env_set(&env, "PATH", np);
 		free(np);
 	}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -372,6 +373,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		free(prog);
 		return NULL;
 	}
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		tp_err_set(err, TP_EXIT_ENV, "fork: %s", strerror(errno));
@@ -394,6 +396,10 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 			child_fail(ep[1], errno);
 		if (o->cwd && chdir(o->cwd) < 0)
 			child_fail(ep[1], errno);
+		/* A parent that died before prctl took effect is not told again. */
+		if (o->die_with_parent &&
+		    (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent))
+			child_fail(ep[1], ESRCH);
 		execve(prog, o->argv, o->env);
 		child_fail(ep[1], errno);
 	}

@@ -48,6 +48,8 @@ struct proc_opts {
 	int64_t idle_timeout_ms; /* 0: none */
 	int64_t kill_grace_ms;   /* TERM -> KILL delay; 0: 2000 */
 	const char *command_log; /* append "time pid cwd argv" here; NULL: none */
+	bool die_with_parent;    /* SIGTERM the child when this process dies, even by
+	                          * SIGKILL: a tileport child then saves and stops */
 	proc_output_cb on_stdout, on_stderr;
 	proc_exit_cb on_exit;    /* called once, after both pipes hit EOF */
 	void *ud;

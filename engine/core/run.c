@@ -419,49 +419,30 @@ bool run_exists(const char *run_dir)
 int run_lock(const char *run_dir, struct tp_err *err)
 {
 	char *path = run_path(run_dir, "lock");
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		tp_err_set(err, TP_EXIT_ENV, "%s: cannot open: %s", path, strerror(errno));
-		free(path);
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		char buf[64] = "";
-		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-		buf[n > 0 ? n : 0] = '\0';
-		str_trim(buf);
+	long holder;
+	int fd = lock_take(path, &holder, err);
+	if (fd < 0 && holder >= 0) {
+		char pid[32] = "unknown";
+		if (holder > 0)
+			snprintf(pid, sizeof(pid), "%ld", holder);
 		tp_err_set(err, TP_EXIT_ENV,
 			   "run %s is in use by another tileport (pid %s); wait for it to finish or "
-			   "stop it first", run_dir, buf[0] ? buf : "unknown");
-		close(fd);
-		free(path);
-		return -1;
+			   "stop it first", run_dir, pid);
 	}
-	char pid[32];
-	int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) < 0)
-		(void)0; /* the pid is informational only */
 	free(path);
 	return fd;
 }
 
 void run_unlock(int fd)
 {
-	if (fd >= 0) {
-		flock(fd, LOCK_UN);
-		close(fd);
-	}
+	lock_release(fd);
 }
 
 bool run_locked(const char *run_dir)
 {
 	char *path = run_path(run_dir, "lock");
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool held = lock_held(path);
 	free(path);
-	if (fd < 0)
-		return false;
-	bool held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
-	close(fd);
 	return held;
 }
 

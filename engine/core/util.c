@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -335,6 +336,47 @@ int mkdir_p(const char *path, int mode, struct tp_err *err)
 	return 0;
 }
 
+int lock_take(const char *path, long *holder, struct tp_err *err)
+{
+	*holder = -1;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		tp_err_set(err, TP_EXIT_ENV, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		char buf[64] = "";
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		*holder = atol(buf);
+		close(fd);
+		return -1;
+	}
+	char pid[32];
+	int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) < 0)
+		(void)0; /* the pid is informational only */
+	return fd;
+}
+
+void lock_release(int fd)
+{
+	if (fd >= 0) {
+		flock(fd, LOCK_UN);
+		close(fd);
+	}
+}
+
+bool lock_held(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
+}
+
 static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)st;
@@ -420,6 +462,16 @@ static bool has_skill(const char *dir)
 	return ok;
 }
 
+const char *tp_self_exe(void)
+{
+	static char *self;
+	char exe[PATH_MAX];
+	ssize_t n;
+	if (!self && (n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0)
+		self = xstrndup(exe, (size_t)n);
+	return self;
+}
+
 const char *tp_data_dir(void)
 {
 	static char *dir;
@@ -430,10 +482,8 @@ const char *tp_data_dir(void)
 		dir = xstrdup(env);
 		return dir;
 	}
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
+	const char *exe = tp_self_exe();
+	if (exe) {
 		/* Walk up from the binary: build/<mode>/tileport sits two levels
 		 * below the source tree; an installed one has ../share/tileport. */
 		char *cur = xstrdup(exe);

@@ -76,6 +76,14 @@ int mkdir_p(const char *path, int mode, struct tp_err *err);
 /* Remove a directory tree (no symlink following). Missing is not an error. */
 int remove_tree(const char *path);
 bool path_is_dir(const char *path);
+/* One holder at a time: flock(LOCK_EX|LOCK_NB) on path (created), our pid
+ * written in it. Returns the fd, or -1: when another process holds it,
+ * *holder gets its pid (0 when unreadable) and err is left alone for the
+ * caller to word; on other failures *holder is -1 and err says why. */
+int lock_take(const char *path, long *holder, struct tp_err *err);
+void lock_release(int fd);
+/* Is path locked by a live process right now (without taking it)? */
+bool lock_held(const char *path);
 bool path_is_file(const char *path);
 bool path_is_exec(const char *path);
 bool file_nonempty(const char *path);
@@ -84,6 +92,8 @@ char *path_join(const char *a, const char *b);
 char *which(const char *prog);
 /* The same on a given PATH value (NULL: a default system PATH). */
 char *which_in(const char *prog, const char *path);
+/* This program's own binary (/proc/self/exe), or NULL when unreadable. */
+const char *tp_self_exe(void);
 /* Directory holding the program's data (skill/, themes/): $TILEPORT_DATA_DIR,
  * then next to the executable (build tree or PREFIX/share/tileport), then the
  * compiled-in default. Never NULL. */

@@ -1,0 +1,539 @@
+/* tileport batch start|resume|cancel (and the dispatch to status and
+ * report, cmd_batch_show.c): many runs at once, as child processes of this
+ * tileport or as a Slurm job array. docs/batch.md. */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/batch/batch.h"
+#include "engine/core/config.h"
+#include "engine/core/run.h"
+#include "tui/tui.h"
+
+static const char batch_usage[] =
+	"usage: tileport batch start OPS...|--all [options]\n"
+	"       tileport batch status [NAME] [--json]\n"
+	"       tileport batch resume NAME [--rerun OP]... [--wait]\n"
+	"       tileport batch cancel NAME [OP...]\n"
+	"       tileport batch report NAME [--json|--markdown]\n"
+	"\n"
+	"Run many operators' conversions at once: on this machine (--executor local,\n"
+	"N runs at a time as children of one tileport) or on a Slurm cluster (one\n"
+	"job array). The batch record is OUT/.tileport-batch/NAME/batch.json.\n"
+	"'tileport batch COMMAND --help' shows a command's options; docs/batch.md\n"
+	"has the details.\n";
+
+static const char start_usage[] =
+	"usage: tileport batch start OPS...|--all [--name NAME] [--workspace DIR] [--out DIR]\n"
+	"                            [--executor local|slurm] [--jobs N] [--driver X=SPEC]...\n"
+	"                            [--validator X=CMD]... [--table FILE] [--headless] [--wait]\n"
+	"                            [--partition P] [--account A] [--qos Q] [--time T]\n"
+	"                            [--gres G] [--sbatch-arg ARG]...\n"
+	"\n"
+	"Start one run per operator under a new batch. --all takes every operator of\n"
+	"the workspace with a cuTile Python or Triton reference and no cutile-rs port.\n"
+	"\n"
+	"  --name NAME       the batch's name (default: the start time, YYYYmmdd-HHMMSS)\n"
+	"  --executor E      local (the default when no Slurm is configured) or slurm\n"
+	"                    (config: batch.executor; a [slurm] section makes it the default)\n"
+	"  --jobs N          runs at once (config: batch.jobs; default 2 locally, all on Slurm)\n"
+	"  --driver, --validator, --table   given to every run, as for 'tileport run'\n"
+	"  --headless        no screen: one line per change (the default without a terminal)\n"
+	"  --wait            slurm: follow the jobs until every run has ended\n"
+	"  --partition, --account, --qos, --time, --gres, --sbatch-arg\n"
+	"                    sbatch options (config: slurm.partition, ..., slurm.sbatch_args)\n"
+	"\n"
+	"Slurm: a probe job first checks that the compute nodes see the output root.\n"
+	"exit: 0 every run ended PIPELINE_COMPLETE or OFFLINE_COMPLETE (slurm without\n"
+	"--wait: submitted), 1 some did not, 2 bad input or a submission Slurm refused,\n"
+	"3 environment (no sbatch, controller unreachable, output root not shared)\n";
+
+static const char resume_usage[] =
+	"usage: tileport batch resume NAME [--rerun OP]... [--jobs N] [--headless] [--wait]\n"
+	"                             [--out DIR]\n"
+	"\n"
+	"Start again every run of the batch that ended without a verdict of its own\n"
+	"(its job was killed, preempted, timed out or lost with its node; cancelled;\n"
+	"never started). A run that was mid-stage continues from its own state; a run\n"
+	"that ended on a verdict is not run again, except a STOPped one named with\n"
+	"--rerun OP, which starts afresh (the stopped run is kept in the batch folder).\n"
+	"\n"
+	"exit: as 'tileport batch start'\n";
+
+static const char cancel_usage[] =
+	"usage: tileport batch cancel NAME [OP...] [--out DIR]\n"
+	"\n"
+	"Cancel the batch's queued and running runs (or only the named ones): scancel\n"
+	"on Slurm, a stop of the local run otherwise. Each run saves its state, so\n"
+	"'tileport batch resume NAME' continues them.\n"
+	"\n"
+	"exit: 0 cancelled, 2 no such batch or operator, 3 scancel failed\n";
+
+static volatile sig_atomic_t interrupted;
+
+bool cli_batch_key(const char *key)
+{
+	static const char *const keys[] = {
+		"batch.executor", "batch.jobs", "slurm.partition", "slurm.account", "slurm.qos",
+		"slurm.time", "slurm.gres", "slurm.sbatch_args", "slurm.tileport", "slurm.poll",
+		"slurm.probe", "slurm.probe_timeout", "slurm.probe_grace",
+	};
+	for (size_t i = 0; i < TP_ARRAY_LEN(keys); i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
+
+static int config_error(const struct config *c, const char *key, const char *want)
+{
+	const struct config_entry *e = config_find(c, key);
+	fprintf(stderr, "tileport: %s:%d: %s = '%s': expected %s\n", e->file, e->line, key, e->value,
+		want);
+	return TP_EXIT_USAGE;
+}
+
+static int config_seconds(const struct config *c, const char *key, int64_t *ms)
+{
+	const char *v = config_get(c, key);
+	if (!v)
+		return 0;
+	char *end;
+	double s = strtod(v, &end);
+	if (end == v || *end || !(s > 0) || s > 1e7)
+		return config_error(c, key, "a number of seconds");
+	*ms = (int64_t)(s * 1000);
+	return 0;
+}
+
+int cli_batch_jobs(const char *text, int *jobs)
+{
+	char *end;
+	long n = strtol(text, &end, 10);
+	if (end == text || *end || n < 1 || n > 100000)
+		return -1;
+	*jobs = (int)n;
+	return 0;
+}
+
+struct start_args {
+	const char *name, *workspace, *out, *executor, *table;
+	const char *partition, *account, *qos, *time, *gres;
+	char **sbatch_args, **run_args;
+	int jobs;
+	bool all, headless, wait;
+};
+
+static void add_arg(char ***v, const char *a, const char *b)
+{
+	size_t n = strv_len(*v);
+	*v = xrealloc(*v, (n + 3) * sizeof(**v));
+	(*v)[n++] = xstrdup(a);
+	if (b)
+		(*v)[n++] = xstrdup(b);
+	(*v)[n] = NULL;
+}
+
+/* [slurm] settings: the command line's, else the config's. */
+static int slurm_settings(const struct start_args *a, const struct config *c, struct batch_slurm *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->partition = (char *)(a->partition ? a->partition : config_get(c, "slurm.partition"));
+	s->account = (char *)(a->account ? a->account : config_get(c, "slurm.account"));
+	s->qos = (char *)(a->qos ? a->qos : config_get(c, "slurm.qos"));
+	s->time = (char *)(a->time ? a->time : config_get(c, "slurm.time"));
+	s->gres = (char *)(a->gres ? a->gres : config_get(c, "slurm.gres"));
+	s->tileport = (char *)config_get(c, "slurm.tileport");
+	size_t n = 0;
+	char **cfg = str_split(config_get(c, "slurm.sbatch_args") ? config_get(c, "slurm.sbatch_args")
+								    : "", ' ', false, &n);
+	s->sbatch_args = cfg;
+	for (size_t i = 0; a->sbatch_args && a->sbatch_args[i]; i++)
+		add_arg(&s->sbatch_args, a->sbatch_args[i], NULL);
+	s->probe = true;
+	const char *probe = config_get(c, "slurm.probe");
+	if (probe) {
+		if (!strcmp(probe, "no") || !strcmp(probe, "false") || !strcmp(probe, "0"))
+			s->probe = false;
+		else if (strcmp(probe, "yes") && strcmp(probe, "true") && strcmp(probe, "1"))
+			return config_error(c, "slurm.probe", "yes or no");
+	}
+	int rc = config_seconds(c, "slurm.poll", &s->poll_ms);
+	if (!rc)
+		rc = config_seconds(c, "slurm.probe_timeout", &s->probe_timeout_ms);
+	if (!rc)
+		rc = config_seconds(c, "slurm.probe_grace", &s->probe_grace_ms);
+	return rc;
+}
+
+static bool slurm_configured(const struct config *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].key && str_starts(c->v[i].key, "slurm."))
+			return true;
+	return false;
+}
+
+static void print_change(struct batch *b, size_t op, const char *msg, void *ud)
+{
+	(void)b, (void)op, (void)ud;
+	time_t t = time(NULL);
+	struct tm tm;
+	localtime_r(&t, &tm);
+	char ts[16];
+	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+	printf("%s %s\n", ts, msg);
+	fflush(stdout);
+}
+
+static void on_signal(struct loop *l, int signo, void *ud)
+{
+	(void)l;
+	interrupted = signo;
+	batch_stop(ud);
+}
+
+/* Serve the loop until nothing is queued, running, starting or stopping. */
+static int follow(struct batch *b, struct loop *l)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < TP_ARRAY_LEN(sigs); i++)
+		loop_on_signal(l, sigs[i], on_signal, b);
+	batch_follow(b, true);
+	while ((!interrupted && batch_going(b)) || batch_settling(b))
+		if (loop_run_once(l, -1) < 0)
+			break;
+	batch_follow(b, false);
+	for (size_t i = 0; i < TP_ARRAY_LEN(sigs); i++)
+		loop_off_signal(l, sigs[i]);
+	return interrupted ? TP_EXIT_FAILED : batch_exit_code(b);
+}
+
+static void unfinished_hint(const struct batch *b)
+{
+	if (batch_going(b) && batch_record(b)->executor == BATCH_SLURM)
+		return;
+	if (batch_exit_code(b) != TP_EXIT_OK)
+		fprintf(stderr, "tileport: batch %s: not every run ended complete; see 'tileport batch "
+				"status %s', continue with 'tileport batch resume %s'\n",
+			batch_record(b)->name, batch_record(b)->name, batch_record(b)->name);
+}
+
+/* The batch screen, or one line per change; for Slurm without --wait, a
+ * line saying what was submitted. */
+static int drive(struct batch *b, struct loop *l, bool headless, bool wait, const char *ws)
+{
+	const struct batch_record *r = batch_record(b);
+	int rc;
+	if (cli_want_screen(headless)) {
+		batch_follow(b, true);
+		struct tui_start s = {.kind = TUI_START_BATCH, .batch = b, .loop = l, .workspace = ws,
+				      .run_dir = r->dir};
+		rc = tui_main(&s);
+		/* quitting the screen stops what this process runs (it asked) */
+		batch_stop(b);
+		while (batch_settling(b))
+			if (loop_run_once(l, -1) < 0)
+				break;
+		if (rc == TP_EXIT_OK)
+			rc = batch_going(b) ? TP_EXIT_OK : batch_exit_code(b);
+	} else if (r->executor == BATCH_SLURM && !wait) {
+		printf("batch %s: job array %s is in the queue; follow it with 'tileport batch status "
+		       "%s'\n", r->name, r->nsubs ? r->subs[r->nsubs - 1].job : "?", r->name);
+		return TP_EXIT_OK;
+	} else {
+		batch_listen(b, print_change, NULL);
+		rc = follow(b, l);
+	}
+	unfinished_hint(b);
+	return rc;
+}
+
+static int parse_start(int argc, char **argv, struct start_args *a)
+{
+	static const struct option opts[] = {
+		{"name", required_argument, NULL, 'n'},     {"workspace", required_argument, NULL, 'w'},
+		{"out", required_argument, NULL, 'o'},      {"executor", required_argument, NULL, 'e'},
+		{"jobs", required_argument, NULL, 'j'},     {"driver", required_argument, NULL, 'd'},
+		{"validator", required_argument, NULL, 'v'}, {"table", required_argument, NULL, 't'},
+		{"all", no_argument, NULL, 'a'},            {"headless", no_argument, NULL, 'H'},
+		{"wait", no_argument, NULL, 'W'},           {"partition", required_argument, NULL, 'p'},
+		{"account", required_argument, NULL, 'A'},  {"qos", required_argument, NULL, 'q'},
+		{"time", required_argument, NULL, 'T'},     {"gres", required_argument, NULL, 'g'},
+		{"sbatch-arg", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *slots[26];
+	int c;
+	while ((c = getopt_long(argc, argv, "n:w:o:e:j:d:v:t:aHWp:A:q:T:g:s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': a->name = optarg; break;
+		case 'w': a->workspace = optarg; break;
+		case 'o': a->out = optarg; break;
+		case 'e': a->executor = optarg; break;
+		case 'a': a->all = true; break;
+		case 'H': a->headless = true; break;
+		case 'W': a->wait = true; break;
+		case 'p': a->partition = optarg; break;
+		case 'A': a->account = optarg; break;
+		case 'q': a->qos = optarg; break;
+		case 'T': a->time = optarg; break;
+		case 'g': a->gres = optarg; break;
+		case 's': add_arg(&a->sbatch_args, optarg, NULL); break;
+		case 'j':
+			if (cli_batch_jobs(optarg, &a->jobs) < 0)
+				return cli_usage_error("batch start", "--jobs expects a number >= 1, got '%s'",
+						       optarg);
+			break;
+		case 'd':
+		case 'v':
+			/* checked as 'tileport run' checks it, then given on verbatim */
+			if (cli_stage_assign("batch start", c == 'd' ? "--driver" : "--validator", optarg, slots))
+				return TP_EXIT_USAGE;
+			add_arg(&a->run_args, c == 'd' ? "--driver" : "--validator", optarg);
+			break;
+		case 't': {
+			char buf[PATH_MAX];
+			if (!realpath(optarg, buf))
+				return cli_usage_error("batch start", "--table %s: no such file", optarg);
+			a->table = optarg;
+			add_arg(&a->run_args, "--table", buf);
+			break;
+		}
+		case 'h':
+			fputs(start_usage, stdout);
+			return -1;
+		default:
+			return cli_usage_error("batch start", "unknown option");
+		}
+	}
+	if (a->executor && strcmp(a->executor, "local") && strcmp(a->executor, "slurm"))
+		return cli_usage_error("batch start", "--executor expects local or slurm, got '%s'",
+				       a->executor);
+	if (a->all && optind < argc)
+		return cli_usage_error("batch start", "give operators or --all, not both");
+	if (!a->all && optind >= argc)
+		return cli_usage_error("batch start", "expected operators (or --all)");
+	return 0;
+}
+
+static int batch_start_main(int argc, char **argv)
+{
+	struct start_args a = {0};
+	int rc = parse_start(argc, argv, &a);
+	if (rc) {
+		strv_free(a.run_args);
+		strv_free(a.sbatch_args);
+		return rc < 0 ? TP_EXIT_OK : rc;
+	}
+	char *ws = cli_workspace(a.workspace);
+	struct config cfg = {0};
+	struct tp_err err;
+	char **ops = NULL, *out = NULL;
+	struct batch_slurm slurm = {0};
+	struct loop *l = NULL;
+	struct batch *b = NULL;
+	if (!ws) {
+		fprintf(stderr, "tileport: no workspace: use --workspace DIR or set TILEGYM_PATH\n");
+		rc = TP_EXIT_USAGE;
+		goto done;
+	}
+	if (cli_load_config(&cfg, path_is_dir(ws) ? ws : NULL, &err) < 0) {
+		rc = cli_report(&err);
+		goto done;
+	}
+	const char *exec = a.executor ? a.executor : config_get(&cfg, "batch.executor");
+	if (!exec)
+		exec = slurm_configured(&cfg) ? "slurm" : "local";
+	if (strcmp(exec, "local") && strcmp(exec, "slurm")) {
+		rc = config_error(&cfg, "batch.executor", "local or slurm");
+		goto done;
+	}
+	if (!a.jobs && config_get(&cfg, "batch.jobs") &&
+	    cli_batch_jobs(config_get(&cfg, "batch.jobs"), &a.jobs) < 0) {
+		rc = config_error(&cfg, "batch.jobs", "a number >= 1");
+		goto done;
+	}
+	if ((rc = slurm_settings(&a, &cfg, &slurm)))
+		goto done;
+	out = run_out_root(a.out, ws, config_get(&cfg, "out_root"));
+	if (a.all) {
+		if (batch_discover(ws, &ops, &err) < 0) {
+			rc = cli_report(&err);
+			goto done;
+		}
+	} else {
+		ops = xcalloc((size_t)(argc - optind) + 1, sizeof(*ops));
+		for (int i = optind; i < argc; i++)
+			ops[i - optind] = xstrdup(argv[i]);
+	}
+	bool is_slurm = !strcmp(exec, "slurm");
+	if (!a.jobs)
+		a.jobs = is_slurm ? (int)strv_len(ops) : 2;
+	struct batch_spec spec = {
+		.name = a.name, .ops = ops, .workspace = ws, .out_root = out,
+		.executor = is_slurm ? BATCH_SLURM : BATCH_LOCAL, .jobs = a.jobs,
+		.run_args = a.run_args, .slurm = &slurm,
+	};
+	l = loop_new();
+	if (batch_start(&b, l, &spec, &err) < 0) {
+		rc = cli_report(&err);
+		goto done;
+	}
+	rc = drive(b, l, a.headless, a.wait, ws);
+done:
+	batch_free(b);
+	loop_free(l);
+	strv_free(slurm.sbatch_args);
+	strv_free(ops);
+	strv_free(a.run_args);
+	strv_free(a.sbatch_args);
+	config_free(&cfg);
+	free(out);
+	free(ws);
+	return rc;
+}
+
+int cli_batch_find(const char *cmd, const char *name, const char *opt_out, struct loop *l,
+		   struct batch **b)
+{
+	char *ws = cli_workspace(NULL);
+	char *out = cli_out_root(opt_out, ws);
+	char *dir = name ? batch_resolve(name, out) : batch_latest(out);
+	int rc = 0;
+	struct tp_err err;
+	if (!dir)
+		rc = name ? cli_usage_error(cmd, "no batch '%s' in %s (looked for %s/%s/%s/batch.json)",
+					    name, out, out, BATCH_FOLDER, name)
+			  : cli_usage_error(cmd, "no batches in %s", out);
+	else if (batch_open(b, l, dir, &err) < 0)
+		rc = cli_report(&err);
+	free(dir);
+	free(out);
+	free(ws);
+	return rc;
+}
+
+static int batch_resume_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"rerun", required_argument, NULL, 'r'}, {"jobs", required_argument, NULL, 'j'},
+		{"headless", no_argument, NULL, 'H'},    {"wait", no_argument, NULL, 'W'},
+		{"out", required_argument, NULL, 'o'},   {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	char **rerun = NULL;
+	const char *oopt = NULL;
+	bool headless = false, wait = false;
+	int jobs = 0, c, rc = 0;
+	while ((c = getopt_long(argc, argv, "r:j:HWo:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': add_arg(&rerun, optarg, NULL); break;
+		case 'H': headless = true; break;
+		case 'W': wait = true; break;
+		case 'o': oopt = optarg; break;
+		case 'j':
+			if (cli_batch_jobs(optarg, &jobs) < 0)
+				rc = cli_usage_error("batch resume", "--jobs expects a number >= 1, got '%s'",
+						     optarg);
+			break;
+		case 'h': fputs(resume_usage, stdout); strv_free(rerun); return 0;
+		default: rc = cli_usage_error("batch resume", "unknown option");
+		}
+	}
+	if (!rc && argc - optind != 1)
+		rc = cli_usage_error("batch resume", "expected one batch name");
+	struct loop *l = loop_new();
+	struct batch *b = NULL;
+	if (!rc)
+		rc = cli_batch_find("batch resume", argv[optind], oopt, l, &b);
+	if (!rc) {
+		if (jobs)
+			batch_set_jobs(b, jobs);
+		struct tp_err err;
+		size_t started;
+		if (batch_resume(b, rerun, &started, &err) < 0) {
+			rc = cli_report(&err);
+		} else {
+			const struct batch_record *r = batch_record(b);
+			if (!started)
+				printf("batch %s: nothing to resume: every run ended on a verdict of its own "
+				       "or is still going\n", r->name);
+			else
+				printf("batch %s: %zu run%s %s\n", r->name, started, started == 1 ? "" : "s",
+				       r->executor == BATCH_SLURM ? "submitted again" : "resumed");
+			rc = started || batch_going(b) ? drive(b, l, headless, wait, r->workspace)
+						       : batch_exit_code(b);
+		}
+	}
+	batch_free(b);
+	loop_free(l);
+	strv_free(rerun);
+	return rc;
+}
+
+static int batch_cancel_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"out", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *oopt = NULL;
+	int c;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		if (c == 'o')
+			oopt = optarg;
+		else if (c == 'h')
+			return fputs(cancel_usage, stdout), 0;
+		else
+			return cli_usage_error("batch cancel", "unknown option");
+	}
+	if (optind >= argc)
+		return cli_usage_error("batch cancel", "expected a batch name");
+	struct loop *l = loop_new();
+	struct batch *b = NULL;
+	int rc = cli_batch_find("batch cancel", argv[optind], oopt, l, &b);
+	struct tp_err err;
+	if (!rc && batch_refresh(b, &err) < 0)
+		rc = cli_report(&err);
+	if (!rc) {
+		char **ops = argc - optind > 1 ? argv + optind + 1 : NULL;
+		if (batch_cancel(b, ops, &err) < 0)
+			rc = cli_report(&err);
+		else
+			printf("batch %s: cancelled %s\n", batch_record(b)->name,
+			       ops ? "the named runs" : "every queued and running run");
+	}
+	batch_free(b);
+	loop_free(l);
+	return rc;
+}
+
+int cmd_batch(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} subs[] = {
+		{"start", batch_start_main},   {"status", cli_batch_status}, {"resume", batch_resume_main},
+		{"cancel", batch_cancel_main}, {"report", cli_batch_report},
+	};
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(batch_usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? TP_EXIT_USAGE : TP_EXIT_OK;
+	}
+	for (size_t i = 0; i < TP_ARRAY_LEN(subs); i++) {
+		if (!strcmp(argv[1], subs[i].name)) {
+			optind = 0;
+			return subs[i].fn(argc - 1, argv + 1);
+		}
+	}
+	return cli_usage_error("batch", "unknown command '%s' (expected start, status, resume, "
+					"cancel or report)", argv[1]);
+}

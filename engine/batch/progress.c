@@ -1,0 +1,343 @@
+/* What each run's own files say, and the rules built on it: an op's state
+ * from its run and its job, what resume does with it, the totals and the
+ * batch's JSON form. */
+#include "engine/batch/batch_int.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine/core/run.h"
+
+void batch_progress_free(struct batch_progress *p)
+{
+	free(p->error);
+	free(p->status);
+	free(p->final);
+	free(p->reason);
+	free(p->verdict);
+	free(p->attempts);
+	free(p->last_event);
+	memset(p, 0, sizeof(*p));
+	p->geomean = NAN;
+}
+
+static int64_t file_stamp(const char *path, long long *size)
+{
+	struct stat sb;
+	*size = -1;
+	if (stat(path, &sb) < 0)
+		return 0;
+	*size = (long long)sb.st_size;
+	return (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+}
+
+/* The one geomean_ratio= line of reports/performance.md (agent_e.md). */
+static double read_geomean(const char *run_dir)
+{
+	char *path = path_join(run_dir, "reports/performance.md");
+	char *text = read_file(path, NULL, NULL);
+	free(path);
+	double g = NAN;
+	for (char *l = text; l && *l;) {
+		if (str_starts(l, "geomean_ratio=")) {
+			char *end;
+			double v = strtod(l + strlen("geomean_ratio="), &end);
+			if (end != l + strlen("geomean_ratio=") && v > 0)
+				g = v;
+			break;
+		}
+		l = strchr(l, '\n');
+		l = l ? l + 1 : NULL;
+	}
+	free(text);
+	return g;
+}
+
+/* The msg of the last complete line of events.jsonl, read from its tail. */
+static char *read_last_event(const char *run_dir)
+{
+	char *path = run_path(run_dir, "events.jsonl");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return NULL;
+	char buf[8192];
+	off_t end = lseek(fd, 0, SEEK_END);
+	off_t from = end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, from);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	/* A torn last line (a crash mid-write) has no newline yet: skip it. */
+	char *stop = strrchr(buf, '\n');
+	if (!stop)
+		return NULL;
+	*stop = '\0';
+	char *line = strrchr(buf, '\n');
+	line = line ? line + 1 : buf;
+	cJSON *ev = cJSON_Parse(line);
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(ev, "msg");
+	char *out = cJSON_IsString(msg) ? xstrdup(msg->valuestring) : NULL;
+	cJSON_Delete(ev);
+	return out;
+}
+
+static char *attempts_str(const struct run_state *st)
+{
+	struct sbuf sb = SBUF_INIT;
+	char seen[27] = "";
+	for (size_t i = 0; i < st->natt; i++) {
+		char s = st->att[i].stage;
+		if (strchr(seen, s))
+			continue;
+		seen[strlen(seen)] = s;
+		int n = 0;
+		bool repair = false;
+		for (size_t k = 0; k < st->natt; k++) {
+			if (st->att[k].stage != s)
+				continue;
+			if (st->att[k].n > n)
+				n = st->att[k].n;
+			repair = repair || st->att[k].repair;
+		}
+		sb_printf(&sb, "%s%c%d%s", sb.len ? " " : "", s, n, repair ? "+r" : "");
+	}
+	return sb_detach(&sb);
+}
+
+static void fill(struct batch_progress *p, const struct run_state *st, const char *run_dir)
+{
+	p->exists = true;
+	p->status = xstrdup(st->status ? st->status : "?");
+	p->final = st->final ? xstrdup(st->final) : NULL;
+	p->reason = st->reason ? xstrdup(st->reason) : NULL;
+	p->attempts = attempts_str(st);
+	const struct attempt *last = st->natt ? &st->att[st->natt - 1] : NULL;
+	p->stage = last ? last->stage : 0;
+	p->verdict = last && last->verdict ? xstrdup(last->verdict) : NULL;
+	for (size_t i = 0; i < st->natt; i++) {
+		const struct attempt *a = &st->att[i];
+		p->tokens_in += a->tokens_in;
+		p->tokens_out += a->tokens_out;
+		p->cost += a->cost;
+		if (a->state == ATTEMPT_RUNNING)
+			p->running_since = a->started;
+		else if (a->ended > a->started)
+			p->elapsed_ms += a->ended - a->started;
+	}
+	p->geomean = read_geomean(run_dir);
+}
+
+bool batch_progress_read(struct batch *b, size_t i)
+{
+	struct batch_progress *p = &b->prog[i];
+	const char *dir = b->rec.ops[i].run_dir;
+	char *sp = run_path(dir, "state.json");
+	char *ep = run_path(dir, "events.jsonl");
+	long long size, evsize;
+	int64_t m = file_stamp(sp, &size);
+	file_stamp(ep, &evsize);
+	free(sp);
+	free(ep);
+	bool locked = run_locked(dir);
+	bool same = m == p->seen_mtime && size == p->seen_size && evsize == p->seen_events;
+	if (same && locked == p->locked)
+		return false;
+	struct batch_progress np;
+	memset(&np, 0, sizeof(np));
+	np.geomean = NAN;
+	np.locked = locked;
+	np.seen_mtime = m;
+	np.seen_size = size;
+	np.seen_events = evsize;
+	if (size >= 0) {
+		struct run_state st;
+		struct tp_err err;
+		if (run_state_load(dir, &st, &err) == 0) {
+			fill(&np, &st, dir);
+			run_state_free(&st);
+		} else {
+			np.error = xstrdup(err.msg);
+		}
+		np.last_event = read_last_event(dir);
+	}
+	batch_progress_free(p);
+	*p = np;
+	return true;
+}
+
+int64_t batch_progress_elapsed(const struct batch_progress *p, int64_t now)
+{
+	int64_t t = p->elapsed_ms;
+	if (p->running_since && p->locked && now > p->running_since)
+		t += now - p->running_since;
+	return t;
+}
+
+enum batch_state batch_state_from(const struct batch_progress *p, enum job_phase phase)
+{
+	if (p->exists && p->final) {
+		if (!strcmp(p->final, "PIPELINE_COMPLETE"))
+			return BST_COMPLETE;
+		if (!strcmp(p->final, "OFFLINE_COMPLETE"))
+			return BST_OFFLINE;
+		return BST_STOPPED;
+	}
+	switch (phase) {
+	case JOB_NONE:
+		return BST_PENDING;
+	case JOB_WAITING:
+		return BST_QUEUED;
+	case JOB_RUNNING:
+		return BST_RUNNING;
+	case JOB_CANCELLED:
+		return BST_CANCELLED;
+	case JOB_ENDED:
+	case JOB_GONE:
+	default:
+		return p->exists ? BST_INTERRUPTED : BST_FAILED;
+	}
+}
+
+int batch_resume_decide(const struct batch_op *o, bool named, enum batch_resume_action *act,
+			struct tp_err *err)
+{
+	*act = BRA_KEEP;
+	switch (o->state) {
+	case BST_COMPLETE:
+	case BST_OFFLINE:
+		if (named) {
+			tp_err_set(err, TP_EXIT_USAGE, "--rerun %s: it ended %s, which is never run again "
+						       "(--rerun is for runs that stopped on a verdict)",
+				   o->op, batch_state_name(o->state));
+			return -1;
+		}
+		return 0;
+	case BST_QUEUED:
+	case BST_RUNNING:
+		if (named) {
+			tp_err_set(err, TP_EXIT_USAGE, "--rerun %s: it is still %s%s%s", o->op,
+				   batch_state_name(o->state), o->job ? " as " : "", o->job ? o->job : "");
+			return -1;
+		}
+		return 0;
+	case BST_STOPPED:
+		*act = named ? BRA_RERUN : BRA_KEEP;
+		return 0;
+	default: /* never started, or ended without a verdict of its own */
+		*act = BRA_RESUME;
+		return 0;
+	}
+}
+
+void batch_totals(const struct batch *b, struct batch_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->geomean = NAN;
+	double logs = 0;
+	int64_t first = 0, last = 0;
+	for (size_t i = 0; i < b->rec.nops; i++) {
+		const struct batch_op *o = &b->rec.ops[i];
+		const struct batch_progress *p = &b->prog[i];
+		t->ops++;
+		if (o->state == BST_COMPLETE) {
+			t->converted++;
+			if (!isnan(p->geomean)) {
+				logs += log(p->geomean);
+				t->with_geomean++;
+			}
+		} else if (o->state == BST_OFFLINE) {
+			t->offline++;
+		} else if (o->state == BST_STOPPED) {
+			t->stopped++;
+		} else {
+			t->unfinished++;
+		}
+		t->tokens_in += p->tokens_in;
+		t->tokens_out += p->tokens_out;
+		t->cost += p->cost;
+		if (o->started && (!first || o->started < first))
+			first = o->started;
+		if (o->ended > last)
+			last = o->ended;
+	}
+	if (t->with_geomean)
+		t->geomean = exp(logs / (double)t->with_geomean);
+	t->elapsed_ms = first && last > first ? last - first : 0;
+}
+
+static void put_str(cJSON *o, const char *k, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, k, v);
+}
+
+static cJSON *op_json(const struct batch_op *o, const struct batch_progress *p)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "op", o->op);
+	cJSON_AddStringToObject(j, "run_dir", o->run_dir);
+	cJSON_AddStringToObject(j, "state", batch_state_name(o->state));
+	put_str(j, "final", p->final);
+	put_str(j, "reason", p->reason);
+	char stage[2] = {p->stage, 0};
+	put_str(j, "stage", p->stage ? stage : NULL);
+	put_str(j, "verdict", p->verdict);
+	cJSON_AddStringToObject(j, "attempts", p->attempts ? p->attempts : "");
+	if (!isnan(p->geomean))
+		cJSON_AddNumberToObject(j, "geomean", p->geomean);
+	cJSON_AddNumberToObject(j, "tokens_in", (double)p->tokens_in);
+	cJSON_AddNumberToObject(j, "tokens_out", (double)p->tokens_out);
+	cJSON_AddNumberToObject(j, "cost", p->cost);
+	cJSON_AddNumberToObject(j, "elapsed_ms", (double)batch_progress_elapsed(p, wall_ms()));
+	put_str(j, "job", o->job);
+	put_str(j, "node", o->node);
+	put_str(j, "why", o->why);
+	cJSON_AddNumberToObject(j, "starts", o->starts);
+	put_str(j, "last_event", p->last_event);
+	put_str(j, "error", p->error);
+	return j;
+}
+
+cJSON *batch_to_json(const struct batch *b)
+{
+	const struct batch_record *r = &b->rec;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", r->name);
+	cJSON_AddStringToObject(o, "dir", r->dir);
+	cJSON_AddStringToObject(o, "executor", batch_executor_name(r->executor));
+	put_str(o, "workspace", r->workspace);
+	put_str(o, "out_root", r->out_root);
+	cJSON_AddNumberToObject(o, "jobs", r->jobs);
+	cJSON_AddNumberToObject(o, "created", (double)r->created);
+	cJSON_AddNumberToObject(o, "updated", (double)r->updated);
+	cJSON_AddBoolToObject(o, "going", batch_going(b));
+	put_str(o, "problem", b->problem);
+	if (r->nsubs)
+		put_str(o, "job", r->subs[r->nsubs - 1].job);
+	cJSON *ops = cJSON_AddArrayToObject(o, "ops");
+	for (size_t i = 0; i < r->nops; i++)
+		cJSON_AddItemToArray(ops, op_json(&r->ops[i], &b->prog[i]));
+	struct batch_totals t;
+	batch_totals(b, &t);
+	cJSON *tj = cJSON_AddObjectToObject(o, "totals");
+	cJSON_AddNumberToObject(tj, "ops", (double)t.ops);
+	cJSON_AddNumberToObject(tj, "converted", (double)t.converted);
+	cJSON_AddNumberToObject(tj, "offline_complete", (double)t.offline);
+	cJSON_AddNumberToObject(tj, "stopped", (double)t.stopped);
+	cJSON_AddNumberToObject(tj, "unfinished", (double)t.unfinished);
+	if (!isnan(t.geomean))
+		cJSON_AddNumberToObject(tj, "geomean", t.geomean);
+	cJSON_AddNumberToObject(tj, "geomean_over", (double)t.with_geomean);
+	cJSON_AddNumberToObject(tj, "tokens_in", (double)t.tokens_in);
+	cJSON_AddNumberToObject(tj, "tokens_out", (double)t.tokens_out);
+	cJSON_AddNumberToObject(tj, "tokens", (double)(t.tokens_in + t.tokens_out));
+	cJSON_AddNumberToObject(tj, "cost", t.cost);
+	cJSON_AddNumberToObject(tj, "elapsed_ms", (double)t.elapsed_ms);
+	return o;
+}

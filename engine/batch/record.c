@@ -1,0 +1,384 @@
+/* The batch record: OUT/.tileport-batch/NAME/batch.json, its names and
+ * states, reading and atomic writing. */
+#include "engine/batch/batch_int.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const state_names[BST__COUNT] = {
+	[BST_PENDING] = "pending",         [BST_QUEUED] = "queued",
+	[BST_RUNNING] = "running",         [BST_COMPLETE] = "complete",
+	[BST_OFFLINE] = "offline_complete", [BST_STOPPED] = "stopped",
+	[BST_INTERRUPTED] = "interrupted", [BST_CANCELLED] = "cancelled",
+	[BST_FAILED] = "failed",
+};
+
+const char *batch_state_name(enum batch_state s)
+{
+	return s < BST__COUNT ? state_names[s] : "?";
+}
+
+int batch_state_parse(const char *name)
+{
+	for (int i = 0; name && i < BST__COUNT; i++)
+		if (strcmp(state_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+const char *batch_executor_name(enum batch_executor e)
+{
+	return e == BATCH_SLURM ? "slurm" : "local";
+}
+
+bool batch_state_final(enum batch_state s)
+{
+	return s == BST_COMPLETE || s == BST_OFFLINE || s == BST_STOPPED;
+}
+
+bool batch_state_active(enum batch_state s)
+{
+	return s == BST_QUEUED || s == BST_RUNNING;
+}
+
+bool batch_name_ok(const char *name)
+{
+	if (!name || !*name || *name == '.' || strlen(name) > 64)
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
+			return false;
+	return true;
+}
+
+char *batch_dir_of(const char *out_root, const char *name)
+{
+	return xasprintf("%s/%s/%s", out_root, BATCH_FOLDER, name);
+}
+
+char *batch_path(const struct batch_record *r, const char *rel)
+{
+	return path_join(r->dir, rel);
+}
+
+static bool is_batch_dir(const char *dir)
+{
+	char *p = path_join(dir, "batch.json");
+	bool ok = path_is_file(p);
+	free(p);
+	return ok;
+}
+
+char *batch_resolve(const char *arg, const char *out_root)
+{
+	if (!arg || !*arg)
+		return NULL;
+	if (str_ends(arg, "/batch.json") && path_is_file(arg))
+		return xstrndup(arg, strlen(arg) - strlen("/batch.json"));
+	if (strchr(arg, '/'))
+		return is_batch_dir(arg) ? xstrdup(arg) : NULL;
+	if (!batch_name_ok(arg) || !out_root)
+		return NULL;
+	char *dir = batch_dir_of(out_root, arg);
+	if (is_batch_dir(dir))
+		return dir;
+	free(dir);
+	return NULL;
+}
+
+char *batch_latest(const char *out_root)
+{
+	char *root = path_join(out_root, BATCH_FOLDER);
+	DIR *d = opendir(root);
+	char *best = NULL;
+	int64_t best_at = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (!batch_name_ok(e->d_name))
+			continue;
+		char *dir = path_join(root, e->d_name);
+		struct batch_record r;
+		if (batch_record_load(dir, &r, NULL) == 0) {
+			if (!best || r.created > best_at ||
+			    (r.created == best_at && strcmp(dir, best) > 0)) {
+				free(best);
+				best = xstrdup(dir);
+				best_at = r.created;
+			}
+			batch_record_free(&r);
+		}
+		free(dir);
+	}
+	if (d)
+		closedir(d);
+	free(root);
+	return best;
+}
+
+static void free_slurm(struct batch_slurm *s)
+{
+	free(s->partition);
+	free(s->account);
+	free(s->qos);
+	free(s->time);
+	free(s->gres);
+	strv_free(s->sbatch_args);
+	free(s->tileport);
+	free(s->probe_node);
+}
+
+void batch_record_free(struct batch_record *r)
+{
+	free(r->version);
+	free(r->name);
+	free(r->dir);
+	free(r->workspace);
+	free(r->out_root);
+	strv_free(r->run_args);
+	free_slurm(&r->slurm);
+	for (size_t i = 0; i < r->nsubs; i++) {
+		free(r->subs[i].job);
+		free(r->subs[i].script);
+		strv_free(r->subs[i].ops);
+	}
+	free(r->subs);
+	for (size_t i = 0; i < r->nops; i++) {
+		struct batch_op *o = &r->ops[i];
+		free(o->op);
+		free(o->run_dir);
+		free(o->job);
+		free(o->node);
+		free(o->why);
+	}
+	free(r->ops);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- JSON ---- */
+
+static void put_str(cJSON *o, const char *k, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, k, v);
+}
+
+static void put_strv(cJSON *o, const char *k, char *const *v)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, k);
+	for (size_t i = 0; v && v[i]; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+}
+
+static cJSON *record_json(const struct batch_record *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "schema", r->schema);
+	put_str(o, "tileport_version", r->version);
+	put_str(o, "name", r->name);
+	cJSON_AddStringToObject(o, "executor", batch_executor_name(r->executor));
+	put_str(o, "workspace", r->workspace);
+	put_str(o, "out_root", r->out_root);
+	cJSON_AddNumberToObject(o, "jobs", r->jobs);
+	put_strv(o, "run_args", r->run_args);
+	cJSON_AddNumberToObject(o, "created", (double)r->created);
+	cJSON_AddNumberToObject(o, "updated", (double)r->updated);
+	if (r->executor == BATCH_SLURM) {
+		const struct batch_slurm *s = &r->slurm;
+		cJSON *j = cJSON_AddObjectToObject(o, "slurm");
+		put_str(j, "partition", s->partition);
+		put_str(j, "account", s->account);
+		put_str(j, "qos", s->qos);
+		put_str(j, "time", s->time);
+		put_str(j, "gres", s->gres);
+		put_strv(j, "sbatch_args", s->sbatch_args);
+		put_str(j, "tileport", s->tileport);
+		cJSON_AddNumberToObject(j, "poll_ms", (double)s->poll_ms);
+		put_str(j, "probe_node", s->probe_node);
+	}
+	cJSON *subs = cJSON_AddArrayToObject(o, "submissions");
+	for (size_t i = 0; i < r->nsubs; i++) {
+		cJSON *j = cJSON_CreateObject();
+		put_str(j, "job", r->subs[i].job);
+		put_str(j, "script", r->subs[i].script);
+		put_strv(j, "ops", r->subs[i].ops);
+		cJSON_AddNumberToObject(j, "at", (double)r->subs[i].at);
+		cJSON_AddItemToArray(subs, j);
+	}
+	cJSON *ops = cJSON_AddArrayToObject(o, "ops");
+	for (size_t i = 0; i < r->nops; i++) {
+		const struct batch_op *b = &r->ops[i];
+		cJSON *j = cJSON_CreateObject();
+		put_str(j, "op", b->op);
+		put_str(j, "run_dir", b->run_dir);
+		cJSON_AddStringToObject(j, "state", batch_state_name(b->state));
+		put_str(j, "job", b->job);
+		if (b->pid_start)
+			cJSON_AddNumberToObject(j, "pid_start", (double)b->pid_start);
+		put_str(j, "node", b->node);
+		put_str(j, "why", b->why);
+		cJSON_AddNumberToObject(j, "starts", b->starts);
+		cJSON_AddNumberToObject(j, "started", (double)b->started);
+		cJSON_AddNumberToObject(j, "ended", (double)b->ended);
+		cJSON_AddItemToArray(ops, j);
+	}
+	return o;
+}
+
+static char *get_str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? xstrdup(v->valuestring) : NULL;
+}
+
+static double get_num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static char **get_strv(const cJSON *o, const char *k)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, k);
+	char **v = xcalloc((size_t)cJSON_GetArraySize(a) + 1, sizeof(*v));
+	size_t n = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, a)
+		if (cJSON_IsString(e))
+			v[n++] = xstrdup(e->valuestring);
+	return v;
+}
+
+/* A record is checked as hard as a state file: resume acts on what it
+ * names (directories it moves, jobs it cancels). */
+static int from_json(const cJSON *o, const char *path, struct batch_record *r, struct tp_err *err)
+{
+	r->schema = (int)get_num(o, "schema");
+	if (r->schema != BATCH_SCHEMA) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s: schema %d, expected %d", path, r->schema, BATCH_SCHEMA);
+		return -1;
+	}
+	r->version = get_str(o, "tileport_version");
+	r->name = get_str(o, "name");
+	char *ex = get_str(o, "executor");
+	bool ex_ok = ex && (!strcmp(ex, "local") || !strcmp(ex, "slurm"));
+	r->executor = ex && !strcmp(ex, "slurm") ? BATCH_SLURM : BATCH_LOCAL;
+	free(ex);
+	if (!ex_ok || !batch_name_ok(r->name)) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s: expected a name and an executor (local or slurm)", path);
+		return -1;
+	}
+	r->workspace = get_str(o, "workspace");
+	r->jobs = (int)get_num(o, "jobs");
+	if (r->jobs < 1)
+		r->jobs = 1;
+	r->run_args = get_strv(o, "run_args");
+	r->created = (int64_t)get_num(o, "created");
+	r->updated = (int64_t)get_num(o, "updated");
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "slurm");
+	if (cJSON_IsObject(s)) {
+		struct batch_slurm *d = &r->slurm;
+		d->partition = get_str(s, "partition");
+		d->account = get_str(s, "account");
+		d->qos = get_str(s, "qos");
+		d->time = get_str(s, "time");
+		d->gres = get_str(s, "gres");
+		d->sbatch_args = get_strv(s, "sbatch_args");
+		d->tileport = get_str(s, "tileport");
+		d->poll_ms = (int64_t)get_num(s, "poll_ms");
+		d->probe_node = get_str(s, "probe_node");
+	}
+	const cJSON *subs = cJSON_GetObjectItemCaseSensitive(o, "submissions");
+	r->subs = xcalloc((size_t)cJSON_GetArraySize(subs) + 1, sizeof(*r->subs));
+	const cJSON *e;
+	cJSON_ArrayForEach(e, subs) {
+		struct batch_submission *b = &r->subs[r->nsubs++];
+		b->job = get_str(e, "job");
+		b->script = get_str(e, "script");
+		b->ops = get_strv(e, "ops");
+		b->at = (int64_t)get_num(e, "at");
+	}
+	const cJSON *ops = cJSON_GetObjectItemCaseSensitive(o, "ops");
+	r->ops = xcalloc((size_t)cJSON_GetArraySize(ops) + 1, sizeof(*r->ops));
+	cJSON_ArrayForEach(e, ops) {
+		struct batch_op *b = &r->ops[r->nops++];
+		b->op = get_str(e, "op");
+		char *st = get_str(e, "state");
+		int s = batch_state_parse(st);
+		free(st);
+		if (!b->op || !*b->op || strchr(b->op, '/') || b->op[0] == '.' || s < 0) {
+			tp_err_set(err, TP_EXIT_USAGE, "%s: op %zu: expected an operator name and a state",
+				   path, r->nops);
+			return -1;
+		}
+		b->state = (enum batch_state)s;
+		/* The output root is where the record lies: the folder may have moved. */
+		b->run_dir = path_join(r->out_root, b->op);
+		b->job = get_str(e, "job");
+		b->pid_start = (long long)get_num(e, "pid_start");
+		b->node = get_str(e, "node");
+		b->why = get_str(e, "why");
+		b->starts = (int)get_num(e, "starts");
+		b->started = (int64_t)get_num(e, "started");
+		b->ended = (int64_t)get_num(e, "ended");
+	}
+	return 0;
+}
+
+int batch_record_load(const char *dir, struct batch_record *r, struct tp_err *err)
+{
+	memset(r, 0, sizeof(*r));
+	char *path = path_join(dir, "batch.json");
+	char *text = read_file(path, NULL, err);
+	if (!text) {
+		free(path);
+		return -1;
+	}
+	cJSON *o = cJSON_Parse(text);
+	free(text);
+	int rc = -1;
+	if (!cJSON_IsObject(o)) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s: not a JSON object", path);
+	} else {
+		r->dir = xstrdup(dir);
+		/* dir is OUT/.tileport-batch/NAME */
+		char *up = xasprintf("%s/../..", dir);
+		char buf[4096];
+		r->out_root = realpath(up, buf) ? xstrdup(buf) : get_str(o, "out_root");
+		free(up);
+		rc = from_json(o, path, r, err);
+	}
+	cJSON_Delete(o);
+	free(path);
+	if (rc < 0)
+		batch_record_free(r);
+	return rc;
+}
+
+int batch_record_save(struct batch_record *r, struct tp_err *err)
+{
+	r->updated = wall_ms();
+	cJSON *o = record_json(r);
+	char *text = cJSON_Print(o);
+	cJSON_Delete(o);
+	char *line = xasprintf("%s\n", text);
+	cJSON_free(text);
+	char *path = batch_path(r, "batch.json");
+	int rc = write_file_atomic(path, line, strlen(line), err);
+	free(path);
+	free(line);
+	return rc;
+}
+
+int batch_lock(const struct batch_record *r, struct tp_err *err)
+{
+	char *path = batch_path(r, "lock");
+	long holder;
+	int fd = lock_take(path, &holder, err);
+	if (fd < 0 && holder >= 0)
+		tp_err_set(err, TP_EXIT_ENV, "batch %s is being changed by another tileport (pid %ld)",
+			   r->name, holder);
+	free(path);
+	return fd;
+}

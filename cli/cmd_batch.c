@@ -182,6 +182,8 @@ static bool slurm_configured(const struct config *c)
 static void print_change(struct batch *b, size_t op, const char *msg, void *ud)
 {
 	(void)b, (void)op, (void)ud;
+	if (!msg)
+		return;
 	time_t t = time(NULL);
 	struct tm tm;
 	localtime_r(&t, &tm);

@@ -5,7 +5,7 @@
 set -u
 pkgs="build-essential pkg-config libncurses-dev libgit2-dev libcjson-dev libcurl4-openssl-dev"
 case "${1:-}" in
-check) pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev tmux git python3" ;;
+check) pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev tmux git python3 slurm-wlm munge" ;;
 bench) pkgs="$pkgs hyperfine tmux less time git python3" ;;
 esac
 missing=""

@@ -20,7 +20,6 @@
 
 struct bv {
 	struct batch *b;
-	unsigned gen;
 	size_t cur; /* the op the details and actions are about */
 };
 
@@ -41,6 +40,12 @@ static void set_lines(struct view *v)
 	view_redraw(v);
 }
 
+static void on_change(struct batch *b, size_t op, const char *msg, void *ud)
+{
+	(void)b, (void)op, (void)msg;
+	set_lines(ud);
+}
+
 static int bv_open(struct view *v, const struct view_arg *arg, struct tp_err *err)
 {
 	struct bv *bv = v->priv;
@@ -49,7 +54,7 @@ static int bv_open(struct view *v, const struct view_arg *arg, struct tp_err *er
 		return -1;
 	}
 	bv->b = arg->model;
-	bv->gen = batch_generation(bv->b);
+	batch_listen(bv->b, on_change, v);
 	v->ref = xstrdup(batch_record(bv->b)->name);
 	v->ticking = true;
 	set_lines(v);
@@ -394,12 +399,6 @@ static void bv_title(struct view *v, struct sbuf *out)
 static void bv_tick(struct view *v)
 {
 	struct bv *bv = v->priv;
-	unsigned gen = batch_generation(bv->b);
-	if (gen != bv->gen) {
-		bv->gen = gen;
-		set_lines(v);
-		return;
-	}
 	for (size_t i = 0; i < nops(bv); i++)
 		if (batch_record(bv->b)->ops[i].state == BST_RUNNING)
 			view_line_dirty(v, i); /* spinner, elapsed */
@@ -417,6 +416,12 @@ static bool bv_stop(struct view *v)
 	return batch_settling(bv->b);
 }
 
+static void bv_done(struct view *v)
+{
+	struct bv *bv = v->priv;
+	batch_unlisten(bv->b, on_change, v);
+}
+
 const struct view_ops batch_view_ops = {
 	.type = "batch",
 	.private_size = sizeof(struct bv),
@@ -429,4 +434,5 @@ const struct view_ops batch_view_ops = {
 	.tick = bv_tick,
 	.busy = bv_busy,
 	.stop = bv_stop,
+	.done = bv_done,
 };

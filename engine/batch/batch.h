@@ -163,8 +163,6 @@ void batch_free(struct batch *b);
 
 const struct batch_record *batch_record(const struct batch *b);
 const struct batch_progress *batch_progress(const struct batch *b, size_t i);
-/* Bumped whenever an op or its progress changed: views redraw on it. */
-unsigned batch_generation(const struct batch *b);
 /* Why the last observation failed (squeue unreachable, ...), or NULL. */
 const char *batch_problem(const struct batch *b);
 /* Does this process run the batch's local children? */
@@ -199,7 +197,9 @@ void batch_set_jobs(struct batch *b, int jobs);
 /* Local: stop every child now (a signal, the screen quitting). */
 void batch_stop(struct batch *b);
 
-/* One line per change ("softmax: running on vm"); op is the index. */
+/* Every change: msg is a line for people ("softmax: running"), op its
+ * index; or msg is NULL (op SIZE_MAX) for a change not worth a line (a
+ * run's progress, a job's node). */
 typedef void (*batch_listener)(struct batch *b, size_t op, const char *msg, void *ud);
 void batch_listen(struct batch *b, batch_listener fn, void *ud);
 void batch_unlisten(struct batch *b, batch_listener fn, void *ud);

@@ -77,7 +77,6 @@ struct batch {
 	int64_t observed_at;
 	int jobs_override;  /* batch_set_jobs: wins over the record's */
 	uint64_t timer;
-	unsigned gen;
 	char *problem;
 	struct batch_ls *ls;
 	size_t nls, capls;
@@ -92,7 +91,7 @@ int batch_lock(const struct batch_record *r, struct tp_err *err);
 void batch_progress_free(struct batch_progress *p);
 /* Re-read the run of op i when its files changed; true when anything did. */
 bool batch_progress_read(struct batch *b, size_t i);
-/* Tell listeners and bump the generation. */
+/* Tell listeners: a line for people, or (batch_changed) a quiet change. */
 void batch_note(struct batch *b, size_t op, const char *fmt, ...) TP_PRINTF(3, 4);
 void batch_changed(struct batch *b);
 /* Set an op's state (and why), telling listeners when it changed. */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -79,11 +80,6 @@ const struct batch_progress *batch_progress(const struct batch *b, size_t i)
 	return i < b->rec.nops ? &b->prog[i] : NULL;
 }
 
-unsigned batch_generation(const struct batch *b)
-{
-	return b->gen;
-}
-
 const char *batch_problem(const struct batch *b)
 {
 	return b->problem;
@@ -136,7 +132,8 @@ void batch_unlisten(struct batch *b, batch_listener fn, void *ud)
 
 void batch_changed(struct batch *b)
 {
-	b->gen++;
+	for (size_t i = 0; i < b->nls; i++)
+		b->ls[i].fn(b, SIZE_MAX, NULL, b->ls[i].ud);
 }
 
 void batch_note(struct batch *b, size_t op, const char *fmt, ...)
@@ -145,7 +142,6 @@ void batch_note(struct batch *b, size_t op, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	b->gen++;
 	for (size_t i = 0; i < b->nls; i++)
 		b->ls[i].fn(b, op, msg, b->ls[i].ud);
 	free(msg);

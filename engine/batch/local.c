@@ -1,8 +1,9 @@
 /* The local executor: up to `jobs` runs at once, each a child `tileport
  * run OP --headless` (or `resume RUN`) of this process on the shared loop,
- * its output appended to the batch folder's logs/OP.log. A child gets
- * SIGTERM when this process dies, so that it saves its run and stops; a
- * later `batch resume` continues it. A cancel from another tileport is a
+ * its output appended to the batch folder's logs/OP.log (a file, not a
+ * pipe: a child outlives a killed parent long enough to finish writing). A
+ * child gets SIGTERM when this process dies, so that it saves its run and
+ * stops; a later `batch resume` continues it. A cancel from another tileport is a
  * marker file (cancel.OP) and a SIGTERM to the child, so that the driving
  * tileport records the op as cancelled. */
 #include "engine/batch/batch_int.h"
@@ -22,7 +23,6 @@ struct child {
 	struct proc *proc;
 	bool cancel; /* stopped by hand: ends cancelled */
 	char *log;
-	struct sbuf line, tail; /* the line being printed, the last whole one */
 };
 
 struct local_state {
@@ -52,23 +52,6 @@ static char *cancel_marker(const struct batch *b, size_t i)
 	return p;
 }
 
-static void on_output(struct proc *p, const char *d, size_t n, void *ud)
-{
-	(void)p;
-	struct child *c = ud;
-	append_file(c->log, d, n, NULL);
-	for (size_t k = 0; k < n; k++) {
-		if (d[k] != '\n') {
-			if (c->line.len < 400)
-				sb_addc(&c->line, d[k]);
-		} else if (c->line.len) {
-			sb_reset(&c->tail);
-			sb_adds(&c->tail, sb_str(&c->line));
-			sb_reset(&c->line);
-		}
-	}
-}
-
 static void pump(struct batch *b);
 
 static void on_exit_child(struct proc *p, const struct proc_status *st, void *ud)
@@ -86,15 +69,14 @@ static void on_exit_child(struct proc *p, const struct proc_status *st, void *ud
 	b->prog[i].seen_size = -2;
 	batch_progress_read(b, i);
 	enum batch_state s = batch_state_from(&b->prog[i], cancel ? JOB_CANCELLED : JOB_ENDED);
-	char *why = NULL;
-	if (s == BST_FAILED && c->tail.len)
-		why = xasprintf("%s: %s", how, sb_str(&c->tail));
+	char *why = NULL, *tail = s == BST_FAILED ? file_last_line(c->log) : NULL;
+	if (tail)
+		why = xasprintf("%s: %s", how, tail);
 	else if (!batch_state_final(s))
 		why = xasprintf("%s%s", cancel ? "cancelled by hand, " : "", how);
+	free(tail);
 	c->proc = NULL;
 	proc_free(p);
-	sb_free(&c->line);
-	sb_free(&c->tail);
 	free(c->log);
 	c->log = NULL;
 	ls->running--;
@@ -137,7 +119,7 @@ static int spawn(struct batch *b, size_t i, struct tp_err *err)
 	free(q);
 	struct proc_opts po = {
 		.argv = argv, .env = env, .cwd = b->rec.workspace, .die_with_parent = true,
-		.on_stdout = on_output, .on_stderr = on_output, .on_exit = on_exit_child, .ud = c,
+		.output_path = c->log, .on_exit = on_exit_child, .ud = c,
 		/* a run stopping on TERM aborts its stage (its own grace) first */
 		.kill_grace_ms = 10000,
 	};
@@ -327,8 +309,6 @@ static void local_free(struct batch *b)
 			proc_free(c->proc);
 			c->proc = NULL;
 		}
-		sb_free(&c->line);
-		sb_free(&c->tail);
 		free(c->log);
 	}
 	free(ls->kids);

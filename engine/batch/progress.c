@@ -3,12 +3,10 @@
  * batch's JSON form. */
 #include "engine/batch/batch_int.h"
 
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "engine/core/run.h"
 
@@ -57,30 +55,15 @@ static double read_geomean(const char *run_dir)
 	return g;
 }
 
-/* The msg of the last complete line of events.jsonl, read from its tail. */
+/* The msg of the last complete line of events.jsonl (a torn one, from a
+ * crash mid-write, is not complete). */
 static char *read_last_event(const char *run_dir)
 {
 	char *path = run_path(run_dir, "events.jsonl");
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *line = file_last_line(path);
 	free(path);
-	if (fd < 0)
-		return NULL;
-	char buf[8192];
-	off_t end = lseek(fd, 0, SEEK_END);
-	off_t from = end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0;
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, from);
-	close(fd);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	/* A torn last line (a crash mid-write) has no newline yet: skip it. */
-	char *stop = strrchr(buf, '\n');
-	if (!stop)
-		return NULL;
-	*stop = '\0';
-	char *line = strrchr(buf, '\n');
-	line = line ? line + 1 : buf;
-	cJSON *ev = cJSON_Parse(line);
+	cJSON *ev = line ? cJSON_Parse(line) : NULL;
+	free(line);
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(ev, "msg");
 	char *out = cJSON_IsString(msg) ? xstrdup(msg->valuestring) : NULL;
 	cJSON_Delete(ev);

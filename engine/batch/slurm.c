@@ -44,11 +44,12 @@ static char *q1(const char *arg)
 /* The first lines of what a command said, for a message. */
 static char *said(const struct sbuf *e, const struct sbuf *o)
 {
-	char *t = xstrdup(e->len ? sb_str(e) : sb_str(o));
-	str_trim(t);
-	for (char *c = t; *c; c++)
-		if (*c == '\n')
-			*c = ';';
+	char *raw = xstrdup(e->len ? sb_str(e) : sb_str(o));
+	size_t n;
+	char **lines = str_split(str_trim(raw), '\n', false, &n);
+	char *t = strv_join(lines, "; ");
+	strv_free(lines);
+	free(raw);
 	if (strlen(t) > 600)
 		t[600] = '\0';
 	return t;
@@ -395,9 +396,11 @@ static const struct slurm_job *seen_job(const struct slurm_state *ss, const char
 
 static void keep_seen(struct slurm_state *ss, struct slurm_job *v, size_t n)
 {
-	ss->seen = xgrow(ss->seen, &ss->capseen, ss->nseen + n + 1, sizeof(*ss->seen));
-	memcpy(ss->seen + ss->nseen, v, n * sizeof(*v));
-	ss->nseen += n;
+	if (n) {
+		ss->seen = xgrow(ss->seen, &ss->capseen, ss->nseen + n, sizeof(*ss->seen));
+		memcpy(ss->seen + ss->nseen, v, n * sizeof(*v));
+		ss->nseen += n;
+	}
 	free(v);
 }
 

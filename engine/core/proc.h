@@ -50,6 +50,8 @@ struct proc_opts {
 	const char *command_log; /* append "time pid cwd argv" here; NULL: none */
 	bool die_with_parent;    /* SIGTERM the child when this process dies, even by
 	                          * SIGKILL: a tileport child then saves and stops */
+	const char *output_path; /* stdout and stderr appended to this file, not piped
+	                          * (no output callbacks, no idle timeout) */
 	proc_output_cb on_stdout, on_stderr;
 	proc_exit_cb on_exit;    /* called once, after both pipes hit EOF */
 	void *ud;

@@ -308,6 +308,27 @@ int append_file(const char *path, const void *data, size_t len, struct tp_err *e
 	return write_flags(path, data, len, O_APPEND, err);
 }
 
+char *file_last_line(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char buf[8192];
+	off_t end = lseek(fd, 0, SEEK_END);
+	off_t from = end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0;
+	ssize_t n = end > 0 ? pread(fd, buf, sizeof(buf) - 1, from) : 0;
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	char *stop = strrchr(buf, '\n');
+	if (!stop)
+		return NULL;
+	*stop = '\0';
+	char *line = strrchr(buf, '\n');
+	return xstrdup(line ? line + 1 : buf);
+}
+
 int mkdir_p(const char *path, int mode, struct tp_err *err)
 {
 	char *p = xstrdup(path);

@@ -72,6 +72,10 @@ char *read_file(const char *path, size_t *len, struct tp_err *err);
 int write_file_atomic(const char *path, const void *data, size_t len, struct tp_err *err);
 int write_file(const char *path, const void *data, size_t len, struct tp_err *err);
 int append_file(const char *path, const void *data, size_t len, struct tp_err *err);
+/* The last complete line of a file (within its last 8 KiB), without its
+ * newline; NULL when there is none. A line still being written is not
+ * one. Caller frees. */
+char *file_last_line(const char *path);
 int mkdir_p(const char *path, int mode, struct tp_err *err);
 /* Remove a directory tree (no symlink following). Missing is not an error. */
 int remove_tree(const char *path);

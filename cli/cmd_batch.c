@@ -237,11 +237,7 @@ static int drive(struct batch *b, struct loop *l, bool headless, bool wait, cons
 		struct tui_start s = {.kind = TUI_START_BATCH, .batch = b, .loop = l, .workspace = ws,
 				      .run_dir = r->dir};
 		rc = tui_main(&s);
-		/* quitting the screen stops what this process runs (it asked) */
-		batch_stop(b);
-		while (batch_settling(b))
-			if (loop_run_once(l, -1) < 0)
-				break;
+		batch_stop_wait(b); /* quitting stops what this process runs (it asked) */
 		if (rc == TP_EXIT_OK)
 			rc = batch_going(b) ? TP_EXIT_OK : batch_exit_code(b);
 	} else if (r->executor == BATCH_SLURM && !wait) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "engine/batch/batch.h"
 #include "engine/core/config.h"
 #include "engine/core/pipeline.h"
 #include "engine/core/run.h"
@@ -29,19 +30,21 @@ static const char browse_usage[] =
 	"exit: 0, 2 bad usage or config, 3 no terminal\n";
 
 static const char open_usage[] =
-	"usage: tileport open [--out DIR] [--theme NAME] [--read-only] RUN|FILE\n"
+	"usage: tileport open [--out DIR] [--theme NAME] [--read-only] RUN|BATCH|FILE\n"
 	"\n"
 	"Show a run's pipeline view: a finished or interrupted run, attached for\n"
 	"stepping by hand (override, re-spawn, skip, continue, abort); read-only\n"
 	"while another tileport drives it. RUN is a run directory or an op name in\n"
-	"the output root. A FILE is shown as a transcript (*.jsonl, tool calls\n"
+	"the output root. BATCH is a batch name in the output root (or its folder):\n"
+	"the batch view, one row per operator, followed live (R resumes a run, x\n"
+	"cancels one). A FILE is shown as a transcript (*.jsonl, tool calls\n"
 	"folded) or as text.\n"
 	"\n"
 	"  --out DIR      the output root for RUN names\n"
 	"  --theme NAME   default, light, high-contrast, monochrome, or a theme file\n"
 	"  --read-only    look without attaching: no stepping, nothing written\n"
 	"\n"
-	"exit: 0, 2 bad usage or no such run, 3 no terminal\n";
+	"exit: 0, 2 bad usage or no such run or batch, 3 no terminal\n";
 
 /* What attaching needs: the run's own drivers and validators, or the user
  * config's (cli_run_commands). */
@@ -142,7 +145,9 @@ int cmd_open(int argc, char **argv)
 	if (optind + 1 != argc)
 		return cli_usage_error(argv[0], "expected one RUN or FILE");
 	const char *what = argv[optind];
-	char *ws = NULL, *out = NULL, *dir = NULL;
+	char *ws = NULL, *out = NULL, *dir = NULL, *bdir = NULL;
+	struct loop *l = NULL;
+	struct batch *b = NULL;
 	rc = setup(opt_out, &ws, &out);
 	if (rc)
 		goto done;
@@ -151,18 +156,34 @@ int cmd_open(int argc, char **argv)
 	if (path_is_file(what)) {
 		s.kind = TUI_START_FILE;
 		s.path = what;
-	} else {
-		dir = run_resolve(what, out);
-		if (!dir || !run_exists(dir)) {
-			rc = cli_usage_error(argv[0], "no run '%s' (looked for %s/.tileport/state.json)",
-					     what, dir ? dir : what);
-			goto done;
-		}
+	} else if ((dir = run_resolve(what, out)) && run_exists(dir)) {
 		s.kind = TUI_START_RUN;
 		s.run_dir = dir;
+	} else if ((bdir = batch_resolve(what, out))) {
+		struct tp_err err;
+		l = loop_new();
+		if (batch_open(&b, l, bdir, &err) < 0) {
+			rc = cli_report(&err);
+			goto done;
+		}
+		batch_follow(b, true);
+		s.kind = TUI_START_BATCH;
+		s.batch = b;
+		s.loop = l;
+		s.run_dir = bdir;
+	} else {
+		rc = cli_usage_error(argv[0], "no run or batch '%s' (looked for %s/.tileport/state.json "
+					     "and %s/%s/%s/batch.json)", what, dir ? dir : what, out,
+				     BATCH_FOLDER, what);
+		goto done;
 	}
 	rc = tui_main(&s);
+	if (b)
+		batch_stop_wait(b); /* runs this screen started (R) stop with it */
 done:
+	batch_free(b);
+	loop_free(l);
+	free(bdir);
 	config_free(&cfg);
 	config_free(&user_cfg);
 	free(ws);

@@ -240,7 +240,8 @@ static void detail(struct view *v, size_t k, struct line_out *out)
 		break;
 	default:
 		lo_reset(out, LINE_DIM);
-		lo_adds(out, LINE_DIM, "Enter: pipeline view   R: resume   x: cancel");
+		lo_addf(out, LINE_DIM, "%s executor, %d at once.  Enter: pipeline view  R: resume  x: cancel",
+			batch_executor_name(r->executor), r->jobs);
 		break;
 	}
 }
@@ -389,11 +390,23 @@ static void bv_title(struct view *v, struct sbuf *out)
 	size_t per[BST__COUNT] = {0};
 	for (size_t i = 0; i < r->nops; i++)
 		per[r->ops[i].state]++;
-	sb_printf(out, "%s, %zu op%s:", batch_executor_name(r->executor), r->nops,
-		  r->nops == 1 ? "" : "s");
-	for (int s = 0; s < BST__COUNT; s++)
-		if (per[s])
-			sb_printf(out, " %zu %s", per[s], state_word((enum batch_state)s));
+	/* what goes on, what is done, what resume would pick up */
+	size_t later = per[BST_PENDING] + per[BST_INTERRUPTED] + per[BST_CANCELLED] + per[BST_FAILED];
+	const struct {
+		size_t n;
+		const char *what;
+	} parts[] = {
+		{per[BST_RUNNING], "running"}, {per[BST_QUEUED], "queued"},
+		{per[BST_COMPLETE], "converted"}, {per[BST_OFFLINE], "offline"},
+		{per[BST_STOPPED], "stopped"}, {later, "to resume"},
+	};
+	const char *sep = "";
+	for (size_t i = 0; i < TP_ARRAY_LEN(parts); i++) {
+		if (!parts[i].n)
+			continue;
+		sb_printf(out, "%s%zu %s", sep, parts[i].n, parts[i].what);
+		sep = ", ";
+	}
 }
 
 static void bv_tick(struct view *v)

@@ -194,8 +194,12 @@ int batch_cancel(struct batch *b, char *const *ops, struct tp_err *err);
 int batch_cancel_op(struct batch *b, size_t i, struct tp_err *err);
 /* Runs at once from now on (resume --jobs). */
 void batch_set_jobs(struct batch *b, int jobs);
-/* Local: stop every child now (a signal, the screen quitting). */
+/* Local: stop every child now (a signal, the screen quitting); each saves
+ * its run. Returns at once; batch_settling is true until they are gone. */
 void batch_stop(struct batch *b);
+/* batch_stop, then serve the loop until the children are gone (not from
+ * inside a loop callback). */
+void batch_stop_wait(struct batch *b);
 
 /* Every change: msg is a line for people ("softmax: running"), op its
  * index; or msg is NULL (op SIZE_MAX) for a change not worth a line (a

@@ -76,6 +76,7 @@ struct batch {
 	bool observing;     /* an observation is under way */
 	int64_t observed_at;
 	int jobs_override;  /* batch_set_jobs: wins over the record's */
+	bool dirty;         /* the record changed since it was written */
 	uint64_t timer;
 	char *problem;
 	struct batch_ls *ls;

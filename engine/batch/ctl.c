@@ -155,6 +155,7 @@ void batch_set_state(struct batch *b, size_t i, enum batch_state s, const char *
 		return;
 	bool moved = o->state != s;
 	o->state = s;
+	b->dirty = true;
 	free(o->why);
 	o->why = why ? xstrdup(why) : NULL;
 	if (batch_state_final(s) || (moved && !batch_state_active(s) && s != BST_PENDING))
@@ -201,15 +202,22 @@ static void merge_from_disk(struct batch *b)
 
 int batch_save(struct batch *b, struct tp_err *err)
 {
-	if (b->lock_fd >= 0)
-		return batch_record_save(&b->rec, err);
-	struct tp_err lerr;
-	int fd = batch_lock(&b->rec, &lerr);
-	if (fd < 0)
-		return 0; /* another tileport is writing it; it sees the same jobs */
-	merge_from_disk(b);
-	int rc = batch_record_save(&b->rec, err);
-	lock_release(fd);
+	if (!b->dirty)
+		return 0;
+	int rc;
+	if (b->lock_fd >= 0) {
+		rc = batch_record_save(&b->rec, err);
+	} else {
+		struct tp_err lerr;
+		int fd = batch_lock(&b->rec, &lerr);
+		if (fd < 0)
+			return 0; /* another tileport is writing it; it sees the same jobs */
+		merge_from_disk(b);
+		rc = batch_record_save(&b->rec, err);
+		lock_release(fd);
+	}
+	if (rc == 0)
+		b->dirty = false;
 	return rc;
 }
 
@@ -391,14 +399,13 @@ static char *dup_or_null(const char *s)
 static void fill_record(struct batch_record *r, const struct batch_spec *s, const char *name,
 			const char *dir)
 {
-	char buf[4096];
 	r->schema = BATCH_SCHEMA;
 	r->version = xstrdup(TILEPORT_VERSION);
 	r->name = xstrdup(name);
 	r->dir = xstrdup(dir);
 	r->executor = s->executor;
-	r->workspace = xstrdup(realpath(s->workspace, buf) ? buf : s->workspace);
-	r->out_root = xstrdup(realpath(s->out_root, buf) ? buf : s->out_root);
+	r->workspace = path_absolute(s->workspace);
+	r->out_root = path_absolute(s->out_root);
 	r->jobs = s->jobs;
 	r->run_args = strv_dup(s->run_args);
 	r->created = wall_ms();
@@ -681,6 +688,14 @@ void batch_stop(struct batch *b)
 		b->exec->stop(b);
 }
 
+void batch_stop_wait(struct batch *b)
+{
+	batch_stop(b);
+	while (batch_settling(b))
+		if (loop_run_once(b->loop, -1) < 0)
+			break;
+}
+
 /* ---- what a run is given ---- */
 
 char **batch_run_argv(const struct batch *b, size_t i, const char *prog)
@@ -691,17 +706,18 @@ char **batch_run_argv(const struct batch *b, size_t i, const char *prog)
 	char **v = xcalloc(n + 10, sizeof(*v));
 	size_t k = 0;
 	v[k++] = xstrdup(prog);
+	/* absolute: children run in the workspace */
 	if (run_exists(o->run_dir)) {
 		/* started before: it continues from its own state */
 		v[k++] = xstrdup("resume");
-		v[k++] = xstrdup(o->run_dir);
+		v[k++] = path_absolute(o->run_dir);
 	} else {
 		v[k++] = xstrdup("run");
 		v[k++] = xstrdup(o->op);
 		v[k++] = xstrdup("--workspace");
 		v[k++] = xstrdup(r->workspace);
 		v[k++] = xstrdup("--out");
-		v[k++] = xstrdup(r->out_root);
+		v[k++] = path_absolute(r->out_root);
 	}
 	v[k++] = xstrdup("--headless");
 	for (size_t a = 0; a < n; a++)

@@ -232,10 +232,23 @@ static char *get_str(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? xstrdup(v->valuestring) : NULL;
 }
 
-static double get_num(const cJSON *o, const char *k)
+/* Numbers from a file are clamped before any conversion: an out-of-range
+ * double converted to an integer is undefined behaviour. */
+static double get_num(const cJSON *o, const char *k, double lo, double hi)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+	double d = cJSON_IsNumber(v) ? v->valuedouble : 0;
+	return d < lo ? lo : d > hi ? hi : d;
+}
+
+static int get_int(const cJSON *o, const char *k)
+{
+	return (int)get_num(o, k, 0, 1e6);
+}
+
+static int64_t get_ms(const cJSON *o, const char *k)
+{
+	return (int64_t)get_num(o, k, 0, 9e15);
 }
 
 static char **get_strv(const cJSON *o, const char *k)
@@ -254,7 +267,7 @@ static char **get_strv(const cJSON *o, const char *k)
  * names (directories it moves, jobs it cancels). */
 static int from_json(const cJSON *o, const char *path, struct batch_record *r, struct tp_err *err)
 {
-	r->schema = (int)get_num(o, "schema");
+	r->schema = get_int(o, "schema");
 	if (r->schema != BATCH_SCHEMA) {
 		tp_err_set(err, TP_EXIT_USAGE, "%s: schema %d, expected %d", path, r->schema, BATCH_SCHEMA);
 		return -1;
@@ -270,12 +283,12 @@ static int from_json(const cJSON *o, const char *path, struct batch_record *r, s
 		return -1;
 	}
 	r->workspace = get_str(o, "workspace");
-	r->jobs = (int)get_num(o, "jobs");
+	r->jobs = get_int(o, "jobs");
 	if (r->jobs < 1)
 		r->jobs = 1;
 	r->run_args = get_strv(o, "run_args");
-	r->created = (int64_t)get_num(o, "created");
-	r->updated = (int64_t)get_num(o, "updated");
+	r->created = get_ms(o, "created");
+	r->updated = get_ms(o, "updated");
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "slurm");
 	if (cJSON_IsObject(s)) {
 		struct batch_slurm *d = &r->slurm;
@@ -286,7 +299,7 @@ static int from_json(const cJSON *o, const char *path, struct batch_record *r, s
 		d->gres = get_str(s, "gres");
 		d->sbatch_args = get_strv(s, "sbatch_args");
 		d->tileport = get_str(s, "tileport");
-		d->poll_ms = (int64_t)get_num(s, "poll_ms");
+		d->poll_ms = get_ms(s, "poll_ms");
 		d->probe_node = get_str(s, "probe_node");
 	}
 	const cJSON *subs = cJSON_GetObjectItemCaseSensitive(o, "submissions");
@@ -297,7 +310,7 @@ static int from_json(const cJSON *o, const char *path, struct batch_record *r, s
 		b->job = get_str(e, "job");
 		b->script = get_str(e, "script");
 		b->ops = get_strv(e, "ops");
-		b->at = (int64_t)get_num(e, "at");
+		b->at = get_ms(e, "at");
 	}
 	const cJSON *ops = cJSON_GetObjectItemCaseSensitive(o, "ops");
 	r->ops = xcalloc((size_t)cJSON_GetArraySize(ops) + 1, sizeof(*r->ops));
@@ -316,14 +329,37 @@ static int from_json(const cJSON *o, const char *path, struct batch_record *r, s
 		/* The output root is where the record lies: the folder may have moved. */
 		b->run_dir = path_join(r->out_root, b->op);
 		b->job = get_str(e, "job");
-		b->pid_start = (long long)get_num(e, "pid_start");
+		b->pid_start = get_ms(e, "pid_start");
 		b->node = get_str(e, "node");
 		b->why = get_str(e, "why");
-		b->starts = (int)get_num(e, "starts");
-		b->started = (int64_t)get_num(e, "started");
-		b->ended = (int64_t)get_num(e, "ended");
+		b->starts = get_int(e, "starts");
+		b->started = get_ms(e, "started");
+		b->ended = get_ms(e, "ended");
 	}
 	return 0;
+}
+
+/* dir is OUT/.tileport-batch/NAME: OUT as the caller wrote it (relative
+ * paths stay relative for display; what runs gets absolute ones). */
+static char *out_root_of(const char *dir)
+{
+	char *d = xstrdup(dir);
+	size_t n = strlen(d);
+	while (n > 1 && d[n - 1] == '/')
+		d[--n] = '\0';
+	for (int up = 0; up < 2; up++) {
+		char *slash = strrchr(d, '/');
+		if (!slash) {
+			free(d);
+			return xstrdup(up ? "." : "..");
+		}
+		*slash = '\0';
+	}
+	if (!*d) {
+		free(d);
+		return xstrdup("/");
+	}
+	return d;
 }
 
 int batch_record_load(const char *dir, struct batch_record *r, struct tp_err *err)
@@ -342,11 +378,7 @@ int batch_record_load(const char *dir, struct batch_record *r, struct tp_err *er
 		tp_err_set(err, TP_EXIT_USAGE, "%s: not a JSON object", path);
 	} else {
 		r->dir = xstrdup(dir);
-		/* dir is OUT/.tileport-batch/NAME */
-		char *up = xasprintf("%s/../..", dir);
-		char buf[4096];
-		r->out_root = realpath(up, buf) ? xstrdup(buf) : get_str(o, "out_root");
-		free(up);
+		r->out_root = out_root_of(dir);
 		rc = from_json(o, path, r, err);
 	}
 	cJSON_Delete(o);

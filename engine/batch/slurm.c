@@ -177,9 +177,9 @@ static void job_now(const char *job, char **state, char **node)
 static int probe(struct batch *b, struct tp_err *err)
 {
 	struct batch_slurm *s = &b->rec.slurm;
-	char *rel = xasprintf("probe.%ld", (long)getpid());
-	char *marker = batch_path(&b->rec, rel);
-	free(rel);
+	char *adir = path_absolute(b->rec.dir); /* the job's view: no relative paths */
+	char *marker = xasprintf("%s/probe.%ld", adir, (long)getpid());
+	free(adir);
 	char *qm = q1(marker);
 	char **argv = NULL;
 	size_t n = 0;
@@ -257,7 +257,9 @@ static char *script_text(const struct batch *b, const size_t *idx, size_t n, siz
 {
 	const struct batch_record *r = &b->rec;
 	struct sbuf sb = SBUF_INIT;
-	char *dir = q1(r->dir), *out = q1(r->out_root), *ws = q1(r->workspace), *name = q1(r->name);
+	/* the nodes see absolute paths only */
+	char *adir = path_absolute(r->dir), *aout = path_absolute(r->out_root);
+	char *dir = q1(adir), *out = q1(aout), *ws = q1(r->workspace), *name = q1(r->name);
 	const char *self = r->slurm.tileport ? r->slurm.tileport : tp_self_exe();
 	char *bin = q1(self ? self : "tileport");
 	char *args = r->run_args && r->run_args[0] ? argv_quote(r->run_args) : xstrdup("");
@@ -282,8 +284,8 @@ static char *script_text(const struct batch *b, const size_t *idx, size_t n, siz
 		  "\texec %s resume \"$run\" --headless %s\n"
 		  "fi\n"
 		  "exec %s run \"$op\" --workspace %s --out %s --headless %s\n",
-		  dir, r->dir, name, out, bin, args, bin, ws, out, args);
-	free(dir), free(out), free(ws), free(name), free(bin), free(args);
+		  dir, adir, name, out, bin, args, bin, ws, out, args);
+	free(dir), free(out), free(ws), free(name), free(bin), free(args), free(adir), free(aout);
 	return sb_detach(&sb);
 }
 
@@ -296,8 +298,9 @@ static int slurm_launch(struct batch *b, const size_t *idx, size_t n, struct tp_
 		return -1;
 	size_t subno = b->rec.nsubs + 1;
 	char *rel = xasprintf("submit-%zu.sh", subno);
-	char *script = batch_path(&b->rec, rel);
-	char *logs = batch_path(&b->rec, "logs");
+	char *adir = path_absolute(b->rec.dir); /* what the jobs see */
+	char *script = path_join(adir, rel);
+	char *logs = path_join(adir, "logs");
 	char *text = script_text(b, idx, n, subno);
 	int rc = mkdir_p(logs, 0755, err);
 	if (rc == 0)
@@ -313,7 +316,7 @@ static int slurm_launch(struct batch *b, const size_t *idx, size_t n, struct tp_
 		push(&argv, &an, xasprintf("--array=0-%zu%%%d", n - 1, b->rec.jobs));
 		push(&argv, &an, xasprintf("--job-name=tileport-%s", b->rec.name));
 		push(&argv, &an, xasprintf("--output=%s/%%A_%%a.out", logs));
-		push(&argv, &an, xasprintf("--chdir=%s", b->rec.dir));
+		push(&argv, &an, xasprintf("--chdir=%s", adir));
 		/* resume decides what runs again, not Slurm */
 		push(&argv, &an, xstrdup("--no-requeue"));
 		add_common(&argv, &an, &b->rec.slurm, true);
@@ -356,6 +359,7 @@ static int slurm_launch(struct batch *b, const size_t *idx, size_t n, struct tp_
 	free(rel);
 	free(script);
 	free(logs);
+	free(adir);
 	return rc;
 }
 
@@ -427,10 +431,13 @@ static void apply(struct batch *b)
 		if (j && j->node && (!o->node || strcmp(o->node, j->node))) {
 			free(o->node);
 			o->node = xstrdup(j->node);
+			b->dirty = true;
 			batch_changed(b);
 		}
-		if (ph == JOB_RUNNING && !o->started)
+		if (ph == JOB_RUNNING && !o->started) {
 			o->started = wall_ms();
+			b->dirty = true;
+		}
 		b->prog[i].seen_size = -2; /* the job moved on: read its run again */
 		batch_progress_read(b, i);
 		enum batch_state s = batch_state_from(&b->prog[i], ph);

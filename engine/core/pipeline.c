@@ -431,12 +431,6 @@ static void apply_opts(struct pipeline *p, const struct pipeline_opts *o)
 		p->st.hold = true;
 }
 
-static char *real_or_copy(const char *path)
-{
-	char buf[PATH_MAX];
-	return realpath(path, buf) ? xstrdup(buf) : xstrdup(path);
-}
-
 int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline_opts *o, struct tp_err *err)
 {
 	*out = NULL;
@@ -451,7 +445,7 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 		table_free(t);
 		return -1;
 	}
-	char *ws = real_or_copy(o->workspace);
+	char *ws = path_absolute(o->workspace);
 	char *run_dir = path_join(o->out_root, o->op);
 	if (run_exists(run_dir)) {
 		tp_err_set(err, TP_EXIT_USAGE, "a run of %s already exists in %s; resume it with 'tileport "
@@ -506,8 +500,8 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	st->version = xstrdup(TILEPORT_VERSION);
 	st->op = xstrdup(o->op);
 	st->workspace = ws;
-	st->out_root = real_or_copy(o->out_root);
-	st->run_dir = real_or_copy(run_dir);
+	st->out_root = path_absolute(o->out_root);
+	st->run_dir = path_absolute(run_dir);
 	st->table = xstrdup(t->path);
 	st->status = xstrdup("running");
 	st->offline = offline;
@@ -582,7 +576,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 	struct pipeline *p = pl_new(l, o);
 	p->lock_fd = fd;
 	/* Agents run in the workspace: every path they get must be absolute. */
-	char *abs_dir = real_or_copy(run_dir);
+	char *abs_dir = path_absolute(run_dir);
 	int loaded = run_state_load(abs_dir, &p->st, err);
 	free(abs_dir);
 	if (loaded < 0) {

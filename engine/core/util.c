@@ -448,6 +448,12 @@ char *path_join(const char *a, const char *b)
 	return xasprintf("%s%s%s", a, a[la - 1] == '/' ? "" : "/", b);
 }
 
+char *path_absolute(const char *path)
+{
+	char buf[PATH_MAX];
+	return realpath(path, buf) ? xstrdup(buf) : xstrdup(path);
+}
+
 char *which(const char *prog)
 {
 	return which_in(prog, getenv("PATH"));

@@ -92,6 +92,9 @@ bool path_is_file(const char *path);
 bool path_is_exec(const char *path);
 bool file_nonempty(const char *path);
 char *path_join(const char *a, const char *b);
+/* The absolute path with links resolved (realpath), or path itself when it
+ * does not exist. Caller frees. */
+char *path_absolute(const char *path);
 /* Find an executable on $PATH (or the path itself if it has a '/'). */
 char *which(const char *prog);
 /* The same on a given PATH value (NULL: a default system PATH). */

@@ -89,7 +89,7 @@ static void print_status(const struct batch *b)
 		       r->nsubs == 1 ? "" : "s", r->subs[r->nsubs - 1].job);
 	if (batch_problem(b))
 		printf("note   %s\n", batch_problem(b));
-	printf("\n%-16s %-16s %-5s %-14s %-10s %-10s %7s  %s\n", "OP", "STATE", "STAGE", "ATTEMPTS",
+	printf("\n%-16s %-16s %-5s %-14s %-10s %-12s %7s  %s\n", "OP", "STATE", "STAGE", "ATTEMPTS",
 	       "JOB", "NODE", "ELAPSED", "NOTE");
 	for (size_t i = 0; i < r->nops; i++) {
 		const struct batch_op *o = &r->ops[i];
@@ -98,7 +98,7 @@ static void print_status(const struct batch *b)
 		if (p->stage)
 			snprintf(stage, sizeof(stage), "%c", p->stage);
 		elapsed(p, el, sizeof(el));
-		printf("%-16s %-16s %-5s %-14s %-10s %-10s %7s  %s\n", o->op, batch_state_name(o->state),
+		printf("%-16s %-16s %-5s %-14s %-10s %-12s %7s  %s\n", o->op, batch_state_name(o->state),
 		       stage, or_dash(p->attempts), or_dash(o->job), or_dash(o->node), el,
 		       note(o, p, buf, sizeof(buf)));
 	}

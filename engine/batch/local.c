@@ -69,6 +69,8 @@ static void on_exit_child(struct proc *p, const struct proc_status *st, void *ud
 	b->prog[i].seen_size = -2;
 	batch_progress_read(b, i);
 	enum batch_state s = batch_state_from(&b->prog[i], cancel ? JOB_CANCELLED : JOB_ENDED);
+	if (s == BST_FAILED && ls->stopping)
+		s = BST_PENDING; /* stopped by us before its run began: it never started */
 	char *why = NULL, *tail = s == BST_FAILED ? file_last_line(c->log) : NULL;
 	if (tail)
 		why = xasprintf("%s: %s", how, tail);

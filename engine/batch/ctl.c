@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "engine/core/pipeline.h"
+#include "engine/core/proc.h"
 #include "engine/core/run.h"
 
 #define PROGRESS_MS 500      /* re-read the runs' files */
@@ -407,7 +408,13 @@ static void fill_record(struct batch_record *r, const struct batch_spec *s, cons
 	r->workspace = path_absolute(s->workspace);
 	r->out_root = path_absolute(s->out_root);
 	r->jobs = s->jobs;
-	r->run_args = strv_dup(s->run_args);
+	/* a key spelled out in a driver is kept as ${NAME}, which the stage's
+	 * shell expands again (docs/pipeline.md, Secrets) */
+	char **env = env_current();
+	r->run_args = xcalloc(strv_len(s->run_args) + 1, sizeof(*r->run_args));
+	for (size_t i = 0; s->run_args && s->run_args[i]; i++)
+		r->run_args[i] = redact_secrets(s->run_args[i], env);
+	strv_free(env);
 	r->created = wall_ms();
 	if (s->slurm) {
 		struct batch_slurm *d = &r->slurm;

@@ -29,9 +29,12 @@ scenario conv_t "A: PASS" "B: COMPILED" "D: ALL_PASS" "E: DONE geomean=1.0000"
 scenario stop_d "A: FAIL_FIXABLE"
 scenario hang_e "A: HANG" "A: HANG"
 
+# A key spelled out in a driver (F never runs here) must not reach any file.
+export TILEPORT_TEST_API_KEY=sk-batch-secret-0123456789
 # shellcheck disable=SC2046
 "$TILEPORT" batch start --all --workspace "$W" --out "$T/out" --name lib --jobs 2 --headless \
-	--table "$T/pipeline.json" $(batch_flags) >"$T/lib.log" 2>&1
+	--table "$T/pipeline.json" $(batch_flags) --driver "F=exec:$BATCH_AGENT --key sk-batch-secret-0123456789" \
+	>"$T/lib.log" 2>&1
 assert_eq "batch with a STOP exits 1" "$?" 1
 assert_contains "the end says how to go on" "$T/lib.log" "continue with 'tileport batch resume lib'"
 "$TILEPORT" batch status lib --out "$T/out" --json >"$T/lib.json"
@@ -48,6 +51,9 @@ assert_eq "hang_e timed out twice" "$(json_get "$T/out/hang_e/.tileport/state.js
 	"['timed out', 'timed out']"
 assert_eq "attempts per stage" "$(op_field "$T/lib.json" conv_b attempts) | $(op_field "$T/lib.json" hang_e attempts)" \
 	"A1 B1 D2 E1 | A1+r"
+if grep -rq sk-batch-secret "$T/out"; then bad "the key reached $(grep -rl sk-batch-secret "$T/out" | head -1)"; else
+	ok "the key is in no file of the batch or its runs"; fi
+assert_contains "it is kept as \${NAME}" "$T/out/.tileport-batch/lib/batch.json" '--key ${TILEPORT_TEST_API_KEY}'
 assert_eq "node is this host" "$(op_field "$T/lib.json" conv_a node)" "$(hostname)"
 
 # Two at a time: no moment had three runs alive (each run's own state gives

@@ -304,16 +304,6 @@ static void cancel_confirmed(struct view *v, const char *answer, void *ud)
 	free(msg);
 }
 
-static void leave_confirmed(struct view *v, const char *answer, void *ud)
-{
-	if (!v || !answer)
-		return;
-	if (ud)
-		v->host->quit(v->host);
-	else
-		v->host->close(v->host, v);
-}
-
 static size_t going(const struct bv *bv)
 {
 	size_t n = 0;
@@ -373,7 +363,7 @@ static enum request bv_request(struct view *v, enum request req)
 			char *q2 = xasprintf("%zu run%s going here; leaving stops them ('tileport batch "
 					     "resume %s' continues them). Leave?", going(bv),
 					     going(bv) == 1 ? " is" : "s are", r->name);
-			v->host->confirm(v->host, v, q2, leave_confirmed, req == REQ_QUIT ? (void *)1 : NULL);
+			view_confirm_leave(v, q2, req);
 			free(q2);
 			return REQ_NONE;
 		}

@@ -488,18 +488,6 @@ static struct step_target target(struct view *v)
 	return t;
 }
 
-/* Leaving frees an attached pipeline, which kills the running stage;
- * the attempt stays "running" in state.json and resume runs it again. */
-static void leave_confirmed(struct view *v, const char *answer, void *ud)
-{
-	if (!v || !answer)
-		return;
-	if (ud)
-		v->host->quit(v->host);
-	else
-		v->host->close(v->host, v);
-}
-
 static enum request pl_request(struct view *v, enum request req)
 {
 	struct pl *pl = v->priv;
@@ -554,8 +542,10 @@ static enum request pl_request(struct view *v, enum request req)
 	case REQ_VIEW_CLOSE:
 	case REQ_QUIT:
 		if (pl->p && pipeline_running(pl->p)) {
-			v->host->confirm(v->host, v, "A stage is running; leaving stops it (resume runs it "
-					 "again). Leave?", leave_confirmed, req == REQ_QUIT ? (void *)1 : NULL);
+			/* Leaving frees an attached pipeline, which kills the running
+			 * stage; the attempt stays "running" and resume runs it again. */
+			view_confirm_leave(v, "A stage is running; leaving stops it (resume runs it again). "
+					      "Leave?", req);
 			return REQ_NONE;
 		}
 		return req;

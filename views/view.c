@@ -56,6 +56,21 @@ enum request request_by_name(const char *name)
 	return REQ_NONE;
 }
 
+static void leave_confirmed(struct view *v, const char *answer, void *ud)
+{
+	if (!v || !answer)
+		return;
+	if (ud)
+		v->host->quit(v->host);
+	else
+		v->host->close(v->host, v);
+}
+
+void view_confirm_leave(struct view *v, const char *question, enum request req)
+{
+	v->host->confirm(v->host, v, question, leave_confirmed, req == REQ_QUIT ? (void *)1 : NULL);
+}
+
 /* ---- line builder ---- */
 
 void lo_init(struct line_out *o)

@@ -275,6 +275,9 @@ struct view_host {
 };
 
 void view_report(struct view *v, const char *fmt, ...) TP_PRINTF(2, 3);
+/* Ask the question; on yes, do req (REQ_VIEW_CLOSE closes v, REQ_QUIT
+ * quits). For views that stop what they drive when left. */
+void view_confirm_leave(struct view *v, const char *question, enum request req);
 void view_error(struct view *v, const char *fmt, ...) TP_PRINTF(2, 3);
 
 /* ---- generic behaviour (views/view.c) ---- */

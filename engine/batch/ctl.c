@@ -36,8 +36,6 @@ static void adopt(struct batch *b)
 		b->prog[i].seen_size = -2; /* never read */
 		batch_progress_read(b, i);
 	}
-	if (!b->rec.slurm.poll_ms)
-		b->rec.slurm.poll_ms = SLURM_POLL_MS;
 }
 
 int batch_open(struct batch **out, struct loop *l, const char *dir, struct tp_err *err)
@@ -193,12 +191,9 @@ static void merge_from_disk(struct batch *b)
 		*d = *m;
 		*m = keep; /* freed with disk */
 	}
-	/* The slurm settings and submissions are disk's; poll_ms default again. */
-	struct batch_record mine = b->rec;
+	/* the settings and the submissions are disk's */
+	batch_record_free(&b->rec);
 	b->rec = disk;
-	if (!b->rec.slurm.poll_ms)
-		b->rec.slurm.poll_ms = mine.slurm.poll_ms;
-	batch_record_free(&mine);
 }
 
 int batch_save(struct batch *b, struct tp_err *err)
@@ -246,25 +241,16 @@ static void read_runs(struct batch *b)
 /* Another tileport may have changed the record (a resume, a cancel). */
 static void reload_if_changed(struct batch *b)
 {
-	if (b->lock_fd >= 0)
-		return;
-	char *path = batch_path(&b->rec, "batch.json");
 	struct batch_record disk;
-	if (batch_record_load(b->rec.dir, &disk, NULL) == 0) {
-		if (disk.updated != b->rec.updated && disk.nops == b->rec.nops) {
-			struct batch_record mine = b->rec;
-			b->rec = disk;
-			free(b->rec.dir);
-			b->rec.dir = xstrdup(mine.dir);
-			if (!b->rec.slurm.poll_ms)
-				b->rec.slurm.poll_ms = mine.slurm.poll_ms;
-			batch_record_free(&mine);
-			batch_changed(b);
-		} else {
-			batch_record_free(&disk);
-		}
+	if (b->lock_fd >= 0 || batch_record_load(b->rec.dir, &disk, NULL) < 0)
+		return;
+	if (disk.updated == b->rec.updated || disk.nops != b->rec.nops) {
+		batch_record_free(&disk);
+		return;
 	}
-	free(path);
+	batch_record_free(&b->rec);
+	b->rec = disk;
+	batch_changed(b);
 }
 
 void batch_observed(struct batch *b, const char *problem)
@@ -297,7 +283,8 @@ static void on_timer(struct loop *l, void *ud)
 	(void)l;
 	struct batch *b = ud;
 	b->timer = 0;
-	int64_t every = b->rec.executor == BATCH_SLURM ? b->rec.slurm.poll_ms : PROGRESS_MS;
+	int64_t poll = b->rec.slurm.poll_ms > 0 ? b->rec.slurm.poll_ms : SLURM_POLL_MS;
+	int64_t every = b->rec.executor == BATCH_SLURM ? poll : PROGRESS_MS;
 	if (now_ms() - b->observed_at >= every) {
 		b->observed_at = now_ms();
 		observe(b);
@@ -554,11 +541,8 @@ static int take_lock(struct batch *b, int *txn, struct tp_err *err)
 		lock_release(fd);
 		return -1;
 	}
-	int64_t poll = b->rec.slurm.poll_ms;
 	batch_record_free(&b->rec);
 	b->rec = disk;
-	if (!b->rec.slurm.poll_ms)
-		b->rec.slurm.poll_ms = poll;
 	if (b->jobs_override)
 		b->rec.jobs = b->jobs_override;
 	if (b->rec.executor == BATCH_LOCAL)

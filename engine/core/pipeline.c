@@ -713,6 +713,7 @@ void pipeline_free(struct pipeline *p)
 		return;
 	if (p->step_timer)
 		loop_cancel_timer(p->loop, p->step_timer);
+	pl_drop_held(p);
 	if (p->proc) {
 		/* Leaving while a stage runs: kill it; the attempt stays "running"
 		 * in state.json and is re-run on resume. */
@@ -738,7 +739,7 @@ void pipeline_free(struct pipeline *p)
 
 bool pipeline_busy(const struct pipeline *p)
 {
-	return p->proc || p->vproc || p->step_timer;
+	return p->proc || p->vproc || p->step_timer || p->held_timer;
 }
 
 bool pipeline_finished(const struct pipeline *p)

@@ -39,6 +39,13 @@ struct pipeline {
 	struct proc *vproc;
 	struct sbuf vout;
 
+	/* A stage killed from outside (SIGTERM, SIGKILL, SIGINT, SIGHUP): its
+	 * reply waits a moment, because what killed it (Slurm ending a job,
+	 * a closed terminal) may be about to stop this process too; then the
+	 * attempt is interrupted, not judged. */
+	uint64_t held_timer;
+	char *held_text;
+
 	uint64_t step_timer;
 	bool started;
 	bool go_once;   /* hold mode: one spawn allowed by continue */
@@ -58,6 +65,8 @@ cJSON *pl_attempt_fields(const struct attempt *a);
 
 /* The abort of a running attempt took effect: save it as interrupted. */
 void pl_aborted(struct pipeline *p);
+/* Drop a held reply (pipeline_abort while one waits; pipeline_free). */
+void pl_drop_held(struct pipeline *p);
 /* An attempt record for st.next (numbered, counted); clears st.next. */
 struct attempt *pl_new_attempt(struct pipeline *p);
 

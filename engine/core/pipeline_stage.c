@@ -114,6 +114,39 @@ static void after_validator(struct pipeline *p, struct attempt *a, bool failed);
 static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_reply *r,
 		       const struct gate_result *g);
 
+/* How long the reply of a stage killed from outside waits to be judged:
+ * a job's processes are all signalled within milliseconds of each other. */
+#define HELD_MS 1500
+
+static void judge(struct pipeline *p, struct attempt *a, char *text);
+
+static bool killed_from_outside(const struct proc_status *st)
+{
+	/* by the signal itself, or a shell's 128+N for its child's */
+	int s = st->end == PROC_SIGNALED ? st->signo
+		: st->end == PROC_EXITED && st->code > 128 ? st->code - 128 : 0;
+	return s == SIGTERM || s == SIGKILL || s == SIGINT || s == SIGHUP;
+}
+
+static void on_held(struct loop *l, void *ud)
+{
+	(void)l;
+	struct pipeline *p = ud;
+	char *text = p->held_text;
+	p->held_timer = 0;
+	p->held_text = NULL;
+	judge(p, pl_cur(p), text);
+}
+
+void pl_drop_held(struct pipeline *p)
+{
+	if (p->held_timer)
+		loop_cancel_timer(p->loop, p->held_timer);
+	p->held_timer = 0;
+	free(p->held_text);
+	p->held_text = NULL;
+}
+
 static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 {
 	struct pipeline *p = ud;
@@ -149,7 +182,16 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 		pl_aborted(p);
 		return;
 	}
+	if (killed_from_outside(st)) {
+		p->held_text = text;
+		p->held_timer = loop_add_timer(p->loop, HELD_MS, on_held, p);
+		return;
+	}
+	judge(p, a, text);
+}
 
+static void judge(struct pipeline *p, struct attempt *a, char *text)
+{
 	const struct stage_def *s = table_stage(p->table, a->stage);
 	char **vocab = xcalloc(strv_len(s->verdicts) + 2, sizeof(char *));
 	size_t nv = 0;

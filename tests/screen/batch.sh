@@ -35,7 +35,9 @@ R
 <Esc>
 :save-display batch-r-no.screen
 EOS
-check batch-pipeline-80x24.screen
+# (the pipeline view's own goldens are views.sh's; here: that it is this run's)
+expect "Enter opens the run's pipeline view" batch-pipeline-80x24.screen "[pipeline] softmax - PIPELINE_COMPLETE"
+expect "with its stages" batch-pipeline-80x24.screen "✓ E Benchmark     1/2 done         DONE"
 expect "R on a converted run" batch-r-complete.screen "softmax is complete: nothing to resume"
 expect "x on a stopped run" batch-x-stopped.screen "matmul is stopped: nothing to cancel"
 expect "R on a stopped run asks first" batch-r-stopped.screen "matmul stopped on a verdict; run it again from the start"

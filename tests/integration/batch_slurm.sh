@@ -76,14 +76,15 @@ scontrol update nodename="$SLURM_NODE" state=resume 2>/dev/null # ReturnToServic
 wait_for 60 "the node is back" '! sinfo -h -o %T | grep -q down'
 wait_for 180 "the rest of the array ran" \
 	'"$TILEPORT" batch status rough --out "$T/rough" --json >"$T/r.json" && [ "$(json_get "$T/r.json" "d[\"going\"]")" = False ]'
-# (n3 may have been on the node when it failed, too)
-unfinished=$(json_get "$T/r.json" '" ".join(o["op"] for o in d["ops"] if o["state"] in ("cancelled", "interrupted"))')
+# (n3 or n4 may have been on the node when it failed, too: interrupted, or
+# failed when its run had not begun)
+unfinished=$(json_get "$T/r.json" '" ".join(o["op"] for o in d["ops"] if o["state"] in ("cancelled", "interrupted", "failed"))')
 if python3 -c 'import sys; sys.exit(not {"g_cancel", "g_node", "q6"} <= set(sys.argv[1].split()))' "$unfinished"; then
 	ok "before resume: g_cancel, g_node and q6 ended without a verdict"
 else
 	bad "before resume: ended without a verdict: '$unfinished'"
 fi
-starts=$(json_get "$T/r.json" '" ".join(o["op"] + ":" + str(1 + (o["state"] in ("cancelled", "interrupted"))) for o in d["ops"])')
+starts=$(json_get "$T/r.json" '" ".join(o["op"] + ":" + str(1 + (o["state"] not in ("complete", "stopped"))) for o in d["ops"])')
 # Resume submits only those; s5 stopped on its verdict and stays stopped.
 "$TILEPORT" batch resume rough --out "$T/rough" --headless --wait >"$T/resume.log" 2>&1
 assert_eq "resume: exit 1 (s5 stops)" "$?" 1

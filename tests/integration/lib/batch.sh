@@ -67,17 +67,24 @@ same_runs() {
 	a=$1 b=$2
 	shift 2
 	for op in "$@"; do
-		for side in a b; do
-			eval "root=\$$side"
-			"$TILEPORT" status "$root/$op" --json | python3 -c 'import json,sys
-d = json.load(sys.stdin)
-print(d.get("final"), d["path"])
-for a in d["attempts"]:
-    print(a["seq"], a["stage"], a["attempt"], a["repair"], a["state"], a.get("verdict"), a.get("gate"), a.get("action"))' >"$T/same.$side"
-		done
-		if cmp -s "$T/same.a" "$T/same.b"; then ok "$op: same end, path and attempts"; else
-			bad "$op: runs differ"
-			diff "$T/same.a" "$T/same.b" | sed 's/^/    | /'
-		fi
+		"$TILEPORT" status "$a/$op" --json >"$T/same.a.$op" 2>&1
+		"$TILEPORT" status "$b/$op" --json >"$T/same.b.$op" 2>&1
 	done
+	python3 - "$T" "$@" >"$T/same.out" <<'PY'
+import json, sys
+def run(path):
+    try:
+        d = json.load(open(path))
+    except ValueError:
+        return ["unreadable: " + open(path).read()]
+    return [str(d.get("final")) + " " + d["path"]] + [
+        " ".join(str(a.get(k)) for k in ("seq", "stage", "attempt", "repair", "state", "verdict", "gate", "action"))
+        for a in d["attempts"]]
+for op in sys.argv[2:]:
+    x, y = (run("%s/same.%s.%s" % (sys.argv[1], side, op)) for side in "ab")
+    print(op, "same" if x == y else "differs: %s / %s" % (x, y))
+PY
+	while read -r op verdict; do
+		if [ "$verdict" = same ]; then ok "$op: same end, path and attempts"; else bad "$op: runs $verdict"; fi
+	done <"$T/same.out"
 }

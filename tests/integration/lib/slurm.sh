@@ -3,7 +3,9 @@
 # under $T/slurm and ports of their own, and stopped by their PIDs.
 # Facts: ../shared/reference/slurm.md. slurmd runs in a mount namespace
 # where $SLURM_HIDDEN is an empty tmpfs: the "compute node" cannot see
-# what this host keeps there, the case the probe job must catch.
+# what this host keeps there, the case the probe job must catch. The main
+# scheduler runs every second (sched_interval=1): a throttled array's next
+# task starts within a second of a slot freeing, not the default minute.
 #   slurm_start      start it; exports SLURM_CONF, SLURM_NODE
 #   slurm_stop       cancel what is left, stop the daemons (trap it)
 #   slurm_wait CMD   poll CMD (a shell condition) until true, bounded
@@ -56,7 +58,8 @@ CredType=cred/munge
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
-SchedulerType=sched/backfill
+SchedulerType=sched/builtin
+SchedulerParameters=sched_interval=1
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 StateSaveLocation=$S/state

@@ -12,8 +12,6 @@
 #include <time.h>
 
 #include "engine/batch/batch.h"
-#include "engine/core/config.h"
-#include "engine/core/run.h"
 #include "tui/tui.h"
 
 static const char batch_usage[] =
@@ -77,41 +75,7 @@ static const char cancel_usage[] =
 
 static volatile sig_atomic_t interrupted;
 
-bool cli_batch_key(const char *key)
-{
-	static const char *const keys[] = {
-		"batch.executor", "batch.jobs", "slurm.partition", "slurm.account", "slurm.qos",
-		"slurm.time", "slurm.gres", "slurm.sbatch_args", "slurm.tileport", "slurm.poll",
-		"slurm.probe", "slurm.probe_timeout", "slurm.probe_grace",
-	};
-	for (size_t i = 0; i < TP_ARRAY_LEN(keys); i++)
-		if (!strcmp(key, keys[i]))
-			return true;
-	return false;
-}
-
-static int config_error(const struct config *c, const char *key, const char *want)
-{
-	const struct config_entry *e = config_find(c, key);
-	fprintf(stderr, "tileport: %s:%d: %s = '%s': expected %s\n", e->file, e->line, key, e->value,
-		want);
-	return TP_EXIT_USAGE;
-}
-
-static int config_seconds(const struct config *c, const char *key, int64_t *ms)
-{
-	const char *v = config_get(c, key);
-	if (!v)
-		return 0;
-	char *end;
-	double s = strtod(v, &end);
-	if (end == v || *end || !(s > 0) || s > 1e7)
-		return config_error(c, key, "a number of seconds");
-	*ms = (int64_t)(s * 1000);
-	return 0;
-}
-
-int cli_batch_jobs(const char *text, int *jobs)
+static int parse_jobs(const char *text, int *jobs)
 {
 	char *end;
 	long n = strtol(text, &end, 10);
@@ -139,44 +103,16 @@ static void add_arg(char ***v, const char *a, const char *b)
 	(*v)[n] = NULL;
 }
 
-/* [slurm] settings: the command line's, else the config's. */
-static int slurm_settings(const struct start_args *a, const struct config *c, struct batch_slurm *s)
+/* The command line's Slurm options over the config's. */
+static void slurm_options(const struct start_args *a, struct batch_slurm *s)
 {
-	memset(s, 0, sizeof(*s));
-	s->partition = (char *)(a->partition ? a->partition : config_get(c, "slurm.partition"));
-	s->account = (char *)(a->account ? a->account : config_get(c, "slurm.account"));
-	s->qos = (char *)(a->qos ? a->qos : config_get(c, "slurm.qos"));
-	s->time = (char *)(a->time ? a->time : config_get(c, "slurm.time"));
-	s->gres = (char *)(a->gres ? a->gres : config_get(c, "slurm.gres"));
-	s->tileport = (char *)config_get(c, "slurm.tileport");
-	size_t n = 0;
-	char **cfg = str_split(config_get(c, "slurm.sbatch_args") ? config_get(c, "slurm.sbatch_args")
-								    : "", ' ', false, &n);
-	s->sbatch_args = cfg;
+	const char *const *given[] = {&a->partition, &a->account, &a->qos, &a->time, &a->gres};
+	char **slot[] = {&s->partition, &s->account, &s->qos, &s->time, &s->gres};
+	for (size_t i = 0; i < TP_ARRAY_LEN(slot); i++)
+		if (*given[i])
+			*slot[i] = (char *)*given[i];
 	for (size_t i = 0; a->sbatch_args && a->sbatch_args[i]; i++)
 		add_arg(&s->sbatch_args, a->sbatch_args[i], NULL);
-	s->probe = true;
-	const char *probe = config_get(c, "slurm.probe");
-	if (probe) {
-		if (!strcmp(probe, "no") || !strcmp(probe, "false") || !strcmp(probe, "0"))
-			s->probe = false;
-		else if (strcmp(probe, "yes") && strcmp(probe, "true") && strcmp(probe, "1"))
-			return config_error(c, "slurm.probe", "yes or no");
-	}
-	int rc = config_seconds(c, "slurm.poll", &s->poll_ms);
-	if (!rc)
-		rc = config_seconds(c, "slurm.probe_timeout", &s->probe_timeout_ms);
-	if (!rc)
-		rc = config_seconds(c, "slurm.probe_grace", &s->probe_grace_ms);
-	return rc;
-}
-
-static bool slurm_configured(const struct config *c)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (c->v[i].key && str_starts(c->v[i].key, "slurm."))
-			return true;
-	return false;
 }
 
 static void print_change(struct batch *b, size_t op, const char *msg, void *ud)
@@ -228,14 +164,13 @@ static void unfinished_hint(const struct batch *b)
 
 /* The batch screen, or one line per change; for Slurm without --wait, a
  * line saying what was submitted. */
-static int drive(struct batch *b, struct loop *l, bool headless, bool wait, const char *ws)
+static int drive(struct batch *b, struct session *session, bool headless, bool wait)
 {
 	const struct batch_record *r = batch_record(b);
 	int rc;
 	if (cli_want_screen(headless)) {
 		batch_follow(b, true);
-		struct tui_start s = {.kind = TUI_START_BATCH, .batch = b, .loop = l, .workspace = ws,
-				      .run_dir = r->dir};
+		struct tui_start s = {.kind = TUI_START_BATCH, .session = session, .batch = b};
 		rc = tui_main(&s);
 		batch_stop_wait(b); /* quitting stops what this process runs (it asked) */
 		if (rc == TP_EXIT_OK)
@@ -246,7 +181,7 @@ static int drive(struct batch *b, struct loop *l, bool headless, bool wait, cons
 		return TP_EXIT_OK;
 	} else {
 		batch_listen(b, print_change, NULL);
-		rc = follow(b, l);
+		rc = follow(b, session_loop(session));
 	}
 	unfinished_hint(b);
 	return rc;
@@ -284,7 +219,7 @@ static int parse_start(int argc, char **argv, struct start_args *a)
 		case 'g': a->gres = optarg; break;
 		case 's': add_arg(&a->sbatch_args, optarg, NULL); break;
 		case 'j':
-			if (cli_batch_jobs(optarg, &a->jobs) < 0)
+			if (parse_jobs(optarg, &a->jobs) < 0)
 				return cli_usage_error("batch start", "--jobs expects a number >= 1, got '%s'",
 						       optarg);
 			break;
@@ -329,37 +264,23 @@ static int batch_start_main(int argc, char **argv)
 		strv_free(a.sbatch_args);
 		return rc < 0 ? TP_EXIT_OK : rc;
 	}
-	char *ws = cli_workspace(a.workspace);
-	struct config cfg = {0};
+	struct session *session = NULL;
+	struct batch_config bc = {0};
 	struct tp_err err;
-	char **ops = NULL, *out = NULL;
-	struct batch_slurm slurm = {0};
-	struct loop *l = NULL;
+	char **ops = NULL;
 	struct batch *b = NULL;
+	if ((rc = cli_session(&session, &(struct session_opts){.workspace = a.workspace, .out_root = a.out})))
+		goto done;
+	const char *ws = session_workspace(session);
 	if (!ws) {
 		fprintf(stderr, "tileport: no workspace: use --workspace DIR or set TILEGYM_PATH\n");
 		rc = TP_EXIT_USAGE;
 		goto done;
 	}
-	if (cli_load_config(&cfg, path_is_dir(ws) ? ws : NULL, &err) < 0) {
-		rc = cli_report(&err);
-		goto done;
-	}
-	const char *exec = a.executor ? a.executor : config_get(&cfg, "batch.executor");
-	if (!exec)
-		exec = slurm_configured(&cfg) ? "slurm" : "local";
-	if (strcmp(exec, "local") && strcmp(exec, "slurm")) {
-		rc = config_error(&cfg, "batch.executor", "local or slurm");
-		goto done;
-	}
-	if (!a.jobs && config_get(&cfg, "batch.jobs") &&
-	    cli_batch_jobs(config_get(&cfg, "batch.jobs"), &a.jobs) < 0) {
-		rc = config_error(&cfg, "batch.jobs", "a number >= 1");
-		goto done;
-	}
-	if ((rc = slurm_settings(&a, &cfg, &slurm)))
-		goto done;
-	out = run_out_root(a.out, ws, config_get(&cfg, "out_root"));
+	batch_config_read(session_config(session), &bc);
+	slurm_options(&a, &bc.slurm);
+	bool is_slurm = a.executor ? !strcmp(a.executor, "slurm")
+		      : bc.executor >= 0 ? bc.executor == BATCH_SLURM : bc.slurm_configured;
 	if (a.all) {
 		if (batch_discover(ws, &ops, &err) < 0) {
 			rc = cli_report(&err);
@@ -370,38 +291,29 @@ static int batch_start_main(int argc, char **argv)
 		for (int i = optind; i < argc; i++)
 			ops[i - optind] = xstrdup(argv[i]);
 	}
-	bool is_slurm = !strcmp(exec, "slurm");
-	if (!a.jobs)
-		a.jobs = is_slurm ? (int)strv_len(ops) : 2;
+	int jobs = a.jobs ? a.jobs : bc.jobs ? bc.jobs : is_slurm ? (int)strv_len(ops) : 2;
 	struct batch_spec spec = {
-		.name = a.name, .ops = ops, .workspace = ws, .out_root = out,
-		.executor = is_slurm ? BATCH_SLURM : BATCH_LOCAL, .jobs = a.jobs,
-		.run_args = a.run_args, .slurm = &slurm,
+		.name = a.name, .ops = ops, .executor = is_slurm ? BATCH_SLURM : BATCH_LOCAL,
+		.jobs = jobs, .run_args = a.run_args, .slurm = &bc.slurm,
 	};
-	l = loop_new();
-	if (batch_start(&b, l, &spec, &err) < 0) {
+	if (batch_start(&b, session, &spec, &err) < 0) {
 		rc = cli_report(&err);
 		goto done;
 	}
-	rc = drive(b, l, a.headless, a.wait, ws);
+	rc = drive(b, session, a.headless, a.wait);
 done:
 	batch_free(b);
-	loop_free(l);
-	strv_free(slurm.sbatch_args);
+	session_close(session);
+	batch_config_free(&bc);
 	strv_free(ops);
 	strv_free(a.run_args);
 	strv_free(a.sbatch_args);
-	config_free(&cfg);
-	free(out);
-	free(ws);
 	return rc;
 }
 
-int cli_batch_find(const char *cmd, const char *name, const char *opt_out, struct loop *l,
-		   struct batch **b)
+int cli_batch_find(const char *cmd, const char *name, struct session *s, struct batch **b)
 {
-	char *ws = cli_workspace(NULL);
-	char *out = cli_out_root(opt_out, ws);
+	const char *out = session_out_root(s);
 	char *dir = name ? batch_resolve(name, out) : batch_latest(out);
 	int rc = 0;
 	struct tp_err err;
@@ -409,11 +321,9 @@ int cli_batch_find(const char *cmd, const char *name, const char *opt_out, struc
 		rc = name ? cli_usage_error(cmd, "no batch '%s' in %s (looked for %s/%s/%s/batch.json)",
 					    name, out, out, BATCH_FOLDER, name)
 			  : cli_usage_error(cmd, "no batches in %s", out);
-	else if (batch_open(b, l, dir, &err) < 0)
+	else if (batch_open(b, s, dir, &err) < 0)
 		rc = cli_report(&err);
 	free(dir);
-	free(out);
-	free(ws);
 	return rc;
 }
 
@@ -436,7 +346,7 @@ static int batch_resume_main(int argc, char **argv)
 		case 'W': wait = true; break;
 		case 'o': oopt = optarg; break;
 		case 'j':
-			if (cli_batch_jobs(optarg, &jobs) < 0)
+			if (parse_jobs(optarg, &jobs) < 0)
 				rc = cli_usage_error("batch resume", "--jobs expects a number >= 1, got '%s'",
 						     optarg);
 			break;
@@ -446,10 +356,12 @@ static int batch_resume_main(int argc, char **argv)
 	}
 	if (!rc && argc - optind != 1)
 		rc = cli_usage_error("batch resume", "expected one batch name");
-	struct loop *l = loop_new();
+	struct session *session = NULL;
 	struct batch *b = NULL;
 	if (!rc)
-		rc = cli_batch_find("batch resume", argv[optind], oopt, l, &b);
+		rc = cli_session(&session, &(struct session_opts){.out_root = oopt});
+	if (!rc)
+		rc = cli_batch_find("batch resume", argv[optind], session, &b);
 	if (!rc) {
 		if (jobs)
 			batch_set_jobs(b, jobs);
@@ -465,12 +377,12 @@ static int batch_resume_main(int argc, char **argv)
 			else
 				printf("batch %s: %zu run%s %s\n", r->name, started, started == 1 ? "" : "s",
 				       r->executor == BATCH_SLURM ? "submitted again" : "resumed");
-			rc = started || batch_going(b) ? drive(b, l, headless, wait, r->workspace)
+			rc = started || batch_going(b) ? drive(b, session, headless, wait)
 						       : batch_exit_code(b);
 		}
 	}
 	batch_free(b);
-	loop_free(l);
+	session_close(session);
 	strv_free(rerun);
 	return rc;
 }
@@ -494,9 +406,12 @@ static int batch_cancel_main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error("batch cancel", "expected a batch name");
-	struct loop *l = loop_new();
+	struct session *session;
+	int rc = cli_session(&session, &(struct session_opts){.out_root = oopt});
+	if (rc)
+		return rc;
 	struct batch *b = NULL;
-	int rc = cli_batch_find("batch cancel", argv[optind], oopt, l, &b);
+	rc = cli_batch_find("batch cancel", argv[optind], session, &b);
 	struct tp_err err;
 	if (!rc && batch_refresh(b, &err) < 0)
 		rc = cli_report(&err);
@@ -509,7 +424,7 @@ static int batch_cancel_main(int argc, char **argv)
 			       ops ? "the named runs" : "every queued and running run");
 	}
 	batch_free(b);
-	loop_free(l);
+	session_close(session);
 	return rc;
 }
 

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "engine/batch/batch.h"
-#include "views/view.h"
 
 static const char status_usage[] =
 	"usage: tileport batch status [NAME] [--json] [--out DIR]\n"
@@ -113,10 +112,9 @@ static void print_json(const struct batch *b)
 	cJSON_Delete(o);
 }
 
-static int open_refreshed(const char *cmd, const char *name, const char *oopt, struct loop *l,
-			  struct batch **b)
+static int open_refreshed(const char *cmd, const char *name, struct session *s, struct batch **b)
 {
-	int rc = cli_batch_find(cmd, name, oopt, l, b);
+	int rc = cli_batch_find(cmd, name, s, b);
 	struct tp_err err;
 	if (!rc && batch_refresh(*b, &err) < 0)
 		rc = cli_report(&err);
@@ -146,9 +144,12 @@ int cli_batch_status(int argc, char **argv)
 	}
 	if (argc - optind > 1)
 		return cli_usage_error("batch status", "expected at most one batch name");
-	struct loop *l = loop_new();
+	struct session *session;
+	int rc = cli_session(&session, &(struct session_opts){.out_root = oopt});
+	if (rc)
+		return rc;
 	struct batch *b = NULL;
-	int rc = open_refreshed("batch status", optind < argc ? argv[optind] : NULL, oopt, l, &b);
+	rc = open_refreshed("batch status", optind < argc ? argv[optind] : NULL, session, &b);
 	if (!rc) {
 		if (json)
 			print_json(b);
@@ -156,7 +157,7 @@ int cli_batch_status(int argc, char **argv)
 			print_status(b);
 	}
 	batch_free(b);
-	loop_free(l);
+	session_close(session);
 	return rc;
 }
 
@@ -268,9 +269,12 @@ int cli_batch_report(int argc, char **argv)
 		return cli_usage_error("batch report", "--json or --markdown, not both");
 	if (argc - optind != 1)
 		return cli_usage_error("batch report", "expected one batch name");
-	struct loop *l = loop_new();
+	struct session *session;
+	int rc = cli_session(&session, &(struct session_opts){.out_root = oopt});
+	if (rc)
+		return rc;
 	struct batch *b = NULL;
-	int rc = open_refreshed("batch report", argv[optind], oopt, l, &b);
+	rc = open_refreshed("batch report", argv[optind], session, &b);
 	if (!rc) {
 		if (json)
 			print_json(b);
@@ -278,6 +282,6 @@ int cli_batch_report(int argc, char **argv)
 			print_report(b, md);
 	}
 	batch_free(b);
-	loop_free(l);
+	session_close(session);
 	return rc;
 }

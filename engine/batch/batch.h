@@ -20,7 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/core/loop.h"
+#include "engine/core/config.h"
+#include "engine/core/session.h"
 #include "engine/core/util.h"
 
 #define BATCH_SCHEMA 1
@@ -113,12 +114,12 @@ void batch_record_free(struct batch_record *r);
  * (src/tilegym/ops/cutile_rs/OP_kernel/ or OP.py), sorted. */
 int batch_discover(const char *workspace, char ***ops, struct tp_err *err);
 
-/* What a run's own files say (state.json, reports/performance.md,
- * events.jsonl), re-read when they change. */
+/* What an op's run says: its run model (engine/core/session.h), followed
+ * while the batch is, and the geomean of its reports/performance.md. */
 struct batch_progress {
 	bool exists;          /* the run has a readable state.json */
 	char *error;          /* why it could not be read */
-	char *status, *final, *reason;
+	char *final, *reason;
 	char stage;           /* of the latest attempt; 0 before any */
 	char *verdict;        /* of the latest attempt */
 	char *attempts;       /* counted runs per stage: "A1 B2 D1" */
@@ -129,36 +130,54 @@ struct batch_progress {
 	double cost;
 	int64_t elapsed_ms;   /* attempts' time, the running one up to now */
 	char *last_event;     /* the msg of the last event */
-	int64_t seen_mtime;   /* of state.json and events.jsonl, last read */
-	long long seen_size, seen_events;
 };
 
 /* Time spent in the run's attempts, a running one counted up to now. */
 int64_t batch_progress_elapsed(const struct batch_progress *p, int64_t now);
 
-/* A batch on a loop: followed (its jobs observed) and, for the local
- * executor, driven (its runs are children of this process). */
+/* ---- settings: [batch] and [slurm] of the config files ---- */
+
+/* For session_open's check (engine/core/session.h): 1 a batch setting with
+ * a good value, 0 not one, -1 a bad value (err says what was expected). */
+int batch_setting_check(const struct config_entry *e, struct tp_err *err);
+extern const char batch_settings_hint[];
+/* The settings as the (checked) config has them; strings are the
+ * config's. executor -1 and jobs 0 when unset. */
+struct batch_config {
+	int executor;
+	int jobs;
+	bool slurm_configured; /* any slurm.* setting: Slurm is the default */
+	struct batch_slurm slurm;
+};
+void batch_config_read(const struct config *c, struct batch_config *out);
+void batch_config_free(struct batch_config *c);
+
+/* A batch on the session's loop: followed (its jobs observed, its runs'
+ * models listened to) and, for the local executor, driven (its runs are
+ * children of this process). */
 struct batch;
 
 struct batch_spec {
 	const char *name;       /* NULL: the start time, YYYYmmdd-HHMMSS */
 	char *const *ops;
-	const char *workspace, *out_root;
 	enum batch_executor executor;
 	int jobs;
 	char *const *run_args;
 	const struct batch_slurm *slurm;
 };
 
-/* Start a batch: check every operator, the workspace and (Slurm) that
- * sbatch works and a compute node sees the output root, then write the
- * record and start (local) or submit (Slurm) every run. Nothing is written
- * when a check fails; errors carry exit 2 (input, rejected submission) or
- * 3 (environment). Local runs begin once the loop runs. */
-int batch_start(struct batch **out, struct loop *l, const struct batch_spec *s, struct tp_err *err);
+/* Start a batch in the session's workspace and output root: check every
+ * operator and (Slurm) that sbatch works and a compute node sees the
+ * output root, then write the record and start (local) or submit (Slurm)
+ * every run. Nothing is written when a check fails; errors carry exit 2
+ * (input, rejected submission) or 3 (environment). Local runs begin once
+ * the session's loop runs. */
+int batch_start(struct batch **out, struct session *s, const struct batch_spec *spec,
+		struct tp_err *err);
 /* An existing batch (status, report, resume, cancel, the batch view). */
-int batch_open(struct batch **out, struct loop *l, const char *dir, struct tp_err *err);
-/* Frees; a local batch it drives stops first (its runs save and stop). */
+int batch_open(struct batch **out, struct session *s, const char *dir, struct tp_err *err);
+/* Frees, before its session is closed. Local children still running are
+ * killed (batch_stop_wait stops them so that they save first). */
 void batch_free(struct batch *b);
 
 const struct batch_record *batch_record(const struct batch *b);

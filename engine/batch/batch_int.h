@@ -66,10 +66,19 @@ struct batch_ls {
 struct local_state;
 struct slurm_state;
 
+/* An op's run model, once its run exists. */
+struct op_run {
+	struct batch *b;
+	size_t i;
+	struct run_model *m;
+};
+
 struct batch {
-	struct loop *loop;
+	struct session *s;
+	struct loop *loop;  /* the session's */
 	struct batch_record rec;
 	struct batch_progress *prog; /* one per op */
+	struct op_run *runs;         /* one per op */
 	const struct batch_exec *exec;
 	int lock_fd;        /* held for good: this process drives the batch */
 	bool following;
@@ -90,8 +99,13 @@ char *batch_path(const struct batch_record *r, const char *rel); /* in the batch
  * tileport has it. */
 int batch_lock(const struct batch_record *r, struct tp_err *err);
 void batch_progress_free(struct batch_progress *p);
-/* Re-read the run of op i when its files changed; true when anything did. */
-bool batch_progress_read(struct batch *b, size_t i);
+/* Op i's progress from its run (opening its model once the run exists;
+ * now: re-read the run first). True when anything changed. */
+bool batch_progress_read(struct batch *b, size_t i, bool now);
+/* Its run model said it changed (ctl.c tells listeners). */
+void batch_progress_changed(struct batch *b, size_t i);
+/* Let go of op i's run (it was moved aside: a re-run). */
+void batch_progress_forget(struct batch *b, size_t i);
 /* Tell listeners: a line for people, or (batch_changed) a quiet change. */
 void batch_note(struct batch *b, size_t op, const char *fmt, ...) TP_PRINTF(3, 4);
 void batch_changed(struct batch *b);

@@ -19,10 +19,11 @@
 #define PROGRESS_MS 500      /* re-read the runs' files */
 #define SLURM_POLL_MS 5000   /* default squeue/scontrol cadence */
 
-static struct batch *batch_new(struct loop *l)
+static struct batch *batch_new(struct session *s)
 {
 	struct batch *b = xcalloc(1, sizeof(*b));
-	b->loop = l;
+	b->s = s;
+	b->loop = session_loop(s);
 	b->lock_fd = -1;
 	return b;
 }
@@ -31,17 +32,17 @@ static void adopt(struct batch *b)
 {
 	b->exec = b->rec.executor == BATCH_SLURM ? &batch_slurm_exec : &batch_local_exec;
 	b->prog = xcalloc(b->rec.nops + 1, sizeof(*b->prog));
+	b->runs = xcalloc(b->rec.nops + 1, sizeof(*b->runs));
 	for (size_t i = 0; i < b->rec.nops; i++) {
 		b->prog[i].geomean = NAN;
-		b->prog[i].seen_size = -2; /* never read */
-		batch_progress_read(b, i);
+		batch_progress_read(b, i, false);
 	}
 }
 
-int batch_open(struct batch **out, struct loop *l, const char *dir, struct tp_err *err)
+int batch_open(struct batch **out, struct session *s, const char *dir, struct tp_err *err)
 {
 	*out = NULL;
-	struct batch *b = batch_new(l);
+	struct batch *b = batch_new(s);
 	if (batch_record_load(dir, &b->rec, err) < 0) {
 		free(b);
 		return -1;
@@ -60,8 +61,9 @@ void batch_free(struct batch *b)
 	if (b->exec && b->exec->free)
 		b->exec->free(b);
 	for (size_t i = 0; i < b->rec.nops; i++)
-		batch_progress_free(&b->prog[i]);
+		batch_progress_forget(b, i);
 	free(b->prog);
+	free(b->runs);
 	lock_release(b->lock_fd);
 	batch_record_free(&b->rec);
 	free(b->problem);
@@ -183,10 +185,8 @@ static void merge_from_disk(struct batch *b)
 	for (size_t i = 0; i < disk.nops; i++) {
 		struct batch_op *d = &disk.ops[i], *m = &b->rec.ops[i];
 		if (strcmp(d->op, m->op) != 0 || d->starts != m->starts ||
-		    (d->job == NULL) != (m->job == NULL) || (d->job && strcmp(d->job, m->job) != 0)) {
-			b->prog[i].seen_size = -2; /* its run may have moved (a re-run) */
-			continue;
-		}
+		    (d->job == NULL) != (m->job == NULL) || (d->job && strcmp(d->job, m->job) != 0))
+			continue; /* started again elsewhere: disk's */
 		struct batch_op keep = *d;
 		*d = *m;
 		*m = keep; /* freed with disk */
@@ -221,21 +221,34 @@ int batch_save(struct batch *b, struct tp_err *err)
 
 static void schedule(struct batch *b, int64_t ms);
 
-static void read_runs(struct batch *b)
+/* Op i's progress again; a line when it reached another stage. */
+static void reread(struct batch *b, size_t i, bool now)
 {
-	for (size_t i = 0; i < b->rec.nops; i++) {
-		const struct batch_progress *p = &b->prog[i];
-		char stage = p->stage;
-		char *att = p->attempts ? xstrdup(p->attempts) : NULL;
-		if (batch_progress_read(b, i)) {
-			batch_changed(b);
-			p = &b->prog[i];
-			if (p->stage && (p->stage != stage || !att || !p->attempts || strcmp(att, p->attempts)) &&
-			    batch_state_active(b->rec.ops[i].state))
-				batch_note(b, i, "%s: stage %c (%s)", b->rec.ops[i].op, p->stage, p->attempts);
-		}
-		free(att);
+	const struct batch_progress *p = &b->prog[i];
+	char stage = p->stage;
+	char *att = p->attempts ? xstrdup(p->attempts) : NULL;
+	if (batch_progress_read(b, i, now)) {
+		batch_changed(b);
+		p = &b->prog[i];
+		if (p->stage && (p->stage != stage || !att || !p->attempts || strcmp(att, p->attempts)) &&
+		    batch_state_active(b->rec.ops[i].state))
+			batch_note(b, i, "%s: stage %c (%s)", b->rec.ops[i].op, p->stage, p->attempts);
 	}
+	free(att);
+}
+
+void batch_progress_changed(struct batch *b, size_t i)
+{
+	reread(b, i, false);
+}
+
+/* Runs that have begun get a model (which then follows them itself);
+ * now: every run is read again at once (a refresh). */
+static void read_runs(struct batch *b, bool now)
+{
+	for (size_t i = 0; i < b->rec.nops; i++)
+		if (now || !b->runs[i].m)
+			reread(b, i, now);
 }
 
 /* Another tileport may have changed the record (a resume, a cancel). */
@@ -268,10 +281,10 @@ void batch_observed(struct batch *b, const char *problem)
 	}
 }
 
-static void observe(struct batch *b)
+static void observe(struct batch *b, bool now)
 {
 	reload_if_changed(b);
-	read_runs(b);
+	read_runs(b, now);
 	if (!b->observing) {
 		b->observing = true;
 		b->exec->observe(b);
@@ -287,9 +300,9 @@ static void on_timer(struct loop *l, void *ud)
 	int64_t every = b->rec.executor == BATCH_SLURM ? poll : PROGRESS_MS;
 	if (now_ms() - b->observed_at >= every) {
 		b->observed_at = now_ms();
-		observe(b);
+		observe(b, false);
 	} else {
-		read_runs(b);
+		read_runs(b, false);
 	}
 	if (b->following)
 		schedule(b, PROGRESS_MS);
@@ -311,7 +324,7 @@ void batch_follow(struct batch *b, bool on)
 int batch_refresh(struct batch *b, struct tp_err *err)
 {
 	b->observed_at = now_ms();
-	observe(b);
+	observe(b, true);
 	while (b->observing)
 		if (loop_run_once(b->loop, -1) < 0)
 			break;
@@ -324,7 +337,8 @@ int batch_refresh(struct batch *b, struct tp_err *err)
 
 /* ---- starting ---- */
 
-static int check_spec(const struct batch_spec *s, struct tp_err *err)
+static int check_spec(const struct batch_spec *s, const char *ws, const char *out_root,
+		      struct tp_err *err)
 {
 	if (!s->ops || !s->ops[0]) {
 		tp_err_set(err, TP_EXIT_USAGE, "no operators: name them, or use --all");
@@ -346,9 +360,9 @@ static int check_spec(const struct batch_spec *s, struct tp_err *err)
 				return -1;
 			}
 		}
-		if (pipeline_check_op(s->workspace, s->ops[i], err) < 0)
+		if (pipeline_check_op(ws, s->ops[i], err) < 0)
 			return -1;
-		char *run = path_join(s->out_root, s->ops[i]);
+		char *run = path_join(out_root, s->ops[i]);
 		bool taken = run_exists(run);
 		if (taken)
 			tp_err_set(err, TP_EXIT_USAGE, "%s already has a run in %s: resume its batch, or "
@@ -384,16 +398,16 @@ static char *dup_or_null(const char *s)
 	return s && *s ? xstrdup(s) : NULL;
 }
 
-static void fill_record(struct batch_record *r, const struct batch_spec *s, const char *name,
-			const char *dir)
+static void fill_record(struct batch_record *r, const struct batch_spec *s, const char *ws,
+			const char *out_root, const char *name, const char *dir)
 {
 	r->schema = BATCH_SCHEMA;
 	r->version = xstrdup(TILEPORT_VERSION);
 	r->name = xstrdup(name);
 	r->dir = xstrdup(dir);
 	r->executor = s->executor;
-	r->workspace = path_absolute(s->workspace);
-	r->out_root = path_absolute(s->out_root);
+	r->workspace = path_absolute(ws);
+	r->out_root = path_absolute(out_root);
 	r->jobs = s->jobs;
 	/* a key spelled out in a driver is kept as ${NAME}, which the stage's
 	 * shell expands again (docs/pipeline.md, Secrets) */
@@ -427,14 +441,20 @@ static void fill_record(struct batch_record *r, const struct batch_spec *s, cons
 	}
 }
 
-int batch_start(struct batch **out, struct loop *l, const struct batch_spec *s, struct tp_err *err)
+int batch_start(struct batch **out, struct session *ss, const struct batch_spec *s,
+		struct tp_err *err)
 {
 	*out = NULL;
-	if (check_spec(s, err) < 0)
+	const char *ws = session_workspace(ss), *out_root = session_out_root(ss);
+	if (!ws) {
+		tp_err_set(err, TP_EXIT_USAGE, "no workspace: use --workspace DIR or set TILEGYM_PATH");
+		return -1;
+	}
+	if (check_spec(s, ws, out_root, err) < 0)
 		return -1;
 	char *name = s->name ? xstrdup(s->name) : default_name();
-	char *root = path_join(s->out_root, BATCH_FOLDER);
-	char *dir = batch_dir_of(s->out_root, name);
+	char *root = path_join(out_root, BATCH_FOLDER);
+	char *dir = batch_dir_of(out_root, name);
 	if (mkdir_p(root, 0755, err) < 0) {
 		free(root), free(dir), free(name);
 		return -1;
@@ -444,14 +464,14 @@ int batch_start(struct batch **out, struct loop *l, const struct batch_spec *s, 
 		if (errno == EEXIST)
 			tp_err_set(err, TP_EXIT_USAGE, "batch %s already exists in %s: resume it with "
 						       "'tileport batch resume %s', or choose another --name",
-				   name, s->out_root, name);
+				   name, out_root, name);
 		else
 			tp_err_set(err, TP_EXIT_ENV, "%s: cannot create: %s", dir, strerror(errno));
 		free(root), free(dir), free(name);
 		return -1;
 	}
-	struct batch *b = batch_new(l);
-	fill_record(&b->rec, s, name, dir);
+	struct batch *b = batch_new(ss);
+	fill_record(&b->rec, s, ws, out_root, name, dir);
 	adopt(b);
 	size_t n = b->rec.nops;
 	size_t *all = xcalloc(n, sizeof(*all));
@@ -512,8 +532,8 @@ static int archive_run(struct batch *b, size_t i, struct tp_err *err)
 		rc = -1;
 	} else {
 		batch_note(b, i, "%s: the stopped run is kept in %s", o->op, to);
-		b->prog[i].seen_size = -2;
-		batch_progress_read(b, i);
+		batch_progress_forget(b, i);
+		b->prog[i].geomean = NAN;
 	}
 	free(prev);
 	free(to);

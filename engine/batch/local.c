@@ -66,8 +66,7 @@ static void on_exit_child(struct proc *p, const struct proc_status *st, void *ud
 	bool cancel = c->cancel || path_is_file(marker);
 	unlink(marker);
 	free(marker);
-	b->prog[i].seen_size = -2;
-	batch_progress_read(b, i);
+	batch_progress_read(b, i, true);
 	enum batch_state s = batch_state_from(&b->prog[i], cancel ? JOB_CANCELLED : JOB_ENDED);
 	if (s == BST_FAILED && ls->stopping)
 		s = BST_PENDING; /* stopped by us before its run began: it never started */

@@ -6,14 +6,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "engine/core/run.h"
+#include "engine/core/session.h"
 
 void batch_progress_free(struct batch_progress *p)
 {
 	free(p->error);
-	free(p->status);
 	free(p->final);
 	free(p->reason);
 	free(p->verdict);
@@ -21,16 +20,6 @@ void batch_progress_free(struct batch_progress *p)
 	free(p->last_event);
 	memset(p, 0, sizeof(*p));
 	p->geomean = NAN;
-}
-
-static int64_t file_stamp(const char *path, long long *size)
-{
-	struct stat sb;
-	*size = -1;
-	if (stat(path, &sb) < 0)
-		return 0;
-	*size = (long long)sb.st_size;
-	return (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
 }
 
 /* The one geomean_ratio= line of reports/performance.md (agent_e.md). */
@@ -53,21 +42,6 @@ static double read_geomean(const char *run_dir)
 	}
 	free(text);
 	return g;
-}
-
-/* The msg of the last complete line of events.jsonl (a torn one, from a
- * crash mid-write, is not complete). */
-static char *read_last_event(const char *run_dir)
-{
-	char *path = run_path(run_dir, "events.jsonl");
-	char *line = file_last_line(path);
-	free(path);
-	cJSON *ev = line ? cJSON_Parse(line) : NULL;
-	free(line);
-	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(ev, "msg");
-	char *out = cJSON_IsString(msg) ? xstrdup(msg->valuestring) : NULL;
-	cJSON_Delete(ev);
-	return out;
 }
 
 static char *attempts_str(const struct run_state *st)
@@ -93,65 +67,99 @@ static char *attempts_str(const struct run_state *st)
 	return sb_detach(&sb);
 }
 
-static void fill(struct batch_progress *p, const struct run_state *st, const char *run_dir)
+/* The msg of the run's last event. */
+static char *last_event(const struct run_model *m)
 {
+	const cJSON *all = run_model_events(m);
+	const cJSON *ev = all ? cJSON_GetArrayItem(all, cJSON_GetArraySize(all) - 1) : NULL;
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(ev, "msg");
+	return cJSON_IsString(msg) ? xstrdup(msg->valuestring) : NULL;
+}
+
+static void fill(struct batch_progress *p, const struct run_model *m)
+{
+	const struct run_state *st = run_model_state(m);
 	p->exists = true;
-	p->status = xstrdup(st->status ? st->status : "?");
+	p->locked = run_model_driven(m);
 	p->final = st->final ? xstrdup(st->final) : NULL;
 	p->reason = st->reason ? xstrdup(st->reason) : NULL;
 	p->attempts = attempts_str(st);
 	const struct attempt *last = st->natt ? &st->att[st->natt - 1] : NULL;
 	p->stage = last ? last->stage : 0;
 	p->verdict = last && last->verdict ? xstrdup(last->verdict) : NULL;
+	struct run_usage u = run_model_usage(m, 0);
+	p->tokens_in = u.tokens_in;
+	p->tokens_out = u.tokens_out;
+	p->cost = u.cost;
 	for (size_t i = 0; i < st->natt; i++) {
 		const struct attempt *a = &st->att[i];
-		p->tokens_in += a->tokens_in;
-		p->tokens_out += a->tokens_out;
-		p->cost += a->cost;
 		if (a->state == ATTEMPT_RUNNING)
 			p->running_since = a->started;
 		else if (a->ended > a->started)
 			p->elapsed_ms += a->ended - a->started;
 	}
-	p->geomean = read_geomean(run_dir);
+	p->geomean = read_geomean(st->run_dir);
+	p->last_event = last_event(m);
 }
 
-bool batch_progress_read(struct batch *b, size_t i)
+/* What a reader of the progress can tell apart. */
+static char *signature(const struct batch_progress *p)
 {
-	struct batch_progress *p = &b->prog[i];
-	const char *dir = b->rec.ops[i].run_dir;
-	char *sp = run_path(dir, "state.json");
-	char *ep = run_path(dir, "events.jsonl");
-	long long size, evsize;
-	int64_t m = file_stamp(sp, &size);
-	file_stamp(ep, &evsize);
-	free(sp);
-	free(ep);
-	bool locked = run_locked(dir);
-	bool same = m == p->seen_mtime && size == p->seen_size && evsize == p->seen_events;
-	if (same && locked == p->locked)
-		return false;
+	return xasprintf("%d|%d|%s|%s|%c|%s|%s|%lld|%lld|%.6f|%.6f|%lld|%lld|%s|%s", p->exists, p->locked,
+			 p->final ? p->final : "", p->reason ? p->reason : "", p->stage ? p->stage : '-',
+			 p->verdict ? p->verdict : "", p->attempts ? p->attempts : "", p->tokens_in,
+			 p->tokens_out, p->cost, isnan(p->geomean) ? -1.0 : p->geomean,
+			 (long long)p->elapsed_ms, (long long)p->running_since,
+			 p->last_event ? p->last_event : "", p->error ? p->error : "");
+}
+
+static void on_run(struct run_model *m, const struct run_change *c, void *ud)
+{
+	(void)m;
+	const struct op_run *r = ud;
+	if (c->kind != RUN_OUTPUT)
+		batch_progress_changed(r->b, r->i);
+}
+
+void batch_progress_forget(struct batch *b, size_t i)
+{
+	struct op_run *r = &b->runs[i];
+	if (r->m) {
+		run_model_unlisten(r->m, on_run, r);
+		run_model_free(r->m);
+		r->m = NULL;
+	}
+	batch_progress_free(&b->prog[i]);
+}
+
+bool batch_progress_read(struct batch *b, size_t i, bool now)
+{
+	struct op_run *r = &b->runs[i];
 	struct batch_progress np;
 	memset(&np, 0, sizeof(np));
 	np.geomean = NAN;
-	np.locked = locked;
-	np.seen_mtime = m;
-	np.seen_size = size;
-	np.seen_events = evsize;
-	if (size >= 0) {
-		struct run_state st;
-		struct tp_err err;
-		if (run_state_load(dir, &st, &err) == 0) {
-			fill(&np, &st, dir);
-			run_state_free(&st);
-		} else {
+	const char *dir = b->rec.ops[i].run_dir;
+	struct tp_err err;
+	if (!r->m && run_exists(dir)) {
+		r->b = b;
+		r->i = i;
+		/* followed from now on: its model looks at it twice a second */
+		if ((r->m = session_run(b->s, dir, &err)))
+			run_model_listen(r->m, on_run, r);
+		else
 			np.error = xstrdup(err.msg);
-		}
-		np.last_event = read_last_event(dir);
+	} else if (r->m && now && run_model_refresh(r->m, &err) < 0) {
+		np.error = xstrdup(err.msg);
 	}
-	batch_progress_free(p);
-	*p = np;
-	return true;
+	if (r->m)
+		fill(&np, r->m);
+	char *was = signature(&b->prog[i]), *is = signature(&np);
+	bool changed = strcmp(was, is) != 0;
+	free(was);
+	free(is);
+	batch_progress_free(&b->prog[i]);
+	b->prog[i] = np;
+	return changed;
 }
 
 int64_t batch_progress_elapsed(const struct batch_progress *p, int64_t now)
@@ -287,6 +295,16 @@ static cJSON *op_json(const struct batch_op *o, const struct batch_progress *p)
 	return j;
 }
 
+/* The op with its run's own JSON form (engine/core/session.h), when it has
+ * a run. */
+static cJSON *op_with_run(const struct batch *b, size_t i)
+{
+	cJSON *j = op_json(&b->rec.ops[i], &b->prog[i]);
+	if (b->runs[i].m)
+		cJSON_AddItemToObject(j, "run", run_model_to_json(b->runs[i].m));
+	return j;
+}
+
 cJSON *batch_to_json(const struct batch *b)
 {
 	const struct batch_record *r = &b->rec;
@@ -305,7 +323,7 @@ cJSON *batch_to_json(const struct batch *b)
 		put_str(o, "job", r->subs[r->nsubs - 1].job);
 	cJSON *ops = cJSON_AddArrayToObject(o, "ops");
 	for (size_t i = 0; i < r->nops; i++)
-		cJSON_AddItemToArray(ops, op_json(&r->ops[i], &b->prog[i]));
+		cJSON_AddItemToArray(ops, op_with_run(b, i));
 	struct batch_totals t;
 	batch_totals(b, &t);
 	cJSON *tj = cJSON_AddObjectToObject(o, "totals");

@@ -438,8 +438,7 @@ static void apply(struct batch *b)
 			o->started = wall_ms();
 			b->dirty = true;
 		}
-		b->prog[i].seen_size = -2; /* the job moved on: read its run again */
-		batch_progress_read(b, i);
+		batch_progress_read(b, i, true); /* the job moved on: its run too */
 		enum batch_state s = batch_state_from(&b->prog[i], ph);
 		char *why = NULL;
 		if (!batch_state_final(s) && !batch_state_active(s)) {

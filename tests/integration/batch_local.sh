@@ -45,7 +45,7 @@ for op in conv_a conv_b conv_c conv_t; do
 done
 assert_eq "stop_d stopped on its verdict" "$(op_field "$T/lib.json" stop_d state)" stopped
 assert_eq "hang_e stopped after its timeout" "$(op_field "$T/lib.json" hang_e state)" stopped
-assert_eq "conv_c path" "$(json_get "$T/out/conv_c/.tileport/state.json" '" ".join(a["stage"]+str(a["n"]) for a in d["attempts"])')" \
+assert_eq "conv_c path" "$(json_get "$T/out/conv_c/.tileport/state.json" '" ".join(a["stage"]+str(a["attempt"]) for a in d["attempts"])')" \
 	"A1 B1 D1 E1 C1 D2 E2"
 assert_eq "hang_e timed out twice" "$(json_get "$T/out/hang_e/.tileport/state.json" '[a["exit"][:9] for a in d["attempts"]]')" \
 	"['timed out', 'timed out']"

@@ -1,0 +1,56 @@
+/* Every command's session: the options it was given, the settings checks
+ * of the batch executors and of the screen, and the built-in validators
+ * (cli -> tui -> views -> engine). */
+#include "cli/cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/batch/batch.h"
+#include "engine/check/check.h"
+#include "tui/tui.h"
+
+/* Settings that are not the engine core's: the batch executors', then the
+ * screen's. Every command reads the same files, so every command knows
+ * them all. */
+static int setting_check(const struct config_entry *e, struct tp_err *err)
+{
+	int r = batch_setting_check(e, err);
+	return r ? r : tui_setting_check(e, err);
+}
+
+int cli_session(struct session **out, const struct session_opts *given)
+{
+	struct session_opts o = *given;
+	if (!o.workspace)
+		o.workspace = cli_globals.workspace;
+	static char *hint;
+	if (!hint)
+		hint = xasprintf("%s, or %s", batch_settings_hint, tui_settings_hint);
+	o.check_setting = setting_check;
+	o.settings_hint = hint;
+	o.checker = check_pipeline_checker;
+	struct tp_err err;
+	if (session_open(out, &o, &err) < 0)
+		return cli_report(&err);
+	return 0;
+}
+
+int cli_stage_assign(const char *cmd, const char *opt, const char *arg,
+		     const char *slots[STAGE_LETTERS])
+{
+	if (!arg || !stage_letter_ok(arg[0]) || arg[1] != '=' || !arg[2])
+		return cli_usage_error(cmd, "%s expects X=VALUE with X a stage letter, got '%s'", opt,
+				       arg ? arg : "");
+	slots[stage_slot(arg[0])] = arg + 2;
+	return 0;
+}
+
+bool cli_want_screen(bool headless)
+{
+	if (headless)
+		return false;
+	const char *nd = getenv("TILEPORT_NO_DISPLAY");
+	return (nd && *nd && strcmp(nd, "0") != 0) || (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
+}

@@ -33,4 +33,10 @@ cmp -s "$T/out/.tileport-batch/lib/batch.json" "$TILEPORT_TOP/tests/fixtures/bat
 	ok "looking changed nothing" || bad "status or report rewrote the record"
 golden report-usage.txt "$TILEPORT" batch report lib --out out --json --markdown
 golden unknown.txt "$TILEPORT" batch frobnicate
+# A bad batch setting is refused by every command, naming file and line.
+mkdir -p "$T/xdg/tileport"
+printf '[slurm]\npartition = gpu\npoll = soon\n' >"$T/xdg/tileport/config"
+XDG_CONFIG_HOME="$T/xdg" golden bad-setting.txt "$TILEPORT" batch status lib --out out
+XDG_CONFIG_HOME="$T/xdg" "$TILEPORT" runs --out out >"$T/runs.log" 2>&1
+assert_eq "any command refuses it" "$?" 2
 finish

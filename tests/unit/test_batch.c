@@ -297,6 +297,48 @@ static void test_discover_all(void **state)
 	free(ws);
 }
 
+/* What session_open asks of a [batch] or [slurm] setting, and reading them. */
+static void test_settings(void **state)
+{
+	(void)state;
+	struct {
+		const char *key, *value;
+		int want;
+	} cases[] = {
+		{"batch.executor", "slurm", 1},   {"batch.executor", "pbs", -1},  {"batch.jobs", "8", 1},
+		{"batch.jobs", "0", -1},          {"slurm.poll", "0.5", 1},       {"slurm.poll", "soon", -1},
+		{"slurm.probe", "no", 1},         {"slurm.probe", "maybe", -1},   {"slurm.partition", "gpu", 1},
+		{"slurm.partition", "", -1},      {"slurm.nodes", "4", 0},        {"theme", "light", 0},
+	};
+	for (size_t i = 0; i < TP_ARRAY_LEN(cases); i++) {
+		struct config_entry e = {.key = (char *)cases[i].key, .value = (char *)cases[i].value};
+		struct tp_err err;
+		tp_err_clear(&err);
+		assert_int_equal(batch_setting_check(&e, &err), cases[i].want);
+		if (cases[i].want < 0)
+			assert_non_null(strstr(err.msg, "expected"));
+	}
+	struct config c = {0};
+	char *dir = tu_tmpdir();
+	char *path = tu_write(dir, "config", "[batch]\njobs = 3\n[slurm]\npartition = gpu\n"
+					     "sbatch_args = --exclusive --mem=8G\npoll = 2.5\nprobe = no\n");
+	assert_int_equal(config_load_file(&c, path, NULL), 0);
+	struct batch_config bc;
+	batch_config_read(&c, &bc);
+	assert_int_equal(bc.executor, -1);
+	assert_int_equal(bc.jobs, 3);
+	assert_true(bc.slurm_configured);
+	assert_string_equal(bc.slurm.partition, "gpu");
+	assert_string_equal(bc.slurm.sbatch_args[1], "--mem=8G");
+	assert_int_equal(bc.slurm.poll_ms, 2500);
+	assert_false(bc.slurm.probe);
+	batch_config_free(&bc);
+	config_free(&c);
+	free(path);
+	remove_tree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_record_round_trip),
 		cmocka_unit_test(test_record_refuses_what_it_cannot_trust),
 		cmocka_unit_test(test_discover_all),
+		cmocka_unit_test(test_settings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

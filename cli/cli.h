@@ -31,6 +31,12 @@ int cli_session(struct session **out, const struct session_opts *o);
 /* Parse "X=VALUE" for --driver/--validator into slots[letter]. */
 int cli_stage_assign(const char *cmd, const char *opt, const char *arg,
 		     const char *slots[STAGE_LETTERS]);
+/* The options of a command that shows data: --json, --out DIR, --help,
+ * and --markdown when markdown is not NULL. 0 parsed (optind at the first
+ * operand), -1 when --help was printed, else the exit code of a usage
+ * error. */
+int cli_show_options(int argc, char **argv, const char *cmd, const char *usage, bool *json,
+		     bool *markdown, const char **out);
 /* Without --headless the screen is used when there is one to use (or the
  * virtual one, TILEPORT_NO_DISPLAY=1). */
 bool cli_want_screen(bool headless);

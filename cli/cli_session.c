@@ -3,6 +3,7 @@
  * (cli -> tui -> views -> engine). */
 #include "cli/cli.h"
 
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,4 +54,30 @@ bool cli_want_screen(bool headless)
 		return false;
 	const char *nd = getenv("TILEPORT_NO_DISPLAY");
 	return (nd && *nd && strcmp(nd, "0") != 0) || (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
+}
+
+int cli_show_options(int argc, char **argv, const char *cmd, const char *usage, bool *json,
+		     bool *markdown, const char **out)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"markdown", no_argument, NULL, 'm'},
+		{"out", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, markdown ? "jmo:h" : "jo:h", opts, NULL)) != -1) {
+		if (c == 'j')
+			*json = true;
+		else if (c == 'm' && markdown)
+			*markdown = true;
+		else if (c == 'o')
+			*out = optarg;
+		else if (c == 'h')
+			return fputs(usage, stdout), -1;
+		else
+			return cli_usage_error(cmd, "unknown option");
+	}
+	return 0;
 }

@@ -123,25 +123,11 @@ static int open_refreshed(const char *cmd, const char *name, struct session *s, 
 
 int cli_batch_status(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"out", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	bool json = false;
 	const char *oopt = NULL;
-	int c;
-	while ((c = getopt_long(argc, argv, "jo:h", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = true;
-		else if (c == 'o')
-			oopt = optarg;
-		else if (c == 'h')
-			return fputs(status_usage, stdout), 0;
-		else
-			return cli_usage_error("batch status", "unknown option");
-	}
+	int opt = cli_show_options(argc, argv, "batch status", status_usage, &json, NULL, &oopt);
+	if (opt)
+		return opt < 0 ? TP_EXIT_OK : opt;
 	if (argc - optind > 1)
 		return cli_usage_error("batch status", "expected at most one batch name");
 	struct session *session;
@@ -243,28 +229,11 @@ static void print_report(const struct batch *b, bool markdown)
 
 int cli_batch_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"markdown", no_argument, NULL, 'm'},
-		{"out", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	bool json = false, md = false;
 	const char *oopt = NULL;
-	int c;
-	while ((c = getopt_long(argc, argv, "jmo:h", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = true;
-		else if (c == 'm')
-			md = true;
-		else if (c == 'o')
-			oopt = optarg;
-		else if (c == 'h')
-			return fputs(report_usage, stdout), 0;
-		else
-			return cli_usage_error("batch report", "unknown option");
-	}
+	int opt = cli_show_options(argc, argv, "batch report", report_usage, &json, &md, &oopt);
+	if (opt)
+		return opt < 0 ? TP_EXIT_OK : opt;
 	if (json && md)
 		return cli_usage_error("batch report", "--json or --markdown, not both");
 	if (argc - optind != 1)

@@ -210,7 +210,6 @@ int batch_resume_op(struct batch *b, size_t i, struct tp_err *err);
 /* Cancel the named ops (NULL: every active one): scancel, or stop the
  * local run (it saves its state, and resume continues it). */
 int batch_cancel(struct batch *b, char *const *ops, struct tp_err *err);
-int batch_cancel_op(struct batch *b, size_t i, struct tp_err *err);
 /* Runs at once from now on (resume --jobs). */
 void batch_set_jobs(struct batch *b, int jobs);
 /* Local: stop every child now (a signal, the screen quitting); each saves

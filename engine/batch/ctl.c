@@ -16,7 +16,7 @@
 #include "engine/core/proc.h"
 #include "engine/core/run.h"
 
-#define PROGRESS_MS 500      /* re-read the runs' files */
+#define PROGRESS_MS 500      /* look for runs that began; local: the record of a live driver */
 #define SLURM_POLL_MS 5000   /* default squeue/scontrol cadence */
 
 static struct batch *batch_new(struct session *s)
@@ -653,7 +653,7 @@ int batch_resume_op(struct batch *b, size_t i, struct tp_err *err)
 	return 0;
 }
 
-int batch_cancel_op(struct batch *b, size_t i, struct tp_err *err)
+static int cancel_op(struct batch *b, size_t i, struct tp_err *err)
 {
 	if (i >= b->rec.nops)
 		return -1;
@@ -680,7 +680,7 @@ int batch_cancel(struct batch *b, char *const *ops, struct tp_err *err)
 			named = named || !strcmp(ops[r], b->rec.ops[i].op);
 		if (!named || (!ops && !batch_state_active(b->rec.ops[i].state)))
 			continue;
-		rc = batch_cancel_op(b, i, err);
+		rc = cancel_op(b, i, err);
 	}
 	if (rc == 0)
 		rc = batch_save(b, err);

@@ -375,6 +375,15 @@ static int check_spec(const struct batch_spec *s, const char *ws, const char *ou
 	return 0;
 }
 
+static bool left_behind(const char *dir)
+{
+	char *rec = path_join(dir, "batch.json"), *lock = path_join(dir, "lock");
+	bool yes = !path_is_file(rec) && !lock_held(lock);
+	free(rec);
+	free(lock);
+	return yes;
+}
+
 static char *default_name(void)
 {
 	time_t t = time(NULL);
@@ -459,8 +468,11 @@ int batch_start(struct batch **out, struct session *ss, const struct batch_spec 
 		free(root), free(dir), free(name);
 		return -1;
 	}
-	/* mkdir of the last part claims the name: two starts cannot share it */
-	if (mkdir(dir, 0755) < 0) {
+	/* mkdir of the last part claims the name: two starts cannot share it.
+	 * A folder without a record, whose lock nobody holds, is what a start
+	 * killed before it wrote one left behind: the name is free again. */
+	if (mkdir(dir, 0755) < 0 && (errno != EEXIST || !left_behind(dir) || remove_tree(dir) < 0 ||
+				     mkdir(dir, 0755) < 0)) {
 		if (errno == EEXIST)
 			tp_err_set(err, TP_EXIT_USAGE, "batch %s already exists in %s: resume it with "
 						       "'tileport batch resume %s', or choose another --name",
@@ -477,15 +489,15 @@ int batch_start(struct batch **out, struct session *ss, const struct batch_spec 
 	size_t *all = xcalloc(n, sizeof(*all));
 	for (size_t i = 0; i < n; i++)
 		all[i] = i;
-	int rc = 0;
-	if (b->rec.executor == BATCH_LOCAL) {
-		b->lock_fd = batch_lock(&b->rec, err);
-		rc = b->lock_fd < 0 ? -1 : b->exec->launch(b, all, n, err);
-		if (rc == 0)
-			rc = batch_record_save(&b->rec, err);
-	} else {
-		/* Slurm: the submission writes the record once sbatch took it. */
-		rc = b->exec->launch(b, all, n, err);
+	/* held while starting; a local batch keeps it while it runs */
+	b->lock_fd = batch_lock(&b->rec, err);
+	int rc = b->lock_fd < 0 ? -1 : b->exec->launch(b, all, n, err);
+	/* Slurm: the submission wrote the record once sbatch took the array. */
+	if (rc == 0 && b->rec.executor == BATCH_LOCAL)
+		rc = batch_record_save(&b->rec, err);
+	if (rc == 0 && b->rec.executor == BATCH_SLURM) {
+		lock_release(b->lock_fd);
+		b->lock_fd = -1;
 	}
 	free(all);
 	if (rc < 0) {

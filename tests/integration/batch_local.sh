@@ -180,6 +180,13 @@ assert_contains "says so" "$T/bad3.log" "conv_a already has a run in $T/out/conv
 "$TILEPORT" batch start conv_a --workspace "$W" --out "$T/cx" --name cx >"$T/bad5.log" 2>&1
 assert_eq "a batch name in use" "$?" 2
 assert_contains "says so" "$T/bad5.log" "batch cx already exists in $T/cx"
+# A start killed before it wrote its record leaves only a folder: the name is free.
+mkdir -p "$T/lo/.tileport-batch/again"
+: >"$T/lo/.tileport-batch/again/probe.1"
+scenario conv_a "A: FAIL_FIXABLE"
+# shellcheck disable=SC2046
+"$TILEPORT" batch start conv_a --workspace "$W" --out "$T/lo" --name again --headless $(batch_flags) >"$T/lo.log" 2>&1
+assert_eq "a left-behind folder does not hold the name" "$(json_get "$T/lo/.tileport-batch/again/batch.json" 'd["ops"][0]["state"]')" stopped
 "$TILEPORT" batch status nosuch --out "$T/out" >"$T/bad4.log" 2>&1
 assert_eq "status of no such batch" "$?" 2
 finish

@@ -6,7 +6,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "engine/batch/batch.h"
 #include "engine/check/check.h"
@@ -46,14 +45,6 @@ int cli_stage_assign(const char *cmd, const char *opt, const char *arg,
 				       arg ? arg : "");
 	slots[stage_slot(arg[0])] = arg + 2;
 	return 0;
-}
-
-bool cli_want_screen(bool headless)
-{
-	if (headless)
-		return false;
-	const char *nd = getenv("TILEPORT_NO_DISPLAY");
-	return (nd && *nd && strcmp(nd, "0") != 0) || (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
 }
 
 int cli_show_options(int argc, char **argv, const char *cmd, const char *usage, bool *json,

@@ -86,7 +86,7 @@ static int parse_jobs(const char *text, int *jobs)
 }
 
 struct start_args {
-	const char *name, *workspace, *out, *executor, *table;
+	const char *name, *workspace, *out, *executor;
 	const char *partition, *account, *qos, *time, *gres;
 	char **sbatch_args, **run_args;
 	int jobs;
@@ -201,7 +201,7 @@ static int parse_start(int argc, char **argv, struct start_args *a)
 		{"sbatch-arg", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *slots[26];
+	const char *slots[STAGE_LETTERS];
 	int c;
 	while ((c = getopt_long(argc, argv, "n:w:o:e:j:d:v:t:aHWp:A:q:T:g:s:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -234,7 +234,6 @@ static int parse_start(int argc, char **argv, struct start_args *a)
 			char buf[PATH_MAX];
 			if (!realpath(optarg, buf))
 				return cli_usage_error("batch start", "--table %s: no such file", optarg);
-			a->table = optarg;
 			add_arg(&a->run_args, "--table", buf);
 			break;
 		}

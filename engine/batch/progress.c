@@ -47,7 +47,7 @@ static double read_geomean(const char *run_dir)
 static char *attempts_str(const struct run_state *st)
 {
 	struct sbuf sb = SBUF_INIT;
-	char seen[27] = "";
+	char seen[STAGE_LETTERS + 1] = "";
 	for (size_t i = 0; i < st->natt; i++) {
 		char s = st->att[i].stage;
 		if (strchr(seen, s))

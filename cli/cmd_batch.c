@@ -170,7 +170,7 @@ static int drive(struct batch *b, struct session *session, bool headless, bool w
 	int rc;
 	if (cli_want_screen(headless)) {
 		batch_follow(b, true);
-		struct tui_start s = {.kind = TUI_START_BATCH, .session = session, .batch = b};
+		struct tui_start s = {.kind = TUI_START_BATCH, .session = session, .model = b};
 		rc = tui_main(&s);
 		batch_stop_wait(b); /* quitting stops what this process runs (it asked) */
 		if (rc == TP_EXIT_OK)

@@ -124,7 +124,7 @@ int cmd_open(int argc, char **argv)
 		}
 		batch_follow(b, true);
 		s.kind = TUI_START_BATCH;
-		s.batch = b;
+		s.model = b;
 	} else {
 		rc = cli_usage_error(argv[0], "no run or batch '%s' (looked for %s/.tileport/state.json "
 					     "and %s/%s/%s/batch.json)", what, dir ? dir : what,

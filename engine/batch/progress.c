@@ -9,6 +9,7 @@
 
 #include "engine/core/run.h"
 #include "engine/core/session.h"
+#include "engine/perf/perfmd.h"
 
 void batch_progress_free(struct batch_progress *p)
 {
@@ -22,25 +23,15 @@ void batch_progress_free(struct batch_progress *p)
 	p->geomean = NAN;
 }
 
-/* The one geomean_ratio= line of reports/performance.md (agent_e.md). */
+/* The geomean of stage E's reports/performance.md, as the report says it
+ * (engine/perf reads the report); NAN when there is none. */
 static double read_geomean(const char *run_dir)
 {
 	char *path = path_join(run_dir, "reports/performance.md");
-	char *text = read_file(path, NULL, NULL);
+	struct perf_table t;
+	double g = perf_md_read(path, &t, NULL) == 0 ? t.geomean : NAN;
+	perf_table_free(&t); /* initialised even when it is not a report */
 	free(path);
-	double g = NAN;
-	for (char *l = text; l && *l;) {
-		if (str_starts(l, "geomean_ratio=")) {
-			char *end;
-			double v = strtod(l + strlen("geomean_ratio="), &end);
-			if (end != l + strlen("geomean_ratio=") && v > 0)
-				g = v;
-			break;
-		}
-		l = strchr(l, '\n');
-		l = l ? l + 1 : NULL;
-	}
-	free(text);
 	return g;
 }
 

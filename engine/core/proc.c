@@ -562,6 +562,22 @@ int proc_run_sync(const struct proc_opts *o, struct sbuf *out, struct sbuf *erro
 	return c.done ? 0 : -1;
 }
 
+char *proc_first_line(char *const *argv, int64_t timeout_ms)
+{
+	char **env = env_current();
+	struct proc_opts o = {.argv = argv, .env = env, .timeout_ms = timeout_ms, .kill_grace_ms = 200};
+	struct sbuf out = SBUF_INIT;
+	struct proc_status st;
+	char *line = NULL;
+	if (proc_run_sync(&o, &out, NULL, &st, NULL) == 0 && st.end == PROC_EXITED && st.code == 0) {
+		const char *s = sb_str(&out);
+		line = xstrndup(s, strcspn(s, "\n"));
+	}
+	sb_free(&out);
+	strv_free(env);
+	return line;
+}
+
 void proc_status_str(const struct proc_status *st, char *buf, size_t n)
 {
 	switch (st->end) {

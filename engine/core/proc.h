@@ -68,6 +68,11 @@ void proc_free(struct proc *p);
 int proc_run_sync(const struct proc_opts *o, struct sbuf *out, struct sbuf *errout,
 		  struct proc_status *st, struct tp_err *err);
 
+/* The first line of a command's standard output (the current environment,
+ * killed after timeout_ms), or NULL when it cannot run or does not exit 0.
+ * Caller frees. */
+char *proc_first_line(char *const *argv, int64_t timeout_ms);
+
 /* Describe a status in words: "exit 0", "killed by signal 9", "timed out after 5s". */
 void proc_status_str(const struct proc_status *st, char *buf, size_t n);
 

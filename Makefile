@@ -167,6 +167,7 @@ check: deps-check
 	$(MAKE) --no-print-directory MODE=check -j$(NPROC) all unit
 	$(MAKE) --no-print-directory -j$(NPROC) fuzz
 	$(MAKE) --no-print-directory clang-check lint
+	@mk/agent-clis.sh >/dev/null
 	tests/run.sh build/check
 
 demo: deps

@@ -7,30 +7,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/agents/agent.h"
 #include "engine/batch/batch.h"
 #include "engine/check/check.h"
 #include "tui/tui.h"
 
-/* Settings that are not the engine core's: the batch executors', then the
- * screen's. Every command reads the same files, so every command knows
- * them all. */
+/* Settings beyond the engine core's: the agents', the batch executors',
+ * then the screen's. Every command reads the same files, so every command
+ * knows them all. */
 static int setting_check(const struct config_entry *e, struct tp_err *err)
 {
-	int r = batch_setting_check(e, err);
+	int r = agent_setting_check(e, err);
+	if (!r)
+		r = batch_setting_check(e, err);
 	return r ? r : tui_setting_check(e, err);
 }
 
 int cli_session(struct session **out, const struct session_opts *given)
 {
+	static char *hint;
+	if (!hint)
+		hint = xasprintf("%s, %s, or %s", agent_settings_hint, batch_settings_hint,
+				 tui_settings_hint);
 	struct session_opts o = *given;
 	if (!o.workspace)
 		o.workspace = cli_globals.workspace;
-	static char *hint;
-	if (!hint)
-		hint = xasprintf("%s, or %s", batch_settings_hint, tui_settings_hint);
 	o.check_setting = setting_check;
 	o.settings_hint = hint;
 	o.checker = check_pipeline_checker;
+	o.catalog = &agent_catalog;
 	struct tp_err err;
 	if (session_open(out, &o, &err) < 0)
 		return cli_report(&err);

@@ -7,7 +7,11 @@
 set -u
 pkgs="build-essential pkg-config libncurses-dev libgit2-dev libcjson-dev libcurl4-openssl-dev"
 case "${1:-}" in
-check) pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev tmux git python3 python3-pytest slurm-wlm munge" ;;
+check)
+	pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev tmux git python3 python3-pytest slurm-wlm munge"
+	# the agent CLIs the driver tests use come from npm (mk/agent-clis.sh);
+	# a machine with its own Node.js keeps it
+	command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm" ;;
 bench) pkgs="$pkgs hyperfine tmux less time git python3" ;;
 esac
 if [ "${1:-}" = gpu ]; then

@@ -95,17 +95,16 @@ static int spawn(struct batch *b, size_t i, struct tp_err *err)
 	struct local_state *ls = b->local;
 	struct child *c = &ls->kids[i];
 	struct batch_op *o = &b->rec.ops[i];
-	const char *self = tp_self_exe();
-	if (!self) {
-		tp_err_set(err, TP_EXIT_ENV, "cannot find this tileport's binary (/proc/self/exe)");
-		return -1;
-	}
 	char *logs = batch_path(&b->rec, "logs");
 	int rc = mkdir_p(logs, 0755, err);
 	free(logs);
-	if (rc < 0)
+	char *self = rc < 0 ? NULL : tp_self_exe();
+	if (rc == 0 && !self)
+		tp_err_set(err, TP_EXIT_ENV, "cannot find this tileport's binary (/proc/self/exe)");
+	if (!self)
 		return -1;
 	char **argv = batch_run_argv(b, i, self);
+	free(self);
 	char **env = env_current();
 	env_set(&env, "TILEPORT_BATCH", b->rec.name);
 	c->b = b;
@@ -119,7 +118,7 @@ static int spawn(struct batch *b, size_t i, struct tp_err *err)
 	free(head);
 	free(q);
 	struct proc_opts po = {
-		.argv = argv, .env = env, .cwd = b->rec.workspace, .die_with_parent = true,
+		.argv = argv, .env = env, .cwd = b->rec.workspace, .parent_death_signal = SIGTERM,
 		.output_path = c->log, .on_exit = on_exit_child, .ud = c,
 		/* a run stopping on TERM aborts its stage (its own grace) first */
 		.kill_grace_ms = 10000,

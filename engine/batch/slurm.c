@@ -260,8 +260,9 @@ static char *script_text(const struct batch *b, const size_t *idx, size_t n, siz
 	/* the nodes see absolute paths only */
 	char *adir = path_absolute(r->dir), *aout = path_absolute(r->out_root);
 	char *dir = q1(adir), *out = q1(aout), *ws = q1(r->workspace), *name = q1(r->name);
-	const char *self = r->slurm.tileport ? r->slurm.tileport : tp_self_exe();
+	char *self = r->slurm.tileport ? xstrdup(r->slurm.tileport) : tp_self_exe();
 	char *bin = q1(self ? self : "tileport");
+	free(self);
 	char *args = r->run_args && r->run_args[0] ? argv_quote(r->run_args) : xstrdup("");
 	sb_printf(&sb, "#!/bin/sh\n"
 		       "# tileport batch %s, submission %zu: array task i converts one operator.\n"

@@ -181,7 +181,7 @@ static void log_command(const char *logpath, pid_t pid, const struct proc_opts *
 	/* API keys live in the environment; a command line that spells one out
 	 * must not carry it into the run directory. */
 	char *raw = argv_quote(o->argv);
-	char *q = redact_secrets(raw, o->env);
+	char *q = redact_secrets(raw, o->redact ? o->redact : o->env);
 	free(raw);
 	char *line = xasprintf("%s pid=%ld cwd=%s: %s\n", ts, (long)pid, o->cwd ? o->cwd : ".", q);
 	append_file(logpath, line, strlen(line), NULL);
@@ -373,7 +373,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		free(prog);
 		return NULL;
 	}
-	/* Output to a file needs no reader: it outlives us (die_with_parent). */
+	/* Output to a file needs no reader: the child may outlive us. */
 	int out[2] = {-1, -1}, errp[2] = {-1, -1}, ep[2] = {-1, -1};
 	int file_fd = -1;
 	if (o->output_path) {
@@ -409,6 +409,11 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		/* A new session: a new process group we can signal as a whole, and
 		 * no controlling terminal, so a stage can never read the TUI's keys. */
 		setsid();
+		/* Told when this process dies, even by SIGKILL; a parent that died
+		 * before prctl took effect is not told again. */
+		if (o->parent_death_signal &&
+		    (prctl(PR_SET_PDEATHSIG, o->parent_death_signal) < 0 || getppid() != parent))
+			_exit(127);
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
@@ -419,10 +424,6 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 			child_fail(ep[1], errno);
 		if (o->cwd && chdir(o->cwd) < 0)
 			child_fail(ep[1], errno);
-		/* A parent that died before prctl took effect is not told again. */
-		if (o->die_with_parent &&
-		    (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent))
-			child_fail(ep[1], ESRCH);
 		execve(prog, o->argv, o->env);
 		child_fail(ep[1], errno);
 	}
@@ -505,6 +506,19 @@ void proc_free(struct proc *p)
 	}
 	finish(p);
 	free(p);
+}
+
+void proc_wait(struct loop *l, struct proc *p, const bool *done, bool (*stop)(void *ud), void *ud)
+{
+	bool asked = false;
+	while (!*done) {
+		if (!asked && stop && stop(ud)) {
+			proc_kill(p);
+			asked = true;
+		}
+		if (loop_run_once(l, -1) < 0 && errno != EINTR)
+			break;
+	}
 }
 
 struct sync_ctx {

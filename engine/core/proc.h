@@ -48,8 +48,11 @@ struct proc_opts {
 	int64_t idle_timeout_ms; /* 0: none */
 	int64_t kill_grace_ms;   /* TERM -> KILL delay; 0: 2000 */
 	const char *command_log; /* append "time pid cwd argv" here; NULL: none */
-	bool die_with_parent;    /* SIGTERM the child when this process dies, even by
-	                          * SIGKILL: a tileport child then saves and stops */
+	char *const *redact;     /* NAME=VALUE secrets hidden in that line; NULL: env's */
+	int parent_death_signal; /* sent to the child when this process dies, even by
+	                          * SIGKILL (0: none): SIGKILL for a helper that must not
+	                          * outlive us, SIGTERM for a tileport child that saves
+	                          * its run and stops */
 	const char *output_path; /* stdout and stderr appended to this file, not piped
 	                          * (no output callbacks, no idle timeout) */
 	proc_output_cb on_stdout, on_stderr;
@@ -63,6 +66,10 @@ pid_t proc_pid(const struct proc *p);
 void proc_kill(struct proc *p);
 /* Free a finished process (or kill and reap a running one first). */
 void proc_free(struct proc *p);
+
+/* Run the loop until *done (the caller's exit callback sets it), killing
+ * the process the first time stop(ud) says so (stop may be NULL). */
+void proc_wait(struct loop *l, struct proc *p, const bool *done, bool (*stop)(void *ud), void *ud);
 
 /* Convenience: run to completion on a private loop, collecting output. */
 int proc_run_sync(const struct proc_opts *o, struct sbuf *out, struct sbuf *errout,

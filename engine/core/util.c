@@ -489,14 +489,14 @@ static bool has_skill(const char *dir)
 	return ok;
 }
 
-const char *tp_self_exe(void)
+char *tp_self_exe(void)
 {
-	static char *self;
 	char exe[PATH_MAX];
-	ssize_t n;
-	if (!self && (n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0)
-		self = xstrndup(exe, (size_t)n);
-	return self;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	return xstrdup(exe);
 }
 
 const char *tp_data_dir(void)
@@ -509,11 +509,10 @@ const char *tp_data_dir(void)
 		dir = xstrdup(env);
 		return dir;
 	}
-	const char *exe = tp_self_exe();
-	if (exe) {
+	char *cur = tp_self_exe();
+	if (cur) {
 		/* Walk up from the binary: build/<mode>/tileport sits two levels
 		 * below the source tree; an installed one has ../share/tileport. */
-		char *cur = xstrdup(exe);
 		for (int up = 0; up < 4 && !dir; up++) {
 			char *slash = strrchr(cur, '/');
 			if (!slash || slash == cur)

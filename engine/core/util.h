@@ -99,12 +99,12 @@ char *path_absolute(const char *path);
 char *which(const char *prog);
 /* The same on a given PATH value (NULL: a default system PATH). */
 char *which_in(const char *prog, const char *path);
-/* This program's own binary (/proc/self/exe), or NULL when unreadable. */
-const char *tp_self_exe(void);
 /* Directory holding the program's data (skill/, themes/): $TILEPORT_DATA_DIR,
  * then next to the executable (build tree or PREFIX/share/tileport), then the
  * compiled-in default. Never NULL. */
 const char *tp_data_dir(void);
+/* This program's own path (/proc/self/exe), or NULL. Caller frees. */
+char *tp_self_exe(void);
 
 /* Clocks */
 int64_t now_ms(void);       /* monotonic */

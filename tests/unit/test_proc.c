@@ -244,7 +244,8 @@ static void test_output_file_and_parent_death(void **state)
 		char *argv[] = {"sh", "-c", "trap 'echo term; exit 0' TERM; echo ready; echo err >&2; "
 					    "while :; do sleep 0.02; done", NULL};
 		char **env = env_current();
-		struct proc_opts o = {.argv = argv, .env = env, .output_path = log, .die_with_parent = true};
+		struct proc_opts o = {.argv = argv, .env = env, .output_path = log,
+				      .parent_death_signal = SIGTERM};
 		struct proc *p = proc_spawn(l, &o, NULL);
 		/* the parent dies once the child runs, without stopping it */
 		for (int i = 0; p && i < 2000; i++) {

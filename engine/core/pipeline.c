@@ -408,10 +408,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 				run = &st->att[i];
 		if (run) {
 			pl_kill_leftover(run);
-			p->rerun_seq = run->seq;
-			pl_set(&run->exit, NULL);
-			pl_set(&run->claimed, NULL);
-			pl_set(&run->verdict, NULL);
+			pl_rerun(p, run);
 		} else if (!st->next.set && st->natt) {
 			/* Routing is recorded with the attempt's result; if neither a
 			 * next stage nor an end was saved, route the last result again. */
@@ -468,7 +465,6 @@ void pipeline_free(struct pipeline *p)
 		return;
 	if (p->step_timer)
 		loop_cancel_timer(p->loop, p->step_timer);
-	pl_drop_held(p);
 	if (p->proc) {
 		/* Leaving while a stage runs: kill it; the attempt stays "running"
 		 * in state.json and is re-run on resume. */
@@ -494,7 +490,7 @@ void pipeline_free(struct pipeline *p)
 
 bool pipeline_busy(const struct pipeline *p)
 {
-	return p->proc || p->vproc || p->step_timer || p->held_timer;
+	return p->proc || p->vproc || p->step_timer;
 }
 
 bool pipeline_finished(const struct pipeline *p)

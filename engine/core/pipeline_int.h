@@ -45,12 +45,7 @@ struct pipeline {
 	int vseq;
 	bool vmanual; /* a re-validation by hand: it records, it does not route */
 
-	/* A stage killed from outside (SIGTERM, SIGKILL, SIGINT, SIGHUP): its
-	 * reply waits a moment, because what killed it (Slurm ending a job,
-	 * a closed terminal) may be about to stop this process too; then the
-	 * attempt is interrupted, not judged. */
-	uint64_t held_timer;
-	char *held_text;
+	int outside_seq; /* the attempt already run again after a kill from outside */
 
 	uint64_t step_timer;
 	bool started;
@@ -87,8 +82,9 @@ void pl_finish(struct pipeline *p, const char *final, const char *reason);
 /* pipeline_stage.c */
 /* Take the next step on the loop (never inline). */
 void pl_schedule(struct pipeline *p);
-/* Drop a held reply (pipeline_abort while one waits; pipeline_free). */
-void pl_drop_held(struct pipeline *p);
+/* Run attempt a again under its number on the next step (resume's
+ * interrupted attempt, a stage killed from outside). */
+void pl_rerun(struct pipeline *p, struct attempt *a);
 /* An attempt record for st.next (numbered, counted); clears st.next. */
 struct attempt *pl_new_attempt(struct pipeline *p);
 /* Owner class of a's verdict from its report; the table's default if absent. */

@@ -65,15 +65,6 @@ int pipeline_abort(struct pipeline *p, struct tp_err *err)
 		proc_kill(p->proc ? p->proc : p->vproc);
 		return 0;
 	}
-	if (p->held_timer) {
-		/* the stage was killed from outside and so are we: interrupted */
-		pl_drop_held(p);
-		struct attempt *a = pl_cur(p);
-		pl_emit(p, "manual_abort", pl_attempt_fields(a), "abort: %c%d was stopped from outside",
-			a->stage, a->n);
-		pl_aborted(p);
-		return 0;
-	}
 	if (p->step_timer) {
 		loop_cancel_timer(p->loop, p->step_timer);
 		p->step_timer = 0;

@@ -98,10 +98,6 @@ static void after_validator(struct pipeline *p, struct attempt *a, bool failed);
 static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_reply *r,
 		       const struct gate_result *g);
 
-/* How long the reply of a stage killed from outside waits to be judged:
- * a job's processes are all signalled within milliseconds of each other. */
-#define HELD_MS 1500
-
 static void judge(struct pipeline *p, struct attempt *a, char *text);
 
 static bool killed_from_outside(const struct proc_status *st)
@@ -112,23 +108,12 @@ static bool killed_from_outside(const struct proc_status *st)
 	return s == SIGTERM || s == SIGKILL || s == SIGINT || s == SIGHUP;
 }
 
-static void on_held(struct loop *l, void *ud)
+void pl_rerun(struct pipeline *p, struct attempt *a)
 {
-	(void)l;
-	struct pipeline *p = ud;
-	char *text = p->held_text;
-	p->held_timer = 0;
-	p->held_text = NULL;
-	judge(p, pl_cur(p), text);
-}
-
-void pl_drop_held(struct pipeline *p)
-{
-	if (p->held_timer)
-		loop_cancel_timer(p->loop, p->held_timer);
-	p->held_timer = 0;
-	free(p->held_text);
-	p->held_text = NULL;
+	p->rerun_seq = a->seq;
+	pl_set(&a->exit, NULL);
+	pl_set(&a->claimed, NULL);
+	pl_set(&a->verdict, NULL);
 }
 
 static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
@@ -165,9 +150,18 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 		pl_aborted(p);
 		return;
 	}
-	if (killed_from_outside(st)) {
-		p->held_text = text;
-		p->held_timer = loop_add_timer(p->loop, HELD_MS, on_held, p);
+	if (killed_from_outside(st) && p->outside_seq != a->seq) {
+		/* A reply cut short says nothing about the stage, and whatever
+		 * killed it may be stopping this tileport too (Slurm ends a job
+		 * by signalling every process of it): no judging, no repair; the
+		 * attempt runs again under its number, as resume would run it, and
+		 * if this process is stopped meanwhile it is still to run. Once:
+		 * an agent killed every time (out of memory) is judged. */
+		free(text);
+		p->outside_seq = a->seq;
+		pl_rerun(p, a);
+		pl_save(p);
+		pl_schedule(p);
 		return;
 	}
 	judge(p, a, text);

@@ -1,9 +1,10 @@
 #!/bin/sh
-# A stage killed from outside. Alone (someone kills the agent), its reply is
-# judged as any failed reply, after a moment. Together with its tileport, as
-# Slurm ends a job (every process of it gets SIGTERM), the attempt is
-# interrupted, not judged: resume runs it again under the same number and
-# the run ends as an undisturbed one.
+# A stage killed from outside is not judged: its attempt runs again under
+# the same number. Alone (someone kills the agent), at once, and killed
+# again it is judged like any reply without a verdict. Together with its
+# tileport, as Slurm ends a job (every process of it gets SIGTERM), the
+# attempt is still to run when tileport stops: resume runs it and the run
+# ends as an undisturbed one, whichever of the two deaths tileport saw first.
 . "$TILEPORT_TOP/tests/integration/lib/common.sh"
 . "$TILEPORT_TOP/tests/integration/lib/batch.sh"
 online_env
@@ -19,13 +20,21 @@ pid=$!
 wait_for 60 "the agent started" '[ -s "$BATCH_SCEN/alone.entered" ]'
 # the agent and the shell its driver started it in (its group leader)
 agent=$(cat "$BATCH_SCEN/alone.entered")
+rm "$BATCH_SCEN/alone.entered"
 kill -TERM "$(parent_of "$agent")" "$agent"
+# the same attempt again (line 1 of the scenario once more: it waits again)
+wait_for 60 "A1 started again" '[ -s "$BATCH_SCEN/alone.entered" ]'
+again=$(cat "$BATCH_SCEN/alone.entered")
+kill -TERM "$(parent_of "$again")" "$again"
 wait "$pid"
 assert_eq "the run went on" "$?" 0
-assert_eq "killed alone: judged, and repaired" "$(json_get "$T/out/alone/.tileport/state.json" '" ".join(a["dir"] for a in d["attempts"])')" \
+assert_eq "killed once: run again; twice: judged, and repaired" \
+	"$(json_get "$T/out/alone/.tileport/state.json" '" ".join(a["dir"] for a in d["attempts"])')" \
 	"01-A1 02-A1r 03-B1 04-D1 05-E1"
 assert_contains "the kill is on record" "$T/alone.log" "A1 ended: killed by signal 15"
-assert_contains "judged like any reply without a verdict" "$T/alone.log" "A1 returned no verdict; gate: repair"
+assert_contains "run again, not judged" "$T/alone.log" "A1 was interrupted; running it again under the same number"
+assert_contains "killed again: judged like any reply without a verdict" "$T/alone.log" \
+	"A1 returned no verdict; gate: repair"
 
 scenario both "A: PASS" "B: GATE COMPILED" "D: ALL_PASS" "E: DONE"
 # shellcheck disable=SC2046

@@ -87,30 +87,23 @@ static bool cmd_ok(const struct proc_status *st)
 	return st->end == PROC_EXITED && st->code == 0;
 }
 
-/* The options every job of the batch shares (the probe leaves out gres). */
-static void add_common(char ***v, size_t *n, const struct batch_slurm *s, bool gres)
-{
-	const char *opt[] = {"--partition", s->partition, "--account", s->account, "--qos", s->qos,
-			     "--time", s->time, "--gres", gres ? s->gres : NULL};
-	for (size_t i = 0; i < TP_ARRAY_LEN(opt); i += 2) {
-		if (!opt[i + 1])
-			continue;
-		*v = xrealloc(*v, (*n + 2) * sizeof(**v));
-		(*v)[(*n)++] = xasprintf("%s=%s", opt[i], opt[i + 1]);
-		(*v)[*n] = NULL;
-	}
-	for (size_t i = 0; s->sbatch_args && s->sbatch_args[i]; i++) {
-		*v = xrealloc(*v, (*n + 2) * sizeof(**v));
-		(*v)[(*n)++] = xstrdup(s->sbatch_args[i]);
-		(*v)[*n] = NULL;
-	}
-}
-
 static void push(char ***v, size_t *n, char *s)
 {
 	*v = xrealloc(*v, (*n + 2) * sizeof(**v));
 	(*v)[(*n)++] = s;
 	(*v)[*n] = NULL;
+}
+
+/* The options every job of the batch shares (the probe leaves out gres). */
+static void add_common(char ***v, size_t *n, const struct batch_slurm *s, bool gres)
+{
+	const char *opt[] = {"--partition", s->partition, "--account", s->account, "--qos", s->qos,
+			     "--time", s->time, "--gres", gres ? s->gres : NULL};
+	for (size_t i = 0; i < TP_ARRAY_LEN(opt); i += 2)
+		if (opt[i + 1])
+			push(v, n, xasprintf("%s=%s", opt[i], opt[i + 1]));
+	for (size_t i = 0; s->sbatch_args && s->sbatch_args[i]; i++)
+		push(v, n, xstrdup(s->sbatch_args[i]));
 }
 
 /* sbatch ARGS: the job id, or -1 with sbatch's own words and the exit

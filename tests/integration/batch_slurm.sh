@@ -16,7 +16,10 @@ slurm_start || { bad "the test cluster did not start"; finish; exit 1; }
 
 export XDG_CONFIG_HOME="$T/xdg"
 mkdir -p "$XDG_CONFIG_HOME/tileport"
-printf '[slurm]\npoll = 0.2\nprobe_timeout = 60\nprobe_grace = 1\n' >"$XDG_CONFIG_HOME/tileport/config"
+# the sbatch options of the config (time, account) and of the command line
+# (--sbatch-arg) reach the jobs
+printf '[slurm]\npoll = 0.2\nprobe_timeout = 60\nprobe_grace = 1\ntime = 30\naccount = tp-test\n' \
+	>"$XDG_CONFIG_HOME/tileport/config"
 
 W=$T/ws
 batch_ws "$W"
@@ -38,9 +41,13 @@ scen_all() { # $1: GATE for the disturbed batch, "" for the calm one
 scen_all ""
 # shellcheck disable=SC2046
 "$TILEPORT" batch start $OPS --workspace "$W" --out "$T/calm" --name calm --jobs 2 --headless --wait \
-	$(batch_flags) >"$T/calm.log" 2>&1
+	--sbatch-arg=--comment=tileport-calm $(batch_flags) >"$T/calm.log" 2>&1
 assert_eq "calm batch: exit 1 (s5 stops)" "$?" 1
 "$TILEPORT" batch status calm --out "$T/calm" --json >"$T/calm.json"
+scontrol -o show job "$(json_get "$T/calm.json" 'd["job"]')" >"$T/calm.jobs" 2>&1
+for want in "ArrayTaskThrottle=2" "TimeLimit=00:30:00" "Account=tp-test" "Comment=tileport-calm"; do
+	assert_contains "the job array has $want" "$T/calm.jobs" "$want"
+done
 assert_eq "calm batch: executor" "$(json_get "$T/calm.json" 'd["executor"]')" slurm
 assert_eq "calm batch: end states" "$(json_get "$T/calm.json" '" ".join(o["state"] for o in d["ops"])')" \
 	"complete complete complete complete stopped complete"
@@ -107,6 +114,13 @@ no_record() { [ ! -e "$T/bad/.tileport-batch/$1" ] && ok "$1: no record" || bad 
 assert_eq "invalid partition: exit 2" "$?" 2
 assert_contains "invalid partition: sbatch's words" "$T/part.log" "sbatch refused the probe job: sbatch: error: invalid partition specified: nosuch"
 no_record part
+# gres is asked of the array only (the probe needs no GPU): a refusal after
+# the probe passed leaves no record either
+# shellcheck disable=SC2046
+"$TILEPORT" batch start n3 --workspace "$W" --out "$T/bad" --name gres --gres gpu:1 $(batch_flags) >"$T/gres.log" 2>&1
+assert_eq "a gres the cluster lacks: exit 2" "$?" 2
+assert_contains "a gres the cluster lacks: sbatch's words" "$T/gres.log" "sbatch refused the job array: sbatch: error: Invalid generic resource"
+no_record gres
 sed 's/^SlurmctldPort=.*/SlurmctldPort=1/; s/^MessageTimeout=.*/MessageTimeout=1/' "$SLURM_CONF" >"$T/down.conf"
 # shellcheck disable=SC2046
 SLURM_CONF="$T/down.conf" "$TILEPORT" batch start n3 --workspace "$W" --out "$T/bad" --name down $(batch_flags) >"$T/down.log" 2>&1

@@ -23,11 +23,6 @@ struct bv {
 	size_t cur; /* the op the details and actions are about */
 };
 
-static const char *const spinner[] = {
-	"\xe2\xa0\x8b", "\xe2\xa0\x99", "\xe2\xa0\xb9", "\xe2\xa0\xb8", "\xe2\xa0\xbc",
-	"\xe2\xa0\xb4", "\xe2\xa0\xa6", "\xe2\xa0\xa7", "\xe2\xa0\x87", "\xe2\xa0\x8f",
-};
-
 static size_t nops(const struct bv *bv)
 {
 	return batch_record(bv->b)->nops;
@@ -126,7 +121,7 @@ static const char *glyph(enum batch_state s)
 	switch (s) {
 	case BST_RUNNING:
 		/* from the (possibly frozen) clock, so a still screen stays still */
-		return spinner[(view_now_ms() / 100) % (int64_t)TP_ARRAY_LEN(spinner)];
+		return view_spinner((uint64_t)view_now_ms() / 100);
 	case BST_COMPLETE:
 	case BST_OFFLINE:
 		return "\xe2\x9c\x93";

@@ -35,11 +35,6 @@ struct pl {
 	int64_t drawn_sec;
 };
 
-static const char *const spinner[] = {
-	"\xe2\xa0\x8b", "\xe2\xa0\x99", "\xe2\xa0\xb9", "\xe2\xa0\xb8", "\xe2\xa0\xbc",
-	"\xe2\xa0\xb4", "\xe2\xa0\xa6", "\xe2\xa0\xa7", "\xe2\xa0\x87", "\xe2\xa0\x8f",
-};
-
 static const struct run_state *state_of(const struct pl *pl)
 {
 	return run_model_state(pl->m);
@@ -284,7 +279,7 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 		stype = LINE_STATE_SKIPPED;
 	} else if (a->state == ATTEMPT_RUNNING) {
 		if (run_model_running(pl->m, a)) {
-			glyph = spinner[pl->spin % TP_ARRAY_LEN(spinner)];
+			glyph = view_spinner(pl->spin);
 			status = "running";
 			stype = LINE_STATE_RUNNING;
 		} else {

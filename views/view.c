@@ -452,3 +452,12 @@ int64_t view_now_ms(void)
 		return strtoll(f, NULL, 10);
 	return wall_ms();
 }
+
+const char *view_spinner(uint64_t n)
+{
+	static const char *const frames[] = {
+		"\xe2\xa0\x8b", "\xe2\xa0\x99", "\xe2\xa0\xb9", "\xe2\xa0\xb8", "\xe2\xa0\xbc",
+		"\xe2\xa0\xb4", "\xe2\xa0\xa6", "\xe2\xa0\xa7", "\xe2\xa0\x87", "\xe2\xa0\x8f",
+	};
+	return frames[n % TP_ARRAY_LEN(frames)];
+}

@@ -305,6 +305,8 @@ void view_set_search(struct view *v, const char *pattern);
 /* Wall-clock now in ms; TILEPORT_NOW (ms since the epoch) freezes it so
  * screen tests can show ages and elapsed times. */
 int64_t view_now_ms(void);
+/* Frame n of the spinner a running row shows (frames repeat). */
+const char *view_spinner(uint64_t n);
 
 /* Format line idx through the ops (with a reusable buffer). */
 void view_format(struct view *v, size_t idx, struct line_out *out);

@@ -30,7 +30,7 @@ TILEPORT_SCRIPT="$T/script" "$TILEPORT" batch start l1 l2 --workspace "$W" --out
 	--jobs 1 $(batch_flags) >"$T/log" 2>&1
 assert_eq "left unfinished: exit 1" "$?" 1
 assert_contains "the view opened" "$T/s1.screen" "[batch] live - 1 running, 1 queued"
-grep -qE '^. l1 +running ' "$T/s1.screen" && ok "l1 runs" || bad "l1 is not running in s1"
+grep -qE '^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] l1 +running ' "$T/s1.screen" && ok "l1 runs, with a spinner" || bad "l1 is not running (with a spinner) in s1"
 grep -qE '^. l2 +queued ' "$T/s1.screen" && ok "l2 waits for the slot" || bad "l2 is not queued in s1"
 grep -qE '^. l1 +cancelled ' "$T/s2.screen" && ok "x cancelled l1" || bad "l1 is not cancelled in s2"
 grep -qE '^. l2 +running ' "$T/s2.screen" && ok "l2 took the slot" || bad "l2 is not running in s2"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine/core/run.h"
+#include "engine/core/json.h"
 #include "engine/core/session.h"
 #include "engine/perf/perfmd.h"
 
@@ -253,23 +254,17 @@ void batch_totals(const struct batch *b, struct batch_totals *t)
 	t->elapsed_ms = first && last > first ? last - first : 0;
 }
 
-static void put_str(cJSON *o, const char *k, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, k, v);
-}
-
 static cJSON *op_json(const struct batch_op *o, const struct batch_progress *p)
 {
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "op", o->op);
 	cJSON_AddStringToObject(j, "run_dir", o->run_dir);
 	cJSON_AddStringToObject(j, "state", batch_state_name(o->state));
-	put_str(j, "final", p->final);
-	put_str(j, "reason", p->reason);
+	json_put_str(j, "final", p->final);
+	json_put_str(j, "reason", p->reason);
 	char stage[2] = {p->stage, 0};
-	put_str(j, "stage", p->stage ? stage : NULL);
-	put_str(j, "verdict", p->verdict);
+	json_put_str(j, "stage", p->stage ? stage : NULL);
+	json_put_str(j, "verdict", p->verdict);
 	cJSON_AddStringToObject(j, "attempts", p->attempts ? p->attempts : "");
 	if (!isnan(p->geomean))
 		cJSON_AddNumberToObject(j, "geomean", p->geomean);
@@ -277,12 +272,12 @@ static cJSON *op_json(const struct batch_op *o, const struct batch_progress *p)
 	cJSON_AddNumberToObject(j, "tokens_out", (double)p->tokens_out);
 	cJSON_AddNumberToObject(j, "cost", p->cost);
 	cJSON_AddNumberToObject(j, "elapsed_ms", (double)batch_progress_elapsed(p, wall_ms()));
-	put_str(j, "job", o->job);
-	put_str(j, "node", o->node);
-	put_str(j, "why", o->why);
+	json_put_str(j, "job", o->job);
+	json_put_str(j, "node", o->node);
+	json_put_str(j, "why", o->why);
 	cJSON_AddNumberToObject(j, "starts", o->starts);
-	put_str(j, "last_event", p->last_event);
-	put_str(j, "error", p->error);
+	json_put_str(j, "last_event", p->last_event);
+	json_put_str(j, "error", p->error);
 	return j;
 }
 
@@ -303,15 +298,15 @@ cJSON *batch_to_json(const struct batch *b)
 	cJSON_AddStringToObject(o, "name", r->name);
 	cJSON_AddStringToObject(o, "dir", r->dir);
 	cJSON_AddStringToObject(o, "executor", batch_executor_name(r->executor));
-	put_str(o, "workspace", r->workspace);
-	put_str(o, "out_root", r->out_root);
+	json_put_str(o, "workspace", r->workspace);
+	json_put_str(o, "out_root", r->out_root);
 	cJSON_AddNumberToObject(o, "jobs", r->jobs);
 	cJSON_AddNumberToObject(o, "created", (double)r->created);
 	cJSON_AddNumberToObject(o, "updated", (double)r->updated);
 	cJSON_AddBoolToObject(o, "going", batch_going(b));
-	put_str(o, "problem", b->problem);
+	json_put_str(o, "problem", b->problem);
 	if (r->nsubs)
-		put_str(o, "job", r->subs[r->nsubs - 1].job);
+		json_put_str(o, "job", r->subs[r->nsubs - 1].job);
 	cJSON *ops = cJSON_AddArrayToObject(o, "ops");
 	for (size_t i = 0; i < r->nops; i++)
 		cJSON_AddItemToArray(ops, op_with_run(b, i));

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/core/json.h"
+
 static const char *const state_names[BST__COUNT] = {
 	[BST_PENDING] = "pending",         [BST_QUEUED] = "queued",
 	[BST_RUNNING] = "running",         [BST_COMPLETE] = "complete",
@@ -158,51 +160,38 @@ void batch_record_free(struct batch_record *r)
 
 /* ---- JSON ---- */
 
-static void put_str(cJSON *o, const char *k, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, k, v);
-}
-
-static void put_strv(cJSON *o, const char *k, char *const *v)
-{
-	cJSON *a = cJSON_AddArrayToObject(o, k);
-	for (size_t i = 0; v && v[i]; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
-}
-
 static cJSON *record_json(const struct batch_record *r)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "schema", r->schema);
-	put_str(o, "tileport_version", r->version);
-	put_str(o, "name", r->name);
+	json_put_str(o, "tileport_version", r->version);
+	json_put_str(o, "name", r->name);
 	cJSON_AddStringToObject(o, "executor", batch_executor_name(r->executor));
-	put_str(o, "workspace", r->workspace);
-	put_str(o, "out_root", r->out_root);
+	json_put_str(o, "workspace", r->workspace);
+	json_put_str(o, "out_root", r->out_root);
 	cJSON_AddNumberToObject(o, "jobs", r->jobs);
-	put_strv(o, "run_args", r->run_args);
+	json_put_strv(o, "run_args", r->run_args);
 	cJSON_AddNumberToObject(o, "created", (double)r->created);
 	cJSON_AddNumberToObject(o, "updated", (double)r->updated);
 	if (r->executor == BATCH_SLURM) {
 		const struct batch_slurm *s = &r->slurm;
 		cJSON *j = cJSON_AddObjectToObject(o, "slurm");
-		put_str(j, "partition", s->partition);
-		put_str(j, "account", s->account);
-		put_str(j, "qos", s->qos);
-		put_str(j, "time", s->time);
-		put_str(j, "gres", s->gres);
-		put_strv(j, "sbatch_args", s->sbatch_args);
-		put_str(j, "tileport", s->tileport);
+		json_put_str(j, "partition", s->partition);
+		json_put_str(j, "account", s->account);
+		json_put_str(j, "qos", s->qos);
+		json_put_str(j, "time", s->time);
+		json_put_str(j, "gres", s->gres);
+		json_put_strv(j, "sbatch_args", s->sbatch_args);
+		json_put_str(j, "tileport", s->tileport);
 		cJSON_AddNumberToObject(j, "poll_ms", (double)s->poll_ms);
-		put_str(j, "probe_node", s->probe_node);
+		json_put_str(j, "probe_node", s->probe_node);
 	}
 	cJSON *subs = cJSON_AddArrayToObject(o, "submissions");
 	for (size_t i = 0; i < r->nsubs; i++) {
 		cJSON *j = cJSON_CreateObject();
-		put_str(j, "job", r->subs[i].job);
-		put_str(j, "script", r->subs[i].script);
-		put_strv(j, "ops", r->subs[i].ops);
+		json_put_str(j, "job", r->subs[i].job);
+		json_put_str(j, "script", r->subs[i].script);
+		json_put_strv(j, "ops", r->subs[i].ops);
 		cJSON_AddNumberToObject(j, "at", (double)r->subs[i].at);
 		cJSON_AddItemToArray(subs, j);
 	}
@@ -210,26 +199,20 @@ static cJSON *record_json(const struct batch_record *r)
 	for (size_t i = 0; i < r->nops; i++) {
 		const struct batch_op *b = &r->ops[i];
 		cJSON *j = cJSON_CreateObject();
-		put_str(j, "op", b->op);
-		put_str(j, "run_dir", b->run_dir);
+		json_put_str(j, "op", b->op);
+		json_put_str(j, "run_dir", b->run_dir);
 		cJSON_AddStringToObject(j, "state", batch_state_name(b->state));
-		put_str(j, "job", b->job);
+		json_put_str(j, "job", b->job);
 		if (b->pid_start)
 			cJSON_AddNumberToObject(j, "pid_start", (double)b->pid_start);
-		put_str(j, "node", b->node);
-		put_str(j, "why", b->why);
+		json_put_str(j, "node", b->node);
+		json_put_str(j, "why", b->why);
 		cJSON_AddNumberToObject(j, "starts", b->starts);
 		cJSON_AddNumberToObject(j, "started", (double)b->started);
 		cJSON_AddNumberToObject(j, "ended", (double)b->ended);
 		cJSON_AddItemToArray(ops, j);
 	}
 	return o;
-}
-
-static char *get_str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? xstrdup(v->valuestring) : NULL;
 }
 
 /* Numbers from a file are clamped before any conversion: an out-of-range
@@ -251,18 +234,6 @@ static int64_t get_ms(const cJSON *o, const char *k)
 	return (int64_t)get_num(o, k, 0, 9e15);
 }
 
-static char **get_strv(const cJSON *o, const char *k)
-{
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, k);
-	char **v = xcalloc((size_t)cJSON_GetArraySize(a) + 1, sizeof(*v));
-	size_t n = 0;
-	const cJSON *e;
-	cJSON_ArrayForEach(e, a)
-		if (cJSON_IsString(e))
-			v[n++] = xstrdup(e->valuestring);
-	return v;
-}
-
 /* A record is checked as hard as a state file: resume acts on what it
  * names (directories it moves, jobs it cancels). */
 static int from_json(const cJSON *o, const char *path, struct batch_record *r, struct tp_err *err)
@@ -272,9 +243,9 @@ static int from_json(const cJSON *o, const char *path, struct batch_record *r, s
 		tp_err_set(err, TP_EXIT_USAGE, "%s: schema %d, expected %d", path, r->schema, BATCH_SCHEMA);
 		return -1;
 	}
-	r->version = get_str(o, "tileport_version");
-	r->name = get_str(o, "name");
-	char *ex = get_str(o, "executor");
+	r->version = json_get_str(o, "tileport_version");
+	r->name = json_get_str(o, "name");
+	char *ex = json_get_str(o, "executor");
 	bool ex_ok = ex && (!strcmp(ex, "local") || !strcmp(ex, "slurm"));
 	r->executor = ex && !strcmp(ex, "slurm") ? BATCH_SLURM : BATCH_LOCAL;
 	free(ex);
@@ -282,42 +253,42 @@ static int from_json(const cJSON *o, const char *path, struct batch_record *r, s
 		tp_err_set(err, TP_EXIT_USAGE, "%s: expected a name and an executor (local or slurm)", path);
 		return -1;
 	}
-	r->workspace = get_str(o, "workspace");
+	r->workspace = json_get_str(o, "workspace");
 	r->jobs = get_int(o, "jobs");
 	if (r->jobs < 1)
 		r->jobs = 1;
-	r->run_args = get_strv(o, "run_args");
+	r->run_args = json_get_strv(o, "run_args");
 	r->created = get_ms(o, "created");
 	r->updated = get_ms(o, "updated");
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "slurm");
 	if (cJSON_IsObject(s)) {
 		struct batch_slurm *d = &r->slurm;
-		d->partition = get_str(s, "partition");
-		d->account = get_str(s, "account");
-		d->qos = get_str(s, "qos");
-		d->time = get_str(s, "time");
-		d->gres = get_str(s, "gres");
-		d->sbatch_args = get_strv(s, "sbatch_args");
-		d->tileport = get_str(s, "tileport");
+		d->partition = json_get_str(s, "partition");
+		d->account = json_get_str(s, "account");
+		d->qos = json_get_str(s, "qos");
+		d->time = json_get_str(s, "time");
+		d->gres = json_get_str(s, "gres");
+		d->sbatch_args = json_get_strv(s, "sbatch_args");
+		d->tileport = json_get_str(s, "tileport");
 		d->poll_ms = get_ms(s, "poll_ms");
-		d->probe_node = get_str(s, "probe_node");
+		d->probe_node = json_get_str(s, "probe_node");
 	}
 	const cJSON *subs = cJSON_GetObjectItemCaseSensitive(o, "submissions");
 	r->subs = xcalloc((size_t)cJSON_GetArraySize(subs) + 1, sizeof(*r->subs));
 	const cJSON *e;
 	cJSON_ArrayForEach(e, subs) {
 		struct batch_submission *b = &r->subs[r->nsubs++];
-		b->job = get_str(e, "job");
-		b->script = get_str(e, "script");
-		b->ops = get_strv(e, "ops");
+		b->job = json_get_str(e, "job");
+		b->script = json_get_str(e, "script");
+		b->ops = json_get_strv(e, "ops");
 		b->at = get_ms(e, "at");
 	}
 	const cJSON *ops = cJSON_GetObjectItemCaseSensitive(o, "ops");
 	r->ops = xcalloc((size_t)cJSON_GetArraySize(ops) + 1, sizeof(*r->ops));
 	cJSON_ArrayForEach(e, ops) {
 		struct batch_op *b = &r->ops[r->nops++];
-		b->op = get_str(e, "op");
-		char *st = get_str(e, "state");
+		b->op = json_get_str(e, "op");
+		char *st = json_get_str(e, "state");
 		int s = batch_state_parse(st);
 		free(st);
 		if (!b->op || !*b->op || strchr(b->op, '/') || b->op[0] == '.' || s < 0) {
@@ -328,10 +299,10 @@ static int from_json(const cJSON *o, const char *path, struct batch_record *r, s
 		b->state = (enum batch_state)s;
 		/* The output root is where the record lies: the folder may have moved. */
 		b->run_dir = path_join(r->out_root, b->op);
-		b->job = get_str(e, "job");
+		b->job = json_get_str(e, "job");
 		b->pid_start = get_ms(e, "pid_start");
-		b->node = get_str(e, "node");
-		b->why = get_str(e, "why");
+		b->node = json_get_str(e, "node");
+		b->why = json_get_str(e, "why");
 		b->starts = get_int(e, "starts");
 		b->started = get_ms(e, "started");
 		b->ended = get_ms(e, "ended");

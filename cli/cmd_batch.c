@@ -293,7 +293,7 @@ static int batch_start_main(int argc, char **argv)
 	int jobs = a.jobs ? a.jobs : bc.jobs ? bc.jobs : is_slurm ? (int)strv_len(ops) : 2;
 	struct batch_spec spec = {
 		.name = a.name, .ops = ops, .executor = is_slurm ? BATCH_SLURM : BATCH_LOCAL,
-		.jobs = jobs, .run_args = a.run_args, .slurm = &bc.slurm,
+		.jobs = jobs, .run_args = a.run_args, .slurm = &bc.slurm, .told = print_change,
 	};
 	if (batch_start(&b, session, &spec, &err) < 0) {
 		rc = cli_report(&err);

@@ -157,6 +157,11 @@ void batch_config_free(struct batch_config *c);
  * children of this process). */
 struct batch;
 
+/* Every change: msg is a line for people ("softmax: running"), op its
+ * index; or msg is NULL (op SIZE_MAX) for a change not worth a line (a
+ * run's progress, a job's node). */
+typedef void (*batch_listener)(struct batch *b, size_t op, const char *msg, void *ud);
+
 struct batch_spec {
 	const char *name;       /* NULL: the start time, YYYYmmdd-HHMMSS */
 	char *const *ops;
@@ -164,6 +169,9 @@ struct batch_spec {
 	int jobs;
 	char *const *run_args;
 	const struct batch_slurm *slurm;
+	batch_listener told;    /* hears what the start does (the probe job's wait, the
+	                         * submission) until batch_start returns; may be NULL */
+	void *told_ud;
 };
 
 /* Start a batch in the session's workspace and output root: check every
@@ -219,10 +227,7 @@ void batch_stop(struct batch *b);
  * inside a loop callback). */
 void batch_stop_wait(struct batch *b);
 
-/* Every change: msg is a line for people ("softmax: running"), op its
- * index; or msg is NULL (op SIZE_MAX) for a change not worth a line (a
- * run's progress, a job's node). */
-typedef void (*batch_listener)(struct batch *b, size_t op, const char *msg, void *ud);
+/* Listeners hear every change (batch_listener, above). */
 void batch_listen(struct batch *b, batch_listener fn, void *ud);
 void batch_unlisten(struct batch *b, batch_listener fn, void *ud);
 

@@ -485,6 +485,8 @@ int batch_start(struct batch **out, struct session *ss, const struct batch_spec 
 	struct batch *b = batch_new(ss);
 	fill_record(&b->rec, s, ws, out_root, name, dir);
 	adopt(b);
+	if (s->told)
+		batch_listen(b, s->told, s->told_ud);
 	size_t n = b->rec.nops;
 	size_t *all = xcalloc(n, sizeof(*all));
 	for (size_t i = 0; i < n; i++)
@@ -505,6 +507,8 @@ int batch_start(struct batch **out, struct session *ss, const struct batch_spec 
 		batch_free(b);
 		remove_tree(dir);
 	} else {
+		if (s->told)
+			batch_unlisten(b, s->told, s->told_ud);
 		*out = b;
 	}
 	free(root);

@@ -193,6 +193,8 @@ static int probe(struct batch *b, struct tp_err *err)
 	int64_t timeout = s->probe_timeout_ms > 0 ? s->probe_timeout_ms : PROBE_TIMEOUT_MS;
 	int64_t grace = s->probe_grace_ms > 0 ? s->probe_grace_ms : PROBE_GRACE_MS;
 	int64_t poll = s->poll_ms > 0 && s->poll_ms < 5000 ? s->poll_ms : 1000;
+	batch_note(b, 0, "probe job %s: waiting (up to %llds in the queue) for it to write a marker "
+		   "in %s", job, (long long)(timeout / 1000), b->rec.dir);
 	int64_t start = now_ms(), asked = 0, ended_at = 0;
 	char *state = NULL, *node = NULL;
 	struct loop *l = loop_new();

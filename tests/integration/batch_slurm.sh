@@ -55,6 +55,8 @@ assert_eq "calm batch: one job array, tasks on the node" \
 	"$(json_get "$T/calm.json" '" ".join(sorted(set(o["job"].split("_")[0] + "@" + o["node"] for o in d["ops"])))')" \
 	"$(json_get "$T/calm.json" 'd["job"]')@$SLURM_NODE"
 assert_contains "the probe ran first" "$T/calm/.tileport-batch/calm/batch.json" "\"probe_node\":	\"$SLURM_NODE\""
+assert_contains "start says it waits for the probe" "$T/calm.log" "for it to write a marker in $T/calm/.tileport-batch/calm"
+assert_contains "and what it found" "$T/calm.log" "ran on $SLURM_NODE and its marker arrived: the output root is shared"
 
 # Disturbed: the two gated tasks run first (two at a time) and wait in B.
 rm -f "$BATCH_SCEN"/*.entered "$BATCH_SCEN"/*.release

@@ -1,6 +1,7 @@
 # A one-node Slurm cluster on loopback for the batch tests (sourced after
-# common.sh): munged, slurmctld and slurmd started here with every file
-# under $T/slurm and ports of their own, and stopped by their PIDs.
+# common.sh and batch.sh, whose wait_for it uses): munged, slurmctld and
+# slurmd started here with every file under $T/slurm and ports of their
+# own, and stopped by their PIDs.
 # Facts: ../shared/reference/slurm.md. slurmd runs in a mount namespace
 # where $SLURM_HIDDEN is an empty tmpfs: the "compute node" cannot see
 # what this host keeps there, the case the probe job must catch. The main
@@ -8,7 +9,6 @@
 # task starts within a second of a slot freeing, not the default minute.
 #   slurm_start      start it; exports SLURM_CONF, SLURM_NODE
 #   slurm_stop       cancel what is left, stop the daemons (trap it)
-#   slurm_wait CMD   poll CMD (a shell condition) until true, bounded
 
 S=$T/slurm
 SLURM_HIDDEN=$T/hidden
@@ -22,20 +22,6 @@ ps = []
 for _ in range(2):
     s = socket.socket(); s.bind(("127.0.0.1", 0)); ps.append(s)
 print(" ".join(str(s.getsockname()[1]) for s in ps))'
-}
-
-# slurm_wait SECONDS CONDITION: the condition, re-checked every 0.1 s
-# until it holds; 1 when it never did.
-slurm_wait() {
-	limit=$(($1 * 10))
-	shift
-	i=0
-	while ! eval "$1"; do
-		i=$((i + 1))
-		[ $i -ge $limit ] && return 1
-		sleep 0.1
-	done
-	return 0
 }
 
 slurm_start() {
@@ -81,21 +67,21 @@ EOF
 	unshare --mount --propagation private sh -c \
 		'mount -t tmpfs tmpfs "$1" && exec slurmd' sh "$SLURM_HIDDEN" ||
 		{ echo "FAIL slurmd did not start in its mount namespace"; return 1; }
-	slurm_wait 60 'sinfo -h -o %T 2>/dev/null | grep -q idle' ||
-		{ echo "FAIL the node never became idle"; sed 's/^/    | /' "$S/log/ctld.log" | tail -n 20; return 1; }
+	wait_for 60 "the node became idle" 'sinfo -h -o %T 2>/dev/null | grep -q idle' ||
+		{ sed 's/^/    | /' "$S/log/ctld.log" | tail -n 20; return 1; }
 }
 
 slurm_stop() {
 	[ -n "${SLURM_CONF:-}" ] || return 0
 	scancel --full -u "$(id -un)" 2>/dev/null
-	slurm_wait 30 '[ -z "$(squeue -h 2>/dev/null)" ]'
+	wait_for 30 "the queue emptied" '[ -z "$(squeue -h 2>/dev/null)" ]'
 	for f in "$S/d.pid" "$S/ctld.pid" "$S/munge/pid"; do
 		[ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
 	done
 	for f in "$S/d.pid" "$S/ctld.pid" "$S/munge/pid"; do
 		[ -f "$f" ] || continue
 		pid=$(cat "$f")
-		slurm_wait 30 '[ ! -e /proc/$pid ] || grep -q ") Z" /proc/$pid/stat 2>/dev/null'
+		wait_for 30 "$f's daemon stopped" '[ ! -e /proc/$pid ] || grep -q ") Z" /proc/$pid/stat 2>/dev/null'
 	done
 	unset SLURM_CONF
 }

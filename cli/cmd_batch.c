@@ -416,11 +416,15 @@ static int batch_cancel_main(int argc, char **argv)
 		rc = cli_report(&err);
 	if (!rc) {
 		char **ops = argc - optind > 1 ? argv + optind + 1 : NULL;
-		if (batch_cancel(b, ops, &err) < 0)
+		int n = batch_cancel(b, ops, &err);
+		if (n < 0)
 			rc = cli_report(&err);
+		else if (n == 0)
+			printf("batch %s: nothing is queued or running\n", batch_record(b)->name);
 		else
-			printf("batch %s: cancelled %s\n", batch_record(b)->name,
-			       ops ? "the named runs" : "every queued and running run");
+			printf("batch %s: cancelled %d run%s; 'tileport batch resume %s' continues %s\n",
+			       batch_record(b)->name, n, n == 1 ? "" : "s", batch_record(b)->name,
+			       n == 1 ? "it" : "them");
 	}
 	batch_free(b);
 	session_close(session);

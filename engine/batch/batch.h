@@ -216,7 +216,9 @@ int batch_resume(struct batch *b, char *const *rerun, size_t *started, struct tp
 /* The same for one op (the batch view's R): a stopped one is re-run. */
 int batch_resume_op(struct batch *b, size_t i, struct tp_err *err);
 /* Cancel the named ops (NULL: every active one): scancel, or stop the
- * local run (it saves its state, and resume continues it). */
+ * local run (it saves its state, and resume continues it). Returns how
+ * many were cancelled, or -1 (a named op that is not queued or running:
+ * exit 2). */
 int batch_cancel(struct batch *b, char *const *ops, struct tp_err *err);
 /* Runs at once from now on (resume --jobs). */
 void batch_set_jobs(struct batch *b, int jobs);

@@ -689,18 +689,19 @@ int batch_cancel(struct batch *b, char *const *ops, struct tp_err *err)
 			return -1;
 		}
 	}
-	int rc = 0;
+	int rc = 0, n = 0;
 	for (size_t i = 0; i < b->rec.nops && rc == 0; i++) {
 		bool named = !ops;
 		for (size_t r = 0; ops && ops[r]; r++)
 			named = named || !strcmp(ops[r], b->rec.ops[i].op);
 		if (!named || (!ops && !batch_state_active(b->rec.ops[i].state)))
 			continue;
-		rc = cancel_op(b, i, err);
+		if ((rc = cancel_op(b, i, err)) == 0)
+			n++;
 	}
 	if (rc == 0)
 		rc = batch_save(b, err);
-	return rc;
+	return rc < 0 ? -1 : n;
 }
 
 void batch_set_jobs(struct batch *b, int jobs)

@@ -156,6 +156,7 @@ pid=$!
 wait_for 60 "k1's gated agent started" '[ -e "$BATCH_SCEN/k1.entered" ]'
 "$TILEPORT" batch cancel cx k1 --out "$T/cx" >"$T/cancel.log" 2>&1
 assert_eq "batch cancel OP" "$?" 0
+assert_contains "says what it did" "$T/cancel.log" "batch cx: cancelled 1 run; 'tileport batch resume cx' continues it"
 wait "$pid"
 assert_eq "the batch with a cancelled run exits 1" "$?" 1
 "$TILEPORT" batch status cx --out "$T/cx" --json >"$T/cx.json"

@@ -31,6 +31,11 @@ golden report.md "$TILEPORT" batch report lib --out out --markdown
 golden report.json "$TILEPORT" batch report "$T/out/.tileport-batch/lib" --json
 cmp -s "$T/out/.tileport-batch/lib/batch.json" "$TILEPORT_TOP/tests/fixtures/batch/out/.tileport-batch/lib/batch.json" &&
 	ok "looking changed nothing" || bad "status or report rewrote the record"
+# what cancel, resume and start say to what they refuse or find nothing to do
+golden cancel-none.txt "$TILEPORT" batch cancel lib --out out
+golden cancel-stopped.txt "$TILEPORT" batch cancel lib matmul --out out
+golden rerun-complete.txt "$TILEPORT" batch resume lib --out out --rerun softmax
+golden start-usage.txt "$TILEPORT" batch start --help
 golden report-usage.txt "$TILEPORT" batch report lib --out out --json --markdown
 golden unknown.txt "$TILEPORT" batch frobnicate
 # A bad batch setting is refused by every command, naming file and line.

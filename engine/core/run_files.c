@@ -95,10 +95,7 @@ int run_lock(const char *run_dir, struct tp_err *err)
 
 void run_unlock(int fd)
 {
-	if (fd >= 0) {
-		flock(fd, LOCK_UN);
-		close(fd);
-	}
+	lock_release(fd);
 }
 
 bool run_locked(const char *run_dir)

@@ -20,21 +20,6 @@
 #include "engine/core/files.h"
 #include "tests/unit/testutil.h"
 
-static int setup(void **state)
-{
-	*state = tu_tmpdir();
-	/* a reader that blocked on a FIFO would hang the suite: fail instead */
-	alarm(60);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	alarm(0);
-	remove_tree(*state);
-	free(*state);
-	return 0;
-}
 
 static void test_fifo_is_refused_not_waited_on(void **state)
 {
@@ -191,17 +176,14 @@ static void test_output_keeps_owner_and_hard_links(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_fifo_is_refused_not_waited_on, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_run_file_link_is_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_nul_byte_names_its_offset, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_json_doc_errors_say_where, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_output_to_a_device_is_written_through, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_output_to_a_fifo_is_written_through, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_output_keeps_owner_and_hard_links, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_output_refuses_links_and_directories, setup,
-						teardown),
+		TU_DIR_TEST(test_fifo_is_refused_not_waited_on),
+		TU_DIR_TEST(test_run_file_link_is_refused),
+		TU_DIR_TEST(test_nul_byte_names_its_offset),
+		TU_DIR_TEST(test_json_doc_errors_say_where),
+		TU_DIR_TEST(test_output_to_a_device_is_written_through),
+		TU_DIR_TEST(test_output_to_a_fifo_is_written_through),
+		TU_DIR_TEST(test_output_keeps_owner_and_hard_links),
+		TU_DIR_TEST(test_output_refuses_links_and_directories),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

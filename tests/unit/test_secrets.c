@@ -23,20 +23,6 @@
 
 static char *secrets_env[] = {"AWS_SECRET_ACCESS_KEY=" SECRET, NULL};
 
-static int setup(void **state)
-{
-	*state = tu_tmpdir();
-	alarm(120);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	alarm(0);
-	remove_tree(*state);
-	free(*state);
-	return 0;
-}
 
 /* Feed text through a redacting transcript in pieces of `step` bytes and
  * return the file it wrote. */
@@ -217,21 +203,15 @@ static void test_double_forked_daemon_dies_with_the_stage(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_json_escaped_secret_is_redacted, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_secret_across_the_line_cut_is_redacted, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_json_escaped_secret_in_a_cut_record_is_redacted,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_which_names_are_secret, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_transcript_cap_keeps_head_and_tail, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_setsid_child_dies_with_the_stage, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_double_forked_daemon_dies_with_the_stage, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_setsid_child_dies_with_a_timed_out_stage, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_double_forked_daemon_dies_with_a_timed_out_stage,
-						setup, teardown),
+		TU_DIR_TEST(test_json_escaped_secret_is_redacted),
+		TU_DIR_TEST(test_secret_across_the_line_cut_is_redacted),
+		TU_DIR_TEST(test_json_escaped_secret_in_a_cut_record_is_redacted),
+		TU_DIR_TEST(test_which_names_are_secret),
+		TU_DIR_TEST(test_transcript_cap_keeps_head_and_tail),
+		TU_DIR_TEST(test_setsid_child_dies_with_the_stage),
+		TU_DIR_TEST(test_double_forked_daemon_dies_with_the_stage),
+		TU_DIR_TEST(test_setsid_child_dies_with_a_timed_out_stage),
+		TU_DIR_TEST(test_double_forked_daemon_dies_with_a_timed_out_stage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

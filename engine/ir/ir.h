@@ -79,8 +79,11 @@ enum { IR_SIGN_UNSIGNED = 0, IR_SIGN_SIGNED = 1 };
 enum { IR_RND_NEAREST_EVEN = 0, IR_RND_ZERO, IR_RND_NEGATIVE_INF, IR_RND_POSITIVE_INF,
        IR_RND_APPROX, IR_RND_FULL, IR_RND_NEAREST_INT_TO_ZERO, IR_RND_NEAREST_AWAY };
 enum { IR_OVF_NONE = 0, IR_OVF_NSW, IR_OVF_NUW, IR_OVF_NW };
-enum { IR_PAD_ABSENT = -1, IR_PAD_ZERO = 0, IR_PAD_NEG_ZERO, IR_PAD_NAN, IR_PAD_POS_INF,
-       IR_PAD_NEG_INF };
+/* IR_PAD_MASKED: the view is `masked` (out-of-bounds reads give a padding
+ * value, writes are skipped) but the text did not say which value; some
+ * printers write it for a bytecode padding_value (docs/ir.md). */
+enum { IR_PAD_MASKED = -2, IR_PAD_ABSENT = -1, IR_PAD_ZERO = 0, IR_PAD_NEG_ZERO, IR_PAD_NAN,
+       IR_PAD_POS_INF, IR_PAD_NEG_INF };
 
 const char *ir_enum_name(enum ir_enum_kind k);          /* "rounding", "signedness", ... */
 const char *ir_enum_keyword(enum ir_enum_kind k, int v); /* NULL if v is not a case */
@@ -117,7 +120,7 @@ struct ir_type {
 	uint32_t ndim_map;           /* PARTITION/STRIDED_VIEW: always explicit (identity is
 					filled in when the source omits it) */
 	const int32_t *dim_map;
-	int padding;                 /* *_VIEW: IR_PAD_* or IR_PAD_ABSENT */
+	int padding;                 /* *_VIEW: IR_PAD_* (a value, MASKED or ABSENT) */
 	int64_t sparse_dim;          /* GATHER_SCATTER_VIEW */
 	uint32_t nin, nout;          /* FUNC */
 	const struct ir_type *const *ins;
@@ -132,7 +135,8 @@ const struct ir_type *ir_type_tile(struct ir_module *m, const struct ir_type *el
 const struct ir_type *ir_type_tensor_view(struct ir_module *m, const struct ir_type *elem,
 					  uint32_t rank, const int64_t *shape,
 					  uint32_t nstrides, const int64_t *strides);
-/* ndim_map 0 / dim_map NULL = identity; padding IR_PAD_ABSENT = none. */
+/* ndim_map 0 / dim_map NULL = identity; padding IR_PAD_ABSENT = none,
+ * IR_PAD_MASKED = masked with the value not given. */
 const struct ir_type *ir_type_partition_view(struct ir_module *m, uint32_t rank,
 					     const int64_t *tile, const struct ir_type *tview,
 					     uint32_t ndim_map, const int32_t *dim_map,

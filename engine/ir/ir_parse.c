@@ -336,6 +336,22 @@ static void parse_global(struct pstate *ps, struct ir_op *unit, const char *star
 	ps_loc_suffix(ps, g);
 }
 
+/* The official round-trip tests wrap ops in functions of a test-only dialect
+ * (`testing$func @f(...)`, built with TILE_IR_INCLUDE_TESTS); no tool that
+ * makes kernels prints them, so they are refused by name. */
+static void refuse_test_dialect(struct pstate *ps)
+{
+	if ((size_t)(ps->end - ps->p) > 8 && memcmp(ps->p, "testing$", 8) == 0) {
+		const char *e = ps->p + 8;
+		while (e < ps->end && ps_ident_char(*e))
+			e++;
+		ps_fail(ps, ps->p,
+			"'%.*s' is a function of cuda_tile's test dialect (the official round-trip "
+			"tests, built with TILE_IR_INCLUDE_TESTS); kernels are 'entry' ops in a "
+			"'cuda_tile.module'", (int)(e - ps->p), ps->p);
+	}
+}
+
 /* The items of a unit body up to its closing brace. */
 static void unit_items(struct pstate *ps, struct ir_op *unit)
 {
@@ -343,6 +359,7 @@ static void unit_items(struct pstate *ps, struct ir_op *unit)
 		ps_ws(ps);
 		if (ps->p >= ps->end || *ps->p == '}')
 			return;
+		refuse_test_dialect(ps);
 		const char *start = ps->p;
 		if (ps_accept(ps, "entry") || ps_accept(ps, "cuda_tile.entry"))
 			parse_entry(ps, unit, start);
@@ -390,6 +407,7 @@ static void top_level(struct pstate *ps, int depth)
 		const char *start = ps->p;
 		if (*ps->p == '}' && depth > 0)
 			return;
+		refuse_test_dialect(ps);
 		if (*ps->p == '#') {
 			/* "#loc1 = loc(...)" / "#di_file = #cuda_tile.di_file<...>" */
 			const char *nl = memchr(ps->p, '\n', (size_t)(ps->end - ps->p));

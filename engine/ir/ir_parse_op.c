@@ -73,6 +73,9 @@ static size_t tname(const char *s)
 struct fstate {
 	bool group_seen[16];
 	bool attr_seen[16];
+	/* no result names were written (`print_tko "x" -> token`): an optional
+	 * result exists when its part of the template is in the input */
+	bool unnamed_results;
 };
 
 static void set_result_type(struct ir_op *op, uint32_t i, const struct ir_type *t)
@@ -226,6 +229,8 @@ static bool anchor_known(struct ir_op *op, const struct opt *o, struct fstate *s
 {
 	const char *a = o->anchor;
 	size_t n = tname(a + 1);
+	if (*a == '&' && st->unnamed_results)
+		return false;
 	if (*a == '&') {
 		int r = result_def(op->def, a + 1, n);
 		uint32_t first, count;
@@ -247,6 +252,8 @@ static bool anchor_known(struct ir_op *op, const struct opt *o, struct fstate *s
 
 static void take_opt(struct pstate *ps, struct ir_op *op, struct opt *o, struct fstate *st)
 {
+	if (o->anchor[0] == '&')
+		ir_op_add_result(ps->m, op, NULL);
 	parse_seq(ps, op, o->body, o->end, st);
 	if (o->anchor[0] == '#') {
 		const struct ir_attr_def *ad = attr_def(op->def, o->anchor + 1, tname(o->anchor + 1));
@@ -386,7 +393,9 @@ static void infer_result_types(struct pstate *ps, struct ir_op *op)
 	}
 }
 
-static void check_result_count(struct pstate *ps, struct ir_op *op)
+/* Results the source names must fit the op; with none named, the op gets
+ * its required results (MLIR lets a line leave unused results unnamed). */
+static void check_result_count(struct pstate *ps, struct ir_op *op, struct fstate *st)
 {
 	const struct ir_opdef *d = op->def;
 	uint32_t need = 0, opt = 0;
@@ -399,6 +408,12 @@ static void check_result_count(struct pstate *ps, struct ir_op *op)
 		else
 			need++;
 	}
+	if (op->nresults == 0 && !variadic) {
+		for (uint32_t i = 0; i < need; i++)
+			ir_op_add_result(ps->m, op, NULL);
+		st->unnamed_results = opt > 0;
+		return;
+	}
 	if (op->nresults < need || (!variadic && op->nresults > need + opt))
 		ps_fail(ps, ps->op_start, "'%s' has %u result%s, the source names %u", d->name,
 			need, need == 1 ? "" : "s", op->nresults);
@@ -406,9 +421,9 @@ static void check_result_count(struct pstate *ps, struct ir_op *op)
 
 void ps_format(struct pstate *ps, struct ir_op *op, const char *fmt)
 {
-	check_result_count(ps, op);
 	struct fstate st;
 	memset(&st, 0, sizeof(st));
+	check_result_count(ps, op, &st);
 	parse_seq(ps, op, fmt, fmt + strlen(fmt), &st);
 	infer_result_types(ps, op);
 }

@@ -140,10 +140,11 @@ static const struct ir_type *view_type(struct pstate *ps, enum ir_type_kind k)
 	int pad = IR_PAD_ABSENT;
 	int64_t sparse = 0;
 	const struct ir_type *tv = NULL;
-	bool have_tile = false;
+	bool have_tile = false, masked = false;
 	ps_expect(ps, "<");
 	do {
-		ps_ws(ps);
+		/* the specification's spelling: `<masked tile=(..), view=tensor_view<..>>` */
+		masked |= ps_accept(ps, "masked");
 		if (ps_accept(ps, "tile")) {
 			ps_expect(ps, "=");
 			rank = paren_dims(ps, tile, MAXR);
@@ -164,6 +165,8 @@ static const struct ir_type *view_type(struct pstate *ps, enum ir_type_kind k)
 			ps_expect(ps, "=");
 			sparse = ps_expect_int(ps, "a dimension");
 		} else {
+			if (ps_accept(ps, "view"))
+				ps_expect(ps, "=");
 			const struct ir_type *t = ps_type(ps);
 			if (t->kind != IR_TY_TENSOR_VIEW)
 				ps_fail(ps, ps->p, "expected a tensor_view inside a view type");
@@ -175,6 +178,9 @@ static const struct ir_type *view_type(struct pstate *ps, enum ir_type_kind k)
 		ps_fail(ps, ps->p, "expected tile=(..) and a tensor_view in the view type");
 	if (ndm && ndm != rank)
 		ps_fail(ps, ps->p, "dim_map has %u entries, tile has %u", ndm, rank);
+	/* masked with a value is just the value; without one it stays unknown */
+	if (masked && pad == IR_PAD_ABSENT)
+		pad = IR_PAD_MASKED;
 	if (k == IR_TY_PARTITION_VIEW)
 		return ir_type_partition_view(ps->m, rank, tile, tv, ndm, ndm ? dm : NULL, pad);
 	if (k == IR_TY_STRIDED_VIEW)

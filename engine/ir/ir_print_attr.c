@@ -18,9 +18,18 @@ static void dims(struct sbuf *sb, const int64_t *d, uint32_t n, const char *sep)
 	}
 }
 
+/* "partition_view<tile=(" or, for a view masked without a value, the Tile
+ * IR specification's qualifier: "partition_view<masked tile=(". */
+static void view_head(struct sbuf *sb, const char *kind, const struct ir_type *t)
+{
+	sb_adds(sb, kind);
+	sb_adds(sb, t->padding == IR_PAD_MASKED ? "<masked tile=(" : "<tile=(");
+	dims(sb, t->shape, t->rank, "x");
+}
+
 static void view_tail(struct sbuf *sb, const struct ir_type *t)
 {
-	if (t->padding != IR_PAD_ABSENT) {
+	if (t->padding >= 0) {
 		const char *kw = ir_enum_keyword(IR_EN_PADDING, t->padding);
 		sb_printf(sb, "padding_value = %s, ", kw ? kw : "?");
 	}
@@ -74,16 +83,14 @@ void ir_print_type(struct sbuf *sb, const struct ir_type *t)
 		sb_addc(sb, '>');
 		break;
 	case IR_TY_PARTITION_VIEW:
-		sb_adds(sb, "partition_view<tile=(");
-		dims(sb, t->shape, t->rank, "x");
+		view_head(sb, "partition_view", t);
 		sb_adds(sb, "), ");
 		view_tail(sb, t);
 		dim_map(sb, t);
 		sb_addc(sb, '>');
 		break;
 	case IR_TY_STRIDED_VIEW:
-		sb_adds(sb, "strided_view<tile=(");
-		dims(sb, t->shape, t->rank, "x");
+		view_head(sb, "strided_view", t);
 		sb_adds(sb, "), traversal_strides=[");
 		dims(sb, t->strides, t->nstrides, ",");
 		sb_adds(sb, "], ");
@@ -92,8 +99,7 @@ void ir_print_type(struct sbuf *sb, const struct ir_type *t)
 		sb_addc(sb, '>');
 		break;
 	case IR_TY_GATHER_SCATTER_VIEW:
-		sb_adds(sb, "gather_scatter_view<tile=(");
-		dims(sb, t->shape, t->rank, "x");
+		view_head(sb, "gather_scatter_view", t);
 		sb_adds(sb, "), ");
 		view_tail(sb, t);
 		sb_printf(sb, ", sparse_dim=%" PRId64 ">", t->sparse_dim);

@@ -5,9 +5,11 @@
  * aligned rows (both sides' line ranges and canonical texts) and the
  * findings.
  *
- * A finding is a difference between the two sides. Something the reference
- * rules flag that is present on both sides alike is at most a NOTE; two
- * identical or merely renamed modules are PASS. */
+ * A finding is a difference between the two sides, or a defect of the
+ * generated side the reference rules name whatever the reference holds
+ * (a scalar `assume div_by`). Where the text of one side cannot tell (a
+ * `masked` view whose printer dropped the padding value) the finding is a
+ * NOTE; two identical or merely renamed modules are PASS. */
 #ifndef TILEPORT_IR_IRDIFF_H
 #define TILEPORT_IR_IRDIFF_H
 
@@ -24,7 +26,7 @@ enum irdiff_severity {
 	IRDIFF_CRITICAL, /* FAIL_FIXABLE */
 	IRDIFF_WARN,     /* PASS_WITH_NOTES (reference: WARN, MISSING_HINT, WORKAROUND) */
 	IRDIFF_INFO,     /* shown, no effect on the verdict (reference: INFO(delta)) */
-	IRDIFF_NOTE,     /* flagged by a reference rule but alike on both sides */
+	IRDIFF_NOTE,     /* one side's text cannot tell (no effect on the verdict) */
 };
 
 enum irdiff_verdict {

@@ -75,6 +75,15 @@ static bool scalar_div_by(const struct ir_op *op, const void *ctx)
 	return div_by_on(op, false);
 }
 
+/* The first row whose generated op satisfies pred, or -1. */
+static int gen_row_if(const struct irdiff_entry *e, bool (*pred)(const struct ir_op *, const void *))
+{
+	for (size_t i = 0; i < e->nrows; i++)
+		if (e->rows[i].gen.op && pred(e->rows[i].gen.op, NULL))
+			return (int)i;
+	return -1;
+}
+
 static bool raw_ptr_memory(const struct ir_op *op, const void *ctx)
 {
 	(void)ctx;
@@ -169,18 +178,17 @@ void irdiff_attr_rules(struct irdiff_entry *e, int ei, const struct nside *ref,
 					    a.n, b.n, raw ? " (raw pointer loads/stores need them)"
 						       : " (view/TMA path)"));
 	}
+	/* cuTile Python's JIT sees a stride's value when it compiles; an
+	 * ahead-of-time Rust kernel cannot, so any scalar divisibility assume it
+	 * carries is a defect, whatever the reference has (coding rule R21) */
 	a = irdiff_count_if(ref, scalar_div_by, NULL);
 	b = irdiff_count_if(gen, scalar_div_by, NULL);
-	if (b.n > a.n)
+	if (b.n)
 		irdiff_add_ranges(fb, "assume-scalar-div-by", IRDIFF_CRITICAL, ei, a, b,
-				  irdiff_find_row(e, "assume", true),
-				  xasprintf("scalar assume div_by: %d generated, %d in the reference",
-					    b.n, a.n));
-	else if (b.n)
-		irdiff_add_ranges(fb, "assume-scalar-div-by", IRDIFF_NOTE, ei, a, b, -1,
-				  xasprintf("scalar assume div_by on both sides (%d in the reference, "
-					    "%d generated): the reference script flags these, the "
-					    "reference carries them too", a.n, b.n));
+				  gen_row_if(e, scalar_div_by),
+				  xasprintf("scalar assume div_by generated (%d; %d in the reference): "
+					    "deprecated, it can corrupt irregular shapes; assume "
+					    "divisibility on pointers only", b.n, a.n));
 	static const char *const fops[] = {"addf", "subf", "mulf", "divf", "exp", "exp2", "negf"};
 	enum { NF = TP_ARRAY_LEN(fops) };
 	/* one pass per side: [0] all ops of the name, [1] with ftz, [2] approx */
@@ -430,8 +438,29 @@ static bool is_memory(const struct ir_op *op)
 
 static const char *pad_name(int p)
 {
+	if (p == IR_PAD_MASKED)
+		return "masked (value not given)";
 	const char *k = p == IR_PAD_ABSENT ? NULL : ir_enum_keyword(IR_EN_PADDING, p);
 	return k ? k : "none";
+}
+
+/* A `masked` view whose printer dropped the value against a view with a
+ * value is no difference we can see: only a note that one side does not
+ * say. Masked against no padding at all is a real difference. */
+static void padding_value(struct irdiff_entry *e, int ei, size_t i, int pa, int pg,
+			  struct fbuf *fb)
+{
+	if (pa == pg)
+		return;
+	if ((pa == IR_PAD_MASKED && pg >= 0) || (pg == IR_PAD_MASKED && pa >= 0))
+		row_finding(fb, "padding-value", IRDIFF_NOTE, ei, e, i,
+			    xasprintf("padding_value %s in the reference, %s generated: the masked "
+				      "side's printer did not write the value", pad_name(pa),
+				      pad_name(pg)));
+	else
+		row_finding(fb, "padding-value", IRDIFF_CRITICAL, ei, e, i,
+			    xasprintf("padding_value %s in the reference, %s generated", pad_name(pa),
+				      pad_name(pg)));
 }
 
 static void changed_row(struct irdiff_entry *e, int ei, size_t i, struct fbuf *fb)
@@ -454,10 +483,8 @@ static void changed_row(struct irdiff_entry *e, int ei, size_t i, struct fbuf *f
 	case IR_OP_MAKE_GATHER_SCATTER_VIEW: {
 		const struct ir_type *ta = a->nresults ? a->results[0]->type : NULL;
 		const struct ir_type *tg = g->nresults ? g->results[0]->type : NULL;
-		if (ta && tg && ta->padding != tg->padding)
-			row_finding(fb, "padding-value", IRDIFF_CRITICAL, ei, e, i,
-				    xasprintf("padding_value %s in the reference, %s generated",
-					      pad_name(ta->padding), pad_name(tg->padding)));
+		if (ta && tg)
+			padding_value(e, ei, i, ta->padding, tg->padding, fb);
 		break;
 	}
 	case IR_OP_LOAD_PTR_TKO:

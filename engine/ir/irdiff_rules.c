@@ -2,9 +2,8 @@
  * the parsed IR instead of on words: op-count families, launch hints, tile
  * shapes, reduce identities, rounding, block swizzle, pointer and scalar
  * `assume div_by`, flush_to_zero and approx per op, allow_tma and latency
- * hints, MMA accumulator types, bf16 use. Where the script flags something
- * both sides carry alike, the finding is a NOTE. Row-level checks and the
- * layout rules are in irdiff_checks.c. */
+ * hints, MMA accumulator types, bf16 use. Row-level checks and the layout
+ * rules are in irdiff_checks.c. */
 #include "engine/ir/irdiff_internal.h"
 #include "engine/ir/ir_internal.h"
 

@@ -263,7 +263,6 @@ struct ir_value {
 	struct ir_block *block; /* owner block of a block argument */
 	uint32_t index;         /* result index in def / argument index in block */
 	uint32_t id;            /* creation number within the module */
-	const char *src_name;   /* as written in the source ("arg0", "12", "cst_16_i32"), or NULL */
 };
 
 struct ir_named_attr {
@@ -415,8 +414,6 @@ struct ir_module {
 	uint32_t nvalues;            /* values created so far (ids) */
 	struct ir_arena *arena;
 	void *types;                 /* private: the type intern table */
-	const char *src;             /* text source kept for line lookups (may be NULL) */
-	size_t src_len;
 };
 
 struct ir_module *ir_module_new(const char *path, enum ir_source_kind src);

@@ -311,7 +311,11 @@ static struct ir_op *op_alloc(struct ir_module *m, const struct ir_opdef *d, con
 	struct ir_op *op = ir_alloc(m, sizeof(*op));
 	op->def = d;
 	op->code = d->code;
-	op->name = ir_strdup(m, name, len);
+	/* the registry's own spelling needs no copy; aliases and unknown ops do */
+	op->name = d->code != IR_OP_UNKNOWN && strncmp(d->name, name, len) == 0 &&
+			   d->name[len] == '\0'
+		   ? d->name
+		   : ir_strdup(m, name, len);
 	op->ngroups = d->ngroups ? d->ngroups : 1;
 	op->group_sizes = ir_alloc(m, op->ngroups * sizeof(uint32_t));
 	return op;

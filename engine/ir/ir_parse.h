@@ -38,10 +38,20 @@ struct pstate {
 	uint32_t close_line;  /* line of the last closing brace of a block */
 	const char *op_start; /* start of the op being parsed (its result list) */
 	struct ir_op *implicit_unit; /* unit made for entries outside any module */
+	/* types by their text: a kernel spells a few types thousands of times */
+	struct tspan *types;
+	size_t ntypes, captypes; /* open addressing, captypes a power of two */
 };
 
 struct pmark {
 	size_t nbind, start;
+};
+
+/* A type already read, by its exact text (the text points into the source). */
+struct tspan {
+	const char *text;
+	uint32_t len;
+	const struct ir_type *type;
 };
 
 /* ---- cursor (ir_parse.c) ---- */

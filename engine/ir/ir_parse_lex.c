@@ -84,6 +84,9 @@ void ps_set_loc(struct pstate *ps, struct ir_op *op, const char *start)
 void ps_ws(struct pstate *ps)
 {
 	const char *p = ps->p, *e = ps->end;
+	/* most calls are already at a token */
+	if (p < e && *p > ' ' && *p != '/')
+		return;
 	for (;;) {
 		while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
 			p++;
@@ -116,6 +119,9 @@ bool ps_peek(struct pstate *ps, char c)
 bool ps_peek_lit(struct pstate *ps, const char *lit)
 {
 	ps_ws(ps);
+	/* most probes fail on the first byte */
+	if (ps->p >= ps->end || *ps->p != lit[0])
+		return false;
 	size_t n = strlen(lit);
 	if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, lit, n) != 0)
 		return false;

@@ -256,7 +256,88 @@ bool ps_peek_type(struct pstate *ps)
 	return n && ir_elem_lookup(s, n) != IR_ELEM_NONE;
 }
 
+/* The text a type would span from p: a word and, if it opens one, its
+ * balanced <...>; 0 when it holds something a type cannot (a value name, a
+ * string, a line break), so that only plain spellings are remembered. */
+static size_t type_extent(const char *p, const char *end)
+{
+	const char *q = p;
+	while (q < end && (ps_ident_char(*q) || *q == '!'))
+		q++;
+	if (q == p)
+		return 0;
+	if (q < end && *q == '<') {
+		int d = 0;
+		do {
+			if (*q == '<')
+				d++;
+			else if (*q == '>')
+				d--;
+			else if (*q == '%' || *q == '"' || *q == '\n' || *q == '-')
+				return 0;
+			q++;
+		} while (q < end && d > 0);
+		if (d)
+			return 0;
+	}
+	return (size_t)(q - p);
+}
+
+static size_t tspan_slot(const struct pstate *ps, const char *s, size_t n)
+{
+	return (size_t)tp_hash(s, n, 0) & (ps->captypes - 1);
+}
+
+static const struct ir_type *tspan_get(const struct pstate *ps, const char *s, size_t n)
+{
+	if (!ps->captypes)
+		return NULL;
+	for (size_t i = tspan_slot(ps, s, n); ps->types[i].text; i = (i + 1) & (ps->captypes - 1))
+		if (ps->types[i].len == n && memcmp(ps->types[i].text, s, n) == 0)
+			return ps->types[i].type;
+	return NULL;
+}
+
+static void tspan_put(struct pstate *ps, const char *s, size_t n, const struct ir_type *t)
+{
+	if (2 * (ps->ntypes + 1) > ps->captypes) {
+		struct tspan *old = ps->types;
+		size_t oldcap = ps->captypes;
+		ps->captypes = oldcap ? oldcap * 2 : 256;
+		ps->types = xcalloc(ps->captypes, sizeof(*ps->types));
+		ps->ntypes = 0;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].text)
+				tspan_put(ps, old[i].text, old[i].len, old[i].type);
+		free(old);
+	}
+	size_t i = tspan_slot(ps, s, n);
+	while (ps->types[i].text)
+		i = (i + 1) & (ps->captypes - 1);
+	ps->types[i] = (struct tspan){s, (uint32_t)n, t};
+	ps->ntypes++;
+}
+
+static const struct ir_type *parse_type(struct pstate *ps);
+
+/* A type; one spelled as before is not parsed again. */
 const struct ir_type *ps_type(struct pstate *ps)
+{
+	ps_ws(ps);
+	const char *start = ps->p;
+	size_t n = type_extent(start, ps->end);
+	const struct ir_type *t = n ? tspan_get(ps, start, n) : NULL;
+	if (t) {
+		ps->p += n;
+		return t;
+	}
+	t = parse_type(ps);
+	if (n && (size_t)(ps->p - start) == n)
+		tspan_put(ps, start, n, t);
+	return t;
+}
+
+static const struct ir_type *parse_type(struct pstate *ps)
 {
 	if (++ps->depth > 200)
 		ps_fail(ps, ps->p, "types nested too deeply");

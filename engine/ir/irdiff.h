@@ -42,12 +42,13 @@ enum irdiff_row_kind {
 	IRDIFF_ROW_GEN_ONLY,
 };
 
-/* One side of an aligned row. Absent side: text == NULL. */
+/* One side of an aligned row. */
 struct irdiff_side {
+	bool present;           /* false: the row exists on the other side only */
 	const struct ir_op *op; /* NULL for absent sides and for closing-brace rows */
 	uint32_t first, last;   /* source lines (1-based, inclusive); 0 = unknown (bytecode) */
-	const char *text;       /* canonical text (ir_op_line), "}" or "} else {" */
-	const char *key;        /* the normalised line the alignment compared */
+	const char *text;       /* canonical text (ir_op_line), "}" or "} else {"; NULL when
+				   absent, and for ops unless irdiff_options.texts */
 	int depth;              /* region nesting inside the entry (body = 0) */
 };
 
@@ -100,6 +101,8 @@ struct irdiff_result {
 struct irdiff_options {
 	bool keep_dead_constants; /* default false: unused constants are dropped, as
 				     cuda-tile-opt --canonicalize would */
+	bool texts;               /* give every op row its canonical text (views, --rows):
+				     printing it is most of the cost of a diff */
 };
 
 /* Diff two modules. NULL on failure (err set; a libgit2 error is TP_EXIT_ENV). */

@@ -36,29 +36,46 @@ static int on_hunk(const git_diff_delta *delta, const git_diff_hunk *h, void *pa
 	return 0;
 }
 
-static char *join_keys(const struct nside *s, size_t *len)
+/* libgit2 compares lines, not hashes: each line becomes one short line of
+ * text, its depth and the 128 bits of its hash, so that the buffers it
+ * hashes and splits are a third of the IR's size. */
+static char *join_lines(const struct nside *s, size_t *len)
 {
-	struct sbuf sb = SBUF_INIT;
+	static const char digits[] =
+		"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/";
+	enum { W = 26 }; /* 3 depth, 22 hash, newline */
+	char *buf = xmalloc(s->n * W + 1), *p = buf;
 	for (size_t i = 0; i < s->n; i++) {
-		sb_adds(&sb, s->lines[i].key);
-		sb_addc(&sb, '\n');
+		const struct nline *l = &s->lines[i];
+		unsigned d = (unsigned)l->depth;
+		*p++ = digits[(d >> 12) & 63];
+		*p++ = digits[(d >> 6) & 63];
+		*p++ = digits[d & 63];
+		uint64_t h0 = l->body[0], h1 = l->body[1];
+		for (int k = 0; k < 11; k++, h0 >>= 6)
+			*p++ = digits[h0 & 63];
+		for (int k = 0; k < 11; k++, h1 >>= 6)
+			*p++ = digits[h1 & 63];
+		*p++ = '\n';
 	}
-	*len = sb.len;
-	return sb_detach(&sb);
+	*p = '\0';
+	*len = (size_t)(p - buf);
+	return buf;
 }
 
 struct rows {
 	struct irdiff_entry *e;
+	struct rowlines *rl;
 	size_t cap;
 };
 
 static void side_of(struct irdiff_side *d, const struct nline *l)
 {
+	d->present = true;
 	d->op = l->op;
 	d->first = l->first;
 	d->last = l->last;
 	d->text = l->text;
-	d->key = l->key;
 	d->depth = l->depth;
 }
 
@@ -68,7 +85,11 @@ static void row(struct rows *r, enum irdiff_row_kind k, const struct nline *a, c
 	if (e->nrows == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 64;
 		e->rows = xrealloc(e->rows, r->cap * sizeof(*e->rows));
+		r->rl->ref = xrealloc(r->rl->ref, r->cap * sizeof(*r->rl->ref));
+		r->rl->gen = xrealloc(r->rl->gen, r->cap * sizeof(*r->rl->gen));
 	}
+	r->rl->ref[e->nrows] = a;
+	r->rl->gen[e->nrows] = b;
 	struct irdiff_row *w = &e->rows[e->nrows++];
 	memset(w, 0, sizeof(*w));
 	w->kind = k;
@@ -111,7 +132,7 @@ static void pair_hunk(struct rows *r, const struct nside *ref, size_t os, size_t
 		while (j < k)
 			row(r, IRDIFF_ROW_GEN_ONLY, NULL, &gen->lines[ns + j++]);
 		const struct nline *g = &gen->lines[ns + j++];
-		row(r, strcmp(a->key, g->key) ? IRDIFF_ROW_CHANGED : IRDIFF_ROW_EQUAL, a, g);
+		row(r, nline_same(a, g) ? IRDIFF_ROW_EQUAL : IRDIFF_ROW_CHANGED, a, g);
 		i++;
 	}
 }
@@ -119,11 +140,11 @@ static void pair_hunk(struct rows *r, const struct nside *ref, size_t os, size_t
 /* libgit2's global state (it loads TLS certificates on init: slow) is set
  * up once per irdiff_modules call, not per entry. */
 int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff_entry *e,
-		 struct tp_err *err)
+		 struct rowlines *rl, struct tp_err *err)
 {
-	struct rows r = {e, 0};
+	struct rows r = {e, rl, 0};
 	size_t la, lb;
-	char *a = join_keys(ref, &la), *b = join_keys(gen, &lb);
+	char *a = join_lines(ref, &la), *b = join_lines(gen, &lb);
 	struct hunks hs = {NULL, 0, 0};
 	git_diff_options opts;
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
@@ -159,5 +180,8 @@ int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff
 		ni = hs.v[h].ns + hs.v[h].nn;
 	}
 	free(hs.v);
+	/* the rows outlive the diff: give back the doubling's slack */
+	if (e->nrows && e->nrows < r.cap)
+		e->rows = xrealloc(e->rows, e->nrows * sizeof(*e->rows));
 	return 0;
 }

@@ -294,7 +294,7 @@ static char *list(const char *pre, const int64_t *v, uint32_t n, const char *sep
 		if (v[i] == IR_DYN || (gate && v[i] != 1))
 			sb_addc(&sb, '?');
 		else
-			sb_printf(&sb, "%lld", (long long)v[i]);
+			sb_add_int(&sb, v[i]);
 	}
 	sb_adds(&sb, post);
 	return sb_detach(&sb);
@@ -523,12 +523,6 @@ static void changed_row(struct irdiff_entry *e, int ei, size_t i, struct fbuf *f
 	}
 }
 
-static const char *body_of(const struct irdiff_side *s)
-{
-	const char *bar = s->key ? strchr(s->key, '|') : NULL;
-	return bar ? bar + 1 : "";
-}
-
 static const struct ir_op *parent_op(const struct ir_op *op)
 {
 	const struct ir_block *b = op->parent;
@@ -568,19 +562,17 @@ static bool pset_has(const struct pset *s, const void *p)
 	return false;
 }
 
-static uint64_t hbody(const char *s)
+/* The same normalised op, at whatever depth. */
+static bool same_body(const struct nline *a, const struct nline *b)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
+	return a && b && a->body[0] == b->body[0] && a->body[1] == b->body[1];
 }
 
 /* An op directly in a loop body on one side, found unchanged at a shallower
  * loop depth on the other, while the loop itself is there on both sides:
  * hoisted out of the loop (or, the other way round, sunk into one). Rows
- * are indexed by their normalised text so this stays linear. */
-static void moved(struct irdiff_entry *e, int ei, struct fbuf *fb)
+ * are indexed by their normalised op's hash so this stays linear. */
+static void moved(struct irdiff_entry *e, int ei, const struct rowlines *rl, struct fbuf *fb)
 {
 	size_t n = e->nrows;
 	if (!n)
@@ -606,12 +598,12 @@ static void moved(struct irdiff_entry *e, int ei, struct fbuf *fb)
 	memset(head, 0xff, nb * sizeof(int));
 	for (size_t i = 0; i < n; i++) {
 		const struct irdiff_row *w = &e->rows[i];
-		const struct irdiff_side *sd = w->kind == IRDIFF_ROW_REF_ONLY ? &w->ref
-					       : w->kind == IRDIFF_ROW_GEN_ONLY ? &w->gen : NULL;
+		const struct nline *sd = w->kind == IRDIFF_ROW_REF_ONLY ? rl->ref[i]
+					 : w->kind == IRDIFF_ROW_GEN_ONLY ? rl->gen[i] : NULL;
 		next[i] = -1;
 		if (!sd || !sd->op)
 			continue;
-		size_t h = hbody(body_of(sd)) & (nb - 1);
+		size_t h = (size_t)sd->body[0] & (nb - 1);
 		next[i] = head[h];
 		head[h] = (int)i;
 	}
@@ -628,14 +620,14 @@ static void moved(struct irdiff_entry *e, int ei, struct fbuf *fb)
 			if (!is_loop(loop) || !pset_has(&loops, loop))
 				continue;
 			int din = loop_depth(in->op);
-			const char *body = body_of(in);
-			for (int j = head[hbody(body) & (nb - 1)]; j >= 0; j = next[j]) {
+			const struct nline *body = out ? rl->ref[i] : rl->gen[i];
+			for (int j = head[(size_t)body->body[0] & (nb - 1)]; j >= 0; j = next[j]) {
 				const struct irdiff_row *v = &e->rows[j];
 				const struct irdiff_side *other = out ? &v->gen : &v->ref;
 				if (taken[j] ||
 				    v->kind != (out ? IRDIFF_ROW_GEN_ONLY : IRDIFF_ROW_REF_ONLY) ||
 				    !other->op || loop_depth(other->op) >= din ||
-				    strcmp(body, body_of(other)) != 0)
+				    !same_body(body, out ? rl->gen[j] : rl->ref[j]))
 					continue;
 				taken[i] = taken[j] = true;
 				const struct irdiff_side *rs = out ? in : other, *gs = out ? other : in;
@@ -656,10 +648,11 @@ static void moved(struct irdiff_entry *e, int ei, struct fbuf *fb)
 	free(loops.v);
 }
 
-void irdiff_row_checks(struct irdiff_entry *e, int ei, struct fbuf *fb)
+void irdiff_row_checks(struct irdiff_entry *e, int ei, const struct rowlines *rl,
+		       struct fbuf *fb)
 {
 	for (size_t i = 0; i < e->nrows; i++)
 		if (e->rows[i].kind == IRDIFF_ROW_CHANGED)
 			changed_row(e, ei, i, fb);
-	moved(e, ei, fb);
+	moved(e, ei, rl, fb);
 }

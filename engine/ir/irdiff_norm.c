@@ -1,8 +1,11 @@
 /* The normaliser: an entry becomes a list of lines that compare equal when
  * the ops are the same modulo spelling (value names, whitespace, `token = `
  * spacing, #cuda_tile. prefixes, identity dim_map, pow/fpowf, dead
- * constants). Alignment keys name an operand by what defines it, one level
- * deep, so that an inserted op does not rename the rest of the kernel. */
+ * constants). A line names each operand by what defines it, one level
+ * deep, so that an inserted op does not rename the rest of the kernel.
+ * The normalised text is written into one scratch buffer and kept only as
+ * its hash: a diff of 100k-line modules would otherwise hold every line
+ * twice more. */
 #include "engine/ir/irdiff_internal.h"
 #include "engine/ir/ir_internal.h"
 
@@ -24,14 +27,80 @@ void irdiff_type(struct sbuf *sb, const struct ir_type *t)
 		/* the printer elides an identity dim_map: put it back before '>' */
 		sb_add(sb, tmp.buf, tmp.len - 1);
 		sb_adds(sb, ", dim_map=[");
-		for (uint32_t i = 0; i < t->ndim_map; i++)
-			sb_printf(sb, "%s%d", i ? ", " : "", t->dim_map[i]);
+		for (uint32_t i = 0; i < t->ndim_map; i++) {
+			if (i)
+				sb_adds(sb, ", ");
+			sb_add_int(sb, t->dim_map[i]);
+		}
 		sb_adds(sb, "]>");
 		sb_free(&tmp);
 		return;
 	}
 	ir_print_type(sb, t);
 }
+
+/* ---- printed types, by pointer ---- */
+
+static size_t tslot(const struct tcache *c, const struct ir_type *t)
+{
+	uint64_t h = (uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ULL;
+	return (size_t)(h >> 20) & (c->cap - 1);
+}
+
+static void tcache_put(struct tcache *c, const struct ir_type *t, uint32_t off, uint32_t len)
+{
+	size_t i = tslot(c, t);
+	while (c->keys[i])
+		i = (i + 1) & (c->cap - 1);
+	c->keys[i] = t;
+	c->off[i] = off;
+	c->len[i] = len;
+	c->n++;
+}
+
+void irdiff_cached_type(struct sbuf *sb, struct tcache *c, const struct ir_type *t)
+{
+	if (c->cap && t) {
+		for (size_t i = tslot(c, t); c->keys[i]; i = (i + 1) & (c->cap - 1))
+			if (c->keys[i] == t) {
+				sb_add(sb, c->text.buf + c->off[i], c->len[i]);
+				return;
+			}
+	}
+	if (!t) {
+		irdiff_type(sb, t);
+		return;
+	}
+	if (2 * (c->n + 1) > c->cap) {
+		struct tcache old = *c;
+		c->cap = old.cap ? old.cap * 2 : 64;
+		c->keys = xcalloc(c->cap, sizeof(*c->keys));
+		c->off = xmalloc(c->cap * sizeof(*c->off));
+		c->len = xmalloc(c->cap * sizeof(*c->len));
+		c->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.keys[i])
+				tcache_put(c, old.keys[i], old.off[i], old.len[i]);
+		free(old.keys);
+		free(old.off);
+		free(old.len);
+	}
+	uint32_t off = (uint32_t)c->text.len;
+	irdiff_type(&c->text, t);
+	tcache_put(c, t, off, (uint32_t)(c->text.len - off));
+	sb_add(sb, c->text.buf + off, c->text.len - off);
+}
+
+void irdiff_tcache_free(struct tcache *c)
+{
+	free(c->keys);
+	free(c->off);
+	free(c->len);
+	sb_free(&c->text);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- one op ---- */
 
 static const char *canon_name(const struct ir_op *op)
 {
@@ -52,87 +121,135 @@ static void operand(struct sbuf *sb, const struct ir_value *v)
 				ir_print_dense(sb, a);
 			return;
 		}
-		sb_printf(sb, "%%%s", canon_name(d));
-		if (d->nresults > 1)
-			sb_printf(sb, "#%u", v->index);
+		sb_addc(sb, '%');
+		sb_adds(sb, canon_name(d));
+		if (d->nresults > 1) {
+			sb_addc(sb, '#');
+			sb_add_uint(sb, v->index);
+		}
 		return;
 	}
 	const struct ir_op *owner = v->block && v->block->parent ? v->block->parent->parent : NULL;
-	if (!owner || owner->code == IR_OP_ENTRY)
-		sb_printf(sb, "%%arg%u", v->index);
-	else
-		sb_printf(sb, "%%%s.a%u", canon_name(owner), v->index);
+	if (!owner || owner->code == IR_OP_ENTRY) {
+		sb_adds(sb, "%arg");
+	} else {
+		sb_addc(sb, '%');
+		sb_adds(sb, canon_name(owner));
+		sb_adds(sb, ".a");
+	}
+	sb_add_uint(sb, v->index);
 }
 
-static int attr_cmp(const void *a, const void *b)
+/* The normalised op, depth left out, into sb (reset first). */
+static void op_norm(struct sbuf *sb, const struct ir_op *op, struct tcache *types)
 {
-	const struct ir_named_attr *x = a, *y = b;
-	return strcmp(x->name, y->name);
-}
-
-static char *op_key(const struct ir_op *op, int depth)
-{
-	struct sbuf sb = SBUF_INIT;
-	sb_printf(&sb, "%d|%s", depth, canon_name(op));
+	sb_reset(sb);
+	sb_adds(sb, canon_name(op));
 	if (op->nattrs) {
-		struct ir_named_attr *as = xmalloc(op->nattrs * sizeof(*as));
-		memcpy(as, op->attrs, op->nattrs * sizeof(*as));
-		qsort(as, op->nattrs, sizeof(*as), attr_cmp);
-		sb_addc(&sb, '{');
+		/* by name, so that attribute order is no difference; ops carry few */
+		const struct ir_named_attr *stack[16];
+		const struct ir_named_attr **as =
+			op->nattrs <= TP_ARRAY_LEN(stack) ? stack : xmalloc(op->nattrs * sizeof(*as));
+		uint32_t n = 0;
 		for (uint32_t i = 0; i < op->nattrs; i++) {
-			sb_printf(&sb, "%s%s", i ? ", " : "", as[i].name);
-			if (as[i].attr->kind != IR_ATTR_UNIT) {
-				sb_addc(&sb, '=');
-				ir_print_attr_generic(&sb, as[i].attr);
+			uint32_t k = n++;
+			while (k && strcmp(as[k - 1]->name, op->attrs[i].name) > 0) {
+				as[k] = as[k - 1];
+				k--;
+			}
+			as[k] = &op->attrs[i];
+		}
+		sb_addc(sb, '{');
+		for (uint32_t i = 0; i < n; i++) {
+			if (i)
+				sb_adds(sb, ", ");
+			sb_adds(sb, as[i]->name);
+			if (as[i]->attr->kind != IR_ATTR_UNIT) {
+				sb_addc(sb, '=');
+				ir_print_attr_generic(sb, as[i]->attr);
 			}
 		}
-		sb_addc(&sb, '}');
-		free(as);
+		sb_addc(sb, '}');
+		if (as != stack)
+			free(as);
 	}
 	if (op->code == IR_OP_UNKNOWN && op->text) {
 		for (const char *p = op->text; *p; p++) {
 			if (*p != '\x01') {
-				sb_addc(&sb, *p);
+				sb_addc(sb, *p);
 				continue;
 			}
 			char *end;
 			unsigned long k = strtoul(p + 1, &end, 10);
 			if (k < op->noperands)
-				operand(&sb, op->operands[k]);
+				operand(sb, op->operands[k]);
 			p = *end == '\x02' ? end : end - 1;
 		}
 	} else {
 		for (uint32_t g = 0, k = 0; g < op->ngroups; g++) {
-			sb_adds(&sb, g ? " |" : " (");
+			sb_adds(sb, g ? " |" : " (");
 			for (uint32_t i = 0; i < op->group_sizes[g]; i++, k++) {
-				sb_addc(&sb, ' ');
-				operand(&sb, op->operands[k]);
+				sb_addc(sb, ' ');
+				operand(sb, op->operands[k]);
 			}
 		}
-		sb_adds(&sb, " )");
+		sb_adds(sb, " )");
 	}
-	sb_adds(&sb, " :");
+	sb_adds(sb, " :");
 	for (uint32_t i = 0; i < op->nresults; i++) {
-		sb_addc(&sb, ' ');
-		irdiff_type(&sb, op->results[i]->type);
+		sb_addc(sb, ' ');
+		irdiff_cached_type(sb, types, op->results[i]->type);
 	}
 	/* block arguments carry the types of loop-carried values */
 	for (uint32_t r = 0; r < op->nregions; r++)
 		for (uint32_t b = 0; b < op->regions[r]->nblocks; b++) {
 			const struct ir_block *blk = op->regions[r]->blocks[b];
-			sb_adds(&sb, " ^(");
+			sb_adds(sb, " ^(");
 			for (uint32_t i = 0; i < blk->nargs; i++) {
-				sb_addc(&sb, ' ');
-				irdiff_type(&sb, blk->args[i]->type);
+				sb_addc(sb, ' ');
+				irdiff_cached_type(sb, types, blk->args[i]->type);
 			}
-			sb_adds(&sb, " )");
+			sb_adds(sb, " )");
 		}
-	return sb_detach(&sb);
 }
+
+/* 128 bits in one pass: tp_hash's block mixing feeds two accumulators that
+ * fold it in differently (multiply, and rotate-xor-multiply). */
+static void hash_text(const char *s, size_t n, uint64_t h[2])
+{
+	const uint64_t m = 0xc6a4a7935bd1e995ULL, g = 0x9e3779b97f4a7c15ULL;
+	uint64_t a = 0x243f6a8885a308d3ULL ^ (n * m), b = 0x13198a2e03707344ULL ^ (n * g);
+	for (;; s += 8) {
+		uint64_t k = 0;
+		size_t take = n < 8 ? n : 8;
+		memcpy(&k, s, take);
+		n -= take;
+		k *= m;
+		k ^= k >> 47;
+		k *= m;
+		a = (a ^ k) * m;
+		b = (b ^ k) + ((b << 23) | (b >> 41));
+		b *= g;
+		if (!n)
+			break;
+	}
+	a ^= a >> 47;
+	a *= m;
+	a ^= a >> 47;
+	b ^= b >> 33;
+	b *= m;
+	b ^= b >> 29;
+	h[0] = a;
+	h[1] = b;
+}
+
+/* ---- an entry ---- */
 
 struct flat {
 	struct nside *out;
-	const struct ir_names *names;
+	struct ir_names *names; /* NULL: no texts */
+	struct tcache *types;
+	struct sbuf scratch;
 	bool keep_dead;
 	const uint32_t *uses; /* by value id - base */
 	uint32_t base, nuses;
@@ -155,9 +272,8 @@ static void brace(struct flat *f, int depth, int loop_depth, const char *text, u
 	l->depth = depth;
 	l->loop_depth = loop_depth;
 	l->first = l->last = line;
-	l->text = xstrdup(text);
-	l->key = xasprintf("%d|%s", depth, text);
-	l->body = strchr(l->key, '|') + 1;
+	l->text = text;
+	hash_text(text, strlen(text), l->body);
 	l->name = "}";
 }
 
@@ -179,9 +295,10 @@ static void flatten_op(struct flat *f, const struct ir_op *op, int depth, int lo
 	l->depth = depth;
 	l->loop_depth = loop_depth;
 	irdiff_op_lines(op, &l->first, &l->last);
-	l->text = ir_op_line(op, f->names);
-	l->key = op_key(op, depth);
-	l->body = strchr(l->key, '|') + 1;
+	if (f->names)
+		l->text = ir_op_line(op, f->names);
+	op_norm(&f->scratch, op, f->types);
+	hash_text(f->scratch.buf, f->scratch.len, l->body);
 	l->name = canon_name(op);
 	if (!op->nregions)
 		return;
@@ -242,7 +359,8 @@ static bool result_span(const struct ir_op *op, int depth, void *ctx)
 	return true;
 }
 
-void irdiff_flatten(const struct ir_op *entry, bool keep_dead, struct nside *out)
+void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struct tcache *types,
+		    struct nside *out)
 {
 	memset(out, 0, sizeof(*out));
 	/* value ids are module-wide: count uses over this entry's span only */
@@ -251,21 +369,22 @@ void irdiff_flatten(const struct ir_op *entry, bool keep_dead, struct nside *out
 	uint32_t base = sp.lo < sp.hi ? sp.lo : 0, n = sp.lo < sp.hi ? sp.hi - sp.lo : 0;
 	struct uses_ctx u = {xcalloc(n ? n : 1, sizeof(uint32_t)), base, n};
 	ir_walk(entry, count_uses, &u);
-	struct ir_names *names = ir_names_compute(entry);
-	struct flat f = {out, names, keep_dead, u.uses, base, n};
+	struct flat f = {out, texts ? ir_names_compute(entry) : NULL, types, SBUF_INIT, keep_dead,
+			 u.uses, base, n};
 	const struct ir_block *body = ir_entry_body(entry);
 	if (body)
 		flatten_block(&f, entry, body, 0, 0);
-	ir_names_free(names);
+	if (f.names)
+		ir_names_free(f.names);
+	sb_free(&f.scratch);
 	free(u.uses);
 }
 
 void irdiff_nside_free(struct nside *s)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->lines[i].text);
-		free(s->lines[i].key);
-	}
+	for (size_t i = 0; i < s->n; i++)
+		if (s->lines[i].op)
+			free((char *)s->lines[i].text);
 	free(s->lines);
 	memset(s, 0, sizeof(*s));
 }

@@ -46,7 +46,8 @@ static struct ir_module *reprint(const struct ir_module *m)
 static struct irdiff_result *diff(const struct ir_module *a, const struct ir_module *b)
 {
 	struct tp_err err;
-	struct irdiff_result *r = irdiff_modules(a, b, NULL, &err);
+	struct irdiff_options o = {.texts = true};
+	struct irdiff_result *r = irdiff_modules(a, b, &o, &err);
 	if (!r)
 		fail_msg("%s", err.msg);
 	return r;

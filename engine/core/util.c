@@ -124,7 +124,8 @@ void sb_grow(struct sbuf *sb, size_t extra)
 
 void sb_add(struct sbuf *sb, const void *data, size_t n)
 {
-	sb_grow(sb, n);
+	if (sb->len + n + 1 > sb->cap)
+		sb_grow(sb, n);
 	if (n)
 		memcpy(sb->buf + sb->len, data, n);
 	sb->len += n;
@@ -136,10 +137,6 @@ void sb_adds(struct sbuf *sb, const char *s)
 	sb_add(sb, s, strlen(s));
 }
 
-void sb_addc(struct sbuf *sb, char c)
-{
-	sb_add(sb, &c, 1);
-}
 
 void sb_add_uint(struct sbuf *sb, uint64_t v)
 {

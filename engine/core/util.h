@@ -58,7 +58,14 @@ struct sbuf {
 void sb_grow(struct sbuf *sb, size_t extra);
 void sb_add(struct sbuf *sb, const void *data, size_t n);
 void sb_adds(struct sbuf *sb, const char *s);
-void sb_addc(struct sbuf *sb, char c);
+/* Inline: printers add millions of single characters. */
+static inline void sb_addc(struct sbuf *sb, char c)
+{
+	if (sb->len + 2 > sb->cap)
+		sb_grow(sb, 1);
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = '\0';
+}
 /* Decimal integers; printf costs a thousand instructions a call, which
  * dominates printers that write millions of numbers. */
 void sb_add_int(struct sbuf *sb, int64_t v);

@@ -186,7 +186,7 @@ static struct ir_op *parse_op(struct pstate *ps)
 			if (d->format[0] == '@')
 				ps_region_op(ps, op);
 			else
-				ps_format(ps, op, d->format);
+				ps_format(ps, op);
 		}
 	}
 	if (!op->loc.end_offset)

@@ -59,7 +59,14 @@ _Noreturn void ps_fail(struct pstate *ps, const char *at, const char *fmt, ...)
 	TP_PRINTF(3, 4);
 /* "expected X" at the cursor, naming what is there instead. */
 _Noreturn void ps_expected(struct pstate *ps, const char *what);
-void ps_ws(struct pstate *ps);             /* skip blanks and // comments */
+void ps_ws_skip(struct pstate *ps);
+/* Skip blanks and // comments. Most calls are already at a token. */
+static inline void ps_ws(struct pstate *ps)
+{
+	if (ps->p < ps->end && *ps->p > ' ' && *ps->p != '/')
+		return;
+	ps_ws_skip(ps);
+}
 bool ps_peek(struct pstate *ps, char c);   /* after ps_ws */
 bool ps_peek_word(struct pstate *ps, const char *w);
 bool ps_peek_lit(struct pstate *ps, const char *lit);
@@ -76,8 +83,15 @@ bool ps_string(struct pstate *ps, const char **s, size_t *len);
 const char *ps_balanced(struct pstate *ps, const char *stops, size_t *len);
 /* Consume "(...)" / "<...>" from its opening bracket to the matching one. */
 void ps_skip_group(struct pstate *ps);
-bool ps_ident_start(char c);
-bool ps_ident_char(char c);
+static inline bool ps_ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static inline bool ps_ident_char(char c)
+{
+	return ps_ident_start(c) || (c >= '0' && c <= '9') || c == '$' || c == '.';
+}
 /* Line and column of a position in the source. */
 void ps_linecol(struct pstate *ps, const char *at, uint32_t *line, uint32_t *col);
 
@@ -129,7 +143,7 @@ void ps_block_body(struct pstate *ps, struct ir_block *b); /* ops up to '}' */
 void ps_block_body_one(struct pstate *ps, struct ir_block *b); /* one op */
 /* Is `text` ("%x" or "%x#1") a defined value? */
 bool ps_value_lookup(struct pstate *ps, const char *text, size_t len, struct ir_value **v);
-void ps_format(struct pstate *ps, struct ir_op *op, const char *fmt);
+void ps_format(struct pstate *ps, struct ir_op *op);
 void ps_region_op(struct pstate *ps, struct ir_op *op);  /* if/for/loop/reduce/scan */
 struct ir_op *ps_generic_op(struct pstate *ps, uint32_t nres);
 struct ir_op *ps_unknown_op(struct pstate *ps, const char *name, size_t len, uint32_t nres);

@@ -81,12 +81,9 @@ void ps_set_loc(struct pstate *ps, struct ir_op *op, const char *start)
 
 /* ---- cursor ---- */
 
-void ps_ws(struct pstate *ps)
+void ps_ws_skip(struct pstate *ps)
 {
 	const char *p = ps->p, *e = ps->end;
-	/* most calls are already at a token */
-	if (p < e && *p > ' ' && *p != '/')
-		return;
 	for (;;) {
 		while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
 			p++;
@@ -100,15 +97,6 @@ void ps_ws(struct pstate *ps)
 	ps->p = p;
 }
 
-bool ps_ident_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-bool ps_ident_char(char c)
-{
-	return ps_ident_start(c) || (c >= '0' && c <= '9') || c == '$' || c == '.';
-}
 
 bool ps_peek(struct pstate *ps, char c)
 {
@@ -116,18 +104,25 @@ bool ps_peek(struct pstate *ps, char c)
 	return ps->p < ps->end && *ps->p == c;
 }
 
-bool ps_peek_lit(struct pstate *ps, const char *lit)
+/* Length of lit when the input starts with it (as a whole word if it is
+ * one), else 0. */
+static size_t lit_at(struct pstate *ps, const char *lit)
 {
 	ps_ws(ps);
 	/* most probes fail on the first byte */
 	if (ps->p >= ps->end || *ps->p != lit[0])
-		return false;
+		return 0;
 	size_t n = strlen(lit);
 	if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, lit, n) != 0)
-		return false;
+		return 0;
 	if (ps_ident_start(lit[0]) && ps->p + n < ps->end && ps_ident_char(ps->p[n]))
-		return false;
-	return true;
+		return 0;
+	return n;
+}
+
+bool ps_peek_lit(struct pstate *ps, const char *lit)
+{
+	return lit_at(ps, lit) > 0;
 }
 
 bool ps_peek_word(struct pstate *ps, const char *w)
@@ -137,10 +132,9 @@ bool ps_peek_word(struct pstate *ps, const char *w)
 
 bool ps_accept(struct pstate *ps, const char *lit)
 {
-	if (!ps_peek_lit(ps, lit))
-		return false;
-	ps->p += strlen(lit);
-	return true;
+	size_t n = lit_at(ps, lit);
+	ps->p += n;
+	return n > 0;
 }
 
 void ps_expect(struct pstate *ps, const char *lit)

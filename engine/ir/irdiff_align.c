@@ -36,14 +36,15 @@ static int on_hunk(const git_diff_delta *delta, const git_diff_hunk *h, void *pa
 	return 0;
 }
 
-/* libgit2 compares lines, not hashes: each line becomes one short line of
- * text, its depth and the 128 bits of its hash, so that the buffers it
- * hashes and splits are a third of the IR's size. */
+/* libgit2 compares lines of text: each line becomes its depth and the
+ * first 64 bits of its hash, 15 bytes, so that what libgit2 hashes and
+ * splits is a quarter of the IR's size. Rows it calls equal are checked
+ * on all 128 bits. */
 static char *join_lines(const struct nside *s, size_t *len)
 {
 	static const char digits[] =
 		"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/";
-	enum { W = 26 }; /* 3 depth, 22 hash, newline */
+	enum { W = 15 }; /* 3 depth, 11 hash, newline */
 	char *buf = xmalloc(s->n * W + 1), *p = buf;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct nline *l = &s->lines[i];
@@ -51,11 +52,9 @@ static char *join_lines(const struct nside *s, size_t *len)
 		*p++ = digits[(d >> 12) & 63];
 		*p++ = digits[(d >> 6) & 63];
 		*p++ = digits[d & 63];
-		uint64_t h0 = l->body[0], h1 = l->body[1];
-		for (int k = 0; k < 11; k++, h0 >>= 6)
-			*p++ = digits[h0 & 63];
-		for (int k = 0; k < 11; k++, h1 >>= 6)
-			*p++ = digits[h1 & 63];
+		uint64_t h = l->body[0];
+		for (int k = 0; k < 11; k++, h >>= 6)
+			*p++ = digits[h & 63];
 		*p++ = '\n';
 	}
 	*p = '\0';
@@ -168,8 +167,8 @@ int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff
 		size_t ns = h < hs.n ? hs.v[h].ns : gen->n;
 		/* lines between hunks are equal, one for one */
 		while (oi < os && ni < ns) {
-			row(&r, IRDIFF_ROW_EQUAL, &ref->lines[oi], &gen->lines[ni]);
-			oi++, ni++;
+			const struct nline *a = &ref->lines[oi++], *b = &gen->lines[ni++];
+			row(&r, nline_same(a, b) ? IRDIFF_ROW_EQUAL : IRDIFF_ROW_CHANGED, a, b);
 		}
 		if (oi < os || ni < ns) /* cannot happen with a consistent diff */
 			pair_hunk(&r, ref, oi, os - oi, gen, ni, ns - ni), oi = os, ni = ns;

@@ -156,7 +156,7 @@ struct irdiff_result *irdiff_modules(const struct ir_module *ref, const struct i
 	pv->sides = xcalloc(2 * (cap ? cap : 1), sizeof(*pv->sides));
 	r->priv = pv;
 	struct fbuf fb = {NULL, 0, 0};
-	struct tcache types[2];
+	struct pcache types[2];
 	memset(types, 0, sizeof(types));
 	struct rowlines rl = {NULL, NULL};
 	int rc = 0;
@@ -214,8 +214,8 @@ struct irdiff_result *irdiff_modules(const struct ir_module *ref, const struct i
 		}
 	}
 	git_libgit2_shutdown();
-	irdiff_tcache_free(&types[0]);
-	irdiff_tcache_free(&types[1]);
+	irdiff_pcache_free(&types[0]);
+	irdiff_pcache_free(&types[1]);
 	free(rl.ref);
 	free(rl.gen);
 	free(gen_of);

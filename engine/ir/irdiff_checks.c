@@ -24,13 +24,17 @@ static const struct ir_value *through_assume(const struct ir_value *v)
 
 /* ---- predicates ---- */
 
+/* The predicates run on every op of both sides: they look at the op's own
+ * attributes first and at the registry only for the few that qualify. */
 static bool nondefault_rounding(const struct ir_op *op, const void *ctx)
 {
 	(void)ctx;
-	for (uint32_t i = 0; i < op->def->nattrs; i++) {
-		const struct ir_attr_def *d = &op->def->attrs[i];
-		const struct ir_attr *a = ir_op_attr(op, d->name);
-		if (d->spec == IR_AK_ROUNDING && a && !ir_attr_is_default(d, a))
+	for (uint32_t i = 0; i < op->nattrs; i++) {
+		const struct ir_attr *a = op->attrs[i].attr;
+		if (a->kind != IR_ATTR_ENUM || a->ekind != IR_EN_ROUNDING)
+			continue;
+		const struct ir_attr_def *d = ir_opdef_attr(op->def, op->attrs[i].name);
+		if (d && d->spec == IR_AK_ROUNDING && !ir_attr_is_default(d, a))
 			return true;
 	}
 	return false;
@@ -90,14 +94,14 @@ static bool raw_ptr_memory(const struct ir_op *op, const void *ctx)
 	return op->code == IR_OP_LOAD_PTR_TKO || op->code == IR_OP_STORE_PTR_TKO;
 }
 
-
-
-
 /* ctx: "allow_tma=true", "allow_tma=false" or "latency" */
 static bool op_hint(const struct ir_op *op, const void *ctx)
 {
-	const struct ir_attr *h = ir_op_attr(op, "optimization_hints");
-	if (!h || h->kind != IR_ATTR_HINTS)
+	const struct ir_attr *h = NULL;
+	for (uint32_t i = 0; i < op->nattrs && !h; i++)
+		if (op->attrs[i].attr->kind == IR_ATTR_HINTS)
+			h = op->attrs[i].attr;
+	if (!h)
 		return false;
 	const char *want = ctx;
 	for (uint32_t i = 0; i < h->n; i++) {
@@ -152,26 +156,62 @@ static bool is_make_token(const struct ir_op *op, const void *ctx)
 	return op->code == IR_OP_MAKE_TOKEN;
 }
 
+/* What the attribute rules count, one pass over each side for all. */
+enum {
+	T_ROUNDING, T_SWIZZLE, T_PTR_DIV_BY, T_SCALAR_DIV_BY, T_RAW_PTR, T_TMA_ON, T_TMA_OFF,
+	T_LATENCY, T_BF16, T_MAKE_TOKEN, T_COUNT
+};
+
+static const struct {
+	bool (*pred)(const struct ir_op *, const void *);
+	const void *ctx;
+} tallies[T_COUNT] = {
+	[T_ROUNDING] = {nondefault_rounding, NULL},
+	[T_SWIZZLE] = {swizzle, NULL},
+	[T_PTR_DIV_BY] = {ptr_div_by, NULL},
+	[T_SCALAR_DIV_BY] = {scalar_div_by, NULL},
+	[T_RAW_PTR] = {raw_ptr_memory, NULL},
+	[T_TMA_ON] = {op_hint, "allow_tma=true"},
+	[T_TMA_OFF] = {op_hint, "allow_tma=false"},
+	[T_LATENCY] = {op_hint, "latency"},
+	[T_BF16] = {uses_bf16, NULL},
+	[T_MAKE_TOKEN] = {is_make_token, NULL},
+};
+
+static void tally(const struct nside *s, struct range *t)
+{
+	memset(t, 0, T_COUNT * sizeof(*t));
+	for (size_t i = 0; s && i < s->n; i++) {
+		const struct ir_op *op = s->lines[i].op;
+		for (int k = 0; op && k < T_COUNT; k++)
+			if (tallies[k].pred(op, tallies[k].ctx))
+				irdiff_range_add(&t[k], &s->lines[i]);
+	}
+}
+
 void irdiff_attr_rules(struct irdiff_entry *e, int ei, const struct nside *ref,
 		       const struct nside *gen, struct fbuf *fb)
 {
+	struct range tr[T_COUNT], tg[T_COUNT];
+	tally(ref, tr);
+	tally(gen, tg);
 	struct range a, b;
-	a = irdiff_count_if(ref, nondefault_rounding, NULL);
-	b = irdiff_count_if(gen, nondefault_rounding, NULL);
+	a = tr[T_ROUNDING];
+	b = tg[T_ROUNDING];
 	if (b.n > a.n)
 		irdiff_add_ranges(fb, "rounding-count", IRDIFF_WARN, ei, a, b, -1,
 				  xasprintf("%d op(s) with an explicit rounding mode generated, %d in "
 					    "the reference", b.n, a.n));
-	a = irdiff_count_if(ref, swizzle, NULL);
-	b = irdiff_count_if(gen, swizzle, NULL);
+	a = tr[T_SWIZZLE];
+	b = tg[T_SWIZZLE];
 	if (a.n && !b.n)
 		irdiff_add_ranges(fb, "block-swizzle", IRDIFF_WARN, ei, a, b, -1,
 				  xasprintf("the reference swizzles block ids (divi/remi on blockId, "
 					    "L2 locality); the generated entry does not"));
-	a = irdiff_count_if(ref, ptr_div_by, NULL);
-	b = irdiff_count_if(gen, ptr_div_by, NULL);
+	a = tr[T_PTR_DIV_BY];
+	b = tg[T_PTR_DIV_BY];
 	if (a.n > b.n) {
-		bool raw = irdiff_count_if(gen, raw_ptr_memory, NULL).n > 0;
+		bool raw = tg[T_RAW_PTR].n > 0;
 		irdiff_add_ranges(fb, "assume-ptr-div-by", raw ? IRDIFF_CRITICAL : IRDIFF_WARN, ei, a,
 				  b, irdiff_find_row(e, "assume", true),
 				  xasprintf("pointer assume div_by: %d in the reference, %d generated%s",
@@ -181,8 +221,8 @@ void irdiff_attr_rules(struct irdiff_entry *e, int ei, const struct nside *ref,
 	/* cuTile Python's JIT sees a stride's value when it compiles; an
 	 * ahead-of-time Rust kernel cannot, so any scalar divisibility assume it
 	 * carries is a defect, whatever the reference has (coding rule R21) */
-	a = irdiff_count_if(ref, scalar_div_by, NULL);
-	b = irdiff_count_if(gen, scalar_div_by, NULL);
+	a = tr[T_SCALAR_DIV_BY];
+	b = tg[T_SCALAR_DIV_BY];
 	if (b.n)
 		irdiff_add_ranges(fb, "assume-scalar-div-by", IRDIFF_CRITICAL, ei, a, b,
 				  gen_row_if(e, scalar_div_by),
@@ -230,31 +270,31 @@ void irdiff_attr_rules(struct irdiff_entry *e, int ei, const struct nside *ref,
 					  xasprintf("rounding<approx> on %s: %d in the reference, %d "
 						    "generated", fops[i], a.n, b.n));
 	}
-	a = irdiff_count_if(ref, op_hint, "allow_tma=true");
-	b = irdiff_count_if(gen, op_hint, "allow_tma=true");
+	a = tr[T_TMA_ON];
+	b = tg[T_TMA_ON];
 	if (a.n > b.n)
 		irdiff_add_ranges(fb, "allow-tma", IRDIFF_CRITICAL, ei, a, b, -1,
 				  xasprintf("allow_tma = true on %d op(s) in the reference, %d generated",
 					    a.n, b.n));
-	a = irdiff_count_if(ref, op_hint, "allow_tma=false");
-	b = irdiff_count_if(gen, op_hint, "allow_tma=false");
+	a = tr[T_TMA_OFF];
+	b = tg[T_TMA_OFF];
 	if (a.n != b.n)
 		irdiff_add_ranges(fb, "allow-tma", IRDIFF_WARN, ei, a, b, -1,
 				  xasprintf("allow_tma = false on %d op(s) in the reference, %d generated",
 					    a.n, b.n));
-	a = irdiff_count_if(ref, op_hint, "latency");
-	b = irdiff_count_if(gen, op_hint, "latency");
+	a = tr[T_LATENCY];
+	b = tg[T_LATENCY];
 	if (a.n != b.n)
 		irdiff_add_ranges(fb, "latency", IRDIFF_WARN, ei, a, b, -1,
 				  xasprintf("latency hints on %d op(s) in the reference, %d generated",
 					    a.n, b.n));
-	a = irdiff_count_if(ref, uses_bf16, NULL);
-	b = irdiff_count_if(gen, uses_bf16, NULL);
+	a = tr[T_BF16];
+	b = tg[T_BF16];
 	if ((a.n || entry_bf16(e->ref)) && !b.n && !entry_bf16(e->gen))
 		irdiff_add_ranges(fb, "bf16", IRDIFF_WARN, ei, a, b, -1,
 				  xasprintf("the reference uses bf16, the generated entry does not"));
-	a = irdiff_count_if(ref, is_make_token, NULL);
-	b = irdiff_count_if(gen, is_make_token, NULL);
+	a = tr[T_MAKE_TOKEN];
+	b = tg[T_MAKE_TOKEN];
 	if (a.n != b.n)
 		irdiff_add_ranges(fb, "token-count", IRDIFF_WARN, ei, a, b,
 				  irdiff_find_row(e, "make_token", true),

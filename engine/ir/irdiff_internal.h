@@ -29,17 +29,18 @@ struct nside {
 	size_t n, cap;
 };
 
-/* Printed types of one module, by interned pointer: a kernel has few
- * distinct types and prints each of them thousands of times. */
-struct tcache {
-	const struct ir_type **keys;
+/* Printed types and attributes of one module, by pointer: types are
+ * interned and the common attributes shared (ir_attr_enum ...), so a
+ * kernel prints a few of them thousands of times. */
+struct pcache {
+	uintptr_t *keys;     /* the pointer, its low bits saying how it was printed */
 	uint32_t *off, *len; /* into text */
 	size_t n, cap;
 	struct sbuf text;
 };
 /* irdiff_type(t) through the cache. */
-void irdiff_cached_type(struct sbuf *sb, struct tcache *c, const struct ir_type *t);
-void irdiff_tcache_free(struct tcache *c);
+void irdiff_cached_type(struct sbuf *sb, struct pcache *c, const struct ir_type *t);
+void irdiff_pcache_free(struct pcache *c);
 
 /* The normaliser: an entry's ops in print order as normalised lines.
  * Values are alpha-renamed by what defines them (results by their op,
@@ -47,7 +48,7 @@ void irdiff_tcache_free(struct tcache *c);
  * are looked through, identity dim_map is explicit, pow/fpowf are one op,
  * and unused constants are dropped unless keep_dead. With texts, each op
  * line also gets its canonical text (malloc'd, freed with the side). */
-void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struct tcache *types,
+void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struct pcache *printed,
 		    struct nside *out);
 void irdiff_nside_free(struct nside *s);
 /* Normalised spelling of a type (explicit dim_map). */
@@ -72,7 +73,7 @@ struct irdiff_finding *irdiff_add(struct fbuf *fb, const char *rule, enum irdiff
 
 /* Every rule for one entry pair. */
 void irdiff_rules(struct irdiff_entry *e, int index, const struct nside *ref,
-		  const struct nside *gen, const struct rowlines *rl, struct tcache *types,
+		  const struct nside *gen, const struct rowlines *rl, struct pcache *types,
 		  struct fbuf *fb);
 
 /* A count of ops on one side with the line range they cover. */

@@ -39,40 +39,41 @@ void irdiff_type(struct sbuf *sb, const struct ir_type *t)
 	ir_print_type(sb, t);
 }
 
-/* ---- printed types, by pointer ---- */
+/* ---- printed types and attributes, by pointer ---- */
 
-static size_t tslot(const struct tcache *c, const struct ir_type *t)
+enum { PC_TYPE, PC_ATTR, PC_DENSE }; /* low bits of a key (pointers are 8-aligned) */
+
+static size_t pc_slot(const struct pcache *c, uintptr_t k)
 {
-	uint64_t h = (uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ULL;
-	return (size_t)(h >> 20) & (c->cap - 1);
+	return (size_t)(((uint64_t)k * 0x9e3779b97f4a7c15ULL) >> 20) & (c->cap - 1);
 }
 
-static void tcache_put(struct tcache *c, const struct ir_type *t, uint32_t off, uint32_t len)
+static void pc_put(struct pcache *c, uintptr_t k, uint32_t off, uint32_t len)
 {
-	size_t i = tslot(c, t);
+	size_t i = pc_slot(c, k);
 	while (c->keys[i])
 		i = (i + 1) & (c->cap - 1);
-	c->keys[i] = t;
+	c->keys[i] = k;
 	c->off[i] = off;
 	c->len[i] = len;
 	c->n++;
 }
 
-void irdiff_cached_type(struct sbuf *sb, struct tcache *c, const struct ir_type *t)
+static bool pc_get(const struct pcache *c, uintptr_t k, struct sbuf *sb)
 {
-	if (c->cap && t) {
-		for (size_t i = tslot(c, t); c->keys[i]; i = (i + 1) & (c->cap - 1))
-			if (c->keys[i] == t) {
-				sb_add(sb, c->text.buf + c->off[i], c->len[i]);
-				return;
-			}
-	}
-	if (!t) {
-		irdiff_type(sb, t);
-		return;
-	}
+	for (size_t i = c->cap ? pc_slot(c, k) : 0; c->cap && c->keys[i]; i = (i + 1) & (c->cap - 1))
+		if (c->keys[i] == k) {
+			sb_add(sb, c->text.buf + c->off[i], c->len[i]);
+			return true;
+		}
+	return false;
+}
+
+/* The first print of key k, kept; sb gets it too. */
+static void pc_print(struct sbuf *sb, struct pcache *c, uintptr_t k, const void *p)
+{
 	if (2 * (c->n + 1) > c->cap) {
-		struct tcache old = *c;
+		struct pcache old = *c;
 		c->cap = old.cap ? old.cap * 2 : 64;
 		c->keys = xcalloc(c->cap, sizeof(*c->keys));
 		c->off = xmalloc(c->cap * sizeof(*c->off));
@@ -80,18 +81,37 @@ void irdiff_cached_type(struct sbuf *sb, struct tcache *c, const struct ir_type 
 		c->n = 0;
 		for (size_t i = 0; i < old.cap; i++)
 			if (old.keys[i])
-				tcache_put(c, old.keys[i], old.off[i], old.len[i]);
+				pc_put(c, old.keys[i], old.off[i], old.len[i]);
 		free(old.keys);
 		free(old.off);
 		free(old.len);
 	}
 	uint32_t off = (uint32_t)c->text.len;
-	irdiff_type(&c->text, t);
-	tcache_put(c, t, off, (uint32_t)(c->text.len - off));
+	switch (k & 7) {
+	case PC_TYPE: irdiff_type(&c->text, p); break;
+	case PC_ATTR: ir_print_attr_generic(&c->text, p); break;
+	default: ir_print_dense(&c->text, p); break;
+	}
+	pc_put(c, k, off, (uint32_t)(c->text.len - off));
 	sb_add(sb, c->text.buf + off, c->text.len - off);
 }
 
-void irdiff_tcache_free(struct tcache *c)
+static void cached(struct sbuf *sb, struct pcache *c, const void *p, int how)
+{
+	uintptr_t k = (uintptr_t)p | (uintptr_t)how;
+	if (!pc_get(c, k, sb))
+		pc_print(sb, c, k, p);
+}
+
+void irdiff_cached_type(struct sbuf *sb, struct pcache *c, const struct ir_type *t)
+{
+	if (t)
+		cached(sb, c, t, PC_TYPE);
+	else
+		irdiff_type(sb, t);
+}
+
+void irdiff_pcache_free(struct pcache *c)
 {
 	free(c->keys);
 	free(c->off);
@@ -108,7 +128,7 @@ static const char *canon_name(const struct ir_op *op)
 }
 
 /* An operand named by its definition. */
-static void operand(struct sbuf *sb, const struct ir_value *v)
+static void operand(struct sbuf *sb, const struct ir_value *v, struct pcache *pc)
 {
 	while (v->def && v->def->code == IR_OP_ASSUME && v->def->noperands)
 		v = v->def->operands[0];
@@ -118,7 +138,7 @@ static void operand(struct sbuf *sb, const struct ir_value *v)
 			const struct ir_attr *a = ir_op_attr(d, "value");
 			sb_adds(sb, "%cst");
 			if (a && a->kind == IR_ATTR_DENSE)
-				ir_print_dense(sb, a);
+				cached(sb, pc, a, PC_DENSE);
 			return;
 		}
 		sb_addc(sb, '%');
@@ -141,7 +161,7 @@ static void operand(struct sbuf *sb, const struct ir_value *v)
 }
 
 /* The normalised op, depth left out, into sb (reset first). */
-static void op_norm(struct sbuf *sb, const struct ir_op *op, struct tcache *types)
+static void op_norm(struct sbuf *sb, const struct ir_op *op, struct pcache *printed)
 {
 	sb_reset(sb);
 	sb_adds(sb, canon_name(op));
@@ -166,7 +186,7 @@ static void op_norm(struct sbuf *sb, const struct ir_op *op, struct tcache *type
 			sb_adds(sb, as[i]->name);
 			if (as[i]->attr->kind != IR_ATTR_UNIT) {
 				sb_addc(sb, '=');
-				ir_print_attr_generic(sb, as[i]->attr);
+				cached(sb, printed, as[i]->attr, PC_ATTR);
 			}
 		}
 		sb_addc(sb, '}');
@@ -182,7 +202,7 @@ static void op_norm(struct sbuf *sb, const struct ir_op *op, struct tcache *type
 			char *end;
 			unsigned long k = strtoul(p + 1, &end, 10);
 			if (k < op->noperands)
-				operand(sb, op->operands[k]);
+				operand(sb, op->operands[k], printed);
 			p = *end == '\x02' ? end : end - 1;
 		}
 	} else {
@@ -190,7 +210,7 @@ static void op_norm(struct sbuf *sb, const struct ir_op *op, struct tcache *type
 			sb_adds(sb, g ? " |" : " (");
 			for (uint32_t i = 0; i < op->group_sizes[g]; i++, k++) {
 				sb_addc(sb, ' ');
-				operand(sb, op->operands[k]);
+				operand(sb, op->operands[k], printed);
 			}
 		}
 		sb_adds(sb, " )");
@@ -198,7 +218,7 @@ static void op_norm(struct sbuf *sb, const struct ir_op *op, struct tcache *type
 	sb_adds(sb, " :");
 	for (uint32_t i = 0; i < op->nresults; i++) {
 		sb_addc(sb, ' ');
-		irdiff_cached_type(sb, types, op->results[i]->type);
+		irdiff_cached_type(sb, printed, op->results[i]->type);
 	}
 	/* block arguments carry the types of loop-carried values */
 	for (uint32_t r = 0; r < op->nregions; r++)
@@ -207,7 +227,7 @@ static void op_norm(struct sbuf *sb, const struct ir_op *op, struct tcache *type
 			sb_adds(sb, " ^(");
 			for (uint32_t i = 0; i < blk->nargs; i++) {
 				sb_addc(sb, ' ');
-				irdiff_cached_type(sb, types, blk->args[i]->type);
+				irdiff_cached_type(sb, printed, blk->args[i]->type);
 			}
 			sb_adds(sb, " )");
 		}
@@ -248,7 +268,7 @@ static void hash_text(const char *s, size_t n, uint64_t h[2])
 struct flat {
 	struct nside *out;
 	struct ir_names *names; /* NULL: no texts */
-	struct tcache *types;
+	struct pcache *printed;
 	struct sbuf scratch;
 	bool keep_dead;
 	const uint32_t *uses; /* by value id - base */
@@ -297,7 +317,7 @@ static void flatten_op(struct flat *f, const struct ir_op *op, int depth, int lo
 	irdiff_op_lines(op, &l->first, &l->last);
 	if (f->names)
 		l->text = ir_op_line(op, f->names);
-	op_norm(&f->scratch, op, f->types);
+	op_norm(&f->scratch, op, f->printed);
 	hash_text(f->scratch.buf, f->scratch.len, l->body);
 	l->name = canon_name(op);
 	if (!op->nregions)
@@ -359,7 +379,7 @@ static bool result_span(const struct ir_op *op, int depth, void *ctx)
 	return true;
 }
 
-void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struct tcache *types,
+void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struct pcache *printed,
 		    struct nside *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -369,7 +389,7 @@ void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struc
 	uint32_t base = sp.lo < sp.hi ? sp.lo : 0, n = sp.lo < sp.hi ? sp.hi - sp.lo : 0;
 	struct uses_ctx u = {xcalloc(n ? n : 1, sizeof(uint32_t)), base, n};
 	ir_walk(entry, count_uses, &u);
-	struct flat f = {out, texts ? ir_names_compute(entry) : NULL, types, SBUF_INIT, keep_dead,
+	struct flat f = {out, texts ? ir_names_compute(entry) : NULL, printed, SBUF_INIT, keep_dead,
 			 u.uses, base, n};
 	const struct ir_block *body = ir_entry_body(entry);
 	if (body)

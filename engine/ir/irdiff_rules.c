@@ -217,7 +217,7 @@ struct strset {
 	size_t n, cap;
 	const struct ir_type **types; /* types already added (interned: pointers compare) */
 	size_t ntypes, captypes;
-	struct tcache *tc;            /* printed types of the side */
+	struct pcache *tc;            /* printed types of the side */
 };
 
 static void set_add(struct strset *s, const char *str)
@@ -284,7 +284,7 @@ static void collect(const struct nside *side, collect_fn fn, struct strset *s)
 
 /* First line on a side whose op contributes a member missing from `other`. */
 static struct range first_with(const struct nside *side, collect_fn fn, const struct strset *other,
-			       struct tcache *tc)
+			       struct pcache *tc)
 {
 	struct range r = {0, 0, 0};
 	for (size_t i = 0; side && i < side->n; i++) {
@@ -306,7 +306,7 @@ static struct range first_with(const struct nside *side, collect_fn fn, const st
 }
 
 static void compare_sets(struct irdiff_entry *e, int ei, const struct nside *ref,
-			 const struct nside *gen, struct tcache *types, struct fbuf *fb,
+			 const struct nside *gen, struct pcache *types, struct fbuf *fb,
 			 collect_fn fn, const char *rule, const char *what, bool need_both)
 {
 	struct strset a = {0}, b = {0};
@@ -362,8 +362,10 @@ static void tile_shapes(const struct ir_op *op, struct strset *s)
 
 static void identities(const struct ir_op *op, struct strset *s)
 {
+	if (op->code != IR_OP_REDUCE && op->code != IR_OP_SCAN)
+		return;
 	const struct ir_attr *a = ir_op_attr(op, "identities");
-	if (!a || (op->code != IR_OP_REDUCE && op->code != IR_OP_SCAN))
+	if (!a)
 		return;
 	struct sbuf sb = SBUF_INIT;
 	ir_print_attr(&sb, a);
@@ -395,7 +397,7 @@ static void mma_operands(const struct ir_op *op, struct strset *s)
 }
 
 void irdiff_rules(struct irdiff_entry *e, int ei, const struct nside *ref, const struct nside *gen,
-		  const struct rowlines *rl, struct tcache *types, struct fbuf *fb)
+		  const struct rowlines *rl, struct pcache *types, struct fbuf *fb)
 {
 	op_counts(e, ei, ref, gen, fb);
 	hints(e, ei, fb);

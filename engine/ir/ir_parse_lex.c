@@ -104,46 +104,11 @@ bool ps_peek(struct pstate *ps, char c)
 	return ps->p < ps->end && *ps->p == c;
 }
 
-/* Length of lit when the input starts with it (as a whole word if it is
- * one), else 0. */
-static size_t lit_at(struct pstate *ps, const char *lit)
+void ps_expected_lit(struct pstate *ps, const char *lit)
 {
-	ps_ws(ps);
-	/* most probes fail on the first byte */
-	if (ps->p >= ps->end || *ps->p != lit[0])
-		return 0;
-	size_t n = strlen(lit);
-	if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, lit, n) != 0)
-		return 0;
-	if (ps_ident_start(lit[0]) && ps->p + n < ps->end && ps_ident_char(ps->p[n]))
-		return 0;
-	return n;
-}
-
-bool ps_peek_lit(struct pstate *ps, const char *lit)
-{
-	return lit_at(ps, lit) > 0;
-}
-
-bool ps_peek_word(struct pstate *ps, const char *w)
-{
-	return ps_peek_lit(ps, w);
-}
-
-bool ps_accept(struct pstate *ps, const char *lit)
-{
-	size_t n = lit_at(ps, lit);
-	ps->p += n;
-	return n > 0;
-}
-
-void ps_expect(struct pstate *ps, const char *lit)
-{
-	if (!ps_accept(ps, lit)) {
-		char what[64];
-		snprintf(what, sizeof(what), "'%s'", lit);
-		ps_expected(ps, what);
-	}
+	char what[64];
+	snprintf(what, sizeof(what), "'%s'", lit);
+	ps_expected(ps, what);
 }
 
 size_t ps_ident(struct pstate *ps, const char **s)

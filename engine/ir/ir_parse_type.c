@@ -320,20 +320,50 @@ static void tspan_put(struct pstate *ps, const char *s, size_t n, const struct i
 
 static const struct ir_type *parse_type(struct pstate *ps);
 
+/* One of the last few types read, spelled the same at the cursor: the
+ * common case (an op's operand and result types, the next op's), checked
+ * without measuring the text. A balanced <...> that matches is the whole
+ * type; a bare word must end where it ends. */
+static const struct ir_type *recent_type(struct pstate *ps)
+{
+	for (unsigned i = 0; i < ps->nrecent && i < TP_ARRAY_LEN(ps->recent); i++) {
+		const struct tspan *r = &ps->recent[i];
+		if ((size_t)(ps->end - ps->p) < r->len || memcmp(ps->p, r->text, r->len) != 0)
+			continue;
+		if (r->text[r->len - 1] != '>' && ps->p + r->len < ps->end &&
+		    (ps_ident_char(ps->p[r->len]) || ps->p[r->len] == '!' || ps->p[r->len] == '<'))
+			continue;
+		ps->p += r->len;
+		return r->type;
+	}
+	return NULL;
+}
+
+static void remember(struct pstate *ps, const char *s, size_t n, const struct ir_type *t)
+{
+	ps->recent[ps->nrecent++ % TP_ARRAY_LEN(ps->recent)] = (struct tspan){s, (uint32_t)n, t};
+}
+
 /* A type; one spelled as before is not parsed again. */
 const struct ir_type *ps_type(struct pstate *ps)
 {
 	ps_ws(ps);
+	const struct ir_type *t = recent_type(ps);
+	if (t)
+		return t;
 	const char *start = ps->p;
 	size_t n = type_extent(start, ps->end);
-	const struct ir_type *t = n ? tspan_get(ps, start, n) : NULL;
+	t = n ? tspan_get(ps, start, n) : NULL;
 	if (t) {
 		ps->p += n;
+		remember(ps, start, n, t);
 		return t;
 	}
 	t = parse_type(ps);
-	if (n && (size_t)(ps->p - start) == n)
+	if (n && (size_t)(ps->p - start) == n) {
 		tspan_put(ps, start, n, t);
+		remember(ps, start, n, t);
+	}
 	return t;
 }
 

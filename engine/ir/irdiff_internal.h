@@ -33,8 +33,11 @@ struct nside {
  * interned and the common attributes shared (ir_attr_enum ...), so a
  * kernel prints a few of them thousands of times. */
 struct pcache {
-	uintptr_t *keys;     /* the pointer, its low bits saying how it was printed */
-	uint32_t *off, *len; /* into text */
+	struct pcache_slot {
+		uintptr_t key;     /* the pointer, its low bits saying how it was printed */
+		uint32_t off, len; /* the text, in `text` */
+		uint64_t word;     /* its hash, for the normal form (irdiff_norm.c) */
+	} *v;
 	size_t n, cap;
 	struct sbuf text;
 };

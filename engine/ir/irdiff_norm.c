@@ -3,9 +3,10 @@
  * spacing, #cuda_tile. prefixes, identity dim_map, pow/fpowf, dead
  * constants). A line names each operand by what defines it, one level
  * deep, so that an inserted op does not rename the rest of the kernel.
- * The normalised text is written into one scratch buffer and kept only as
- * its hash: a diff of 100k-line modules would otherwise hold every line
- * twice more. */
+ * A line is kept only as a 128-bit hash of its normal form, built from the
+ * hashes of its parts (each type, attribute and constant printed once per
+ * module): a diff of 100k-line modules would otherwise print and hold
+ * every line twice more. */
 #include "engine/ir/irdiff_internal.h"
 #include "engine/ir/ir_internal.h"
 
@@ -48,87 +49,114 @@ static size_t pc_slot(const struct pcache *c, uintptr_t k)
 	return (size_t)(((uint64_t)k * 0x9e3779b97f4a7c15ULL) >> 20) & (c->cap - 1);
 }
 
-static void pc_put(struct pcache *c, uintptr_t k, uint32_t off, uint32_t len)
+static struct pcache_slot *pc_put(struct pcache *c, uintptr_t k)
 {
 	size_t i = pc_slot(c, k);
-	while (c->keys[i])
+	while (c->v[i].key)
 		i = (i + 1) & (c->cap - 1);
-	c->keys[i] = k;
-	c->off[i] = off;
-	c->len[i] = len;
 	c->n++;
+	return &c->v[i];
 }
 
-static bool pc_get(const struct pcache *c, uintptr_t k, struct sbuf *sb)
+static uint64_t text_word(const char *s, size_t n)
 {
-	for (size_t i = c->cap ? pc_slot(c, k) : 0; c->cap && c->keys[i]; i = (i + 1) & (c->cap - 1))
-		if (c->keys[i] == k) {
-			sb_add(sb, c->text.buf + c->off[i], c->len[i]);
-			return true;
-		}
-	return false;
+	return tp_hash(s, n, 0x243f6a8885a308d3ULL);
 }
 
-/* The first print of key k, kept; sb gets it too. */
-static void pc_print(struct sbuf *sb, struct pcache *c, uintptr_t k, const void *p)
+/* The slot of key k, printed the first time it is asked for. */
+static const struct pcache_slot *pc_get(struct pcache *c, const void *p, int how)
 {
+	uintptr_t k = (uintptr_t)p | (uintptr_t)how;
+	for (size_t i = c->cap ? pc_slot(c, k) : 0; c->cap && c->v[i].key; i = (i + 1) & (c->cap - 1))
+		if (c->v[i].key == k)
+			return &c->v[i];
 	if (2 * (c->n + 1) > c->cap) {
 		struct pcache old = *c;
 		c->cap = old.cap ? old.cap * 2 : 64;
-		c->keys = xcalloc(c->cap, sizeof(*c->keys));
-		c->off = xmalloc(c->cap * sizeof(*c->off));
-		c->len = xmalloc(c->cap * sizeof(*c->len));
+		c->v = xcalloc(c->cap, sizeof(*c->v));
 		c->n = 0;
 		for (size_t i = 0; i < old.cap; i++)
-			if (old.keys[i])
-				pc_put(c, old.keys[i], old.off[i], old.len[i]);
-		free(old.keys);
-		free(old.off);
-		free(old.len);
+			if (old.v[i].key)
+				*pc_put(c, old.v[i].key) = old.v[i];
+		free(old.v);
 	}
 	uint32_t off = (uint32_t)c->text.len;
-	switch (k & 7) {
+	switch (how) {
 	case PC_TYPE: irdiff_type(&c->text, p); break;
 	case PC_ATTR: ir_print_attr_generic(&c->text, p); break;
 	default: ir_print_dense(&c->text, p); break;
 	}
-	pc_put(c, k, off, (uint32_t)(c->text.len - off));
-	sb_add(sb, c->text.buf + off, c->text.len - off);
-}
-
-static void cached(struct sbuf *sb, struct pcache *c, const void *p, int how)
-{
-	uintptr_t k = (uintptr_t)p | (uintptr_t)how;
-	if (!pc_get(c, k, sb))
-		pc_print(sb, c, k, p);
+	struct pcache_slot *sl = pc_put(c, k);
+	sl->key = k;
+	sl->off = off;
+	sl->len = (uint32_t)(c->text.len - off);
+	sl->word = text_word(c->text.buf + off, sl->len);
+	return sl;
 }
 
 void irdiff_cached_type(struct sbuf *sb, struct pcache *c, const struct ir_type *t)
 {
-	if (t)
-		cached(sb, c, t, PC_TYPE);
-	else
+	if (!t) {
 		irdiff_type(sb, t);
+		return;
+	}
+	const struct pcache_slot *sl = pc_get(c, t, PC_TYPE);
+	sb_add(sb, c->text.buf + sl->off, sl->len);
 }
 
 void irdiff_pcache_free(struct pcache *c)
 {
-	free(c->keys);
-	free(c->off);
-	free(c->len);
+	free(c->v);
 	sb_free(&c->text);
 	memset(c, 0, sizeof(*c));
 }
 
-/* ---- one op ---- */
+/* ---- one op's normal form, as a hash ----
+ * The normal form is a sequence of 64-bit words: each part (a name, a
+ * type, an attribute, a constant) as the hash of its text, each piece of
+ * structure as a tag, counts where lengths vary. Two ops have the same
+ * normal form when they are the same op modulo spelling and value names. */
+
+enum {
+	W_ATTRS = 1, W_UNIT, W_TEXT, W_GROUP, W_RESULTS, W_BLOCK, W_CST, W_DEF, W_ARG,
+	W_OWNED, W_CLOSE, W_ELSE
+};
+
+struct nf {
+	uint64_t a, b;
+};
+
+static void nf_word(struct nf *h, uint64_t w)
+{
+	const uint64_t m = 0xc6a4a7935bd1e995ULL, g = 0x9e3779b97f4a7c15ULL;
+	w *= m;
+	w ^= w >> 47;
+	w *= m;
+	h->a = (h->a ^ w) * m;
+	h->b = ((h->b ^ w) + ((h->b << 23) | (h->b >> 41))) * g;
+}
+
+static void nf_end(struct nf *h, uint64_t out[2])
+{
+	const uint64_t m = 0xc6a4a7935bd1e995ULL;
+	out[0] = (h->a ^ (h->a >> 47)) * m;
+	out[0] ^= out[0] >> 47;
+	out[1] = (h->b ^ (h->b >> 33)) * m;
+	out[1] ^= out[1] >> 29;
+}
+
+static uint64_t name_word(const char *s)
+{
+	return text_word(s, strlen(s));
+}
 
 static const char *canon_name(const struct ir_op *op)
 {
 	return op->code == IR_OP_UNKNOWN ? op->name : op->def->name;
 }
 
-/* An operand named by its definition. */
-static void operand(struct sbuf *sb, const struct ir_value *v, struct pcache *pc)
+/* An operand named by its definition (assume chains looked through). */
+static void operand(struct nf *h, const struct ir_value *v, struct pcache *pc)
 {
 	while (v->def && v->def->code == IR_OP_ASSUME && v->def->noperands)
 		v = v->def->operands[0];
@@ -136,35 +164,30 @@ static void operand(struct sbuf *sb, const struct ir_value *v, struct pcache *pc
 		const struct ir_op *d = v->def;
 		if (d->code == IR_OP_CONSTANT) {
 			const struct ir_attr *a = ir_op_attr(d, "value");
-			sb_adds(sb, "%cst");
+			nf_word(h, W_CST);
 			if (a && a->kind == IR_ATTR_DENSE)
-				cached(sb, pc, a, PC_DENSE);
+				nf_word(h, pc_get(pc, a, PC_DENSE)->word);
 			return;
 		}
-		sb_addc(sb, '%');
-		sb_adds(sb, canon_name(d));
-		if (d->nresults > 1) {
-			sb_addc(sb, '#');
-			sb_add_uint(sb, v->index);
-		}
+		nf_word(h, W_DEF);
+		nf_word(h, name_word(canon_name(d)));
+		nf_word(h, d->nresults > 1 ? v->index + 1 : 0);
 		return;
 	}
 	const struct ir_op *owner = v->block && v->block->parent ? v->block->parent->parent : NULL;
 	if (!owner || owner->code == IR_OP_ENTRY) {
-		sb_adds(sb, "%arg");
+		nf_word(h, W_ARG);
 	} else {
-		sb_addc(sb, '%');
-		sb_adds(sb, canon_name(owner));
-		sb_adds(sb, ".a");
+		nf_word(h, W_OWNED);
+		nf_word(h, name_word(canon_name(owner)));
 	}
-	sb_add_uint(sb, v->index);
+	nf_word(h, v->index);
 }
 
-/* The normalised op, depth left out, into sb (reset first). */
-static void op_norm(struct sbuf *sb, const struct ir_op *op, struct pcache *printed)
+static void op_norm(const struct ir_op *op, struct pcache *pc, uint64_t out[2])
 {
-	sb_reset(sb);
-	sb_adds(sb, canon_name(op));
+	struct nf h = {0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL};
+	nf_word(&h, name_word(canon_name(op)));
 	if (op->nattrs) {
 		/* by name, so that attribute order is no difference; ops carry few */
 		const struct ir_named_attr *stack[16];
@@ -179,88 +202,54 @@ static void op_norm(struct sbuf *sb, const struct ir_op *op, struct pcache *prin
 			}
 			as[k] = &op->attrs[i];
 		}
-		sb_addc(sb, '{');
+		nf_word(&h, W_ATTRS);
+		nf_word(&h, n);
 		for (uint32_t i = 0; i < n; i++) {
-			if (i)
-				sb_adds(sb, ", ");
-			sb_adds(sb, as[i]->name);
-			if (as[i]->attr->kind != IR_ATTR_UNIT) {
-				sb_addc(sb, '=');
-				cached(sb, printed, as[i]->attr, PC_ATTR);
-			}
+			nf_word(&h, name_word(as[i]->name));
+			nf_word(&h, as[i]->attr->kind == IR_ATTR_UNIT ? W_UNIT
+							 : pc_get(pc, as[i]->attr, PC_ATTR)->word);
 		}
-		sb_addc(sb, '}');
 		if (as != stack)
 			free(as);
 	}
 	if (op->code == IR_OP_UNKNOWN && op->text) {
-		for (const char *p = op->text; *p; p++) {
-			if (*p != '\x01') {
-				sb_addc(sb, *p);
-				continue;
-			}
+		nf_word(&h, W_TEXT);
+		for (const char *p = op->text; *p;) {
+			const char *q = strchr(p, '\x01');
+			size_t n = q ? (size_t)(q - p) : strlen(p);
+			if (n)
+				nf_word(&h, text_word(p, n));
+			if (!q)
+				break;
 			char *end;
-			unsigned long k = strtoul(p + 1, &end, 10);
+			unsigned long k = strtoul(q + 1, &end, 10);
 			if (k < op->noperands)
-				operand(sb, op->operands[k], printed);
-			p = *end == '\x02' ? end : end - 1;
+				operand(&h, op->operands[k], pc);
+			p = *end == '\x02' ? end + 1 : end;
 		}
 	} else {
 		for (uint32_t g = 0, k = 0; g < op->ngroups; g++) {
-			sb_adds(sb, g ? " |" : " (");
-			for (uint32_t i = 0; i < op->group_sizes[g]; i++, k++) {
-				sb_addc(sb, ' ');
-				operand(sb, op->operands[k], printed);
-			}
+			nf_word(&h, W_GROUP);
+			nf_word(&h, op->group_sizes[g]);
+			for (uint32_t i = 0; i < op->group_sizes[g]; i++, k++)
+				operand(&h, op->operands[k], pc);
 		}
-		sb_adds(sb, " )");
 	}
-	sb_adds(sb, " :");
-	for (uint32_t i = 0; i < op->nresults; i++) {
-		sb_addc(sb, ' ');
-		irdiff_cached_type(sb, printed, op->results[i]->type);
-	}
+	nf_word(&h, W_RESULTS);
+	nf_word(&h, op->nresults);
+	for (uint32_t i = 0; i < op->nresults; i++)
+		nf_word(&h, op->results[i]->type ? pc_get(pc, op->results[i]->type, PC_TYPE)->word : 0);
 	/* block arguments carry the types of loop-carried values */
 	for (uint32_t r = 0; r < op->nregions; r++)
 		for (uint32_t b = 0; b < op->regions[r]->nblocks; b++) {
 			const struct ir_block *blk = op->regions[r]->blocks[b];
-			sb_adds(sb, " ^(");
-			for (uint32_t i = 0; i < blk->nargs; i++) {
-				sb_addc(sb, ' ');
-				irdiff_cached_type(sb, printed, blk->args[i]->type);
-			}
-			sb_adds(sb, " )");
+			nf_word(&h, W_BLOCK);
+			nf_word(&h, blk->nargs);
+			for (uint32_t i = 0; i < blk->nargs; i++)
+				nf_word(&h, blk->args[i]->type ? pc_get(pc, blk->args[i]->type, PC_TYPE)->word
+							       : 0);
 		}
-}
-
-/* 128 bits in one pass: tp_hash's block mixing feeds two accumulators that
- * fold it in differently (multiply, and rotate-xor-multiply). */
-static void hash_text(const char *s, size_t n, uint64_t h[2])
-{
-	const uint64_t m = 0xc6a4a7935bd1e995ULL, g = 0x9e3779b97f4a7c15ULL;
-	uint64_t a = 0x243f6a8885a308d3ULL ^ (n * m), b = 0x13198a2e03707344ULL ^ (n * g);
-	for (;; s += 8) {
-		uint64_t k = 0;
-		size_t take = n < 8 ? n : 8;
-		memcpy(&k, s, take);
-		n -= take;
-		k *= m;
-		k ^= k >> 47;
-		k *= m;
-		a = (a ^ k) * m;
-		b = (b ^ k) + ((b << 23) | (b >> 41));
-		b *= g;
-		if (!n)
-			break;
-	}
-	a ^= a >> 47;
-	a *= m;
-	a ^= a >> 47;
-	b ^= b >> 33;
-	b *= m;
-	b ^= b >> 29;
-	h[0] = a;
-	h[1] = b;
+	nf_end(&h, out);
 }
 
 /* ---- an entry ---- */
@@ -269,7 +258,6 @@ struct flat {
 	struct nside *out;
 	struct ir_names *names; /* NULL: no texts */
 	struct pcache *printed;
-	struct sbuf scratch;
 	bool keep_dead;
 	const uint32_t *uses; /* by value id - base */
 	uint32_t base, nuses;
@@ -293,7 +281,9 @@ static void brace(struct flat *f, int depth, int loop_depth, const char *text, u
 	l->loop_depth = loop_depth;
 	l->first = l->last = line;
 	l->text = text;
-	hash_text(text, strlen(text), l->body);
+	struct nf h = {0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL};
+	nf_word(&h, text[1] ? W_ELSE : W_CLOSE);
+	nf_end(&h, l->body);
 	l->name = "}";
 }
 
@@ -317,8 +307,7 @@ static void flatten_op(struct flat *f, const struct ir_op *op, int depth, int lo
 	irdiff_op_lines(op, &l->first, &l->last);
 	if (f->names)
 		l->text = ir_op_line(op, f->names);
-	op_norm(&f->scratch, op, f->printed);
-	hash_text(f->scratch.buf, f->scratch.len, l->body);
+	op_norm(op, f->printed, l->body);
 	l->name = canon_name(op);
 	if (!op->nregions)
 		return;
@@ -389,14 +378,13 @@ void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struc
 	uint32_t base = sp.lo < sp.hi ? sp.lo : 0, n = sp.lo < sp.hi ? sp.hi - sp.lo : 0;
 	struct uses_ctx u = {xcalloc(n ? n : 1, sizeof(uint32_t)), base, n};
 	ir_walk(entry, count_uses, &u);
-	struct flat f = {out, texts ? ir_names_compute(entry) : NULL, printed, SBUF_INIT, keep_dead,
-			 u.uses, base, n};
+	struct flat f = {out, texts ? ir_names_compute(entry) : NULL, printed, keep_dead, u.uses,
+			 base, n};
 	const struct ir_block *body = ir_entry_body(entry);
 	if (body)
 		flatten_block(&f, entry, body, 0, 0);
 	if (f.names)
 		ir_names_free(f.names);
-	sb_free(&f.scratch);
 	free(u.uses);
 }
 

@@ -98,7 +98,7 @@ static struct tx *tail_index(const struct tx *t, uint64_t from, uint64_t size)
 void tx_tail_start(struct view *v, struct tx *t)
 {
 	struct stat st;
-	if (t->tail || t->live || t->fd < 0 || fstat(t->fd, &st) != 0)
+	if (t->tail || t->run || t->fd < 0 || fstat(t->fd, &st) != 0)
 		return;
 	uint64_t size = (uint64_t)st.st_size;
 	if (size <= t->scanned || size - t->scanned < TAIL_MIN)

@@ -430,7 +430,13 @@ static void run_steps(struct pstate *ps, struct ir_op *op, const struct step *v,
 			directive(ps, op, t->idx);
 			break;
 		default:
-			ps_expect(ps, t->lit);
+			/* most literals are one punctuation character */
+			ps_ws(ps);
+			if (!t->lit[1] && !ps_ident_start(t->lit[0]) && ps->p < ps->end &&
+			    *ps->p == t->lit[0])
+				ps->p++;
+			else
+				ps_expect(ps, t->lit);
 			break;
 		}
 		i++;

@@ -45,11 +45,11 @@ enum irdiff_row_kind {
 /* One side of an aligned row. */
 struct irdiff_side {
 	bool present;           /* false: the row exists on the other side only */
+	int depth;              /* region nesting inside the entry (body = 0) */
 	const struct ir_op *op; /* NULL for absent sides and for closing-brace rows */
 	uint32_t first, last;   /* source lines (1-based, inclusive); 0 = unknown (bytecode) */
 	const char *text;       /* canonical text (ir_op_line), "}" or "} else {"; NULL when
 				   absent, and for ops unless irdiff_options.texts */
-	int depth;              /* region nesting inside the entry (body = 0) */
 };
 
 struct irdiff_row {

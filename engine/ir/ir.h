@@ -289,11 +289,11 @@ struct ir_opdef; /* the registry entry, below */
 struct ir_op {
 	const struct ir_opdef *def; /* never NULL (IR_OP_UNKNOWN for unknown ops) */
 	int code;                   /* enum ir_opcode */
+	uint32_t ngroups;           /* def->ngroups, at least 1 (unknown ops: 1 variadic) */
 	const char *name;           /* as spelled, without "cuda_tile." ("print" vs "print_tko",
 				       "fpowf"); unknown ops keep their full name */
 	uint32_t noperands, operands_cap;
 	struct ir_value **operands; /* all groups concatenated in declaration order */
-	uint32_t ngroups;           /* def->ngroups, at least 1 (unknown ops: 1 variadic) */
 	uint32_t *group_sizes;
 	uint32_t nresults, results_cap;
 	struct ir_value **results;

@@ -5,9 +5,9 @@
 #include "engine/ir/ir.h"
 #include "engine/ir/irdiff.h"
 
-/* One normalised line of an entry: an op, or a closing-brace row. The
- * normalised text itself is not kept: lines compare by a 128-bit hash of
- * it (a collision among a module's lines has odds of about 2^-90). */
+/* One normalised line of an entry: an op, or a closing-brace row. Its
+ * normal form is not kept as text: lines compare by a 128-bit hash of it
+ * (irdiff_norm.c). */
 struct nline {
 	const struct ir_op *op; /* NULL for "}" and "} else {" */
 	int depth;              /* region nesting below the entry body */
@@ -36,7 +36,7 @@ struct pcache {
 	struct pcache_slot {
 		uintptr_t key;     /* the pointer, its low bits saying how it was printed */
 		uint32_t off, len; /* the text, in `text` */
-		uint64_t word;     /* its hash, for the normal form (irdiff_norm.c) */
+		uint64_t word[2];  /* its hash, for the normal form (irdiff_norm.c) */
 	} *v;
 	size_t n, cap;
 	struct sbuf text;

@@ -58,9 +58,11 @@ static struct pcache_slot *pc_put(struct pcache *c, uintptr_t k)
 	return &c->v[i];
 }
 
-static uint64_t text_word(const char *s, size_t n)
+/* 128 bits of a text's hash: two seeds. */
+static void text_words(const char *s, size_t n, uint64_t w[2])
 {
-	return tp_hash(s, n, 0x243f6a8885a308d3ULL);
+	w[0] = tp_hash(s, n, 0x243f6a8885a308d3ULL);
+	w[1] = tp_hash(s, n, 0x13198a2e03707344ULL);
 }
 
 /* The slot of key k, printed the first time it is asked for. */
@@ -90,7 +92,7 @@ static const struct pcache_slot *pc_get(struct pcache *c, const void *p, int how
 	sl->key = k;
 	sl->off = off;
 	sl->len = (uint32_t)(c->text.len - off);
-	sl->word = text_word(c->text.buf + off, sl->len);
+	text_words(c->text.buf + off, sl->len, sl->word);
 	return sl;
 }
 
@@ -113,8 +115,8 @@ void irdiff_pcache_free(struct pcache *c)
 
 /* ---- one op's normal form, as a hash ----
  * The normal form is a sequence of 64-bit words: each part (a name, a
- * type, an attribute, a constant) as the hash of its text, each piece of
- * structure as a tag, counts where lengths vary. Two ops have the same
+ * type, an attribute, a constant) as the 128-bit hash of its text, each
+ * piece of structure as a tag, counts where lengths vary. Two ops have the same
  * normal form when they are the same op modulo spelling and value names. */
 
 enum {
@@ -145,9 +147,30 @@ static void nf_end(struct nf *h, uint64_t out[2])
 	out[1] ^= out[1] >> 29;
 }
 
-static uint64_t name_word(const char *s)
+static void nf_words(struct nf *h, const uint64_t w[2])
 {
-	return text_word(s, strlen(s));
+	nf_word(h, w[0]);
+	nf_word(h, w[1]);
+}
+
+static void nf_text(struct nf *h, const char *s, size_t n)
+{
+	uint64_t w[2];
+	text_words(s, n, w);
+	nf_words(h, w);
+}
+
+static void nf_name(struct nf *h, const char *s)
+{
+	nf_text(h, s, strlen(s));
+}
+
+static void nf_type(struct nf *h, struct pcache *pc, const struct ir_type *t)
+{
+	if (t)
+		nf_words(h, pc_get(pc, t, PC_TYPE)->word);
+	else
+		nf_word(h, 0);
 }
 
 static const char *canon_name(const struct ir_op *op)
@@ -166,11 +189,11 @@ static void operand(struct nf *h, const struct ir_value *v, struct pcache *pc)
 			const struct ir_attr *a = ir_op_attr(d, "value");
 			nf_word(h, W_CST);
 			if (a && a->kind == IR_ATTR_DENSE)
-				nf_word(h, pc_get(pc, a, PC_DENSE)->word);
+				nf_words(h, pc_get(pc, a, PC_DENSE)->word);
 			return;
 		}
 		nf_word(h, W_DEF);
-		nf_word(h, name_word(canon_name(d)));
+		nf_name(h, canon_name(d));
 		nf_word(h, d->nresults > 1 ? v->index + 1 : 0);
 		return;
 	}
@@ -179,7 +202,7 @@ static void operand(struct nf *h, const struct ir_value *v, struct pcache *pc)
 		nf_word(h, W_ARG);
 	} else {
 		nf_word(h, W_OWNED);
-		nf_word(h, name_word(canon_name(owner)));
+		nf_name(h, canon_name(owner));
 	}
 	nf_word(h, v->index);
 }
@@ -187,7 +210,7 @@ static void operand(struct nf *h, const struct ir_value *v, struct pcache *pc)
 static void op_norm(const struct ir_op *op, struct pcache *pc, uint64_t out[2])
 {
 	struct nf h = {0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL};
-	nf_word(&h, name_word(canon_name(op)));
+	nf_name(&h, canon_name(op));
 	if (op->nattrs) {
 		/* by name, so that attribute order is no difference; ops carry few */
 		const struct ir_named_attr *stack[16];
@@ -205,9 +228,11 @@ static void op_norm(const struct ir_op *op, struct pcache *pc, uint64_t out[2])
 		nf_word(&h, W_ATTRS);
 		nf_word(&h, n);
 		for (uint32_t i = 0; i < n; i++) {
-			nf_word(&h, name_word(as[i]->name));
-			nf_word(&h, as[i]->attr->kind == IR_ATTR_UNIT ? W_UNIT
-							 : pc_get(pc, as[i]->attr, PC_ATTR)->word);
+			nf_name(&h, as[i]->name);
+			if (as[i]->attr->kind == IR_ATTR_UNIT)
+				nf_word(&h, W_UNIT);
+			else
+				nf_words(&h, pc_get(pc, as[i]->attr, PC_ATTR)->word);
 		}
 		if (as != stack)
 			free(as);
@@ -218,7 +243,7 @@ static void op_norm(const struct ir_op *op, struct pcache *pc, uint64_t out[2])
 			const char *q = strchr(p, '\x01');
 			size_t n = q ? (size_t)(q - p) : strlen(p);
 			if (n)
-				nf_word(&h, text_word(p, n));
+				nf_text(&h, p, n);
 			if (!q)
 				break;
 			char *end;
@@ -238,7 +263,7 @@ static void op_norm(const struct ir_op *op, struct pcache *pc, uint64_t out[2])
 	nf_word(&h, W_RESULTS);
 	nf_word(&h, op->nresults);
 	for (uint32_t i = 0; i < op->nresults; i++)
-		nf_word(&h, op->results[i]->type ? pc_get(pc, op->results[i]->type, PC_TYPE)->word : 0);
+		nf_type(&h, pc, op->results[i]->type);
 	/* block arguments carry the types of loop-carried values */
 	for (uint32_t r = 0; r < op->nregions; r++)
 		for (uint32_t b = 0; b < op->regions[r]->nblocks; b++) {
@@ -246,8 +271,7 @@ static void op_norm(const struct ir_op *op, struct pcache *pc, uint64_t out[2])
 			nf_word(&h, W_BLOCK);
 			nf_word(&h, blk->nargs);
 			for (uint32_t i = 0; i < blk->nargs; i++)
-				nf_word(&h, blk->args[i]->type ? pc_get(pc, blk->args[i]->type, PC_TYPE)->word
-							       : 0);
+				nf_type(&h, pc, blk->args[i]->type);
 		}
 	nf_end(&h, out);
 }

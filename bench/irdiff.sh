@@ -11,7 +11,8 @@
 # programs interleaved; the best wall and CPU (user+sys) time and the peak
 # memory are printed, with the ratios to git diff.
 # IRDIFF_BENCH_BASE=OTHER_TILEPORT also times an older build in the same
-# runs (before/after figures measured side by side).
+# runs (before/after figures measured side by side); IRDIFF_BENCH_KEEP=DIR
+# keeps the pairs as DIR/{many,one}/{ref,gen}.mlir (for callgrind).
 set -eu
 T=${1:?usage: bench/irdiff.sh TILEPORT [LINES]}
 LINES=${2:-100000}
@@ -107,6 +108,10 @@ for shape in many one; do
 	"$T" ir fmt "$tmp/edited.mlir" >"$tmp/gen.mlir"
 	nr=$(wc -l <"$tmp/ref.mlir")
 	ng=$(wc -l <"$tmp/gen.mlir")
+	if [ -n "${IRDIFF_BENCH_KEEP:-}" ]; then
+		mkdir -p "$IRDIFF_BENCH_KEEP/$shape"
+		cp "$tmp/ref.mlir" "$tmp/gen.mlir" "$IRDIFF_BENCH_KEEP/$shape/"
+	fi
 	rm -f "$tmp"/m.*
 	i=0
 	while [ $i -lt "$RUNS" ]; do

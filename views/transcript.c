@@ -454,7 +454,7 @@ static enum request tx_request(struct view *v, enum request req)
 			const struct rec *r = &tx_vrec(t, i, &k, &b)->recs[k];
 			enum rtype ty = REC_TYPE(r);
 			if (REC_LINES(r) && (ty == R_CALL || ty == R_RESULT || ty == R_FINAL ||
-					     ty == R_ERROR)) {
+					     ty == R_HANDOVER || ty == R_ERROR)) {
 				view_select(v, tx_vrec_line(t, i));
 				return REQ_NONE;
 			}

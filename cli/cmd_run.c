@@ -35,8 +35,14 @@ static const char run_usage[] =
 	"When the cuTile toolchain or a GPU is missing the run goes offline: stages\n"
 	"A, B and D do their offline part and the run ends OFFLINE_COMPLETE.\n"
 	"\n"
-	"exit: 0 PIPELINE_COMPLETE or OFFLINE_COMPLETE, 1 STOP or aborted, 2 bad usage\n"
-	"or input, 3 environment missing and offline work impossible\n";
+	"Every finished run has an outcome: accepted (E returned DONE and the final\n"
+	"output contract passed), or not accepted with the reason (the stage and\n"
+	"verdict the run ended on, or the contract's findings); OFFLINE_COMPLETE is\n"
+	"pending until 'tileport resume --online'.\n"
+	"\n"
+	"exit: 0 accepted or OFFLINE_COMPLETE, 1 not accepted (STOP, a PIPELINE_COMPLETE\n"
+	"that is not accepted) or aborted, 2 bad usage or input, 3 environment missing\n"
+	"and offline work impossible\n";
 
 static const char resume_usage[] =
 	"usage: tileport resume RUN [--online] [--headless] [--driver X=SPEC]...\n"
@@ -227,8 +233,10 @@ int cmd_resume(int argc, char **argv)
 		rc = cli_report(&err);
 	} else if (run_model_state(m)->final) {
 		const struct run_state *st = run_model_state(m);
-		printf("run %s has already ended: %s%s%s\n", st->run_dir, st->final,
-		       st->reason ? ": " : "", st->reason ? st->reason : "");
+		printf("run %s has already ended: %s%s%s; %s%s%s\n", st->run_dir, st->final,
+		       st->reason ? ": " : "", st->reason ? st->reason : "",
+		       run_outcome_words(st->outcome), st->outcome_reason ? ": " : "",
+		       st->outcome_reason ? st->outcome_reason : "");
 		rc = pipeline_exit_code(run_model_pipeline(m));
 	} else {
 		rc = go(m, s, a.headless);

@@ -22,7 +22,8 @@ static const char status_usage[] =
 static const char runs_usage[] =
 	"usage: tileport runs [--out DIR] [--json]\n"
 	"\n"
-	"List the runs in the output root, newest first: op, state, current stage, age.\n"
+	"List the runs in the output root, newest first: op, state, outcome (accepted,\n"
+	"not accepted with the reason below it, pending offline), current stage, age.\n"
 	"A run whose state cannot be read is listed as unreadable, with the reason.\n"
 	"\n"
 	"exit: 0 listed, 2 the output root cannot be read\n";
@@ -37,6 +38,9 @@ static void print_status(const struct run_model *m)
 	printf("workspace  %s\n", st->workspace ? st->workspace : "-");
 	printf("state      %s%s%s%s%s\n", state, st->final ? " " : "", st->final ? st->final : "",
 	       st->reason ? ": " : "", st->reason ? st->reason : "");
+	if (st->outcome != OUTCOME_NONE)
+		printf("outcome    %s%s%s\n", run_outcome_words(st->outcome), st->outcome_reason ? ": " : "",
+		       st->outcome_reason ? st->outcome_reason : "");
 	if (strcmp(state, "interrupted") == 0)
 		printf("           no orchestrator is running; continue with 'tileport resume %s'\n",
 		       st->run_dir);
@@ -205,7 +209,8 @@ int cmd_runs(int argc, char **argv)
 	} else if (n == 0) {
 		printf("no runs in %s\n", out);
 	} else {
-		printf("%-24s %-18s %-6s %-5s %s\n", "op", "state", "stage", "age", "run directory");
+		printf("%-24s %-18s %-13s %-6s %-5s %s\n", "op", "state", "outcome", "stage", "age",
+		       "run directory");
 		for (size_t i = 0; i < n; i++) {
 			char age[16];
 			fmt_age(wall_ms() - v[i].updated, age, sizeof(age));
@@ -213,11 +218,12 @@ int cmd_runs(int argc, char **argv)
 			char stage[4] = "-";
 			if (v[i].stage)
 				snprintf(stage, sizeof(stage), "%c", v[i].stage);
-			printf("%-24s %-18s %-6s %-5s %s\n", v[i].op,
-			       run_summary_state(&v[i]), stage, age,
-			       v[i].run_dir);
+			printf("%-24s %-18s %-13s %-6s %-5s %s\n", v[i].op, run_summary_state(&v[i]),
+			       run_outcome_words(v[i].outcome), stage, age, v[i].run_dir);
 			if (v[i].error)
 				printf("%-24s %s\n", "", v[i].error);
+			else if (v[i].outcome_reason)
+				printf("%-24s %s\n", "", v[i].outcome_reason);
 		}
 	}
 	if (rc == 0)

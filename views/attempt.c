@@ -293,3 +293,9 @@ enum request attempt_request(struct view *v, const struct attempt_target *t, enu
 	}
 	return REQ_NONE;
 }
+
+enum line_type outcome_line_type(enum run_outcome o)
+{
+	return o == OUTCOME_ACCEPTED ? LINE_STATE_OK : o == OUTCOME_NOT_ACCEPTED ? LINE_STATE_FAIL
+		: o == OUTCOME_PENDING ? LINE_STATE_WARN : LINE_DIM;
+}

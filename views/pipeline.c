@@ -57,6 +57,7 @@ static size_t nstages(const struct pl *pl)
 
 /* ---- events ---- */
 
+
 static enum line_type event_type(const char *type, const cJSON *ev)
 {
 	if (!strcmp(type, "routed"))
@@ -64,9 +65,13 @@ static enum line_type event_type(const char *type, const cJSON *ev)
 	if (str_starts(type, "manual_"))
 		return LINE_MANUAL;
 	if (!strcmp(type, "run_finished")) {
-		const cJSON *f = cJSON_GetObjectItemCaseSensitive(ev, "final");
-		return cJSON_IsString(f) && strcmp(f->valuestring, "STOP") != 0 ? LINE_STATE_OK
-										 : LINE_STATE_FAIL;
+		/* coloured as the run's outcome; a log from before outcomes by its end */
+		const char *o = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "outcome"));
+		const char *f = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "final"));
+		int oc = o ? run_outcome_parse(o) : -1;
+		if (oc >= 0)
+			return outcome_line_type(oc);
+		return f && strcmp(f, "STOP") != 0 ? LINE_STATE_OK : LINE_STATE_FAIL;
 	}
 	if (!strcmp(type, "run_aborted") || !strcmp(type, "cap_reached"))
 		return LINE_STATE_FAIL;
@@ -263,7 +268,6 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 	const struct attempt *a = run_model_latest(pl->m, s->letter);
 	const char *glyph = "\xc2\xb7", *status = "-";
 	enum line_type stype = LINE_STATE_PENDING;
-	char buf[64];
 	if (!a) {
 		if (st->next.set && st->next.stage == s->letter && !st->final) {
 			glyph = "\xe2\x96\xb8";
@@ -290,10 +294,12 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 		status = "done";
 		stype = ok ? LINE_STATE_OK : LINE_STATE_FAIL;
 	}
-	if (a && a->repair && a->state != ATTEMPT_SKIPPED) {
-		snprintf(buf, sizeof(buf), "%s+repair", status);
-		status = buf;
-	}
+	/* A repair retry in words that fit the column: "repairing" while it
+	 * runs, "done+repair" after (an interrupted one is just interrupted). */
+	if (a && a->repair && !strcmp(status, "running"))
+		status = "repairing";
+	else if (a && a->repair && a->state == ATTEMPT_DONE)
+		status = "done+repair";
 	lo_reset(out, LINE_DEFAULT);
 	lo_add(out, stype, glyph, strlen(glyph));
 	lo_adds(out, LINE_DEFAULT, " ");
@@ -470,8 +476,19 @@ static void pl_title(struct view *v, struct sbuf *out)
 		sb_adds(out, ", nothing running: C continues");
 	if (!p)
 		sb_adds(out, " [read-only]");
-	else if (!pl->follow_run)
+	else if (!pl->follow_run && !st->final)
 		sb_adds(out, " [paused]");
+}
+
+/* A finished run's outcome beside its end state, in the theme's colours. */
+static enum line_type pl_badge(struct view *v, struct sbuf *out)
+{
+	struct pl *pl = v->priv;
+	const struct run_state *st = state_of(pl);
+	if (!st->final || st->outcome == OUTCOME_NONE)
+		return LINE_DEFAULT;
+	sb_adds(out, run_outcome_words(st->outcome));
+	return outcome_line_type(st->outcome);
 }
 
 static void pl_tick(struct view *v)
@@ -555,6 +572,7 @@ const struct view_ops pipeline_view_ops = {
 	.select = pl_select,
 	.header = pl_header,
 	.title = pl_title,
+	.badge = pl_badge,
 	.tick = pl_tick,
 	.busy = pl_busy,
 	.stop = pl_stop,

@@ -464,8 +464,10 @@ static void stage_line(struct view *v, size_t idx, struct line_out *out)
 		if (!l->cell[k])
 			continue;
 		int w;
+		/* file names and finding paths keep their ends when cut */
+		bool path = (l->kind == S_FINDING || l->kind == S_ARTIFACT) ? k == 1 : l->kind == S_FILE;
 		if (fixed_width(l, k, &w))
-			lo_col(out, l->ctype[k], w, ALIGN_LEFT, l->cell[k]);
+			lo_col(out, l->ctype[k], w, path ? ALIGN_TAIL : ALIGN_LEFT, l->cell[k]);
 		else
 			lo_adds(out, l->ctype[k], l->cell[k]);
 	}

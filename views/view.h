@@ -92,10 +92,13 @@ struct command_info {
 };
 
 /* ---- typed lines ---- */
-enum cell_align { ALIGN_LEFT, ALIGN_RIGHT };
+/* ALIGN_TAIL is left-aligned text whose end matters more than its start
+ * (paths, file names): cut, it keeps the end behind a leading ~. */
+enum cell_align { ALIGN_LEFT, ALIGN_RIGHT, ALIGN_TAIL };
 
 /* A run of text of one type. width > 0 makes it a column: padded or cut
- * (with a ~ marker) to exactly that many screen columns. */
+ * (with a ~ marker) to exactly that many screen columns. A line cut by the
+ * right edge of the screen ends in a ~ as well. */
 struct cell {
 	uint32_t off, len; /* into line_out.text */
 	uint16_t type;
@@ -185,6 +188,9 @@ struct view_ops {
 	void (*resize)(struct view *v);
 	/* Optional: title bar text after the type (what is shown, position). */
 	void (*title)(struct view *v, struct sbuf *out);
+	/* Optional: a word or two after the title in a colour of its own (a
+	 * run's outcome); returns its line type, LINE_DEFAULT for none. */
+	enum line_type (*badge)(struct view *v, struct sbuf *out);
 	/* Optional: do up to budget_ms of pending loading; return true while
 	 * more remains. Called each loop pass while v->loading. */
 	bool (*pump)(struct view *v, int64_t budget_ms);

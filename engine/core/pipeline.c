@@ -343,9 +343,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 		st->offline = false;
 		strv_free(st->missing);
 		st->missing = xcalloc(1, sizeof(char *));
-		pl_set(&st->final, NULL);
-		pl_set(&st->reason, NULL);
-		st->status = RUN_RUNNING;
+		pl_reopen(p);
 		st->next = (struct run_next){.set = true, .stage = first};
 		pl_save(p);
 		char l1[2] = {first, 0};
@@ -457,9 +455,8 @@ int pipeline_exit_code(const struct pipeline *p)
 	if (p->broken)
 		return TP_EXIT_ENV;
 	const char *f = p->st.final;
-	if (f && (strcmp(f, "PIPELINE_COMPLETE") == 0 || strcmp(f, "OFFLINE_COMPLETE") == 0))
-		return TP_EXIT_OK;
-	return TP_EXIT_FAILED;
+	bool offline_done = f && strcmp(f, "OFFLINE_COMPLETE") == 0;
+	return f && (p->st.outcome == OUTCOME_ACCEPTED || offline_done) ? TP_EXIT_OK : TP_EXIT_FAILED;
 }
 
 const struct run_state *pipeline_state(const struct pipeline *p)

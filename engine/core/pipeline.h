@@ -93,7 +93,9 @@ void pipeline_free(struct pipeline *p);
 
 bool pipeline_busy(const struct pipeline *p);     /* a stage or validator is running, or a step is due */
 bool pipeline_finished(const struct pipeline *p); /* complete, offline complete, stopped or aborted */
-int pipeline_exit_code(const struct pipeline *p); /* 0 complete, 1 stop/abort */
+/* 0 for an accepted run or OFFLINE_COMPLETE, 1 for any other end (STOP, a
+ * PIPELINE_COMPLETE that is not accepted, aborted), 3 state not saved. */
+int pipeline_exit_code(const struct pipeline *p);
 const struct run_state *pipeline_state(const struct pipeline *p);
 const struct table *pipeline_table(const struct pipeline *p);
 /* The attempt running now, or NULL. */

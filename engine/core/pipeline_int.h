@@ -61,6 +61,9 @@ cJSON *pl_attempt_fields(const struct attempt *a);
 void pl_emit(struct pipeline *p, const char *type, cJSON *fields, const char *fmt, ...) TP_PRINTF(4, 5);
 void pl_notify(struct pipeline *p, const struct pipeline_event *e);
 void pl_save(struct pipeline *p);
+/* A finished run goes on (an override, a re-spawn, resume --online): no
+ * end state, contract or outcome until it ends again. */
+void pl_reopen(struct pipeline *p);
 /* The abort of a running attempt took effect: save it as interrupted. */
 void pl_aborted(struct pipeline *p);
 /* The final output contract through the run's checker; -1 when none. */

@@ -18,15 +18,6 @@ static int busy_refusal(struct pipeline *p, const char *what, struct tp_err *err
 	return -1;
 }
 
-static void reopen(struct pipeline *p)
-{
-	pl_set(&p->st.final, NULL);
-	pl_set(&p->st.reason, NULL);
-	p->st.contract = VALIDATOR_NOT_RUN;
-	p->st.status = RUN_RUNNING;
-	p->st.next.set = false;
-}
-
 int pipeline_continue(struct pipeline *p, struct tp_err *err)
 {
 	if (busy_refusal(p, "continue", err) < 0)
@@ -114,7 +105,7 @@ int pipeline_override(struct pipeline *p, int seq, const char *verdict, const ch
 	cJSON_AddStringToObject(f, "from", from);
 	cJSON_AddStringToObject(f, "to", verdict);
 	cJSON_AddStringToObject(f, "reason", reason);
-	reopen(p);
+	pl_reopen(p);
 	pl_emit(p, "manual_override", f, "override by hand: %c%d %s -> %s (%s)", a->stage, a->n, from,
 		verdict, reason);
 	free(from);
@@ -184,7 +175,7 @@ int pipeline_respawn(struct pipeline *p, char stage, bool beyond_cap, struct tp_
 			   stage, n, s->cap);
 		return -1;
 	}
-	reopen(p);
+	pl_reopen(p);
 	p->rerun_seq = 0;
 	p->st.next = (struct run_next){.set = true, .stage = stage, .manual = true, .beyond_cap = n >= s->cap};
 	pl_save(p);

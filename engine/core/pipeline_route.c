@@ -8,6 +8,90 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "D2 returned FAIL (host)" */
+static void describe(struct sbuf *sb, const struct attempt *a)
+{
+	sb_printf(sb, "%c%d ", a->stage, a->n);
+	if (a->state == ATTEMPT_SKIPPED)
+		sb_adds(sb, "was skipped by hand");
+	else
+		sb_printf(sb, "returned %s", a->verdict ? a->verdict : "no verdict");
+	if (a->klass)
+		sb_printf(sb, " (%s)", a->klass);
+}
+
+/* "the output contract failed 15 checks: kernel.rs missing; ...; and 12
+ * more" from the contract's findings (at most three named). */
+static void contract_failed(struct sbuf *sb, const struct check_outcome *o)
+{
+	cJSON *fs = o->json ? cJSON_Parse(o->json) : NULL, *f;
+	struct sbuf named = SBUF_INIT;
+	int n = 0;
+	cJSON_ArrayForEach(f, fs)
+	{
+		const char *sev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "severity"));
+		const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "message"));
+		if (!sev || strcmp(sev, "FAIL") != 0 || !msg)
+			continue;
+		if (++n <= 3)
+			sb_printf(&named, "%s%s", n > 1 ? "; " : "", msg);
+	}
+	cJSON_Delete(fs);
+	if (n)
+		sb_printf(sb, "the output contract failed %d check%s: %s", n, n == 1 ? "" : "s",
+			  sb_str(&named));
+	else
+		sb_printf(sb, "the output contract failed (%s)",
+			  o->summary ? o->summary : "see .tileport/contract.txt");
+	if (n > 3)
+		sb_printf(sb, "; and %d more", n - 3);
+	sb_free(&named);
+}
+
+/* The outcome of a run that just ended: accepted only when the table's
+ * accepting stage (E) ended with an accepting verdict (DONE) and the output
+ * contract passed; otherwise why not, naming the stage, verdict or check. */
+static void judge(struct pipeline *p, const struct check_outcome *contract)
+{
+	struct run_state *st = &p->st;
+	const struct table *t = p->table;
+	struct sbuf why = SBUF_INIT;
+	st->outcome = OUTCOME_NOT_ACCEPTED;
+	struct attempt *last = run_last_attempt(st);
+	struct attempt *acc = t->accept_stage ? run_latest_attempt(st, t->accept_stage) : NULL;
+	bool accepting = false;
+	for (size_t i = 0; acc && acc->verdict && t->accept_verdicts[i]; i++)
+		accepting |= strcmp(acc->verdict, t->accept_verdicts[i]) == 0;
+	if (!strcmp(st->final, "OFFLINE_COMPLETE")) {
+		st->outcome = OUTCOME_PENDING;
+		sb_adds(&why, "offline: the deferred steps need the toolchain (tileport resume --online)");
+	} else if (!strcmp(st->final, "STOP")) {
+		if (last && last->action && !strcmp(last->action, "STOP") && st->reason &&
+		    !str_starts(st->reason, "no routing row")) {
+			describe(&why, last);
+			sb_adds(&why, "; the run stopped");
+		} else {
+			sb_printf(&why, "the run stopped: %s", st->reason ? st->reason : "STOP");
+		}
+	} else if (t->accept_stage && !acc) {
+		sb_printf(&why, "%c never ran: ", t->accept_stage);
+		if (st->reason)
+			sb_adds(&why, st->reason);
+		else if (last)
+			describe(&why, last);
+	} else if (t->accept_stage && !accepting) {
+		describe(&why, acc);
+	} else if (st->contract == VALIDATOR_NOT_RUN) {
+		sb_adds(&why, "the output contract was not checked");
+	} else if (st->contract != VALIDATOR_PASS) {
+		contract_failed(&why, contract);
+	} else {
+		st->outcome = OUTCOME_ACCEPTED;
+	}
+	pl_set(&st->outcome_reason, why.len ? sb_str(&why) : NULL);
+	sb_free(&why);
+}
+
 /* Set the end state (and check the output contract) without saving, so that
  * routing can record the attempt and the end in one atomic save. */
 static cJSON *finish_state(struct pipeline *p, const char *final, const char *reason)
@@ -23,9 +107,9 @@ static cJSON *finish_state(struct pipeline *p, const char *final, const char *re
 	cJSON_AddStringToObject(f, "final", final);
 	if (reason)
 		cJSON_AddStringToObject(f, "reason", reason);
+	struct check_outcome o = {0};
 	if (strcmp(final, "PIPELINE_COMPLETE") == 0) {
 		/* The final output contract is checked and recorded, never repaired. */
-		struct check_outcome o = {0};
 		int ran = p->table->final_validator ? pl_final_check(p, &o) : -1;
 		st->contract = ran < 0 ? VALIDATOR_NOT_RUN : o.status == VALIDATOR_PASS ? VALIDATOR_PASS
 										  : VALIDATOR_FAIL;
@@ -37,8 +121,12 @@ static cJSON *finish_state(struct pipeline *p, const char *final, const char *re
 			write_file(path, o.text, strlen(o.text), NULL);
 			free(path);
 		}
-		check_outcome_free(&o);
 	}
+	judge(p, &o);
+	check_outcome_free(&o);
+	cJSON_AddStringToObject(f, "outcome", run_outcome_name(st->outcome));
+	if (st->outcome_reason)
+		cJSON_AddStringToObject(f, "outcome_reason", st->outcome_reason);
 	if (strcmp(final, "OFFLINE_COMPLETE") == 0) {
 		cJSON *d = cJSON_AddArrayToObject(f, "deferred");
 		for (size_t i = 0; i < st->natt; i++) {
@@ -59,9 +147,10 @@ static void finish_emit(struct pipeline *p, cJSON *f)
 {
 	const struct run_state *st = &p->st;
 	bool complete = strcmp(st->final, "PIPELINE_COMPLETE") == 0;
-	pl_emit(p, "run_finished", f, "%s%s%s%s%s", st->final, st->reason ? ": " : "",
+	pl_emit(p, "run_finished", f, "%s%s%s%s%s; %s%s%s", st->final, st->reason ? ": " : "",
 		st->reason ? st->reason : "", complete ? "; output contract: " : "",
-		complete ? validator_result_name(st->contract) : "");
+		complete ? validator_result_name(st->contract) : "", run_outcome_words(st->outcome),
+		st->outcome_reason ? ": " : "", st->outcome_reason ? st->outcome_reason : "");
 }
 
 void pl_finish(struct pipeline *p, const char *final, const char *reason)

@@ -55,6 +55,19 @@ static const char *const validator_names[] = {
 	[VALIDATOR_NONE] = "none",       [VALIDATOR_UNAVAILABLE] = "unavailable",
 };
 
+static const char *const outcome_names[] = {
+	[OUTCOME_NONE] = "none",
+	[OUTCOME_ACCEPTED] = "accepted",
+	[OUTCOME_NOT_ACCEPTED] = "not_accepted",
+	[OUTCOME_PENDING] = "pending",
+};
+static const char *const outcome_words[] = {
+	[OUTCOME_NONE] = "-",
+	[OUTCOME_ACCEPTED] = "accepted",
+	[OUTCOME_NOT_ACCEPTED] = "not accepted",
+	[OUTCOME_PENDING] = "pending",
+};
+
 static int name_index(const char *const *names, size_t n, const char *name)
 {
 	for (size_t i = 0; name && i < n; i++)
@@ -93,6 +106,21 @@ int validator_result_parse(const char *name)
 	return name_index(validator_names, TP_ARRAY_LEN(validator_names), name);
 }
 
+const char *run_outcome_name(enum run_outcome o)
+{
+	return (size_t)o < TP_ARRAY_LEN(outcome_names) ? outcome_names[o] : "?";
+}
+
+int run_outcome_parse(const char *name)
+{
+	return name_index(outcome_names, TP_ARRAY_LEN(outcome_names), name);
+}
+
+const char *run_outcome_words(enum run_outcome o)
+{
+	return (size_t)o < TP_ARRAY_LEN(outcome_words) ? outcome_words[o] : "?";
+}
+
 static void attempt_free(struct attempt *a)
 {
 	free(a->dir);
@@ -118,6 +146,7 @@ void run_state_free(struct run_state *st)
 	free(st->table);
 	free(st->final);
 	free(st->reason);
+	free(st->outcome_reason);
 	strv_free(st->missing);
 	for (size_t i = 0; i < st->natt; i++)
 		attempt_free(&st->att[i]);
@@ -293,6 +322,10 @@ cJSON *run_state_to_json(const struct run_state *st)
 		cJSON_AddItemToArray(att, attempt_to_json(&st->att[i]));
 	if (st->status == RUN_COMPLETE)
 		cJSON_AddStringToObject(o, "contract", validator_result_name(st->contract));
+	if (st->outcome != OUTCOME_NONE) {
+		cJSON_AddStringToObject(o, "outcome", run_outcome_name(st->outcome));
+		put_str(o, "outcome_reason", st->outcome_reason);
+	}
 	return o;
 }
 
@@ -490,6 +523,8 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 		if (load_attempt(run_add_attempt(st), it, &bad) < 0 && !incomplete)
 			incomplete = st->natt;
 	st->contract = get_word(o, "contract", validator_result_parse, VALIDATOR_NOT_RUN, &bad);
+	st->outcome = get_word(o, "outcome", run_outcome_parse, OUTCOME_NONE, &bad);
+	st->outcome_reason = get_str(o, "outcome_reason");
 	cJSON_Delete(o);
 	int rc = 0;
 	if (!st->op || !has_status) {
@@ -616,6 +651,8 @@ int runs_list(const char *out_root, struct run_summary **out, size_t *n, struct 
 		s->final = st.final ? xstrdup(st.final) : NULL;
 		s->stage = st.natt ? st.att[st.natt - 1].stage : 0;
 		s->running = run_locked(dir);
+		s->outcome = st.outcome;
+		s->outcome_reason = st.outcome_reason ? xstrdup(st.outcome_reason) : NULL;
 		s->updated = st.updated;
 		s->attempts = (int)st.natt;
 		run_state_free(&st);
@@ -645,6 +682,7 @@ void runs_free(struct run_summary *v, size_t n)
 		free(v[i].run_dir);
 		free(v[i].final);
 		free(v[i].error);
+		free(v[i].outcome_reason);
 	}
 	free(v);
 }

@@ -61,6 +61,19 @@ enum validator_result {
 const char *validator_result_name(enum validator_result r);
 int validator_result_parse(const char *name);
 
+/* Whether a finished run converted its operator (docs/pipeline.md, "The
+ * outcome"): PIPELINE_COMPLETE is where routing ends, not a judgement. */
+enum run_outcome {
+	OUTCOME_NONE,         /* "none": not finished (or finished before outcomes existed) */
+	OUTCOME_ACCEPTED,     /* "accepted": the table's accepting verdict, contract passed */
+	OUTCOME_NOT_ACCEPTED, /* "not_accepted": the reason says which stage, verdict or check */
+	OUTCOME_PENDING,      /* "pending": OFFLINE_COMPLETE; the online stages decide */
+};
+const char *run_outcome_name(enum run_outcome o);
+int run_outcome_parse(const char *name);
+/* "accepted", "not accepted", "pending", "-": the word people read. */
+const char *run_outcome_words(enum run_outcome o);
+
 enum attempt_state {
 	ATTEMPT_RUNNING, /* spawned; no result recorded yet */
 	ATTEMPT_DONE,    /* finished and routed */
@@ -123,6 +136,8 @@ struct run_state {
 	char *drivers[STAGE_LETTERS]; /* driver spec per stage letter, as configured */
 	char *validators[STAGE_LETTERS];
 	enum validator_result contract; /* the final output contract (of a complete run) */
+	enum run_outcome outcome;       /* set when the run ends */
+	char *outcome_reason;           /* why it is not accepted (or pending), in words */
 	bool hold;      /* wait for "continue" before each spawn */
 };
 
@@ -162,6 +177,8 @@ struct run_summary {
 	enum run_status status;
 	char *error; /* its state.json could not be read: why (the run is "unreadable") */
 	char stage;   /* stage of the latest attempt, or 0 */
+	enum run_outcome outcome;
+	char *outcome_reason;
 	bool running; /* an orchestrator holds the lock */
 	int64_t updated;
 	int attempts;

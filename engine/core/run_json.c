@@ -78,7 +78,5 @@ cJSON *run_model_to_json(const struct run_model *m)
 		}
 	}
 	put_usage(o, run_model_usage(m, 0));
-	/* Issue 15's run outcome (accepted or not, and why) goes here, beside
-	 * the state it judges. */
 	return o;
 }

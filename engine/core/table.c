@@ -406,6 +406,25 @@ static void load_route(struct ctx *c, struct table *t, struct route_row *r, cons
 	}
 }
 
+static void load_accept(struct ctx *c, struct table *t, const cJSON *acc)
+{
+	if (!acc)
+		return;
+	const char *st = jstr(acc, "stage");
+	const struct stage_def *s = letter_ok(st) ? table_stage(t, st[0]) : NULL;
+	if (!s) {
+		fail(c, 1, "final.accept needs a 'stage' of the table (one capital letter)");
+		return;
+	}
+	t->accept_stage = s->letter;
+	t->accept_verdicts = strv_from(c, 1, cJSON_GetObjectItemCaseSensitive(acc, "verdicts"),
+				       "final.accept.verdicts", true);
+	for (size_t i = 0; t->accept_verdicts[i]; i++)
+		if (!strv_has(s->verdicts, t->accept_verdicts[i]))
+			fail(c, 1, "final.accept: '%s' is not a verdict of stage %c", t->accept_verdicts[i],
+			     s->letter);
+}
+
 /* Every verdict a stage can return, at every attempt it can reach, must
  * have an unconditional row; and every stage must be reachable. */
 static void check_coverage(struct ctx *c, struct table *t)
@@ -547,7 +566,9 @@ struct table *table_load(const char *path, struct tp_err *err)
 					     "gate.clean_success", false);
 		t->bad_words = strv_from(&c, 1, cJSON_GetObjectItemCaseSensitive(gate, "bad_words"),
 					 "gate.bad_words", false);
-		t->final_validator = jdup(cJSON_GetObjectItemCaseSensitive(root, "final"), "validator");
+		const cJSON *fin = cJSON_GetObjectItemCaseSensitive(root, "final");
+		t->final_validator = jdup(fin, "validator");
+		load_accept(&c, t, cJSON_GetObjectItemCaseSensitive(fin, "accept"));
 		check_coverage(&c, t);
 	}
 out:
@@ -600,6 +621,7 @@ void table_free(struct table *t)
 	strv_free(t->clean_success);
 	strv_free(t->bad_words);
 	free(t->final_validator);
+	strv_free(t->accept_verdicts);
 	free(t->name);
 	free(t->path);
 	free(t);

@@ -106,6 +106,12 @@ struct table {
 	char **clean_success;
 	char **bad_words;
 	char *final_validator;
+	/* "final": {"accept": {"stage": "E", "verdicts": ["DONE"]}}: a complete
+	 * run is accepted when that stage's latest attempt ended with one of
+	 * these verdicts and the output contract passed (0: no stage named, the
+	 * contract alone decides). */
+	char accept_stage;
+	char **accept_verdicts;
 };
 
 struct table *table_load(const char *path, struct tp_err *err);

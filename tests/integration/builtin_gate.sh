@@ -25,6 +25,12 @@ assert_eq "path" "$(json_get "$T/good.json" 'd["path"]')" "A1 -> B1 -> D1 -> E1 
 assert_eq "every stage validator passed" \
 	"$(json_get "$T/good.json" '" ".join(a["validator"] for a in d["attempts"])')" "pass pass pass pass"
 assert_eq "final output contract" "$(json_get "$T/good.json" 'd["contract"]')" "pass"
+assert_eq "E DONE and the contract passed: accepted" "$(json_get "$T/good.json" 'd["outcome"]')" "accepted"
+assert_eq "an accepted run has no reason" "$(json_get "$T/good.json" 'd.get("outcome_reason")')" "None"
+"$TILEPORT" status "$T/good/softmax" >"$T/good.status"
+assert_contains "status says accepted" "$T/good.status" "outcome    accepted"
+"$TILEPORT" runs --out "$T/good" >"$T/good.runs"
+assert_contains "runs says accepted" "$T/good.runs" "PIPELINE_COMPLETE  accepted"
 assert_contains "contract report kept" "$T/good/softmax/.tileport/contract.txt" "PASS"
 assert_contains "findings in the attempt folder" "$T/good/softmax/.tileport/attempts/02-B1/validator.json" '"rule"'
 assert_contains "no findings to report in events.jsonl" "$T/good/softmax/.tileport/events.jsonl" '"findings":[]'

@@ -97,6 +97,7 @@ int pipeline_override(struct pipeline *p, int seq, const char *verdict, const ch
 	}
 	char *from = a->verdict ? xstrdup(a->verdict) : xstrdup("(none)");
 	pl_set(&a->verdict, verdict);
+	a->overruled = false; /* a person chose this verdict */
 	char *note = xasprintf("verdict overridden by hand (%s -> %s): %s", from, verdict, reason);
 	pl_set(&a->note, note);
 	free(note);

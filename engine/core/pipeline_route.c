@@ -220,9 +220,15 @@ bool pl_route(struct pipeline *p, struct attempt *a)
 		cJSON_AddNumberToObject(f, "line", r->line);
 	}
 	cJSON_AddStringToObject(f, "action", action);
-	char cls[48] = "";
+	char cls[96] = "";
 	if (a->klass)
 		snprintf(cls, sizeof(cls), " (%s%s)", a->klass, a->class_defaulted ? ", defaulted" : "");
+	if (a->overruled) {
+		/* say that the agent never returned the verdict routed on */
+		size_t n = strlen(cls);
+		snprintf(cls + n, sizeof(cls) - n, " [overruled: %s claimed]", a->claimed ? a->claimed : "?");
+		cJSON_AddBoolToObject(f, "overruled", true);
+	}
 	cJSON *fin = final ? finish_state(p, final, reason) : NULL;
 	pl_save(p); /* the attempt's result, the route and any end state at once */
 	if (r)

@@ -99,6 +99,7 @@ struct attempt {
 	char *verdict;          /* the verdict routed on */
 	char *klass;            /* owner class routed on */
 	bool class_defaulted;   /* the tag was missing; the table's default applied */
+	bool overruled;         /* the validator failed a success claim: verdict substituted */
 	enum gate_outcome gate;
 	char *gate_reason;
 	enum validator_result validator;

@@ -205,6 +205,7 @@ int cmd_run(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (argc - optind != 1)
 		return cli_usage_error("run", "expected one operator name");
+	a.so.ask = want_screen(a.headless);
 	struct session *s;
 	if ((rc = cli_session(&s, &a.so)))
 		return rc;
@@ -224,6 +225,7 @@ int cmd_resume(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (argc - optind != 1)
 		return cli_usage_error("resume", "expected one run (a directory or an op name)");
+	a.so.ask = want_screen(a.headless);
 	struct session *s;
 	if ((rc = cli_session(&s, &a.so)))
 		return rc;
@@ -255,6 +257,9 @@ static const char step_usage[] =
 	"  skip STAGE               route the pending STAGE as if it succeeded (needs --reason)\n"
 	"  respawn STAGE            run STAGE again; past its cap only with --beyond-cap\n"
 	"  revalidate SEQ           run the stage validator of attempt SEQ again\n"
+	"  owner SEQ CLASS          the owner class of attempt SEQ whose report tagged none\n"
+	"                           (host, kernel, env as the verdict allows, or stop; needs\n"
+	"                           --reason): the run waits for it or stopped on it\n"
 	"  abort                    mark the run aborted\n"
 	"Every action is recorded in events.jsonl as a manual event.\n"
 	"\n"
@@ -290,7 +295,8 @@ int cmd_step(int argc, char **argv)
 	struct {
 		const char *name;
 		int nargs;
-	} acts[] = {{"continue", 0}, {"override", 2}, {"skip", 1}, {"respawn", 1}, {"revalidate", 1}, {"abort", 0}};
+	} acts[] = {{"continue", 0}, {"override", 2}, {"skip", 1}, {"respawn", 1}, {"revalidate", 1}, {"abort", 0},
+	    {"owner", 2}};
 	int want = -1;
 	for (size_t i = 0; i < TP_ARRAY_LEN(acts); i++)
 		if (strcmp(acts[i].name, action) == 0)
@@ -306,7 +312,7 @@ int cmd_step(int argc, char **argv)
 			return cli_usage_error("step", "'%s' is not a stage letter", args[0]);
 		stage = args[0][0];
 	}
-	if (!strcmp(action, "override") || !strcmp(action, "revalidate")) {
+	if (!strcmp(action, "override") || !strcmp(action, "revalidate") || !strcmp(action, "owner")) {
 		char *end;
 		seq = (int)strtol(args[0], &end, 10);
 		if (*end || seq <= 0)
@@ -329,6 +335,8 @@ int cmd_step(int argc, char **argv)
 	bool drive_after = true;
 	if (!strcmp(action, "override"))
 		r = pipeline_override(p, seq, args[1], reason, &err);
+	else if (!strcmp(action, "owner"))
+		r = pipeline_set_owner(p, seq, args[1], reason, &err);
 	else if (!strcmp(action, "skip"))
 		r = pipeline_skip(p, stage, reason, &err);
 	else if (!strcmp(action, "respawn"))

@@ -83,7 +83,8 @@ int cmd_browse(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
 	struct session *session;
-	if ((rc = cli_session(&session, &(struct session_opts){.out_root = opt_out, .read_only = read_only})))
+	if ((rc = cli_session(&session, &(struct session_opts){.out_root = opt_out, .read_only = read_only,
+											.ask = true})))
 		return rc;
 	struct tui_start s = {.kind = TUI_START_RUNS, .session = session, .theme = theme};
 	rc = tui_main(&s);
@@ -103,7 +104,8 @@ int cmd_open(int argc, char **argv)
 	const char *what = argv[optind];
 	char *dir = NULL;
 	struct session *session;
-	if ((rc = cli_session(&session, &(struct session_opts){.out_root = opt_out, .read_only = read_only})))
+	if ((rc = cli_session(&session, &(struct session_opts){.out_root = opt_out, .read_only = read_only,
+											.ask = true})))
 		return rc;
 	struct tui_start s = {.session = session, .theme = theme};
 	if (path_is_file(what)) {

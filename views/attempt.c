@@ -118,6 +118,72 @@ static void start_override(struct view *v, const struct attempt_target *t)
 	sb_free(&label);
 }
 
+/* ---- a missing owner tag: the class, then the reason ---- */
+
+static void owner_reason(struct view *v, const char *answer, void *ud)
+{
+	struct step_ctx *c = ud;
+	if (v && answer && !*answer)
+		view_error(v, "Choosing an owner needs a reason; press C to answer again");
+	else if (v && answer) {
+		struct tp_err err;
+		int rc = pipeline_set_owner(c->p, c->seq, c->verdict, answer, &err);
+		char *msg = xasprintf("Owner %s chosen; %s", c->verdict,
+				      strcmp(c->verdict, "stop") ? "routing goes on" : "the run stops");
+		done(v, rc, &err, msg);
+		free(msg);
+	} else if (v) {
+		view_report(v, "The run waits for an owner class: press C to answer");
+	}
+	ctx_free(c);
+}
+
+static void owner_class(struct view *v, const char *answer, void *ud)
+{
+	struct step_ctx *c = ud;
+	const struct attempt *a = run_model_attempt(c->m, c->seq);
+	const struct stage_def *s = a ? table_stage(run_model_table(c->m), a->stage) : NULL;
+	const struct owner_key *k = s && a->verdict ? stage_owner_key(s, a->verdict) : NULL;
+	const char *klass = NULL;
+	size_t n = answer ? strlen(answer) : 0;
+	for (size_t i = 0; k && n && k->classes[i]; i++)
+		if (!strncmp(k->classes[i], answer, n))
+			klass = k->classes[i];
+	if (n && !strncmp("stop", answer, n))
+		klass = "stop";
+	if (!v || !answer || !klass) {
+		if (v && answer)
+			view_error(v, "'%s' is no owner here; press C to answer again", answer);
+		else if (v)
+			view_report(v, "The run waits for an owner class: press C to answer");
+		ctx_free(c);
+		return;
+	}
+	c->verdict = xstrdup(klass);
+	char *label = xasprintf("Reason for owner %s of %s: ", klass, a->dir);
+	v->host->prompt(v->host, v, label, owner_reason, c);
+	free(label);
+}
+
+void attempt_ask_owner(struct view *v, struct run_model *m)
+{
+	struct pipeline *p = run_model_pipeline(m);
+	const struct attempt *a = p ? pipeline_owner_wanted(p) : NULL;
+	if (!a)
+		return;
+	const struct stage_def *s = table_stage(run_model_table(m), a->stage);
+	const struct owner_key *k = stage_owner_key(s, a->verdict);
+	struct sbuf label = SBUF_INIT;
+	sb_printf(&label, "%c%d %s has no '%s:' in %s. Owner", a->stage, a->n, a->verdict, k->key,
+		  s->owner_file);
+	for (size_t i = 0; k->classes[i]; i++)
+		sb_printf(&label, "%s%s", i ? "|" : " ", k->classes[i]);
+	sb_adds(&label, "|stop: ");
+	struct attempt_target t = {.m = m, .stage = a->stage, .seq = a->seq};
+	v->host->prompt(v->host, v, sb_str(&label), owner_class, ctx_new(&t));
+	sb_free(&label);
+}
+
 /* ---- skip: reason ---- */
 
 static void skip_reason(struct view *v, const char *answer, void *ud)
@@ -281,6 +347,10 @@ enum request attempt_request(struct view *v, const struct attempt_target *t, enu
 		break;
 	}
 	case REQ_CONTINUE:
+		if (pipeline_owner_wanted(p)) {
+			attempt_ask_owner(v, t->m);
+			break;
+		}
 		rc = pipeline_continue(p, &err);
 		done(v, rc, &err, "Continuing");
 		break;

@@ -190,6 +190,8 @@ static void on_change(struct run_model *m, const struct run_change *c, void *ud)
 		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->ev, "type"));
 		started = type && !strcmp(type, "stage_started");
 		ended = type && !strcmp(type, "stage_ended");
+		if (type && !strcmp(type, "owner_wanted"))
+			attempt_ask_owner(v, pl->m); /* the run waits for this answer */
 	} else {
 		load_events(pl);
 	}
@@ -470,7 +472,10 @@ static void pl_title(struct view *v, struct sbuf *out)
 	sb_adds(out, st->final ? st->final : run_status_name(st->status));
 	if (st->offline)
 		sb_adds(out, " (offline)");
-	if (st->status == RUN_WAITING)
+	const struct attempt *w = p ? pipeline_owner_wanted(p) : NULL;
+	if (w && !st->final)
+		sb_printf(out, ": C chooses %c%d's owner", w->stage, w->n);
+	else if (st->status == RUN_WAITING)
 		sb_adds(out, ": C continues");
 	else if (p && !st->final && !pipeline_busy(p) && st->status == RUN_RUNNING)
 		sb_adds(out, ", nothing running: C continues");

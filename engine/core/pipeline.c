@@ -109,6 +109,7 @@ static struct pipeline *pl_new(struct loop *l, const struct pipeline_opts *o)
 	p->checker = o->checker;
 	p->lock_fd = -1;
 	p->grace_ms = o->kill_grace_ms > 0 ? o->kill_grace_ms : 2000;
+	p->ask = o->ask;
 	p->skill_dir = path_join(tp_data_dir(), "skill");
 	char **env = env_current();
 	p->secrets = env_secrets(env);

@@ -46,6 +46,7 @@ struct pipeline {
 	bool broken;    /* state.json could not be saved: spawn nothing more */
 	int rerun_seq;  /* attempt interrupted by a crash, to run again */
 	bool reroute;   /* resume found a result without its routing */
+	bool ask;       /* a person answers questions (pipeline_opts.ask) */
 };
 
 /* The files call downwards only: pipeline.c and pipeline_manual.c (what

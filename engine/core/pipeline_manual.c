@@ -28,6 +28,11 @@ int pipeline_continue(struct pipeline *p, struct tp_err *err)
 					       "stage to go on", st->final);
 		return -1;
 	}
+	const struct attempt *w = pipeline_owner_wanted(p);
+	if (w) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s waits for its owner class to be chosen first", w->dir);
+		return -1;
+	}
 	if (!p->rerun_seq && !st->next.set) {
 		tp_err_set(err, TP_EXIT_USAGE, "nothing to continue: no stage is pending");
 		return -1;
@@ -202,5 +207,64 @@ int pipeline_revalidate(struct pipeline *p, int seq, struct tp_err *err)
 		return -1;
 	}
 	pl_validate(p, a, true);
+	return 0;
+}
+
+const struct attempt *pipeline_owner_wanted(const struct pipeline *p)
+{
+	const struct run_state *st = &p->st;
+	const struct attempt *a = st->natt ? &st->att[st->natt - 1] : NULL;
+	return a && a->owner_unknown && !p->proc && !p->vproc ? a : NULL;
+}
+
+int pipeline_set_owner(struct pipeline *p, int seq, const char *klass, const char *reason,
+		       struct tp_err *err)
+{
+	if (busy_refusal(p, "choose an owner", err) < 0)
+		return -1;
+	struct run_state *st = &p->st;
+	struct attempt *a = run_attempt_by_seq(st, seq);
+	if (!a || a != run_last_attempt(st) || !a->owner_unknown) {
+		tp_err_set(err, TP_EXIT_USAGE, "attempt %d does not wait for an owner class (only the latest "
+					       "attempt whose report tagged none does)", seq);
+		return -1;
+	}
+	const struct stage_def *s = table_stage(p->table, a->stage);
+	const struct owner_key *k = stage_owner_key(s, a->verdict);
+	bool known = klass && !strcmp(klass, "stop");
+	for (size_t i = 0; k && klass && k->classes[i]; i++)
+		known |= !strcmp(k->classes[i], klass);
+	if (!known) {
+		char *classes = k ? strv_join(k->classes, ", ") : xstrdup("");
+		tp_err_set(err, TP_EXIT_USAGE, "'%s' is not an owner of %c's %s: choose %s or stop",
+			   klass ? klass : "", a->stage, a->verdict, classes);
+		free(classes);
+		return -1;
+	}
+	if (!reason || !*reason) {
+		tp_err_set(err, TP_EXIT_USAGE, "choosing an owner needs a reason");
+		return -1;
+	}
+	char *note = xasprintf("owner chosen by hand: %s (%s)", klass, reason);
+	pl_set(&a->note, note);
+	free(note);
+	cJSON *f = pl_attempt_fields(a);
+	cJSON_AddStringToObject(f, "class", klass);
+	cJSON_AddStringToObject(f, "reason", reason);
+	pl_reopen(p);
+	p->started = true;
+	pl_emit(p, "manual_owner", f, "owner chosen by hand: %c%d %s -> %s (%s)", a->stage, a->n,
+		a->verdict, klass, reason);
+	a->owner_unknown = false;
+	if (!strcmp(klass, "stop")) {
+		pl_set(&a->action, "STOP");
+		char *why = xasprintf("stopped by hand for want of an owner: %s", reason);
+		pl_finish(p, "STOP", why);
+		free(why);
+		return 0;
+	}
+	pl_set(&a->klass, klass);
+	if (pl_route(p, a))
+		pl_schedule(p);
 	return 0;
 }

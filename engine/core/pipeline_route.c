@@ -66,8 +66,7 @@ static void judge(struct pipeline *p, const struct check_outcome *contract)
 		st->outcome = OUTCOME_PENDING;
 		sb_adds(&why, "offline: the deferred steps need the toolchain (tileport resume --online)");
 	} else if (!strcmp(st->final, "STOP")) {
-		if (last && last->action && !strcmp(last->action, "STOP") && st->reason &&
-		    !str_starts(st->reason, "no routing row")) {
+		if (last && last->route_row && last->action && !strcmp(last->action, "STOP")) {
 			describe(&why, last);
 			sb_adds(&why, "; the run stopped");
 		} else {
@@ -167,12 +166,52 @@ static bool cond_eval(const struct route_cond *c, void *ud)
 	return c->kind == COND_NOT_RUN ? n == 0 : n <= 1;
 }
 
+/* a's report tags no owner and the table says not to guess: a person
+ * chooses (the screen asks; `tileport step RUN owner SEQ CLASS`). Routing
+ * waits for the answer, or, with nobody to ask, the run stops. */
+static bool owner_wanted(struct pipeline *p, struct attempt *a)
+{
+	struct run_state *st = &p->st;
+	const struct stage_def *s = table_stage(p->table, a->stage);
+	const struct owner_key *k = stage_owner_key(s, a->verdict);
+	char *classes = strv_join(k->classes, ", ");
+	char *why = xasprintf("%c%d returned %s without an owner tag ('%s:' in %s)", a->stage, a->n,
+			      a->verdict, k->key, s->owner_file);
+	cJSON *f = pl_attempt_fields(a);
+	cJSON_AddStringToObject(f, "key", k->key);
+	cJSON_AddStringToObject(f, "file", s->owner_file);
+	cJSON_AddStringToObject(f, "classes", classes);
+	if (p->ask) {
+		st->status = RUN_WAITING;
+		st->next.set = false;
+		char *reason = xasprintf("%s: choose the owner (%s) or stop", why, classes);
+		pl_set(&st->reason, reason);
+		pl_save(p);
+		pl_emit(p, "owner_wanted", f, "%s", reason);
+		free(reason);
+	} else {
+		pl_set(&a->action, "STOP");
+		char *reason = xasprintf("%s; the table's missing_owner is stop: choose one with 'tileport step "
+					 "%s owner %d CLASS --reason TEXT'", why, st->run_dir, a->seq);
+		cJSON *fin = finish_state(p, "STOP", reason);
+		pl_save(p);
+		pl_emit(p, "owner_wanted", f, "%s; nobody to ask: the run stops", why);
+		finish_emit(p, fin);
+		free(reason);
+	}
+	free(why);
+	free(classes);
+	return false;
+}
+
 bool pl_route(struct pipeline *p, struct attempt *a)
 {
 	struct run_state *st = &p->st;
 	if (a->verdict && strcmp(a->verdict, "DEFERRED") == 0)
 		a->counts = false; /* deferred work does not use up the cap */
 	a->state = a->state == ATTEMPT_SKIPPED ? ATTEMPT_SKIPPED : ATTEMPT_DONE;
+	if (a->owner_unknown)
+		return owner_wanted(p, a);
 	const struct route_row *r = table_route(p->table, a->stage, a->n, a->verdict, a->klass,
 						st->offline, cond_eval, p);
 	char action[64];

@@ -586,6 +586,7 @@ void pl_classify(struct pipeline *p, struct attempt *a)
 	const struct owner_key *k = stage_owner_key(s, a->verdict);
 	pl_set(&a->klass, NULL);
 	a->class_defaulted = false;
+	a->owner_unknown = false;
 	if (!k || (a->overruled && classify_overruled(p, a, k)))
 		return;
 	char *path = path_join(p->st.run_dir, s->owner_file);
@@ -596,15 +597,21 @@ void pl_classify(struct pipeline *p, struct attempt *a)
 	if (valid) {
 		pl_set(&a->klass, tag);
 	} else {
-		pl_set(&a->klass, s->owner_missing);
-		a->class_defaulted = true;
+		/* Misrouting a host fault to the kernel stage wastes a whole retry:
+		 * unless the table says to guess, routing waits for a person
+		 * (pl_route asks, or stops when nobody can answer). */
+		bool guess = p->table->missing_owner_kernel && s->owner_missing;
+		pl_set(&a->klass, guess ? s->owner_missing : NULL);
+		a->class_defaulted = guess;
+		a->owner_unknown = !guess;
 		cJSON *f = pl_attempt_fields(a);
 		cJSON_AddStringToObject(f, "key", k->key);
 		cJSON_AddStringToObject(f, "file", s->owner_file);
 		if (tag)
 			cJSON_AddStringToObject(f, "found", tag);
-		pl_emit(p, "owner_default", f, "%c%d: no valid '%s:' in %s%s%s; %s route", a->stage, a->n,
-			k->key, s->owner_file, tag ? " (found " : "", tag ? tag : "", s->owner_missing);
+		pl_emit(p, "owner_default", f, "%c%d: no valid '%s:' in %s%s%s; %s", a->stage, a->n, k->key,
+			s->owner_file, tag ? " (found " : "", tag ? tag : "",
+			guess ? "kernel route (missing_owner = kernel)" : "the owner must be chosen");
 	}
 	free(tag);
 	free(path);

@@ -263,6 +263,8 @@ static cJSON *attempt_to_json(const struct attempt *a)
 		cJSON_AddBoolToObject(o, "class_defaulted", true);
 	if (a->overruled)
 		cJSON_AddBoolToObject(o, "overruled", true);
+	if (a->owner_unknown)
+		cJSON_AddBoolToObject(o, "owner_unknown", true);
 	if (a->gate != GATE_NONE)
 		cJSON_AddStringToObject(o, "gate", gate_outcome_name(a->gate));
 	put_str(o, "gate_reason", a->gate_reason);
@@ -447,6 +449,7 @@ static int load_attempt(struct attempt *a, const cJSON *o, const char **bad)
 	a->klass = get_str(o, "class");
 	a->class_defaulted = get_bool(o, "class_defaulted");
 	a->overruled = get_bool(o, "overruled");
+	a->owner_unknown = get_bool(o, "owner_unknown");
 	a->gate = get_word(o, "gate", gate_outcome_parse, GATE_NONE, bad);
 	a->gate_reason = get_str(o, "gate_reason");
 	a->validator = get_word(o, "validator", validator_result_parse, VALIDATOR_NOT_RUN, bad);

@@ -100,6 +100,7 @@ struct attempt {
 	char *klass;            /* owner class routed on */
 	bool class_defaulted;   /* the tag was missing; the table's default applied */
 	bool overruled;         /* the validator failed a success claim: verdict substituted */
+	bool owner_unknown;     /* its report tags no owner and nobody chose one yet */
 	enum gate_outcome gate;
 	char *gate_reason;
 	enum validator_result validator;

@@ -125,6 +125,7 @@ int session_open(struct session **out, const struct session_opts *o, struct tp_e
 	s->table_path = o->table_path ? xstrdup(o->table_path) : NULL;
 	s->cmdline = o->commands;
 	s->read_only = o->read_only;
+	s->ask = o->ask;
 	s->checker = o->checker;
 	s->loop = o->loop;
 	if (!s->loop) {
@@ -207,6 +208,7 @@ void session_pipeline_opts(const struct session *s, enum run_origin origin,
 	}
 	out->table_path = s->table_path;
 	out->checker = s->checker;
+	out->ask = s->ask;
 	session_stage_commands(s, origin, &out->commands);
 }
 

@@ -51,6 +51,8 @@ struct session_opts {
 	const char *table_path; /* --table FILE; NULL: the installed table (an existing run: its own) */
 	struct stage_commands commands; /* --driver X=SPEC, --validator X=CMD */
 	bool read_only;         /* look only: no run is ever attached (runs stay read-only) */
+	bool ask;               /* a person answers a run's questions (the screen): a missing
+	                         * owner tag waits for one instead of stopping the run */
 	pipeline_checker checker;            /* the "builtin" validators (engine/check) */
 	session_setting_check check_setting; /* the screen's settings, or NULL */
 	const char *settings_hint; /* what check_setting knows, for the unknown-setting message */

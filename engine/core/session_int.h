@@ -11,6 +11,7 @@ struct session {
 	char *workspace, *out_root, *table_path;
 	struct stage_commands cmdline;
 	bool read_only;
+	bool ask;
 	pipeline_checker checker;
 	struct loop *loop;
 	bool own_loop;

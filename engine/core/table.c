@@ -562,6 +562,10 @@ struct table *table_load(const char *path, struct tp_err *err)
 		if (gate && !cJSON_IsObject(gate))
 			fail(&c, 1, "'gate' must be an object");
 		t->repairs_per_letter = jint(&c, 1, gate, "repairs_per_letter", 1, 0);
+		const char *mo = jstr(gate, "missing_owner");
+		if (mo && strcmp(mo, "stop") != 0 && strcmp(mo, "kernel") != 0)
+			fail(&c, 1, "gate.missing_owner is \"stop\" or \"kernel\", not \"%s\"", mo);
+		t->missing_owner_kernel = mo && !strcmp(mo, "kernel");
 		t->clean_success = strv_from(&c, 1, cJSON_GetObjectItemCaseSensitive(gate, "clean_success"),
 					     "gate.clean_success", false);
 		t->bad_words = strv_from(&c, 1, cJSON_GetObjectItemCaseSensitive(gate, "bad_words"),
@@ -743,8 +747,9 @@ void table_print_text(const struct table *t, FILE *out)
 		free(v);
 		sb_free(&w);
 	}
-	fprintf(out, "\ngate: %d repair retry per letter; clean success without a block: ",
-		t->repairs_per_letter);
+	fprintf(out, "\ngate: %d repair retry per letter; a missing owner tag: %s; clean success without a "
+		"block: ", t->repairs_per_letter,
+		t->missing_owner_kernel ? "kernel route" : "stop (the screen asks)");
 	char *clean = strv_join(t->clean_success, ", ");
 	fprintf(out, "%s\n", clean);
 	free(clean);

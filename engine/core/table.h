@@ -103,6 +103,11 @@ struct table {
 	struct route_row *routes;
 	size_t nroutes;
 	int repairs_per_letter;
+	/* gate.missing_owner: what a missing fail_class:/block_class:/owner: tag
+	 * does. true ("kernel", the reference SKILL.md): take the stage's
+	 * owner.missing class. false ("stop", the default, as the reference
+	 * pipeline.md says): ask the person on the screen, else stop the run. */
+	bool missing_owner_kernel;
 	char **clean_success;
 	char **bad_words;
 	char *final_validator;

@@ -161,5 +161,38 @@ if grep -q "skipped" "$T/skipped.screen"; then ok "screen shows B skipped"; else
 	bad "B not shown skipped"
 	sed 's/^/    | /' "$T/skipped.screen"
 fi
+# 3. A missing owner tag on the screen: the live run waits and asks the
+#    engineer (host / kernel / stop); the answer and its reason are recorded
+#    like an override, and routing goes on with it.
+cat >"$T/s3.scen" <<'EOS'
+A: PASS
+B: COMPILED
+D: FAIL
+D: ALL_PASS
+EOS
+cat >"$T/script3" <<'EOS'
+:save-display ask.screen
+h
+<Enter>
+pytest never imported the wrapper
+<Enter>
+:save-display answered.screen
+q
+EOS
+# shellcheck disable=SC2046
+(cd "$T" && FAKE_SCENARIO="$T/s3.scen" TILEPORT_SCRIPT="$T/script3" "$TILEPORT" run softmax --workspace "$WS" \
+	--out "$T/o3" $(flags) >"$T/run3.log" 2>&1)
+run=$T/o3/softmax
+if grep -q "D1 FAIL has no 'fail_class:' in reports/correctness.md. Owner host|kernel|stop:" "$T/ask.screen"; then
+	ok "the screen asks for the owner"
+else
+	bad "no owner question on the screen"
+	sed 's/^/    | /' "$T/ask.screen"
+fi
+expect_events "owner chosen and recorded with its reason" "$run" manual_owner \
+	'e["stage"] == "D" and e["class"] == "host" and e["reason"] == "pytest never imported the wrapper"' 1
+expect_events "the host route was taken" "$run" routed 'e["msg"].startswith("route D1 FAIL (host) -> spawn D")' 1
+expect_events "D2 ran" "$run" stage_started 'e["stage"] == "D" and e["attempt"] == 2' 1
+
 [ "$failures" -eq 0 ] && echo "all passed"
 [ "$failures" -eq 0 ]

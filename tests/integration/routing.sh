@@ -34,6 +34,16 @@ assert_contains "happy: E DONE, but the contract refuses it" "$T/happy.log" \
 	"not accepted: the output contract failed 15 checks: kernel.rs missing; "
 assert_eq "happy: not accepted" "$(json_get "$T/happy.json" 'd["outcome"]')" not_accepted
 assert_contains "happy: the contract's findings are named" "$T/happy.json" "kernel.rs"
+# Step 0 of each spawn prompt: the skill's concepts and worked examples
+p=$T/happy/softmax/.tileport/attempts
+for f in concepts/tensor-vs-pointer-pattern.md concepts/strided-view-to-partition-view.md \
+	examples/softmax/kernel.rs examples/matmul/walkthrough.md; do
+	assert_contains "B reads $f first" "$p/02-B1/prompt.md" "skill/$f"
+done
+grep -q "ffi-bridge\|ffi.rs\|wrapper.py" "$p/02-B1/prompt.md" && bad "B's Step 0 names host code" || ok "B's Step 0 stays on the device side"
+for f in concepts/ffi-bridge.md examples/softmax/ffi.rs examples/matmul/wrapper.py; do
+	assert_contains "D reads $f first" "$p/03-D1/prompt.md" "skill/$f"
+done
 
 run_scenario a_fail "A: FAIL_FIXABLE"
 expect a_fail "A1 -> STOP" 1 "2"

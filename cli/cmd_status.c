@@ -96,6 +96,11 @@ static void print_status(const struct run_model *m)
 		if (st->att[i].note)
 			printf("%snote %c%d: %s\n", i == 0 ? "\n" : "", st->att[i].stage, st->att[i].n,
 			       st->att[i].note);
+	for (size_t i = 0; i < st->natt; i++)
+		if (st->att[i].partial)
+			printf("partial %c%d: %d file%s the interrupted attempt left, moved to %s\n",
+			       st->att[i].stage, st->att[i].n, st->att[i].npartial,
+			       st->att[i].npartial == 1 ? "" : "s", st->att[i].partial);
 	if (st->status == RUN_COMPLETE)
 		printf("contract   %s (final output contract, see .tileport/contract.txt)\n",
 		       validator_result_name(st->contract));

@@ -320,11 +320,8 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 		 a && a->class_defaulted ? "*" : "");
 	lo_col(out, LINE_DEFAULT, 7, ALIGN_LEFT, owner);
 	char el[16] = "-";
-	if (a && a->started) {
-		int64_t end = a->state == ATTEMPT_RUNNING ? view_now_ms() : a->ended;
-		if (end >= a->started)
-			fmt_elapsed(end - a->started, el, sizeof(el));
-	}
+	if (a && a->started)
+		fmt_elapsed(run_model_elapsed_ms(pl->m, a, view_now_ms()), el, sizeof(el));
 	lo_col(out, LINE_DIM, 7, ALIGN_RIGHT, el);
 	struct run_usage u = run_model_usage(pl->m, s->letter);
 	if (v->width >= 100) {

@@ -118,8 +118,7 @@ static void build_record(struct stage *s, const struct attempt *a, const struct 
 		 a->offline ? " (offline)" : "");
 	cell(l, 0, LINE_SECTION, buf);
 	const char *state = attempt_state_name(a->state);
-	int64_t end = a->state == ATTEMPT_RUNNING ? view_now_ms() : a->ended;
-	fmt_elapsed(end >= a->started ? end - a->started : 0, t1, sizeof(t1));
+	fmt_elapsed(run_model_elapsed_ms(s->m, a, view_now_ms()), t1, sizeof(t1));
 	snprintf(buf, sizeof(buf), "%s%s%s, %s", state, a->exit ? ", " : "", a->exit ? a->exit : "", t1);
 	field(s, "state", a->state == ATTEMPT_RUNNING ? LINE_STATE_RUNNING : LINE_DEFAULT, buf);
 	field(s, "claimed", verdict_type(d, a->claimed), a->claimed);
@@ -147,6 +146,11 @@ static void build_record(struct stage *s, const struct attempt *a, const struct 
 		field(s, "route", LINE_ROUTE, buf);
 	}
 	field(s, "note", LINE_DEFAULT, a->note);
+	if (a->partial) {
+		snprintf(buf, sizeof(buf), "%d file%s an interrupted run left: %s", a->npartial,
+			 a->npartial == 1 ? "" : "s", a->partial);
+		field(s, "partial", LINE_STATE_WARN, buf);
+	}
 	fmt_count(a->tokens_in, t1, sizeof(t1));
 	fmt_count(a->tokens_out, t2, sizeof(t2));
 	snprintf(buf, sizeof(buf), "%s in, %s out, $%.4f", t1, t2, a->cost);

@@ -311,6 +311,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 	}
 	apply_opts(p, o);
 	events_repair(run_dir);
+	pl_reconcile_events(p);
 
 	if (o->online) {
 		struct preflight pf;
@@ -354,23 +355,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 	} else if (st->final) {
 		/* Nothing to do automatically; attach for inspection or manual work. */
 	} else {
-		struct attempt *run = NULL;
-		for (size_t i = 0; i < st->natt; i++)
-			if (st->att[i].state == ATTEMPT_RUNNING)
-				run = &st->att[i];
-		if (run) {
-			pl_kill_leftover(run);
-			p->rerun_seq = run->seq;
-			pl_set(&run->exit, NULL);
-			pl_set(&run->claimed, NULL);
-			pl_set(&run->verdict, NULL);
-		} else if (!st->next.set && st->natt) {
-			/* Routing is recorded with the attempt's result; if neither a
-			 * next stage nor an end was saved, route the last result again. */
-			p->reroute = true;
-		}
-		pl_emit(p, "run_resumed", NULL, "resumed%s%s", run ? "; interrupted attempt " : "",
-			run ? run->dir : "");
+		pl_recover_attempt(p);
 	}
 	*out = p;
 	return 0;

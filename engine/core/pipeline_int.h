@@ -45,6 +45,7 @@ struct pipeline {
 	bool go_once;   /* hold mode: one spawn allowed by continue */
 	bool broken;    /* state.json could not be saved: spawn nothing more */
 	int rerun_seq;  /* attempt interrupted by a crash, to run again */
+	int rejudge_seq; /* attempt whose judged reply is still to be validated and routed */
 	bool reroute;   /* resume found a result without its routing */
 	bool ask;       /* a person answers questions (pipeline_opts.ask) */
 };
@@ -69,6 +70,17 @@ void pl_reopen(struct pipeline *p);
 void pl_aborted(struct pipeline *p);
 /* The final output contract through the run's checker; -1 when none. */
 int pl_final_check(struct pipeline *p, struct check_outcome *o);
+
+/* pipeline_recover.c: what resume repairs */
+/* Append the events of transitions state.json has and events.jsonl lacks. */
+void pl_reconcile_events(struct pipeline *p);
+/* Take up the interrupted attempt: a judged reply is validated and routed
+ * (rejudge_seq), a running one killed and run again (rerun_seq), a result
+ * without its routing routed (reroute). Emits run_resumed. */
+void pl_recover_attempt(struct pipeline *p);
+/* Before an interrupted attempt runs again: what it left in its stage's
+ * artifact paths goes to its folder's partial/. */
+void pl_move_partial(struct pipeline *p, struct attempt *a);
 
 /* pipeline_route.c */
 /* Route a's result by the table and save it. Returns true when another

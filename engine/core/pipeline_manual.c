@@ -33,14 +33,17 @@ int pipeline_continue(struct pipeline *p, struct tp_err *err)
 		tp_err_set(err, TP_EXIT_USAGE, "%s waits for its owner class to be chosen first", w->dir);
 		return -1;
 	}
-	if (!p->rerun_seq && !st->next.set) {
+	int pending = p->rerun_seq ? p->rerun_seq : p->rejudge_seq;
+	if (!pending && !p->reroute && !st->next.set) {
 		tp_err_set(err, TP_EXIT_USAGE, "nothing to continue: no stage is pending");
 		return -1;
 	}
 	p->go_once = true;
 	st->status = RUN_RUNNING;
 	pl_save(p);
-	char l[2] = {p->rerun_seq ? run_attempt_by_seq(st, p->rerun_seq)->stage : st->next.stage, 0};
+	const struct attempt *last = run_last_attempt(st);
+	char l[2] = {pending ? run_attempt_by_seq(st, pending)->stage
+		     : st->next.set ? st->next.stage : last ? last->stage : '?', 0};
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "stage", l);
 	pl_emit(p, "manual_continue", f, "continue by hand: %s next", l);
@@ -103,6 +106,8 @@ int pipeline_override(struct pipeline *p, int seq, const char *verdict, const ch
 	char *from = a->verdict ? xstrdup(a->verdict) : xstrdup("(none)");
 	pl_set(&a->verdict, verdict);
 	a->overruled = false; /* a person chose this verdict */
+	if (p->rejudge_seq == a->seq)
+		p->rejudge_seq = 0; /* the saved reply is decided by hand instead */
 	char *note = xasprintf("verdict overridden by hand (%s -> %s): %s", from, verdict, reason);
 	pl_set(&a->note, note);
 	free(note);
@@ -183,6 +188,7 @@ int pipeline_respawn(struct pipeline *p, char stage, bool beyond_cap, struct tp_
 	}
 	pl_reopen(p);
 	p->rerun_seq = 0;
+	p->rejudge_seq = 0;
 	p->st.next = (struct run_next){.set = true, .stage = stage, .manual = true, .beyond_cap = n >= s->cap};
 	pl_save(p);
 	char l[2] = {stage, 0};

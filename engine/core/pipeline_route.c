@@ -270,6 +270,7 @@ bool pl_route(struct pipeline *p, struct attempt *a)
 	}
 	cJSON *fin = final ? finish_state(p, final, reason) : NULL;
 	pl_save(p); /* the attempt's result, the route and any end state at once */
+	tp_crashpoint_at("routed");
 	if (r)
 		pl_emit(p, "routed", f, "route %c%d %s%s -> %s (row %d, %s:%d)", a->stage, a->n, a->verdict,
 			cls, action, r->index, p->table->path, r->line);

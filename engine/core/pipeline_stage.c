@@ -5,6 +5,7 @@
  * the only way back to the top of this cycle. */
 #include "engine/core/pipeline_int.h"
 
+#include <dirent.h>
 #include <glob.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -260,7 +261,11 @@ static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_rep
 				a->stage, a->n, a->verdict);
 		}
 	}
+	/* From here a resume validates and routes this reply; it never runs
+	 * the agent again. */
+	a->state = ATTEMPT_JUDGED;
 	pl_save(p);
+	tp_crashpoint_at("judged");
 	pl_validate(p, a, false);
 }
 
@@ -669,12 +674,30 @@ static int spawn_failed(struct pipeline *p, struct attempt *a, const char *why)
 	return -1;
 }
 
+/* An attempt's folder is emptied before it runs, except what an earlier,
+ * interrupted run of it left (partial/, partial-2/...). */
+static void clear_attempt_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || str_starts(e->d_name, "partial"))
+			continue;
+		char *path = path_join(dir, e->d_name);
+		if (unlink(path) < 0)
+			remove_tree(path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+}
+
 static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reason,
 		 const char *validator_notes)
 {
 	const struct stage_def *s = table_stage(p->table, a->stage);
 	char *dir = run_attempt_dir(&p->st, a);
-	remove_tree(dir);
+	clear_attempt_dir(dir);
 	struct tp_err err;
 	tp_err_clear(&err);
 	struct prompt_ctx pc = {p->st.op, p->st.workspace, p->st.out_root, p->st.run_dir, p->skill_dir,
@@ -715,7 +738,7 @@ static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reaso
 		.argv = argv, .env = env, .cwd = p->st.workspace,
 		.timeout_ms = (int64_t)s->timeout_s * 1000,
 		.idle_timeout_ms = (int64_t)s->idle_timeout_s * 1000,
-		.kill_grace_ms = p->grace_ms, .command_log = log,
+		.kill_grace_ms = p->grace_ms, .command_log = log, .held = true,
 		.on_stdout = on_stdout, .on_stderr = on_stderr, .on_exit = on_exit_cb, .ud = p,
 	};
 	p->cur_seq = a->seq;
@@ -736,10 +759,21 @@ static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reaso
 		p->errlog = NULL;
 		return spawn_failed(p, a, err.msg[0] ? err.msg : "cannot write the attempt's files");
 	}
+	/* The child waits until its pid is saved: a kill before that leaves no
+	 * agent running that a resume could not find and stop. */
 	a->pid = (long)proc_pid(p->proc);
 	a->pid_start = proc_start_time(a->pid);
-	tp_crashpoint();
+	tp_crashpoint_at("spawned");
 	pl_save(p);
+	if (proc_release(p->proc, &err) < 0) {
+		proc_free(p->proc);
+		p->proc = NULL;
+		transcript_close(p->tr);
+		fclose(p->errlog);
+		p->tr = NULL;
+		p->errlog = NULL;
+		return spawn_failed(p, a, err.msg);
+	}
 	cJSON *f = pl_attempt_fields(a);
 	cJSON_AddStringToObject(f, "driver", spec);
 	cJSON_AddNumberToObject(f, "pid", (double)a->pid);
@@ -789,6 +823,16 @@ static void step(struct loop *l, void *ud)
 			pl_schedule(p);
 		return;
 	}
+	if (p->rejudge_seq) {
+		struct attempt *a = run_attempt_by_seq(st, p->rejudge_seq);
+		p->rejudge_seq = 0;
+		st->status = RUN_RUNNING;
+		pl_emit(p, "verdict_recovered", pl_attempt_fields(a),
+			"%c%d's reply (%s) was judged before the interruption: validating and routing it, "
+			"not running it again", a->stage, a->n, a->verdict ? a->verdict : "no verdict");
+		pl_validate(p, a, false);
+		return;
+	}
 	if (p->rerun_seq) {
 		struct attempt *a = run_attempt_by_seq(st, p->rerun_seq);
 		if (st->hold && !p->go_once) {
@@ -806,6 +850,7 @@ static void step(struct loop *l, void *ud)
 		for (size_t i = 0; a->repair && i < st->natt; i++)
 			if (st->att[i].seq < a->seq && st->att[i].stage == a->stage && st->att[i].note)
 				why = st->att[i].note;
+		pl_move_partial(p, a);
 		spawn(p, a, why, NULL);
 		return;
 	}

@@ -134,6 +134,7 @@ static void attempt_free(struct attempt *a)
 	strv_free(a->deferred);
 	free(a->action);
 	free(a->note);
+	free(a->partial);
 }
 
 void run_state_free(struct run_state *st)
@@ -233,7 +234,8 @@ static void put_letter(cJSON *o, const char *k, char c)
 
 const char *attempt_state_name(enum attempt_state s)
 {
-	return s == ATTEMPT_RUNNING ? "running" : s == ATTEMPT_DONE ? "done" : "skipped";
+	return s == ATTEMPT_RUNNING ? "running" : s == ATTEMPT_JUDGED ? "judged"
+	       : s == ATTEMPT_DONE ? "done" : "skipped";
 }
 
 static cJSON *attempt_to_json(const struct attempt *a)
@@ -281,6 +283,10 @@ static cJSON *attempt_to_json(const struct attempt *a)
 	}
 	put_str(o, "action", a->action);
 	put_str(o, "note", a->note);
+	if (a->partial) {
+		cJSON_AddStringToObject(o, "partial", a->partial);
+		cJSON_AddNumberToObject(o, "partial_files", a->npartial);
+	}
 	return o;
 }
 
@@ -419,6 +425,7 @@ static int get_word(const cJSON *o, const char *k, int (*parse)(const char *), i
 static int attempt_state_parse(const char *name)
 {
 	return !strcmp(name, "running") ? ATTEMPT_RUNNING
+	       : !strcmp(name, "judged")  ? ATTEMPT_JUDGED
 	       : !strcmp(name, "done")	  ? ATTEMPT_DONE
 	       : !strcmp(name, "skipped") ? ATTEMPT_SKIPPED
 					  : -1;
@@ -462,6 +469,8 @@ static int load_attempt(struct attempt *a, const cJSON *o, const char **bad)
 	a->route_line = get_int(o, "route_line");
 	a->action = get_str(o, "action");
 	a->note = get_str(o, "note");
+	a->partial = get_str(o, "partial");
+	a->npartial = get_int(o, "partial_files");
 	return a->stage && a->seq > 0 && a->dir ? 0 : -1;
 }
 

@@ -76,6 +76,8 @@ const char *run_outcome_words(enum run_outcome o);
 
 enum attempt_state {
 	ATTEMPT_RUNNING, /* spawned; no result recorded yet */
+	ATTEMPT_JUDGED,  /* the agent ended and its reply was judged (verdict saved);
+	                  * the validator and the routing are still to come */
 	ATTEMPT_DONE,    /* finished and routed */
 	ATTEMPT_SKIPPED, /* a manual skip stands in for it */
 };
@@ -111,6 +113,8 @@ struct attempt {
 	int route_row, route_line; /* 0 when no row fired (repair, cap, manual) */
 	char *action;              /* "spawn B", "STOP", "repair", ... */
 	char *note;                /* why, in words */
+	char *partial;             /* where an interrupted run's leftovers went, or NULL */
+	int npartial;              /* how many files */
 };
 
 struct run_next {
@@ -163,7 +167,7 @@ struct attempt *run_latest_attempt(struct run_state *st, char stage);
 /* Counted attempts of a stage (the cap and the routing conditions use this). */
 int run_count(const struct run_state *st, char stage);
 void attempt_add_soft(struct attempt *a, const char *marker);
-/* "running", "done", "skipped" */
+/* "running", "judged", "done", "skipped" */
 const char *attempt_state_name(enum attempt_state s);
 
 /* One orchestrator per run: flock on .tileport/lock. Returns the fd, or -1

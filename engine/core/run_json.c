@@ -58,9 +58,9 @@ cJSON *run_model_to_json(const struct run_model *m)
 	for (size_t i = 0; i < st->natt; i++) {
 		const struct attempt *a = &st->att[i];
 		char l[2] = {a->stage, 0};
-		if (a->ended > a->started)
-			cJSON_AddNumberToObject(cJSON_GetArrayItem(atts, (int)i), "elapsed_ms",
-						(double)(a->ended - a->started));
+		int64_t el = run_model_elapsed_ms(m, a, wall_ms());
+		if (el > 0)
+			cJSON_AddNumberToObject(cJSON_GetArrayItem(atts, (int)i), "elapsed_ms", (double)el);
 		for (size_t k = 0; a->soft && a->soft[k]; k++) {
 			cJSON *j = cJSON_CreateObject();
 			cJSON_AddNumberToObject(j, "seq", a->seq);

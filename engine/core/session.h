@@ -131,6 +131,12 @@ const struct attempt *run_model_latest(const struct run_model *m, char stage);
 /* a is the attempt running now (this process's stage, or another's). */
 bool run_model_running(const struct run_model *m, const struct attempt *a);
 
+/* How long a's agent ran: until now (ms since the epoch) while it runs,
+ * until it ended, and for an interrupted attempt until its last output
+ * (its transcript or stderr.log last written), not the time since. 0 when
+ * it never started. */
+int64_t run_model_elapsed_ms(const struct run_model *m, const struct attempt *a, int64_t now);
+
 /* The stages taken, "A1 -> B1 -> B1(repair) -> STOP". Caller frees. */
 char *run_model_path(const struct run_model *m);
 

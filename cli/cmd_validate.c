@@ -104,7 +104,7 @@ int cmd_validate(int argc, char **argv)
 			check_ctx_free(&ctx);
 			return cli_usage_error("validate", "--deferred: %s", err.msg);
 		}
-		ctx.deferred = steps;
+		ctx.deferred |= steps; /* beside what earlier stages deferred ($TILEPORT_DEFERRED) */
 	}
 	struct check_report *r = check_report_new(name);
 	int rc = check_by_name(name, argc - optind - 1, argv + optind + 1, &ctx, r, &err);

@@ -121,6 +121,16 @@ static void build_record(struct stage *s, const struct attempt *a, const struct 
 	fmt_elapsed(run_model_elapsed_ms(s->m, a, view_now_ms()), t1, sizeof(t1));
 	snprintf(buf, sizeof(buf), "%s%s%s, %s", state, a->exit ? ", " : "", a->exit ? a->exit : "", t1);
 	field(s, "state", a->state == ATTEMPT_RUNNING ? LINE_STATE_RUNNING : LINE_DEFAULT, buf);
+	if (a->stderr_tail) {
+		/* why it failed, usually: its last line, the rest in stderr.log */
+		const char *last = strrchr(a->stderr_tail, '\n');
+		int more = 0;
+		for (const char *c = a->stderr_tail; *c; c++)
+			more += *c == '\n';
+		snprintf(buf, sizeof(buf), "%s%s", last ? last + 1 : a->stderr_tail,
+			 more ? "  (more in stderr.log)" : "");
+		field(s, "stderr", LINE_STATE_FAIL, buf);
+	}
 	field(s, "claimed", verdict_type(d, a->claimed), a->claimed);
 	field(s, "verdict", verdict_type(d, a->verdict), a->verdict ? a->verdict : "-");
 	if (a->klass) {

@@ -102,6 +102,25 @@ static int check_drivers(const struct table *t, const char *const *drivers, bool
 	return 0;
 }
 
+/* A driver or validator for a stage the table does not have would never
+ * run: say so instead of taking it silently. */
+static int check_letters(const struct table *t, const struct stage_commands *c, struct tp_err *err)
+{
+	for (int i = 0; i < STAGE_LETTERS; i++) {
+		const char *what = c->drivers[i] ? "driver" : c->validators[i] ? "validator" : NULL;
+		if (!what || table_stage(t, stage_at_slot(i)))
+			continue;
+		struct sbuf have = SBUF_INIT;
+		for (size_t k = 0; k < t->nstages; k++)
+			sb_printf(&have, "%s%c", k ? " " : "", t->stages[k].letter);
+		tp_err_set(err, TP_EXIT_USAGE, "a %s for stage %c, which the table %s does not have (its "
+					       "stages: %s)", what, stage_at_slot(i), t->path, sb_str(&have));
+		sb_free(&have);
+		return -1;
+	}
+	return 0;
+}
+
 static struct pipeline *pl_new(struct loop *l, const struct pipeline_opts *o)
 {
 	struct pipeline *p = xcalloc(1, sizeof(*p));
@@ -152,6 +171,10 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	free(tpath);
 	if (!t)
 		return -1;
+	if (check_letters(t, &o->commands, err) < 0) {
+		table_free(t);
+		return -1;
+	}
 	if (!o->workspace || check_workspace(o->workspace, err) < 0 || check_op(o->workspace, o->op, err) < 0) {
 		if (!o->workspace)
 			tp_err_set(err, TP_EXIT_USAGE, "no workspace: use --workspace DIR or set TILEGYM_PATH");
@@ -305,7 +328,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 		pipeline_free(p);
 		return -1;
 	}
-	if (check_state_fits(&p->st, p->table, err) < 0) {
+	if (check_state_fits(&p->st, p->table, err) < 0 || check_letters(p->table, &o->commands, err) < 0) {
 		pipeline_free(p);
 		return -1;
 	}
@@ -416,6 +439,7 @@ void pipeline_free(struct pipeline *p)
 	if (p->errlog)
 		fclose(p->errlog);
 	sb_free(&p->errpart);
+	sb_free(&p->errtail);
 	sb_free(&p->vout);
 	run_unlock(p->lock_fd);
 	run_state_free(&p->st);

@@ -31,6 +31,7 @@ struct pipeline {
 	struct transcript *tr;
 	FILE *errlog;
 	struct sbuf errpart;
+	struct sbuf errtail; /* its last lines on stderr, for when it fails */
 	char **secrets; /* secret NAME=VALUE entries hidden from transcripts and logs */
 	bool aborting;
 

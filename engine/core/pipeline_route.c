@@ -64,7 +64,7 @@ static void judge(struct pipeline *p, const struct check_outcome *contract)
 		accepting |= strcmp(acc->verdict, t->accept_verdicts[i]) == 0;
 	if (!strcmp(st->final, "OFFLINE_COMPLETE")) {
 		st->outcome = OUTCOME_PENDING;
-		sb_adds(&why, "offline: the deferred steps need the toolchain (tileport resume --online)");
+		sb_adds(&why, "the deferred steps need the toolchain: tileport resume --online");
 	} else if (!strcmp(st->final, "STOP")) {
 		if (last && last->route_row && last->action && !strcmp(last->action, "STOP")) {
 			describe(&why, last);
@@ -146,10 +146,14 @@ static void finish_emit(struct pipeline *p, cJSON *f)
 {
 	const struct run_state *st = &p->st;
 	bool complete = strcmp(st->final, "PIPELINE_COMPLETE") == 0;
+	/* a reason that only repeats the end's is not said twice */
+	const char *why = st->outcome_reason;
+	if (why && st->reason && strstr(why, st->reason))
+		why = NULL;
 	pl_emit(p, "run_finished", f, "%s%s%s%s%s; %s%s%s", st->final, st->reason ? ": " : "",
 		st->reason ? st->reason : "", complete ? "; output contract: " : "",
 		complete ? validator_result_name(st->contract) : "", run_outcome_words(st->outcome),
-		st->outcome_reason ? ": " : "", st->outcome_reason ? st->outcome_reason : "");
+		why ? ": " : "", why ? why : "");
 }
 
 void pl_finish(struct pipeline *p, const char *final, const char *reason)
@@ -247,7 +251,7 @@ bool pl_route(struct pipeline *p, struct attempt *a)
 			final = "PIPELINE_COMPLETE";
 		} else {
 			final = "OFFLINE_COMPLETE";
-			reason = xstrdup("offline work done; deferred steps need the toolchain");
+			reason = xstrdup("offline work done");
 		}
 	}
 	pl_set(&a->action, action);

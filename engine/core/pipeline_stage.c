@@ -43,10 +43,31 @@ static void on_stdout(struct proc *pr, const char *data, size_t n, void *ud)
 	transcript_feed(p->tr, data, n, p->nls ? on_line : NULL, p);
 }
 
+/* The last few lines a stage wrote on stderr: when it fails, the reason is
+ * usually there, and the event and the screen show it. */
+#define ERRTAIL_LINES 5
+#define ERRTAIL_BYTES 1000
+
+static void errtail_add(struct sbuf *t, const char *line)
+{
+	sb_printf(t, "%.*s\n", ERRTAIL_BYTES, line);
+	size_t lines = 0;
+	for (size_t i = 0; i < t->len; i++)
+		lines += t->buf[i] == '\n';
+	while (lines > ERRTAIL_LINES || t->len > ERRTAIL_BYTES) {
+		char *nl = memchr(t->buf, '\n', t->len);
+		size_t cut = nl ? (size_t)(nl - t->buf) + 1 : t->len;
+		memmove(t->buf, t->buf + cut, t->len - cut + 1);
+		t->len -= cut;
+		lines--;
+	}
+}
+
 /* stderr.log is written line by line so that secrets can be hidden. */
 static void err_line(struct pipeline *p, bool newline)
 {
 	char *red = redact_secrets(sb_str(&p->errpart), p->secrets);
+	errtail_add(&p->errtail, red);
 	fputs(red, p->errlog);
 	if (newline)
 		fputc('\n', p->errlog);
@@ -116,10 +137,21 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 	struct proc *done = p->proc;
 	p->proc = NULL;
 
+	bool failed = st->end != PROC_EXITED || st->code != 0;
+	pl_set(&a->stderr_tail, NULL);
+	if (failed && p->errtail.len) {
+		p->errtail.buf[--p->errtail.len] = '\0'; /* the last newline */
+		pl_set(&a->stderr_tail, p->errtail.buf);
+	}
 	cJSON *f = pl_attempt_fields(a);
 	cJSON_AddStringToObject(f, "exit", a->exit);
 	cJSON_AddNumberToObject(f, "elapsed_ms", (double)st->elapsed_ms);
-	pl_emit(p, "stage_ended", f, "%c%d ended: %s", a->stage, a->n, a->exit);
+	if (a->stderr_tail)
+		cJSON_AddStringToObject(f, "stderr", a->stderr_tail);
+	const char *last = a->stderr_tail ? strrchr(a->stderr_tail, '\n') : NULL;
+	last = last ? last + 1 : a->stderr_tail;
+	pl_emit(p, "stage_ended", f, "%c%d ended: %s%s%s", a->stage, a->n, a->exit, last ? "; stderr: " : "",
+		last ? last : "");
 	proc_free(done);
 
 	if (p->aborting) {
@@ -138,6 +170,20 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 	struct verdict_reply r;
 	verdict_parse(text, strlen(text), vocab, &r);
 	free(vocab);
+	if (!r.verdict && st->end == PROC_EXITED && (st->code == 126 || st->code == 127)) {
+		/* The shell could not run the command: a repair retry would only
+		 * fail the same way. */
+		verdict_reply_free(&r);
+		free(text);
+		char *why = xasprintf("%c%d's driver command could not start (exit %d: %s)%s%s", a->stage,
+				      a->n, st->code, st->code == 127 ? "command not found" : "not executable",
+				      last ? ": " : "", last ? last : "");
+		a->state = ATTEMPT_DONE;
+		pl_set(&a->action, "STOP");
+		pl_finish(p, "STOP", why);
+		free(why);
+		return;
+	}
 	struct gate_result g;
 	verdict_gate(p->table, s, &r, text, p->st.offline, &g);
 	free(text);
@@ -302,6 +348,25 @@ static void on_vexit(struct proc *pr, const struct proc_status *st, void *ud)
 	free(out);
 }
 
+/* What the toolchain still owes when `a` is checked. Offline, a step that an
+ * earlier stage deferred is still missing (B cannot have the reference IR A
+ * deferred), so the deferred steps of the whole offline run add up. */
+static char **owed_steps(struct pipeline *p, const struct attempt *a)
+{
+	struct sbuf sb = SBUF_INIT;
+	for (size_t i = 0; p->st.offline && i < p->st.natt; i++) {
+		const struct attempt *o = &p->st.att[i];
+		if (o != a && o->verdict && strcmp(o->verdict, "DEFERRED") == 0)
+			for (size_t k = 0; o->deferred && o->deferred[k]; k++)
+				sb_printf(&sb, "%s,", o->deferred[k]);
+	}
+	for (size_t k = 0; a->deferred && a->deferred[k]; k++)
+		sb_printf(&sb, "%s,", a->deferred[k]);
+	char **v = str_split(sb_str(&sb), ',', false, NULL);
+	sb_free(&sb);
+	return v;
+}
+
 static char **stage_env(struct pipeline *p, const struct attempt *a)
 {
 	char **env = env_current();
@@ -342,30 +407,19 @@ static char **stage_env(struct pipeline *p, const struct attempt *a)
 		char *miss = strv_join(p->st.missing, ",");
 		env_set(&env, "TILEPORT_MISSING", miss);
 		free(miss);
+		/* what earlier stages deferred: `tileport validate` in the stage
+		 * reports it deferred, as the orchestrator's own check does */
+		char **owed = owed_steps(p, a);
+		char *list = strv_join(owed, ",");
+		env_set(&env, "TILEPORT_DEFERRED", list);
+		free(list);
+		strv_free(owed);
 	} else {
 		env_unset(&env, "TILEPORT_OFFLINE");
 		env_unset(&env, "TILEPORT_MISSING");
+		env_unset(&env, "TILEPORT_DEFERRED");
 	}
 	return env;
-}
-
-/* What the toolchain still owes when `a` is checked. Offline, a step that an
- * earlier stage deferred is still missing (B cannot have the reference IR A
- * deferred), so the deferred steps of the whole offline run add up. */
-static char **owed_steps(struct pipeline *p, const struct attempt *a)
-{
-	struct sbuf sb = SBUF_INIT;
-	for (size_t i = 0; p->st.offline && i < p->st.natt; i++) {
-		const struct attempt *o = &p->st.att[i];
-		if (o != a && o->verdict && strcmp(o->verdict, "DEFERRED") == 0)
-			for (size_t k = 0; o->deferred && o->deferred[k]; k++)
-				sb_printf(&sb, "%s,", o->deferred[k]);
-	}
-	for (size_t k = 0; a->deferred && a->deferred[k]; k++)
-		sb_printf(&sb, "%s,", a->deferred[k]);
-	char **v = str_split(sb_str(&sb), ',', false, NULL);
-	sb_free(&sb);
-	return v;
 }
 
 void pl_validate(struct pipeline *p, struct attempt *a, bool manual)
@@ -729,6 +783,7 @@ static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reaso
 	if (p->tr)
 		transcript_redact(p->tr, p->secrets);
 	p->errlog = fopen(epath, "we");
+	sb_reset(&p->errtail);
 	free(tpath);
 	free(epath);
 	char **argv = driver_argv(&d);

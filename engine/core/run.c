@@ -126,6 +126,7 @@ static void attempt_free(struct attempt *a)
 	free(a->dir);
 	free(a->driver);
 	free(a->exit);
+	free(a->stderr_tail);
 	free(a->claimed);
 	free(a->verdict);
 	free(a->klass);
@@ -258,6 +259,7 @@ static cJSON *attempt_to_json(const struct attempt *a)
 		cJSON_AddNumberToObject(o, "pid_start", (double)a->pid_start);
 	}
 	put_str(o, "exit", a->exit);
+	put_str(o, "stderr_tail", a->stderr_tail);
 	put_str(o, "claimed", a->claimed);
 	put_str(o, "verdict", a->verdict);
 	put_str(o, "class", a->klass);
@@ -451,6 +453,7 @@ static int load_attempt(struct attempt *a, const cJSON *o, const char **bad)
 	a->pid = (long)get_ll(o, "pid");
 	a->pid_start = get_ll(o, "pid_start");
 	a->exit = get_str(o, "exit");
+	a->stderr_tail = get_str(o, "stderr_tail");
 	a->claimed = get_str(o, "claimed");
 	a->verdict = get_str(o, "verdict");
 	a->klass = get_str(o, "class");

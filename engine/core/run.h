@@ -97,6 +97,7 @@ struct attempt {
 	long pid;               /* process group of the running agent */
 	long long pid_start;    /* its start time (clock ticks), to recognise it */
 	char *exit;             /* "exit 0", "timed out after 3.0s", ... */
+	char *stderr_tail;      /* the last lines of stderr.log when it did not exit 0 */
 	char *claimed;          /* the VERDICT the agent returned */
 	char *verdict;          /* the verdict routed on */
 	char *klass;            /* owner class routed on */

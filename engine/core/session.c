@@ -98,6 +98,34 @@ static char *find_workspace(const struct session *s, const char *opt)
 	return path_is_dir("src/tilegym") ? getcwd(NULL, 0) : NULL;
 }
 
+/* Relative driver programs name files beside whoever wrote them: the
+ * command line's against the current directory, a config file's against
+ * its folder. */
+static void resolve_drivers(struct session *s)
+{
+	char *cwd = getcwd(NULL, 0);
+	for (int i = 0; i < STAGE_LETTERS; i++) {
+		if (!s->cmdline.drivers[i])
+			continue;
+		s->own[i] = driver_spec_resolve(s->cmdline.drivers[i], cwd);
+		s->cmdline.drivers[i] = s->own[i];
+	}
+	free(cwd);
+	for (size_t i = 0; i < s->cfg.n; i++) {
+		struct config_entry *e = &s->cfg.v[i];
+		if (!e->key || !stage_key(e->key, "driver."))
+			continue;
+		char *dir = xstrdup(e->file);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		char *r = driver_spec_resolve(e->value, slash ? dir : ".");
+		free(e->value);
+		e->value = r;
+		free(dir);
+	}
+}
+
 int session_open(struct session **out, const struct session_opts *o, struct tp_err *err)
 {
 	*out = NULL;
@@ -124,6 +152,7 @@ int session_open(struct session **out, const struct session_opts *o, struct tp_e
 	s->out_root = find_out_root(s, o->out_root);
 	s->table_path = o->table_path ? xstrdup(o->table_path) : NULL;
 	s->cmdline = o->commands;
+	resolve_drivers(s);
 	s->read_only = o->read_only;
 	s->ask = o->ask;
 	s->checker = o->checker;
@@ -141,6 +170,8 @@ void session_close(struct session *s)
 	if (!s)
 		return;
 	config_free(&s->cfg);
+	for (int i = 0; i < STAGE_LETTERS; i++)
+		free(s->own[i]);
 	free(s->workspace);
 	free(s->out_root);
 	free(s->table_path);

@@ -10,6 +10,7 @@ struct session {
 	size_t nuser;      /* cfg.v[0 .. nuser) came from the user's file */
 	char *workspace, *out_root, *table_path;
 	struct stage_commands cmdline;
+	char *own[STAGE_LETTERS]; /* --driver specs with relative programs made absolute */
 	bool read_only;
 	bool ask;
 	pipeline_checker checker;

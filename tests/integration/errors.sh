@@ -25,7 +25,7 @@ printf '{\n  "schema": 1,\n  "stages": [\n    {"letter": "A",,}\n  ]\n}\n' >"$T/
 expect_refusal "malformed table" 2 "$T/bad.json:4:" -- run softmax --workspace "$WS" --out "$T/out" --headless --table "$T/bad.json" $flags
 sed 's/"spawn B"/"spawn Q"/' "$TILEPORT_TOP/skill/pipeline.json" >"$T/bad2.json"
 # shellcheck disable=SC2086
-expect_refusal "unknown spawn target" 2 "$T/bad2.json:107: spawn of unknown stage Q" -- run softmax --workspace "$WS" --out "$T/out" --headless --table "$T/bad2.json" $flags
+expect_refusal "unknown spawn target" 2 "$T/bad2.json:109: spawn of unknown stage Q" -- run softmax --workspace "$WS" --out "$T/out" --headless --table "$T/bad2.json" $flags
 "$TILEPORT" table "$T/bad2.json" >"$T/t.log" 2>&1
 assert_eq "tileport table on a bad table" "$?" 2
 
@@ -41,6 +41,46 @@ expect_refusal "bad op name" 2 "'../etc' is not an operator name" -- run ../etc 
 expect_refusal "no driver" 3 "no driver for stages A, B, C, D, E" -- run softmax --workspace "$WS" --out "$T/out" --headless
 expect_refusal "unknown driver kind" 2 "unknown driver kind 'llm'" -- run softmax --workspace "$WS" --out "$T/out" --headless --driver A=llm:gpt
 expect_refusal "bad --driver" 2 "--driver expects X=VALUE" -- run softmax --workspace "$WS" --headless --driver nonsense
+# shellcheck disable=SC2086
+expect_refusal "a stage letter the table lacks" 2 "a driver for stage Z, which the table" -- run softmax --workspace "$WS" \
+	--out "$T/out" --headless $flags --driver Z=exec:true
+# shellcheck disable=SC2086
+expect_refusal "a validator for no stage" 2 "a validator for stage Q, which the table" -- run softmax --workspace "$WS" \
+	--out "$T/out" --headless $flags --validator Q=true
+
+# A relative driver command is the shell's, as typed: found from the
+# directory tileport was started in, though stages run in the workspace.
+mkdir -p "$T/here"
+printf '#!/bin/sh\nexec "%s"\n' "$FAKE" >"$T/here/agent.sh"
+chmod +x "$T/here/agent.sh"
+printf 'A: PASS\nB: COMPILED\nD: ALL_PASS\nE: DONE\n' >"$T/rel.scen"
+# shellcheck disable=SC2086
+(cd "$T/here" && FAKE_SCENARIO="$T/rel.scen" "$TILEPORT" run softmax --workspace "$WS" --out "$T/rel" --headless \
+	$flags --driver A=exec:./agent.sh >"$T/rel.log" 2>&1)
+assert_eq "relative driver: resolved" "$(json_get "$T/rel/softmax/.tileport/state.json" 'd["drivers"]["A"]')" \
+	"exec:$T/here/agent.sh"
+assert_contains "relative driver: A ran" "$T/rel.log" "A1 returned PASS"
+# A command that cannot start stops the run at once, saying why: no repair
+# retry for it, its stderr in the event, the status and the state.
+# shellcheck disable=SC2086
+(cd "$T/here" && "$TILEPORT" run softmax --workspace "$WS" --out "$T/nf" --headless $flags \
+	--driver A=exec:./nosuch.sh >"$T/nf.log" 2>&1)
+assert_eq "command not found: exit" "$?" 1
+assert_contains "command not found: stderr in the event" "$T/nf.log" "A1 ended: exit 127; stderr: "
+assert_contains "command not found: the run stops" "$T/nf.log" \
+	"STOP: A1's driver command could not start (exit 127: command not found): /bin/sh: 1: ./nosuch.sh: not found"
+"$TILEPORT" status "$T/nf/softmax" --json >"$T/nf.json"
+assert_eq "command not found: no repair retry" "$(json_get "$T/nf.json" 'd["path"]')" "A1 -> STOP"
+assert_contains "command not found: the tail is kept" "$T/nf.json" '"stderr_tail":	"/bin/sh: 1: ./nosuch.sh: not found"'
+# Any other failing exit keeps the repair retry; the stderr tail still shows.
+printf '#!/bin/sh\necho "warming up" >&2\necho "error: quota exceeded for model x" >&2\nexit 3\n' >"$T/here/quota.sh"
+chmod +x "$T/here/quota.sh"
+# shellcheck disable=SC2086
+(cd "$T/here" && "$TILEPORT" run softmax --workspace "$WS" --out "$T/q" --headless $flags \
+	--driver A=exec:./quota.sh >"$T/q.log" 2>&1)
+assert_contains "failing agent: its last stderr line in the event" "$T/q.log" \
+	"A1 ended: exit 3; stderr: error: quota exceeded for model x"
+assert_contains "failing agent: the repair retry is still spent" "$T/q.log" "A1 started as repair retry"
 offline_env
 expect_refusal "offline needs only A, B, D drivers" 3 "no driver for stages A, B, D" -- run softmax --workspace "$WS" --out "$T/out" --headless
 online_env

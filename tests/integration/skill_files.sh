@@ -131,14 +131,14 @@ fi
 check_examples() {
 	for ex in "$1"/examples/*/; do
 		op=$(basename "$ex")
-		for f in walkthrough.md "$op.py" reference.mlir generated.mlir kernel.rs ffi.rs wrapper.py; do
+		for f in walkthrough.md "$op.py" analysis.json reference.mlir generated.mlir kernel.rs ffi.rs wrapper.py; do
 			[ -f "$ex/$f" ] || echo "examples/$op: $f is missing"
 		done
 		[ -f "$ex/kernel.rs" ] && [ -f "$ex/ffi.rs" ] && [ -f "$ex/wrapper.py" ] || continue
 		w=$(mktemp -d "$T/ex-XXXXXX")
 		run=$w/$op
 		mkdir -p "$run/reference" "$run/generated" "$w/ws/src/tilegym/ops/cutile_rs"
-		cp "$ex/reference.mlir" "$run/reference/"
+		cp "$ex/reference.mlir" "$ex/analysis.json" "$run/reference/"
 		cp "$ex/generated.mlir" "$run/generated/"
 		cp "$ex/kernel.rs" "$ex/ffi.rs" "$run/"
 		cp "$ex/wrapper.py" "$w/ws/src/tilegym/ops/cutile_rs/$op.py"
@@ -151,6 +151,8 @@ check_examples() {
 		0 | 2) ;;
 		*) echo "examples/$op: irdiff of the pair says $(grep '^VERDICT' "$w/diff.out")" ;;
 		esac
+		"$TILEPORT" validate analysis --run "$run" -q >"$w/an.out" 2>&1 ||
+			echo "examples/$op: analysis.json fails validate analysis: $(tail -n 1 "$w/an.out")"
 		"$TILEPORT" validate entry-pattern --run "$run" -q >"$w/ep.out" 2>&1 ||
 			echo "examples/$op: kernel.rs does not match the reference's entry pattern"
 		# B's and D's validators: only the findings on the example's own files count

@@ -5,7 +5,7 @@ use crate::ffi_util::{borrow_tensor, dtype_str, rc, TensorDesc};
 use cutile::prelude::*;
 use std::ffi::c_void;
 
-use super::matmul_module::matmul_kernel;
+use self::matmul_module::matmul_kernel;
 
 fn launch<E: ElementType>(
     c: &TensorDesc,

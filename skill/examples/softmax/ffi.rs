@@ -5,7 +5,7 @@ use crate::ffi_util::{borrow_tensor, dtype_str, rc, TensorDesc};
 use cutile::prelude::*;
 use std::ffi::c_void;
 
-use super::softmax_module::softmax_kernel;
+use self::softmax_module::softmax_kernel;
 
 fn launch<E: ElementType>(
     out: &TensorDesc,

@@ -21,6 +21,10 @@ extern struct cli_globals cli_globals;
 
 /* Print "tileport CMD: message" plus a hint to stderr; returns TP_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) TP_PRINTF(2, 3);
+/* getopt_long (with ':' first in the option string, so that it prints
+ * nothing itself) returned c, '?' or ':': say which option was wrong and
+ * how, once; returns TP_EXIT_USAGE. */
+int cli_bad_option(const char *cmd, char *const *argv, int c);
 /* Print an error record to stderr and return its exit code (never 0). */
 int cli_report(const struct tp_err *err);
 
@@ -28,6 +32,10 @@ int cli_report(const struct tp_err *err);
  * given; the global --workspace when it has none). 0, or the exit code
  * after printing why (a config error names file and line). */
 int cli_session(struct session **out, const struct session_opts *o);
+/* Whether to open the screen: not when the command line says no_screen
+ * (--headless, --plain); otherwise on a terminal, or on the virtual screen
+ * of TILEPORT_NO_DISPLAY. */
+bool cli_want_screen(bool no_screen);
 /* Parse "X=VALUE" for --driver/--validator into slots[letter]. */
 int cli_stage_assign(const char *cmd, const char *opt, const char *arg,
 		     const char *slots[STAGE_LETTERS]);

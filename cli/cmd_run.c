@@ -112,15 +112,6 @@ static int drive_screen(struct run_model *m, struct session *session)
 	return pipeline_finished(p) ? pipeline_exit_code(p) : TP_EXIT_FAILED;
 }
 
-/* Without --headless the screen is used when there is one to use. */
-static bool want_screen(bool headless)
-{
-	if (headless)
-		return false;
-	const char *nd = getenv("TILEPORT_NO_DISPLAY");
-	return (nd && *nd && strcmp(nd, "0") != 0) || (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
-}
-
 /* Run the loop until the pipeline has nothing left to do on its own. */
 static int drive(struct pipeline *p, struct loop *l)
 {
@@ -144,7 +135,7 @@ static int drive(struct pipeline *p, struct loop *l)
 /* A live run from here on: on the screen, or one line per event. */
 static int go(struct run_model *m, struct session *s, bool headless)
 {
-	if (want_screen(headless))
+	if (cli_want_screen(headless))
 		return drive_screen(m, s);
 	run_model_listen(m, print_event, stdout);
 	return drive(run_model_pipeline(m), session_loop(s));
@@ -169,7 +160,7 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 		{NULL, 0, NULL, 0},
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "w:o:Hd:v:t:Oh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":w:o:Hd:v:t:Oh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w': a->so.workspace = optarg; break;
 		case 'o': a->so.out_root = optarg; break;
@@ -188,7 +179,7 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 			fputs(usage, stdout);
 			return -1;
 		default:
-			return cli_usage_error(cmd, "unknown option");
+			return cli_bad_option(cmd, argv, c);
 		}
 	}
 	if (a->online && strcmp(cmd, "resume") != 0)
@@ -205,7 +196,7 @@ int cmd_run(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (argc - optind != 1)
 		return cli_usage_error("run", "expected one operator name");
-	a.so.ask = want_screen(a.headless);
+	a.so.ask = cli_want_screen(a.headless);
 	struct session *s;
 	if ((rc = cli_session(&s, &a.so)))
 		return rc;
@@ -225,7 +216,7 @@ int cmd_resume(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (argc - optind != 1)
 		return cli_usage_error("resume", "expected one run (a directory or an op name)");
-	a.so.ask = want_screen(a.headless);
+	a.so.ask = cli_want_screen(a.headless);
 	struct session *s;
 	if ((rc = cli_session(&s, &a.so)))
 		return rc;
@@ -277,13 +268,13 @@ int cmd_step(int argc, char **argv)
 	const char *reason = NULL, *oopt = NULL;
 	bool beyond = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "r:bo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r:bo:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': reason = optarg; break;
 		case 'b': beyond = true; break;
 		case 'o': oopt = optarg; break;
 		case 'h': fputs(step_usage, stdout); return 0;
-		default: return cli_usage_error("step", "unknown option");
+		default: return cli_bad_option("step", argv, c);
 		}
 	}
 	int nargs = argc - optind;

@@ -81,7 +81,7 @@ static void print_status(const struct run_model *m)
 	any = false;
 	for (size_t i = 0; i < st->natt; i++) {
 		const struct attempt *a = &st->att[i];
-		if (!a->verdict || strcmp(a->verdict, "DEFERRED") != 0)
+		if (!run_deferred_owed(st, i))
 			continue;
 		printf("%s%c: ", any ? "; " : "\ndeferred:  ", a->stage);
 		for (size_t k = 0; a->deferred && a->deferred[k]; k++)
@@ -143,7 +143,7 @@ int cmd_status(int argc, char **argv)
 	bool json = false;
 	const char *oopt = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "jo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jo:h", opts, NULL)) != -1) {
 		if (c == 'j')
 			json = true;
 		else if (c == 'o')
@@ -151,7 +151,7 @@ int cmd_status(int argc, char **argv)
 		else if (c == 'h')
 			return fputs(status_usage, stdout), 0;
 		else
-			return cli_usage_error("status", "unknown option");
+			return cli_bad_option("status", argv, c);
 	}
 	if (argc - optind != 1)
 		return cli_usage_error("status", "expected one run (a directory or an op name)");
@@ -184,7 +184,7 @@ int cmd_runs(int argc, char **argv)
 	bool json = false;
 	const char *oopt = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "jo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jo:h", opts, NULL)) != -1) {
 		if (c == 'j')
 			json = true;
 		else if (c == 'o')
@@ -192,7 +192,7 @@ int cmd_runs(int argc, char **argv)
 		else if (c == 'h')
 			return fputs(runs_usage, stdout), 0;
 		else
-			return cli_usage_error("runs", "unknown option");
+			return cli_bad_option("runs", argv, c);
 	}
 	if (optind != argc)
 		return cli_usage_error("runs", "unexpected argument '%s'", argv[optind]);

@@ -52,7 +52,7 @@ static int parse(int argc, char **argv, const char *usage, const char **out_root
 		{NULL, 0, NULL, 0},
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "o:t:rh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:t:rh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			*out_root = optarg;
@@ -67,7 +67,7 @@ static int parse(int argc, char **argv, const char *usage, const char **out_root
 			fputs(usage, stdout);
 			return -1;
 		default:
-			return cli_usage_error(argv[0], "unknown option");
+			return cli_bad_option(argv[0], argv, c);
 		}
 	}
 	return 0;

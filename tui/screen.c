@@ -244,7 +244,8 @@ static void key_hints(struct app *a, struct sbuf *out)
 		sb_printf(out, "%s help", name);
 	}
 	for (int r = 1; r < REQ__COUNT && out->len < (size_t)COLS; r++) {
-		if (!keys_bound((int)v->id, (enum request)r, keys, 1))
+		if (!keys_bound((int)v->id, (enum request)r, keys, 1) ||
+		    (v->ops->offers && !v->ops->offers(v, (enum request)r)))
 			continue;
 		key_label(keys[0], name, sizeof(name));
 		sb_printf(out, "  %s %s", name, requests[r].name);

@@ -25,6 +25,7 @@ enum tui_start_kind {
 	TUI_START_RUN,      /* a run: `run`, or run_dir (attached unless another drives it) */
 	TUI_START_FILE,     /* a file: transcript view for *.jsonl, else text */
 	TUI_START_IRDIFF,   /* the IR diff of two files: path (reference), path2 */
+	TUI_START_CHANGESET, /* a changeset commit for review: path (repository), rev */
 };
 
 struct tui_start {
@@ -35,6 +36,7 @@ struct tui_start {
 	const char *run_dir;        /* TUI_START_RUN without `run` */
 	const char *path;           /* TUI_START_FILE, TUI_START_IRDIFF (the reference) */
 	const char *path2;          /* TUI_START_IRDIFF: the generated side */
+	const char *rev;            /* TUI_START_CHANGESET: the commit (NULL: the newest changeset) */
 	bool keep_dead_constants;   /* TUI_START_IRDIFF: as irdiff --keep-dead-constants */
 	const char *theme;          /* overrides the config's theme; NULL: config */
 };

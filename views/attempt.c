@@ -296,6 +296,46 @@ static void open_attempt_view(struct view *v, const struct attempt_target *t, en
 	attempt_view_open(v, id, t->m, a, 0);
 }
 
+static bool stepping(enum request req)
+{
+	return req == REQ_REVALIDATE || req == REQ_RESPAWN || req == REQ_OVERRIDE || req == REQ_SKIP ||
+	       req == REQ_CONTINUE || req == REQ_ABORT;
+}
+
+/* Why req cannot apply to the run now, or NULL: what the key hints leave
+ * out and what is refused before anything is asked. */
+static const char *refusal(const struct attempt_target *t, enum request req, char *buf, size_t n)
+{
+	struct pipeline *p = run_model_pipeline(t->m);
+	const struct run_state *st = run_model_state(t->m);
+	if (!p) {
+		snprintf(buf, n, "Read-only: %s", run_model_why_read_only(t->m));
+		return buf;
+	}
+	bool ended = st->final != NULL;
+	if (req == REQ_SKIP && ended) {
+		snprintf(buf, n, "The run has ended (%s): no stage is pending to skip; re-spawn one (S) or "
+			 "override a verdict (O) to go on", st->final);
+		return buf;
+	}
+	if (req == REQ_ABORT && ended) {
+		snprintf(buf, n, "The run has ended (%s): there is nothing to abort", st->final);
+		return buf;
+	}
+	if (req == REQ_CONTINUE && ended && !pipeline_owner_wanted(p)) {
+		snprintf(buf, n, "The run has ended (%s): re-spawn a stage (S) or override a verdict (O) to "
+			 "go on", st->final);
+		return buf;
+	}
+	return NULL;
+}
+
+bool attempt_offers(const struct attempt_target *t, enum request req)
+{
+	char buf[8];
+	return !stepping(req) || !refusal(t, req, buf, sizeof(buf));
+}
+
 enum request attempt_request(struct view *v, const struct attempt_target *t, enum request req)
 {
 	int id = request_view(req);
@@ -303,22 +343,14 @@ enum request attempt_request(struct view *v, const struct attempt_target *t, enu
 		open_attempt_view(v, t, (enum view_id)id);
 		return REQ_NONE;
 	}
-	switch (req) {
-	case REQ_REVALIDATE:
-	case REQ_RESPAWN:
-	case REQ_OVERRIDE:
-	case REQ_SKIP:
-	case REQ_CONTINUE:
-	case REQ_ABORT:
-		break;
-	default:
+	if (!stepping(req))
 		return req;
-	}
-	struct pipeline *p = run_model_pipeline(t->m);
-	if (!p) {
-		view_error(v, "Read-only: %s", run_model_why_read_only(t->m));
+	char why[1100];
+	if (refusal(t, req, why, sizeof(why))) {
+		view_error(v, "%s", why);
 		return REQ_NONE;
 	}
+	struct pipeline *p = run_model_pipeline(t->m);
 	if (!t->stage && req != REQ_CONTINUE && req != REQ_ABORT) {
 		view_error(v, "Select a stage first");
 		return REQ_NONE;
@@ -355,8 +387,10 @@ enum request attempt_request(struct view *v, const struct attempt_target *t, enu
 		done(v, rc, &err, "Continuing");
 		break;
 	case REQ_ABORT:
-		v->host->confirm(v->host, v, "Abort the run? The running stage is killed; "
-				 "'tileport resume' continues later.", abort_confirmed, ctx_new(t));
+		v->host->confirm(v->host, v, pipeline_running(p)
+				 ? "Abort the run? The running stage is killed; 'tileport resume' continues later."
+				 : "Abort the run? Nothing runs now; the run is marked aborted and 'tileport "
+				   "resume' continues it.", abort_confirmed, ctx_new(t));
 		break;
 	default:
 		break;

@@ -23,6 +23,11 @@ struct attempt_target {
  * (done, refused with a message, or a prompt is open), else req. */
 enum request attempt_request(struct view *v, const struct attempt_target *t, enum request req);
 
+/* Whether req applies to t's run now: the stepping keys do not on a run
+ * this screen cannot drive (read-only), skip, continue and abort not on a
+ * run that has ended. Other requests always "apply". For the key hints. */
+bool attempt_offers(const struct attempt_target *t, enum request req);
+
 /* Open view `id` on attempt a of run m: view_arg run = m, index = a->seq,
  * path = the run directory. */
 struct view *attempt_view_open(struct view *from, enum view_id id, struct run_model *m,

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "engine/core/session.h"
+#include "engine/git/changeset.h"
 #include "views/attempt.h"
 #include "views/view.h"
 
@@ -192,6 +193,10 @@ static void on_change(struct run_model *m, const struct run_change *c, void *ud)
 		ended = type && !strcmp(type, "stage_ended");
 		if (type && !strcmp(type, "owner_wanted"))
 			attempt_ask_owner(v, pl->m); /* the run waits for this answer */
+		/* "overridden; routing goes on" is old news once a stage has
+		 * ended since, or the run */
+		if (ended || (type && !strcmp(type, "run_finished")))
+			v->host->overtaken(v->host);
 	} else {
 		load_events(pl);
 	}
@@ -421,6 +426,20 @@ static enum request pl_request(struct view *v, enum request req)
 		free(dir);
 		return REQ_NONE;
 	}
+	case REQ_PACKAGE: {
+		struct cs_acceptance acc;
+		cs_run_acceptance(state_of(pl), NULL, &acc);
+		bool ended = acc.ended;
+		cs_acceptance_free(&acc);
+		if (!ended) {
+			view_error(v, "The run has not ended: p packages a finished run");
+			return REQ_NONE;
+		}
+		/* The dry run comes first; p in the changeset view commits it. */
+		struct view_arg arg = {.run = pl->m};
+		v->host->open(v->host, v, VIEW_CHANGESET, &arg, 0);
+		return REQ_NONE;
+	}
 	case REQ_TOGGLE_FOLLOW:
 		pl->follow_run = !pl->follow_run;
 		if (pl->follow_run)
@@ -461,6 +480,12 @@ static enum request pl_request(struct view *v, enum request req)
 	return attempt_request(v, &t, req);
 }
 
+static bool pl_offers(struct view *v, enum request req)
+{
+	struct attempt_target t = target(v);
+	return attempt_offers(&t, req);
+}
+
 static void pl_title(struct view *v, struct sbuf *out)
 {
 	struct pl *pl = v->priv;
@@ -469,6 +494,8 @@ static void pl_title(struct view *v, struct sbuf *out)
 	sb_adds(out, st->final ? st->final : run_status_name(st->status));
 	if (st->offline)
 		sb_adds(out, " (offline)");
+	if (st->final)
+		sb_adds(out, ": p packages");
 	const struct attempt *w = p ? pipeline_owner_wanted(p) : NULL;
 	if (w && !st->final)
 		sb_printf(out, ": C chooses %c%d's owner", w->stage, w->n);
@@ -575,6 +602,7 @@ const struct view_ops pipeline_view_ops = {
 	.header = pl_header,
 	.title = pl_title,
 	.badge = pl_badge,
+	.offers = pl_offers,
 	.tick = pl_tick,
 	.busy = pl_busy,
 	.stop = pl_stop,

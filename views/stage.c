@@ -513,6 +513,14 @@ static void open_line(struct view *v, const struct sline *l)
 	v->host->open(v->host, v, tx ? VIEW_TRANSCRIPT : VIEW_TEXT, &arg, 0);
 }
 
+static bool stage_offers(struct view *v, enum request req)
+{
+	struct stage *s = v->priv;
+	const struct attempt *a = attempt_of(s);
+	struct attempt_target t = {.m = s->m, .stage = a ? a->stage : 0, .seq = s->seq};
+	return attempt_offers(&t, req);
+}
+
 static enum request stage_request(struct view *v, enum request req)
 {
 	struct stage *s = v->priv;
@@ -589,6 +597,7 @@ const struct view_ops stage_view_ops = {
 	.open = stage_open,
 	.line = stage_line,
 	.request = stage_request,
+	.offers = stage_offers,
 	.tick = stage_tick,
 	.file = stage_file,
 	.done = stage_done,

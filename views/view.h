@@ -206,6 +206,9 @@ struct view_ops {
 	 * view drives (abort a live run; its state is saved). Return true
 	 * while that is still finishing; the loop keeps running meanwhile. */
 	bool (*stop)(struct view *v);
+	/* Optional: whether a bound request applies now (the status line's key
+	 * hints leave out what would only be refused). NULL: all do. */
+	bool (*offers)(struct view *v, enum request req);
 	/* Optional: the file behind the selected line, for edit/pager. Returns
 	 * a path (owned by the view) or NULL; *line gets a line number or 0. */
 	const char *(*file)(struct view *v, long *line);
@@ -257,6 +260,9 @@ enum external_kind { EXTERNAL_EDITOR, EXTERNAL_PAGER };
 struct view_host {
 	/* A message on the status line (error: styled as one). */
 	void (*report)(struct view_host *h, bool error, const char *msg);
+	/* What a message said has been overtaken (the run moved on): the status
+	 * line goes back to the keys. An error stays until the next key. */
+	void (*overtaken)(struct view_host *h);
 	/* Open a view; returns it, or NULL with a message reported. */
 	struct view *(*open)(struct view_host *h, struct view *from, enum view_id id,
 			     const struct view_arg *arg, unsigned flags);

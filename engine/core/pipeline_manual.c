@@ -54,7 +54,6 @@ int pipeline_continue(struct pipeline *p, struct tp_err *err)
 
 int pipeline_abort(struct pipeline *p, struct tp_err *err)
 {
-	(void)err;
 	if (p->proc || p->vproc) {
 		/* The attempt stays "running" in state.json: resume runs it again. */
 		p->aborting = true;
@@ -63,6 +62,12 @@ int pipeline_abort(struct pipeline *p, struct tp_err *err)
 			a->n, p->proc ? "" : "'s validator");
 		proc_kill(p->proc ? p->proc : p->vproc);
 		return 0;
+	}
+	if (p->st.final) {
+		/* an ended run keeps its end and its reason */
+		tp_err_set(err, TP_EXIT_USAGE, "the run has ended (%s): there is nothing to abort",
+			   p->st.final);
+		return -1;
 	}
 	if (p->step_timer) {
 		loop_cancel_timer(p->loop, p->step_timer);
@@ -182,8 +187,9 @@ int pipeline_respawn(struct pipeline *p, char stage, bool beyond_cap, struct tp_
 	}
 	int n = run_count(&p->st, stage);
 	if (n >= s->cap && !beyond_cap) {
-		tp_err_set(err, TP_EXIT_USAGE, "stage %c is at its cap (%d of %d); confirm to spawn beyond it",
-			   stage, n, s->cap);
+		tp_err_set(err, TP_EXIT_USAGE, "stage %c is at its cap (%d of %d): spawning it again goes "
+					       "beyond the cap, which must be asked for (step respawn %c "
+					       "--beyond-cap; on the screen, S asks)", stage, n, s->cap, stage);
 		return -1;
 	}
 	pl_reopen(p);

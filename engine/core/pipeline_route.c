@@ -130,7 +130,7 @@ static cJSON *finish_state(struct pipeline *p, const char *final, const char *re
 		cJSON *d = cJSON_AddArrayToObject(f, "deferred");
 		for (size_t i = 0; i < st->natt; i++) {
 			const struct attempt *a = &st->att[i];
-			if (!a->verdict || strcmp(a->verdict, "DEFERRED") != 0)
+			if (!run_deferred_owed(st, i))
 				continue;
 			for (size_t k = 0; a->deferred && a->deferred[k]; k++) {
 				char *s = xasprintf("%c:%s", a->stage, a->deferred[k]);

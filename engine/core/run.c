@@ -199,6 +199,17 @@ int run_count(const struct run_state *st, char stage)
 	return n;
 }
 
+bool run_deferred_owed(const struct run_state *st, size_t i)
+{
+	const struct attempt *a = &st->att[i];
+	if (!a->verdict || strcmp(a->verdict, "DEFERRED") != 0)
+		return false;
+	for (size_t k = i + 1; k < st->natt; k++)
+		if (st->att[k].stage == a->stage && !st->att[k].offline)
+			return false;
+	return true;
+}
+
 void attempt_add_soft(struct attempt *a, const char *marker)
 {
 	for (size_t i = 0; a->soft && a->soft[i]; i++)

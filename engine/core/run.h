@@ -168,6 +168,9 @@ struct attempt *run_latest_attempt(struct run_state *st, char stage);
 /* Counted attempts of a stage (the cap and the routing conditions use this). */
 int run_count(const struct run_state *st, char stage);
 void attempt_add_soft(struct attempt *a, const char *marker);
+/* Attempt i deferred steps that are still owed: it answered DEFERRED and
+ * its stage has not run again online since (resume --online re-does them). */
+bool run_deferred_owed(const struct run_state *st, size_t i);
 /* "running", "judged", "done", "skipped" */
 const char *attempt_state_name(enum attempt_state s);
 

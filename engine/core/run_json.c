@@ -20,6 +20,9 @@ char *run_model_path(const struct run_model *m)
 		const struct attempt *a = &st->att[i];
 		sb_printf(&sb, "%s%c%d%s", i ? " -> " : "", a->stage, a->n,
 			  a->repair ? "(repair)" : a->state == ATTEMPT_SKIPPED ? "(skipped)" : "");
+		/* a run resumed online: which attempts did only the offline part */
+		if (a->offline && !st->offline)
+			sb_adds(&sb, "(offline)");
 	}
 	if (st->final)
 		sb_printf(&sb, "%s%s", st->natt ? " -> " : "", st->final);
@@ -68,7 +71,7 @@ cJSON *run_model_to_json(const struct run_model *m)
 			cJSON_AddStringToObject(j, "marker", a->soft[k]);
 			cJSON_AddItemToArray(soft, j);
 		}
-		if (!a->verdict || strcmp(a->verdict, "DEFERRED") != 0)
+		if (!run_deferred_owed(st, i))
 			continue;
 		for (size_t k = 0; a->deferred && a->deferred[k]; k++) {
 			cJSON *j = cJSON_CreateObject();

@@ -220,7 +220,7 @@ struct run_model *session_run(struct session *s, const char *run, struct tp_err 
 	m->locked = run_locked(m->disk.run_dir);
 	events_read_more(m->disk.run_dir, &m->events_off, m->events, NULL);
 	if (s->read_only)
-		m->why_ro = xstrdup("read-only: opened to look, not to act");
+		m->why_ro = xstrdup("opened with --read-only, to look and not to act");
 	return m;
 }
 

@@ -47,6 +47,12 @@ done
 run_scenario a_fail "A: FAIL_FIXABLE"
 expect a_fail "A1 -> STOP" 1 "2"
 outcome a_fail not_accepted "A1 returned FAIL_FIXABLE; the run stopped"
+# an ended run has nothing to abort, and keeps its reason
+"$TILEPORT" step "$T/a_fail/softmax" abort >"$T/abort.log" 2>&1
+assert_eq "abort of a stopped run is refused" "$?" 2
+assert_contains "abort: why" "$T/abort.log" "the run has ended (STOP): there is nothing to abort"
+assert_eq "abort: the stop reason stays" "$(json_get "$T/a_fail/softmax/.tileport/state.json" 'd["reason"]')" \
+	"A returned FAIL_FIXABLE"
 run_scenario a_blocked "A: BLOCKED"
 expect a_blocked "A1 -> STOP" 1 "2"
 
@@ -131,7 +137,8 @@ FAKE_SCENARIO="$T/e2_done.scen"
 printf 'C: FAIL_FIXABLE class=kernel\nF: ALIGNED\n' >>"$T/e2_done.scen"
 FAKE_SCENARIO="$T/e2_done.scen" "$TILEPORT" step "$T/e2_done/softmax" respawn C >"$T/m1.log" 2>&1
 assert_eq "C past its cap needs confirmation" "$?" 2
-assert_contains "cap refusal says why" "$T/m1.log" "stage C is at its cap (1 of 1); confirm to spawn beyond it"
+assert_contains "cap refusal names the flag" "$T/m1.log" \
+	"stage C is at its cap (1 of 1): spawning it again goes beyond the cap, which must be asked for (step respawn C --beyond-cap"
 FAKE_SCENARIO="$T/e2_done.scen" "$TILEPORT" step "$T/e2_done/softmax" respawn C --beyond-cap >"$T/m2.log" 2>&1
 assert_eq "respawn C beyond cap: ends, not accepted" "$?" 1
 assert_contains "row 17 fired" "$T/m2.log" "route C2 FAIL_FIXABLE (kernel) -> PIPELINE_COMPLETE (row 17"
@@ -160,7 +167,10 @@ FAKE_SCENARIO="$T/offline.scen" "$TILEPORT" resume "$T/offline/softmax" --online
 assert_eq "resume --online: ends, not accepted (no real files)" "$?" 1
 "$TILEPORT" status "$T/offline/softmax" --json >"$T/offline.json"
 assert_eq "online after offline: path" "$(path_of offline)" \
-	"A1 -> B1 -> D1 -> A1 -> B1 -> D1 -> E1 -> PIPELINE_COMPLETE"
+	"A1(offline) -> B1(offline) -> D1(offline) -> A1 -> B1 -> D1 -> E1 -> PIPELINE_COMPLETE"
+assert_eq "online after offline: nothing is owed any more" "$(json_get "$T/offline.json" 'len(d["deferred"])')" 0
+"$TILEPORT" status "$T/offline/softmax" >"$T/offline.status"
+grep -q "^deferred:" "$T/offline.status" && bad "status still lists deferred steps" || ok "no deferred: line once online"
 
 # Offline, a stage that is not deferrable ends the run.
 offline_env

@@ -494,7 +494,7 @@ static void pl_title(struct view *v, struct sbuf *out)
 	sb_adds(out, st->final ? st->final : run_status_name(st->status));
 	if (st->offline)
 		sb_adds(out, " (offline)");
-	if (st->final)
+	if (st->final && v->width >= 100) /* narrower, the key hints say it */
 		sb_adds(out, ": p packages");
 	const struct attempt *w = p ? pipeline_owner_wanted(p) : NULL;
 	if (w && !st->final)

@@ -519,20 +519,23 @@ static void validator_done(struct pipeline *p, struct attempt *a, int code, cons
 {
 	char *out = redact_secrets(out_raw, p->secrets);
 	const struct stage_def *s = table_stage(p->table, a->stage);
+	enum validator_result res = code == 0 ? VALIDATOR_PASS : code == 3 ? VALIDATOR_DEFERRED
+				  : code == -1 ? VALIDATOR_UNAVAILABLE : code == -2 ? VALIDATOR_NONE
+				  : VALIDATOR_FAIL;
 	char *dir = run_attempt_dir(&p->st, a);
 	char *vpath = path_join(dir, "validator.txt");
 	char ts[32];
 	iso8601_utc(wall_ms(), ts);
-	char *head = xasprintf("# %s validator for %c%d, exit %d\n", ts, a->stage, a->n, code);
+	/* -1 and -2 are no exit status: the file says what they mean */
+	char *head = code >= 0 ? xasprintf("# %s validator for %c%d, exit %d\n", ts, a->stage, a->n, code)
+				 : xasprintf("# %s validator for %c%d: %s\n", ts, a->stage, a->n,
+					     validator_result_name(res));
 	append_file(vpath, head, strlen(head), NULL);
 	append_file(vpath, out, strlen(out), NULL);
 	free(head);
 	free(vpath);
 	free(dir);
 
-	enum validator_result res = code == 0 ? VALIDATOR_PASS : code == 3 ? VALIDATOR_DEFERRED
-				  : code == -1 ? VALIDATOR_UNAVAILABLE : code == -2 ? VALIDATOR_NONE
-				  : VALIDATOR_FAIL;
 	char *mismatch = code >= 0 ? verdict_file_mismatch(p, s, a->verdict) : NULL;
 	if (mismatch)
 		res = VALIDATOR_FAIL;

@@ -145,7 +145,24 @@ printf 'bnd pipeline r respawn\n' >"$T/xdg/tileport/config"
 XDG_CONFIG_HOME="$T/xdg" "$TILEPORT" preflight --workspace "$WS" >"$T/cfg.log" 2>&1
 assert_eq "config directive typo: exit" "$?" 2
 assert_contains "config directive typo" "$T/cfg.log" "config:1: expected 'key = value' or 'bind KEYMAP KEY ACTION'"
+# a theme that does not exist is refused where it is written, by every
+# command (runs reads no theme, and refuses it all the same)
+printf '[tui]\ntheme = nosuch\n' >"$T/xdg/tileport/config"
+for cmd in runs "run softmax --workspace $WS --out $T/out --headless"; do
+	# shellcheck disable=SC2086
+	XDG_CONFIG_HOME="$T/xdg" "$TILEPORT" $cmd >"$T/cfg.log" 2>&1
+	assert_eq "unknown theme: $cmd: exit" "$?" 2
+	assert_contains "unknown theme: $cmd: file and line" "$T/cfg.log" \
+		"$T/xdg/tileport/config:2: theme 'nosuch' not found"
+done
 rm -rf "$T/xdg"
+# without a terminal, the screen's commands say what shows the same as text
+"$TILEPORT" browse --out "$T/out" </dev/null >"$T/nt.log" 2>&1
+assert_eq "browse without a terminal: exit" "$?" 3
+assert_contains "browse without a terminal: what to use" "$T/nt.log" \
+	"the screen needs a terminal on stdin and stdout: 'tileport runs' lists them"
+grep -q -- "--headless" "$T/nt.log" && bad "browse suggests --headless, which it does not have" ||
+	ok "browse suggests no option it lacks"
 
 # every command listed by --help has its own --help (exit 0, a usage line)
 for c in $("$TILEPORT" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do

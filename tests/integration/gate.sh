@@ -9,6 +9,11 @@ state() { json_get "$T/$1/softmax/.tileport/state.json" "$2"; }
 
 # 1. a block with every exit 0: accepted
 run_scenario clean "A: PASS" "B: COMPILED" "D: ALL_PASS" "E: DONE"
+# (--validator X=none: validator.txt says so, not an exit status)
+assert_contains "no validator: validator.txt says none" "$T/clean/softmax/.tileport/attempts/01-A1/validator.txt" \
+	"validator for A1: none"
+grep -q "exit -" "$T/clean/softmax/.tileport/attempts/01-A1/validator.txt" && bad "validator.txt shows a negative exit" ||
+	ok "no negative exit in validator.txt"
 assert_eq "block all zero: gate" "$(state clean '" ".join(a["gate"] for a in d["attempts"])')" \
 	"accepted accepted accepted accepted"
 

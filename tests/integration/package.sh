@@ -202,7 +202,7 @@ git -C "$W" config --unset user.email
 refused "no identity" 3 "no git identity for the commit: set user.name and user.email" -- "$R"
 
 fresh notdone
-sed -i 's/"final": "PIPELINE_COMPLETE"/"final": "OFFLINE_COMPLETE"/; s/"status": "complete"/"status": "offline_complete"/' \
+sed -i 's/"final": "PIPELINE_COMPLETE"/"final": "OFFLINE_COMPLETE"/; s/"status": "complete"/"status": "offline_complete"/; s/"outcome": "accepted"/"outcome": "pending"/' \
 	"$R/.tileport/state.json"
 refused "not accepted" 1 "the run ended OFFLINE_COMPLETE, E DONE, not PIPELINE_COMPLETE with E DONE: accept it by hand with --accept" -- "$R"
 refused "an empty reason" 2 "--accept needs a reason" -- "$R" --accept "  "

@@ -14,7 +14,7 @@
 #include "tui/tui.h"
 
 static const char run_usage[] =
-	"usage: tileport run OP [--workspace DIR] [--out DIR] [--headless]\n"
+	"usage: tileport run OP [--workspace DIR] [--out DIR] [--headless] [--fresh]\n"
 	"                       [--driver X=SPEC]... [--validator X=CMD]... [--table FILE]\n"
 	"\n"
 	"Start a conversion run of operator OP (src/tilegym/ops/cutile/OP.py in the\n"
@@ -26,6 +26,8 @@ static const char run_usage[] =
 	"  --out DIR         the output root\n"
 	"  --headless        no screen: print one line per event (the default when\n"
 	"                    stdin or stdout is not a terminal)\n"
+	"  --fresh           OUT/OP holds a run already: move it aside to OUT/OP.1 (.2, ...;\n"
+	"                    never deleted) and start a new one\n"
 	"  --driver X=SPEC   the agent for stage X (A-F); SPEC is exec:COMMAND, run with\n"
 	"                    /bin/sh -c. Also `driver.X = SPEC` in the config.\n"
 	"  --validator X=CMD the orchestrator's validator for stage X instead of the\n"
@@ -132,11 +134,16 @@ static int drive(struct pipeline *p, struct loop *l)
 	return rc;
 }
 
-/* A live run from here on: on the screen, or one line per event. */
-static int go(struct run_model *m, struct session *s, bool headless)
+/* A live run from here on: on the screen, or one line per event (for a new
+ * run from its first: where it was created, what it replaced). */
+static int go(struct run_model *m, struct session *s, bool headless, bool new_run)
 {
 	if (cli_want_screen(headless))
 		return drive_screen(m, s);
+	const cJSON *ev;
+	const cJSON *before = new_run ? run_model_events(m) : NULL;
+	cJSON_ArrayForEach(ev, before)
+		print_event(m, &(struct run_change){.kind = RUN_EVENT, .ev = ev}, stdout);
 	run_model_listen(m, print_event, stdout);
 	return drive(run_model_pipeline(m), session_loop(s));
 }
@@ -156,6 +163,7 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 		{"validator", required_argument, NULL, 'v'},
 		{"table", required_argument, NULL, 't'},
 		{"online", no_argument, NULL, 'O'},
+		{"fresh", no_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -167,6 +175,7 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 		case 'H': a->headless = true; break;
 		case 't': a->so.table_path = optarg; break;
 		case 'O': a->online = true; break;
+		case 'F': a->so.fresh = true; break;
 		case 'd':
 			if (cli_stage_assign(cmd, "--driver", optarg, a->so.commands.drivers))
 				return TP_EXIT_USAGE;
@@ -184,6 +193,8 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 	}
 	if (a->online && strcmp(cmd, "resume") != 0)
 		return cli_usage_error(cmd, "--online applies to 'tileport resume'");
+	if (a->so.fresh && strcmp(cmd, "run") != 0)
+		return cli_usage_error(cmd, "--fresh applies to 'tileport run'");
 	return 0;
 }
 
@@ -202,7 +213,7 @@ int cmd_run(int argc, char **argv)
 		return rc;
 	struct tp_err err;
 	struct run_model *m = session_new_run(s, argv[optind], &err);
-	rc = m ? go(m, s, a.headless) : cli_report(&err);
+	rc = m ? go(m, s, a.headless, true) : cli_report(&err);
 	run_model_free(m);
 	session_close(s);
 	return rc;
@@ -232,7 +243,7 @@ int cmd_resume(int argc, char **argv)
 		       st->outcome_reason ? st->outcome_reason : "");
 		rc = pipeline_exit_code(run_model_pipeline(m));
 	} else {
-		rc = go(m, s, a.headless);
+		rc = go(m, s, a.headless, false);
 	}
 	run_model_free(m);
 	session_close(s);

@@ -5,6 +5,8 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +123,32 @@ static int check_letters(const struct table *t, const struct stage_commands *c, 
 	return 0;
 }
 
+/* run --fresh: the existing run goes to OP.N, the first free N, whole and
+ * untouched; one that an orchestrator holds stays where it is. */
+static int move_aside(const char *run_dir, char **aside, struct tp_err *err)
+{
+	if (run_locked(run_dir)) {
+		tp_err_set(err, TP_EXIT_ENV, "run %s is in use by another tileport: it cannot be moved aside",
+			   run_dir);
+		return -1;
+	}
+	for (int n = 1; n < 10000; n++) {
+		char *to = xasprintf("%s.%d", run_dir, n);
+		if (!path_is_dir(to) && !path_is_file(to)) {
+			if (rename(run_dir, to) == 0) {
+				*aside = to;
+				return 0;
+			}
+			tp_err_set(err, TP_EXIT_ENV, "%s: cannot move it to %s: %s", run_dir, to, strerror(errno));
+			free(to);
+			return -1;
+		}
+		free(to);
+	}
+	tp_err_set(err, TP_EXIT_ENV, "%s: no free name to move it aside", run_dir);
+	return -1;
+}
+
 static struct pipeline *pl_new(struct loop *l, const struct pipeline_opts *o)
 {
 	struct pipeline *p = xcalloc(1, sizeof(*p));
@@ -183,9 +211,11 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	}
 	char *ws = real_or_copy(o->workspace);
 	char *run_dir = path_join(o->out_root, o->op);
-	if (run_exists(run_dir)) {
+	char *aside = NULL;
+	if (run_exists(run_dir) && !o->fresh) {
 		tp_err_set(err, TP_EXIT_USAGE, "a run of %s already exists in %s; resume it with 'tileport "
-					       "resume %s' or remove that directory first", o->op, run_dir, run_dir);
+					       "resume %s', or start another with 'tileport run %s --fresh' (the "
+					       "old one is kept, moved aside)", o->op, run_dir, run_dir, o->op);
 		goto fail;
 	}
 	struct preflight pf;
@@ -201,7 +231,8 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 		goto fail;
 	}
 	bool offline = !pf.online;
-	if (check_drivers(t, o->commands.drivers, offline, err) < 0) {
+	if (check_drivers(t, o->commands.drivers, offline, err) < 0 ||
+	    (o->fresh && run_exists(run_dir) && move_aside(run_dir, &aside, err) < 0)) {
 		preflight_free(&pf);
 		goto fail;
 	}
@@ -250,9 +281,13 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	cJSON_AddItemToObject(f, "preflight", cJSON_Parse(pfj));
 	free(pfj);
 	char *miss = strv_join(st->missing, ", ");
-	pl_emit(p, "run_created", f, "run of %s created in %s (%s%s)", st->op, st->run_dir,
-		offline ? "offline; missing: " : "online", miss);
+	if (aside)
+		cJSON_AddStringToObject(f, "previous", aside);
+	pl_emit(p, "run_created", f, "run of %s created in %s (%s%s)%s%s", st->op, st->run_dir,
+		offline ? "offline; missing: " : "online", miss, aside ? "; the previous run is now " : "",
+		aside ? aside : "");
 	free(miss);
+	free(aside);
 	preflight_free(&pf);
 	free(run_dir);
 	*out = p;
@@ -260,6 +295,7 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 fail:
 	table_free(t);
 fail_nofree_table:
+	free(aside);
 	free(ws);
 	free(run_dir);
 	return -1;

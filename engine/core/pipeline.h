@@ -57,6 +57,8 @@ struct pipeline_opts {
 	bool hold;              /* wait for pipeline_continue() before each spawn */
 	bool online;            /* resume: re-run the deferred stages with the toolchain */
 	bool ask;               /* a person answers (the screen): a missing owner tag waits */
+	bool fresh;             /* new runs: an existing run of the op is moved aside (OP.1,
+	                         * OP.2 ...), never deleted */
 	int64_t kill_grace_ms;  /* TERM -> KILL delay for stages (0: 2000) */
 	pipeline_checker checker; /* the "builtin" validators; NULL: not in this build */
 };

@@ -155,6 +155,7 @@ int session_open(struct session **out, const struct session_opts *o, struct tp_e
 	resolve_drivers(s);
 	s->read_only = o->read_only;
 	s->ask = o->ask;
+	s->fresh = o->fresh;
 	s->checker = o->checker;
 	s->loop = o->loop;
 	if (!s->loop) {
@@ -236,6 +237,7 @@ void session_pipeline_opts(const struct session *s, enum run_origin origin,
 	if (origin == RUN_NEW) {
 		out->workspace = s->workspace;
 		out->out_root = s->out_root;
+		out->fresh = s->fresh;
 	}
 	out->table_path = s->table_path;
 	out->checker = s->checker;

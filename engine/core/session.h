@@ -51,6 +51,7 @@ struct session_opts {
 	const char *table_path; /* --table FILE; NULL: the installed table (an existing run: its own) */
 	struct stage_commands commands; /* --driver X=SPEC, --validator X=CMD */
 	bool read_only;         /* look only: no run is ever attached (runs stay read-only) */
+	bool fresh;             /* new runs: an existing run of the op is moved aside first */
 	bool ask;               /* a person answers a run's questions (the screen): a missing
 	                         * owner tag waits for one instead of stopping the run */
 	pipeline_checker checker;            /* the "builtin" validators (engine/check) */

@@ -13,6 +13,7 @@ struct session {
 	char *own[STAGE_LETTERS]; /* --driver specs with relative programs made absolute */
 	bool read_only;
 	bool ask;
+	bool fresh;
 	pipeline_checker checker;
 	struct loop *loop;
 	bool own_loop;

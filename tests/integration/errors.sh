@@ -156,6 +156,30 @@ for cmd in runs "run softmax --workspace $WS --out $T/out --headless"; do
 		"$T/xdg/tileport/config:2: theme 'nosuch' not found"
 done
 rm -rf "$T/xdg"
+# A second run of an op: refused, saying how to keep both; --fresh moves the
+# old run aside (OP.1, then OP.2), whole, and starts a new one.
+printf 'A: BLOCKED\nA: BLOCKED\nA: BLOCKED\n' >"$T/fr.scen"
+# shellcheck disable=SC2086
+FAKE_SCENARIO="$T/fr.scen" "$TILEPORT" run softmax --workspace "$WS" --out "$T/fr" --headless $flags >/dev/null 2>&1
+# shellcheck disable=SC2086
+FAKE_SCENARIO="$T/fr.scen" "$TILEPORT" run softmax --workspace "$WS" --out "$T/fr" --headless $flags >"$T/fr.log" 2>&1
+assert_eq "run again: refused" "$?" 2
+assert_contains "run again: says how to start afresh" "$T/fr.log" "or start another with 'tileport run softmax --fresh'"
+cp "$T/fr/softmax/.tileport/state.json" "$T/fr.first"
+for n in 1 2; do
+	# shellcheck disable=SC2086
+	FAKE_SCENARIO="$T/fr.scen" "$TILEPORT" run softmax --workspace "$WS" --out "$T/fr" --headless --fresh $flags \
+		>"$T/fr$n.log" 2>&1
+	assert_eq "--fresh $n: a new run" "$?" 1
+	assert_contains "--fresh $n: says where the old one went" "$T/fr$n.log" "the previous run is now $T/fr/softmax.$n"
+done
+cmp -s "$T/fr.first" "$T/fr/softmax.1/.tileport/state.json" && ok "--fresh: the first run kept whole" ||
+	bad "--fresh: the first run's state changed"
+"$TILEPORT" runs --out "$T/fr" >"$T/fr.runs"
+assert_eq "--fresh: runs lists all three" "$(grep -c '^softmax ' "$T/fr.runs")" 3
+"$TILEPORT" resume softmax --fresh --out "$T/fr" >"$T/fr.log" 2>&1
+assert_eq "--fresh is run's" "$?" 2
+
 # without a terminal, the screen's commands say what shows the same as text
 "$TILEPORT" browse --out "$T/out" </dev/null >"$T/nt.log" 2>&1
 assert_eq "browse without a terminal: exit" "$?" 3

@@ -188,6 +188,21 @@ assert_contains "browse without a terminal: what to use" "$T/nt.log" \
 grep -q -- "--headless" "$T/nt.log" && bad "browse suggests --headless, which it does not have" ||
 	ok "browse suggests no option it lacks"
 
+# preflight says, for every missing item, what it needs and where it comes
+# from, in one flat sentence
+(offline_env; unset TILEGYM_PATH; cd "$T" && "$TILEPORT" preflight) >"$T/pf.log" 2>&1
+assert_eq "preflight with things missing: exit" "$?" 3
+for item in TILEGYM_PATH TILEIRAS_BIN CUDA_TILE_OPT_BIN TRITON_TILEIR_PYTHONPATH CUDA_TOOLKIT_PATH GPU; do
+	grep -q "^missing  $item .*; needs [^:]*: [a-z]" "$T/pf.log" && ok "preflight: $item says where it comes from" ||
+		bad "preflight: no hint for $item: $(grep "$item" "$T/pf.log")"
+done
+assert_contains "preflight: the toolkit's tileiras" "$T/pf.log" "tileiras, the Tile IR compiler of the CUDA Toolkit"
+grep -q "((\|) (" "$T/pf.log" && bad "preflight nests parentheses: $(grep "((\|) (" "$T/pf.log")" ||
+	ok "preflight: no nested parentheses"
+(offline_env; unset TILEGYM_PATH; cd "$T" && "$TILEPORT" preflight --json) >"$T/pf.json" 2>&1
+assert_eq "preflight --json: where from" "$(json_get "$T/pf.json" '[i["from"] for i in d["items"] if i["name"] == "cargo"][0]')" \
+	"Rust (1.89 or newer, stable) from rustup.rs"
+
 # every command listed by --help has its own --help (exit 0, a usage line)
 for c in $("$TILEPORT" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
 	"$TILEPORT" "$c" --help >"$T/h.log" 2>&1

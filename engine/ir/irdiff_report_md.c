@@ -25,7 +25,7 @@ static void md_cell(struct sbuf *o, const char *s)
 	}
 }
 
-static int key_ops(const struct ir_module *m)
+int irdiff_key_ops(const struct ir_module *m)
 {
 	static const char *const keys[] = {"load_ptr_tko", "store_ptr_tko", "load_view_tko",
 					   "store_view_tko", "mmaf", "reduce",
@@ -50,7 +50,7 @@ static void validation_row(struct sbuf *o, const char *label, const struct ir_mo
 	bool hints = false;
 	for (uint32_t i = 0; i < m->nentries; i++)
 		hints |= ir_op_has(m->entries[i], "optimization_hints");
-	sb_printf(o, " | %s | %d |\n", hints ? "present" : "WARN: missing", key_ops(m));
+	sb_printf(o, " | %s | %d |\n", hints ? "present" : "WARN: missing", irdiff_key_ops(m));
 }
 
 /* Worst severity among findings of the entry whose rule is in `rules`. */

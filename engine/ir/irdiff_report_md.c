@@ -85,7 +85,7 @@ struct item {
 };
 
 static const struct item checklist[] = {
-	{"entry optimization_hints (num_cta_in_cga, occupancy)", {"hint-occupancy", "hint-num-cta-in-cga"}, NULL},
+	{"entry optimization_hints (num_cta_in_cga, occupancy)", {"hint-occupancy", "hint-num-cta-in-cga", "hint-arch"}, NULL},
 	{"strides=[?,1] and layout (strides, tile, dim_map)", {"layout-multiset", "layout-gate"}, NULL},
 	{"tile shapes (partition tiles BMxBK, BKxBN, BMxBN)", {"tile-shapes"}, NULL},
 	{"f32 accumulator (MMA accumulator dtype)", {"mma-acc-type"}, "mma"},

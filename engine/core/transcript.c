@@ -211,6 +211,8 @@ void transcript_finish(struct transcript *t, transcript_line_cb cb, void *ud)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "type", "final");
 		cJSON_AddStringToObject(o, "text", t->final);
+		/* made of the text records above: a reader shows them once */
+		cJSON_AddBoolToObject(o, "gathered", true);
 		write_obj(t, o);
 		cJSON_Delete(o);
 	}

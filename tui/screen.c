@@ -102,6 +102,11 @@ void screen_layout(struct app *a)
 	} else {
 		a->vertical = false;
 		int lr = rows * a->cfg.split_size / 100;
+		/* a pane with less to show than its share takes only what it needs
+		 * (its rows and its title) */
+		int want = low->ops->want_rows ? low->ops->want_rows(low) : 0;
+		if (want > 0 && want + 1 < lr)
+			lr = want + 1;
 		if (lr < 3)
 			lr = 3;
 		if (rows - lr < 3)

@@ -206,6 +206,9 @@ struct view_ops {
 	 * view drives (abort a live run; its state is saved). Return true
 	 * while that is still finishing; the loop keeps running meanwhile. */
 	bool (*stop)(struct view *v);
+	/* Optional: the body rows its lines need as a lower pane (its header
+	 * included); the layout gives it no more, up to the split size. */
+	int (*want_rows)(struct view *v);
 	/* Optional: whether a bound request applies now (the status line's key
 	 * hints leave out what would only be refused). NULL: all do. */
 	bool (*offers)(struct view *v, enum request req);

@@ -491,7 +491,9 @@ static void pl_title(struct view *v, struct sbuf *out)
 	struct pl *pl = v->priv;
 	const struct run_state *st = state_of(pl);
 	struct pipeline *p = run_model_pipeline(pl->m);
-	sb_adds(out, st->final ? st->final : run_status_name(st->status));
+	/* narrow, an ended run's badge says how it ended: the shorter word */
+	bool badge = st->final && st->outcome != OUTCOME_NONE;
+	sb_adds(out, st->final && !(badge && v->width < 100) ? st->final : run_status_name(st->status));
 	if (st->offline)
 		sb_adds(out, " (offline)");
 	if (st->final && v->width >= 100) /* narrower, the key hints say it */

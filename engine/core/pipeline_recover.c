@@ -61,16 +61,20 @@ static void recovered(struct pipeline *p, const char *type, cJSON *f, const char
 		what);
 }
 
+/* Only the latest attempt can have lost its events: each transition is
+ * saved and then logged before the next one is saved, so a kill leaves at
+ * most the last ones unlogged (and the run's end). */
 void pl_reconcile_events(struct pipeline *p)
 {
 	const struct run_state *st = &p->st;
 	cJSON *events = cJSON_CreateArray();
 	long long off = 0;
 	events_read_more(st->run_dir, &off, events, NULL);
-	for (size_t i = 0; i < st->natt; i++) {
+	for (size_t i = st->natt ? st->natt - 1 : 0; i < st->natt; i++) {
 		const struct attempt *a = &st->att[i];
 		char what[160];
-		if (a->started && a->state != ATTEMPT_SKIPPED && !has_event(events, "stage_started", a->seq)) {
+		/* a later save of the attempt means its start was logged before it */
+		if (a->state == ATTEMPT_RUNNING && a->pid > 0 && !has_event(events, "stage_started", a->seq)) {
 			snprintf(what, sizeof(what), "%c%d started (%s)", a->stage, a->n, a->dir);
 			recovered(p, "stage_started", pl_attempt_fields(a), what);
 		}

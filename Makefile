@@ -52,7 +52,9 @@ else
   say   =
 endif
 
-BASE_CPPFLAGS := -I. -DTILEPORT_VERSION='"$(VERSION)"' -DTILEPORT_DATADIR='"$(DATADIR)"'
+LIBDIR   ?= $(PREFIX)/lib/tileport
+BASE_CPPFLAGS := -I. -DTILEPORT_VERSION='"$(VERSION)"' -DTILEPORT_DATADIR='"$(DATADIR)"' \
+		 -DTILEPORT_LIBDIR='"$(LIBDIR)"'
 BASE_CFLAGS   := $(CSTD) $(WARN) $(WERROR) $(OPT) -MMD -MP $(CFLAGS)
 
 ENGINE_SRC := $(sort $(wildcard engine/*/*.c))
@@ -74,10 +76,39 @@ TEST_CFLAGS   := $(call pkg_cflags,$(ENGINE_PKGS) $(UI_PKGS) $(TEST_PKGS))
 ALL_LIBS      := $(call pkg_libs,$(UI_PKGS) $(ENGINE_PKGS)) -lm
 TEST_LIBS     := $(call pkg_libs,$(TEST_PKGS))
 
-.PHONY: all deps deps-check check demo bench install uninstall clean unit fuzz clang-check lint
+# ---- libtileport_cupti.so, the CUPTI injection library of tileport bench ----
+# Built only where the CUDA toolkit has CUPTI: a cupti pkg-config file if
+# there is one, else CUDA_TOOLKIT_PATH, else /usr/local/cuda. Never with the
+# sanitizers: it is loaded into other programs (docs/gpu.md).
+CUDA_HOME    := $(firstword $(CUDA_TOOLKIT_PATH) /usr/local/cuda)
+CUPTI_CFLAGS := $(call pkg_cflags,cupti)
+CUPTI_LIBS   := $(call pkg_libs,cupti)
+ifeq ($(strip $(CUPTI_LIBS)),)
+  cupti_dir = $(firstword $(foreach d,$(2),$(if $(wildcard $(CUDA_HOME)/$(d)/$(1)),$(CUDA_HOME)/$(d))))
+  CUPTI_INC    := $(call cupti_dir,cupti.h,include extras/CUPTI/include targets/x86_64-linux/include targets/sbsa-linux/include)
+  CUPTI_LIBDIR := $(call cupti_dir,libcupti.so,lib64 extras/CUPTI/lib64 targets/x86_64-linux/lib targets/sbsa-linux/lib)
+  ifneq ($(and $(CUPTI_INC),$(CUPTI_LIBDIR)),)
+    CUPTI_CFLAGS := -I$(CUPTI_INC)
+    CUPTI_LIBS   := -L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti
+  endif
+endif
+CUPTI_SRC := engine/perf/cupti/tileport_cupti.c
+CUPTI_SO  := $(if $(strip $(CUPTI_LIBS)),$(B)/libtileport_cupti.so)
+
+.PHONY: all deps deps-check check demo bench install uninstall clean unit fuzz clang-check lint cupti
 .DEFAULT_GOAL := all
 
-all: $(B)/tileport
+all: $(B)/tileport cupti
+
+cupti: $(CUPTI_SO)
+ifeq ($(CUPTI_SO),)
+	@echo "libtileport_cupti.so skipped: no CUPTI under $(CUDA_HOME) (set CUDA_TOOLKIT_PATH)"
+endif
+
+$(B)/libtileport_cupti.so: $(CUPTI_SRC) engine/perf/trace_format.h
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CPPFLAGS) $(CSTD) $(WARN) $(WERROR) -O2 -g -fPIC -shared -fvisibility=hidden \
+		$(CUPTI_CFLAGS) -o $@ $< -Wl,--no-undefined $(CUPTI_LIBS) -lpthread -ldl
 
 # rm first: objects of deleted sources must not linger in the archive
 $(B)/libengine.a: $(ENGINE_OBJ)
@@ -128,6 +159,7 @@ fuzz: $(FUZZ_BIN)
 # One stamp per file, remade when the file or a header it includes changes.
 CLANG_SRC := $(ENGINE_SRC) $(UI_SRC) $(CLI_SRC) $(UNIT_SRC) $(UNIT_HELP)
 CLANG_OK  := $(CLANG_SRC:%.c=build/clang/%.ok)
+CLANG_CUPTI_OK := $(if $(CUPTI_SO),$(CUPTI_SRC:%.c=build/clang/cupti/%.ok))
 
 build/clang/%.ok: %.c
 	@mkdir -p $(@D)
@@ -135,7 +167,13 @@ build/clang/%.ok: %.c
 		-MF $(@:.ok=.d) -MT $@ $(TEST_CFLAGS) $<
 	@touch $@
 
-clang-check: $(CLANG_OK)
+build/clang/cupti/%.ok: %.c
+	@mkdir -p $(@D)
+	$(call say,CLANG,$<) $(CLANG) $(BASE_CPPFLAGS) $(CSTD) $(WARN) -Werror -fsyntax-only -MMD -MP \
+		-MF $(@:.ok=.d) -MT $@ $(CUPTI_CFLAGS) $<
+	@touch $@
+
+clang-check: $(CLANG_OK) $(CLANG_CUPTI_OK)
 	@echo "clang-check: ok"
 
 # The layering rules on the #include lines (mk/lint.sh says which).
@@ -153,6 +191,7 @@ check: deps-check
 	$(MAKE) --no-print-directory -j$(NPROC) fuzz
 	$(MAKE) --no-print-directory -j$(NPROC) clang-check
 	$(MAKE) --no-print-directory lint
+	@mk/agent-clis.sh >/dev/null
 	tests/run.sh build/check
 
 # The demo's own output is what matters: the build goes to a log (V=1: to
@@ -176,11 +215,14 @@ bench: all
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)
 	install -m 755 $(B)/tileport $(DESTDIR)$(BINDIR)/tileport
+	if [ -f $(B)/libtileport_cupti.so ]; then \
+	  install -d $(DESTDIR)$(LIBDIR) && install -m 755 $(B)/libtileport_cupti.so $(DESTDIR)$(LIBDIR)/; fi
 	cp -R skill themes $(DESTDIR)$(DATADIR)/
 	find $(DESTDIR)$(DATADIR) -type d -exec chmod 755 {} + ; find $(DESTDIR)$(DATADIR) -type f ! -name '*.sh' -exec chmod 644 {} +
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tileport
+	rm -rf $(DESTDIR)$(LIBDIR)
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:

@@ -15,6 +15,7 @@
 
 #include "engine/core/loop.h"
 #include "engine/core/session.h"
+#include "engine/perf/perfmd.h"
 #include "tui/app.h"
 #include "tui/display.h"
 #include "tui/keys.h"
@@ -201,6 +202,9 @@ static void no_screen_hint(const struct tui_start *s, struct tp_err *err)
 	case TUI_START_CHANGESET:
 		hint = "'tileport review' prints the changeset (--plain or --json)";
 		break;
+	case TUI_START_BENCH:
+		hint = "without --tui the command prints the table (--json for scripts)";
+		break;
 	}
 	char *msg = xasprintf("%s: %s", err->msg, hint);
 	tp_err_set(err, err->code, "%.900s", msg);
@@ -232,9 +236,16 @@ static int open_first_view(struct app *a, const struct tui_start *s)
 		arg.path = s->path;
 		arg.name = s->rev;
 		break;
+	case TUI_START_BENCH:
+		id = VIEW_BENCH;
+		arg.path = s->path;
+		arg.model = s->model;
+		break;
 	case TUI_START_FILE:
 	default:
-		id = s->path && str_ends(s->path, ".jsonl") ? VIEW_TRANSCRIPT : VIEW_TEXT;
+		id = s->path && str_ends(s->path, ".jsonl") ? VIEW_TRANSCRIPT
+		     : s->path && perf_md_sniff(s->path)  ? VIEW_BENCH
+							   : VIEW_TEXT;
 		arg.path = s->path;
 		break;
 	}

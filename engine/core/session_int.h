@@ -15,6 +15,7 @@ struct session {
 	bool ask;
 	bool fresh;
 	pipeline_checker checker;
+	const struct driver_catalog *catalog;
 	struct loop *loop;
 	bool own_loop;
 	struct table **tables; /* loaded once per path, for followed runs */

@@ -187,6 +187,11 @@ assert_contains "browse without a terminal: what to use" "$T/nt.log" \
 	"the screen needs a terminal on stdin and stdout: 'tileport runs' lists them"
 grep -q -- "--headless" "$T/nt.log" && bad "browse suggests --headless, which it does not have" ||
 	ok "browse suggests no option it lacks"
+V=$TILEPORT_TOP/tests/fixtures/perf/view
+"$TILEPORT" perf --tui "$V/baseline_perf_cutile.txt" "$V/perf_cutile_rs.txt" </dev/null >"$T/ntp.log" 2>&1
+assert_eq "perf --tui without a terminal: exit" "$?" 3
+assert_contains "perf --tui without a terminal: what to use" "$T/ntp.log" \
+	"without --tui the command prints the table"
 
 # preflight says, for every missing item, what it needs and where it comes
 # from, in one flat sentence

@@ -107,7 +107,7 @@ endif
 
 $(B)/libtileport_cupti.so: $(CUPTI_SRC) engine/perf/trace_format.h
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CPPFLAGS) $(CSTD) $(WARN) $(WERROR) -O2 -g -fPIC -shared -fvisibility=hidden \
+	$(call say,CC,$<) $(CC) $(BASE_CPPFLAGS) $(CSTD) $(WARN) $(WERROR) -O2 -g -fPIC -shared -fvisibility=hidden \
 		$(CUPTI_CFLAGS) -o $@ $< -Wl,--no-undefined $(CUPTI_LIBS) -lpthread -ldl
 
 # rm first: objects of deleted sources must not linger in the archive

@@ -208,11 +208,11 @@ refused "no identity" 3 "no git identity for the commit: set user.name and user.
 fresh notdone
 sed -i 's/"final": "PIPELINE_COMPLETE"/"final": "OFFLINE_COMPLETE"/; s/"status": "complete"/"status": "offline_complete"/; s/"outcome": "accepted"/"outcome": "pending"/' \
 	"$R/.tileport/state.json"
-refused "not accepted" 1 "the run ended OFFLINE_COMPLETE, E DONE, not PIPELINE_COMPLETE with E DONE: accept it by hand with --accept" -- "$R"
+refused "not accepted" 1 "the run ended OFFLINE_COMPLETE, pending: accept it by hand with --accept" -- "$R"
 refused "an empty reason" 2 "--accept needs a reason" -- "$R" --accept "  "
 rm "$R/reports/performance.md" "$R/generated/diff_report.md" # evidence that is not there is left out
 refused "several reasons at once" 2 "'bad..name' is not a valid branch name" -- "$R" --branch "bad..name"
-assert_contains "every reason is listed" "$T/out.log" "not PIPELINE_COMPLETE with E DONE"
+assert_contains "every reason is listed" "$T/out.log" "the run ended OFFLINE_COMPLETE, pending"
 "$TILEPORT" package "$R" --accept "offline machine; $(printf 'the GPU run\nfollows')" >"$T/acc.log" 2>&1
 assert_eq "accepted by hand: exit" "$?" 0
 git -C "$W" log -1 --format=%B tileport/softmax >"$T/msg"

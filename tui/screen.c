@@ -138,6 +138,9 @@ static void format_title(struct app *a, struct view *v, struct sbuf *left, struc
 		sb_adds(right, "loading... ");
 	if (v->follow)
 		sb_adds(right, "[follow] ");
+	const char *mode = v->ops->mode ? v->ops->mode(v) : NULL;
+	if (mode)
+		sb_printf(right, "[%s] ", mode);
 	if (v->nlines) {
 		size_t pct = v->nlines ? (v->lineno + 1) * 100 / v->nlines : 0;
 		sb_printf(right, "line %zu/%zu %3zu%%", v->lineno + 1, v->nlines, pct);

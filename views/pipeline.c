@@ -514,8 +514,14 @@ static void pl_title(struct view *v, struct sbuf *out)
 		sb_adds(out, ", nothing running: C continues");
 	if (!p)
 		sb_adds(out, " [read-only]");
-	else if (!pl->follow_run && !st->final)
-		sb_adds(out, " [paused]");
+}
+
+/* Paused: the cursor was moved off the running stage of a run that still
+ * runs (nothing to follow on an ended one). */
+static const char *pl_mode(struct view *v)
+{
+	struct pl *pl = v->priv;
+	return run_model_pipeline(pl->m) && !pl->follow_run && !state_of(pl)->final ? "paused" : NULL;
 }
 
 /* A finished run's outcome beside its end state, in the theme's colours. */
@@ -611,6 +617,7 @@ const struct view_ops pipeline_view_ops = {
 	.header = pl_header,
 	.title = pl_title,
 	.badge = pl_badge,
+	.mode = pl_mode,
 	.offers = pl_offers,
 	.tick = pl_tick,
 	.busy = pl_busy,

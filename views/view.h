@@ -194,6 +194,10 @@ struct view_ops {
 	/* Optional: a word or two after the title in a colour of its own (a
 	 * run's outcome); returns its line type, LINE_DEFAULT for none. */
 	enum line_type (*badge)(struct view *v, struct sbuf *out);
+	/* Optional: a mode word ("paused") for the right of the title bar,
+	 * beside the position where [follow] goes: the title text before it
+	 * changes as a run moves on, the right end does not. NULL for none. */
+	const char *(*mode)(struct view *v);
 	/* Optional: do up to budget_ms of pending loading; return true while
 	 * more remains. Called each loop pass while v->loading. */
 	bool (*pump)(struct view *v, int64_t budget_ms);

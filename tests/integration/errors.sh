@@ -138,9 +138,14 @@ assert_contains "help text" "$T/h.log" "usage: tileport run OP"
 # a typo in a config file is an error naming the file and line
 mkdir -p "$T/xdg/tileport"
 printf 'theme = light\ndrivr.A = exec:x\n' >"$T/xdg/tileport/config"
-XDG_CONFIG_HOME="$T/xdg" "$TILEPORT" run softmax --workspace "$WS" --out "$T/out" --headless >"$T/cfg.log" 2>&1
-assert_eq "config typo: exit" "$?" 2
-assert_contains "config typo: where and what" "$T/cfg.log" "$T/xdg/tileport/config:2: unknown setting 'drivr.A'"
+# (runs and status read the same config as run, and refuse it the same)
+for cmd in "run softmax --workspace $WS --out $T/out --headless" "runs --out $T/out" "status softmax --out $T/out"; do
+	# shellcheck disable=SC2086
+	XDG_CONFIG_HOME="$T/xdg" "$TILEPORT" $cmd >"$T/cfg.log" 2>&1
+	assert_eq "config typo: ${cmd%% *}: exit" "$?" 2
+	assert_contains "config typo: ${cmd%% *}: where and what" "$T/cfg.log" \
+		"$T/xdg/tileport/config:2: unknown setting 'drivr.A'"
+done
 printf 'bnd pipeline r respawn\n' >"$T/xdg/tileport/config"
 XDG_CONFIG_HOME="$T/xdg" "$TILEPORT" preflight --workspace "$WS" >"$T/cfg.log" 2>&1
 assert_eq "config directive typo: exit" "$?" 2

@@ -172,6 +172,10 @@ D: ALL_PASS
 EOS
 cat >"$T/script3" <<'EOS'
 :save-display ask.screen
+<Esc>
+j
+:save-display paused.screen
+C
 h
 <Enter>
 pytest never imported the wrapper
@@ -188,6 +192,15 @@ if grep -q "D1 FAIL has no 'fail_class:' in reports/correctness.md. Owner host|k
 else
 	bad "no owner question on the screen"
 	sed 's/^/    | /' "$T/ask.screen"
+fi
+# Put off, the question comes back with C; the cursor moved meanwhile, so
+# the title bar says [paused] at its right end, beside the position, where
+# it stays whatever the title before it says.
+if grep -q "^\[pipeline\] softmax - waiting (offline): C chooses D1's owner  *\[paused\] line 5/26  19%$" "$T/paused.screen"; then
+	ok "paused: at the right of the title bar"
+else
+	bad "paused: not beside the position"
+	sed 's/^/    | /' "$T/paused.screen"
 fi
 expect_events "owner chosen and recorded with its reason" "$run" manual_owner \
 	'e["stage"] == "D" and e["class"] == "host" and e["reason"] == "pytest never imported the wrapper"' 1

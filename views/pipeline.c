@@ -45,6 +45,16 @@ static const struct run_state *state_of(const struct pl *pl)
 	return run_model_state(pl->m);
 }
 
+/* Packaging takes a run that ended (cs_run_acceptance says which did). */
+static bool run_ended(struct pl *pl)
+{
+	struct cs_acceptance acc;
+	cs_run_acceptance(state_of(pl), NULL, &acc);
+	bool ended = acc.ended;
+	cs_acceptance_free(&acc);
+	return ended;
+}
+
 static const struct table *table_of(const struct pl *pl)
 {
 	return run_model_table(pl->m);
@@ -434,11 +444,7 @@ static enum request pl_request(struct view *v, enum request req)
 		return REQ_NONE;
 	}
 	case REQ_PACKAGE: {
-		struct cs_acceptance acc;
-		cs_run_acceptance(state_of(pl), NULL, &acc);
-		bool ended = acc.ended;
-		cs_acceptance_free(&acc);
-		if (!ended) {
+		if (!run_ended(pl)) {
 			view_error(v, "The run has not ended: p packages a finished run");
 			return REQ_NONE;
 		}
@@ -489,6 +495,8 @@ static enum request pl_request(struct view *v, enum request req)
 
 static bool pl_offers(struct view *v, enum request req)
 {
+	if (req == REQ_PACKAGE)
+		return run_ended(v->priv);
 	struct attempt_target t = target(v);
 	return attempt_offers(&t, req);
 }

@@ -39,6 +39,20 @@ static void done(struct view *v, int rc, const struct tp_err *err, const char *w
 	view_redraw(v);
 }
 
+/* An action that hands the run back to routing: the report says where it
+ * went. Routing may have ended the run before the action returned, so
+ * "routing goes on" would be wrong there and stay up for good (the
+ * pipeline view clears a report once a stage or the run has ended since). */
+static void done_routed(struct view *v, const struct step_ctx *c, int rc, const struct tp_err *err,
+			const char *what)
+{
+	const struct run_state *st = pipeline_state(c->p);
+	char *msg = st->final ? xasprintf("%s; the run ended %s", what, st->final)
+			      : xasprintf("%s; routing goes on", what);
+	done(v, rc, err, msg);
+	free(msg);
+}
+
 /* ---- override: verdict, then reason ---- */
 
 static void override_reason(struct view *v, const char *answer, void *ud)
@@ -50,8 +64,8 @@ static void override_reason(struct view *v, const char *answer, void *ud)
 		} else {
 			struct tp_err err;
 			int rc = pipeline_override(c->p, c->seq, c->verdict, answer, &err);
-			char *msg = xasprintf("Verdict overridden to %s; routing goes on", c->verdict);
-			done(v, rc, &err, msg);
+			char *msg = xasprintf("Verdict overridden to %s", c->verdict);
+			done_routed(v, c, rc, &err, msg);
 			free(msg);
 		}
 	}
@@ -128,9 +142,8 @@ static void owner_reason(struct view *v, const char *answer, void *ud)
 	else if (v && answer) {
 		struct tp_err err;
 		int rc = pipeline_set_owner(c->p, c->seq, c->verdict, answer, &err);
-		char *msg = xasprintf("Owner %s chosen; %s", c->verdict,
-				      strcmp(c->verdict, "stop") ? "routing goes on" : "the run stops");
-		done(v, rc, &err, msg);
+		char *msg = xasprintf("Owner %s chosen", c->verdict);
+		done_routed(v, c, rc, &err, msg);
 		free(msg);
 	} else if (v) {
 		view_report(v, "The run waits for an owner class: press C to answer");
@@ -195,8 +208,8 @@ static void skip_reason(struct view *v, const char *answer, void *ud)
 		} else {
 			struct tp_err err;
 			int rc = pipeline_skip(c->p, c->stage, answer, &err);
-			char *msg = xasprintf("Stage %c skipped; routing goes on", c->stage);
-			done(v, rc, &err, msg);
+			char *msg = xasprintf("Stage %c skipped", c->stage);
+			done_routed(v, c, rc, &err, msg);
 			free(msg);
 		}
 	}

@@ -92,6 +92,11 @@ expect_events "re-spawn beyond the cap recorded" "$run" manual_respawn 'e["stage
 expect_events "override recorded with its reason" "$run" manual_override \
 	'e["stage"] == "D" and e["from"] == "BLOCKED" and e["to"] == "ALL_PASS" and e["reason"] == "env repaired by hand, 手動で修正 🚀"' 1
 expect_events "routing went on after the override" "$run" run_finished 'e.get("final") == "OFFLINE_COMPLETE"' 1
+# the override's report says where routing went: here it ended the run
+# before the override returned, so no "routing goes on" to stay up for good
+grep -q "Verdict overridden to ALL_PASS; the run ended OFFLINE_COMPLETE" "$T/override.screen" &&
+	! grep -q "routing goes on" "$T/override.screen" && ok "the override's report says the run ended" ||
+	bad "the override's report: $(tail -n 1 "$T/override.screen")"
 if grep -q "beyond the cap" "$T/confirm.screen" && grep -q "\[y/N\]" "$T/confirm.screen"; then
 	ok "beyond the cap asks first"
 else
@@ -202,6 +207,9 @@ else
 	bad "paused: not beside the position"
 	sed 's/^/    | /' "$T/paused.screen"
 fi
+# "Owner host chosen; routing goes on" is old news once D2 has ended
+grep -q "Owner host chosen" "$T/answered.screen" && bad "the owner's report stays after the run moved on" ||
+	ok "the owner's report is cleared once a stage ended since"
 expect_events "owner chosen and recorded with its reason" "$run" manual_owner \
 	'e["stage"] == "D" and e["class"] == "host" and e["reason"] == "pytest never imported the wrapper"' 1
 expect_events "the host route was taken" "$run" routed 'e["msg"].startswith("route D1 FAIL (host) -> spawn D")' 1

@@ -94,13 +94,17 @@ void pl_move_partial(struct pipeline *p, struct attempt *a);
 bool pl_route(struct pipeline *p, struct attempt *a);
 void pl_finish(struct pipeline *p, const char *final, const char *reason);
 
+/* pipeline_owner.c */
+/* Owner class of a's verdict: from its report's tag; for an overruled
+ * success claim, from what failed the validator; a missing tag is the
+ * table's gate.missing_owner (kernel: guessed, stop: a->owner_unknown). */
+void pl_classify(struct pipeline *p, struct attempt *a);
+
 /* pipeline_stage.c */
 /* Take the next step on the loop (never inline). */
 void pl_schedule(struct pipeline *p);
 /* An attempt record for st.next (numbered, counted); clears st.next. */
 struct attempt *pl_new_attempt(struct pipeline *p);
-/* Owner class of a's verdict from its report; the table's default if absent. */
-void pl_classify(struct pipeline *p, struct attempt *a);
 /* Run the stage's own validator for `a` on the loop: after a stage (then
  * route), or by hand (record the result, route nothing). */
 void pl_validate(struct pipeline *p, struct attempt *a, bool manual);

@@ -205,6 +205,10 @@ static void no_screen_hint(const struct tui_start *s, struct tp_err *err)
 	case TUI_START_BENCH:
 		hint = "without --tui the command prints the table (--json for scripts)";
 		break;
+	case TUI_START_BATCH:
+		hint = "'tileport batch status NAME' shows a batch (--json for scripts), 'tileport batch "
+		       "start|resume --headless' drives one";
+		break;
 	}
 	char *msg = xasprintf("%s: %s", err->msg, hint);
 	tp_err_set(err, err->code, "%.900s", msg);
@@ -224,6 +228,10 @@ static int open_first_view(struct app *a, const struct tui_start *s)
 		id = VIEW_PIPELINE;
 		arg.path = s->run_dir;
 		arg.run = s->run;
+		break;
+	case TUI_START_BATCH:
+		id = VIEW_BATCH;
+		arg.model = s->model;
 		break;
 	case TUI_START_IRDIFF:
 		id = VIEW_IRDIFF;

@@ -295,10 +295,7 @@ void pl_recover_attempt(struct pipeline *p)
 		/* What it left is moved away only when it really runs again
 		 * (pl_move_partial): a person may skip it, having done it by hand. */
 		pl_kill_leftover(run);
-		p->rerun_seq = run->seq;
-		pl_set(&run->exit, NULL);
-		pl_set(&run->claimed, NULL);
-		pl_set(&run->verdict, NULL);
+		pl_rerun(p, run);
 	} else if (judged) {
 		/* The reply was read and judged before the kill: its verdict
 		 * stands; the validator and the routing are what is left. */

@@ -120,6 +120,31 @@ static void after_validator(struct pipeline *p, struct attempt *a, bool failed);
 static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_reply *r,
 		       const struct gate_result *g);
 
+static void judge(struct pipeline *p, struct attempt *a, char *text, const struct proc_status *st);
+
+static bool killed_from_outside(const struct proc_status *st)
+{
+	/* by the signal itself, or a shell's 128+N for its child's */
+	int s = st->end == PROC_SIGNALED ? st->signo
+		: st->end == PROC_EXITED && st->code > 128 ? st->code - 128 : 0;
+	return s == SIGTERM || s == SIGKILL || s == SIGINT || s == SIGHUP;
+}
+
+/* The last line of an agent's stderr tail (NULL for none). */
+static const char *last_line(const char *tail)
+{
+	const char *nl = tail ? strrchr(tail, '\n') : NULL;
+	return nl ? nl + 1 : tail;
+}
+
+void pl_rerun(struct pipeline *p, struct attempt *a)
+{
+	p->rerun_seq = a->seq;
+	pl_set(&a->exit, NULL);
+	pl_set(&a->claimed, NULL);
+	pl_set(&a->verdict, NULL);
+}
+
 static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 {
 	struct pipeline *p = ud;
@@ -154,8 +179,7 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 	cJSON_AddNumberToObject(f, "elapsed_ms", (double)st->elapsed_ms);
 	if (a->stderr_tail)
 		cJSON_AddStringToObject(f, "stderr", a->stderr_tail);
-	const char *last = a->stderr_tail ? strrchr(a->stderr_tail, '\n') : NULL;
-	last = last ? last + 1 : a->stderr_tail;
+	const char *last = last_line(a->stderr_tail);
 	pl_emit(p, "stage_ended", f, "%c%d ended: %s%s%s", a->stage, a->n, a->exit, last ? "; stderr: " : "",
 		last ? last : "");
 	proc_free(done);
@@ -165,7 +189,25 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 		pl_aborted(p);
 		return;
 	}
+	if (killed_from_outside(st) && p->outside_seq != a->seq) {
+		/* A reply cut short says nothing about the stage, and whatever
+		 * killed it may be stopping this tileport too (Slurm ends a job
+		 * by signalling every process of it): no judging, no repair; the
+		 * attempt runs again under its number, as resume would run it, and
+		 * if this process is stopped meanwhile it is still to run. Once:
+		 * an agent killed every time (out of memory) is judged. */
+		free(text);
+		p->outside_seq = a->seq;
+		pl_rerun(p, a);
+		pl_save(p);
+		pl_schedule(p);
+		return;
+	}
+	judge(p, a, text, st);
+}
 
+static void judge(struct pipeline *p, struct attempt *a, char *text, const struct proc_status *st)
+{
 	const struct stage_def *s = table_stage(p->table, a->stage);
 	char **vocab = xcalloc(strv_len(s->verdicts) + 2, sizeof(char *));
 	size_t nv = 0;
@@ -181,6 +223,7 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 		 * fail the same way. */
 		verdict_reply_free(&r);
 		free(text);
+		const char *last = last_line(a->stderr_tail);
 		char *why = xasprintf("%c%d's driver command could not start (exit %d: %s)%s%s", a->stage,
 				      a->n, st->code, st->code == 127 ? "command not found" : "not executable",
 				      last ? ": " : "", last ? last : "");
@@ -399,10 +442,9 @@ static char **stage_env(struct pipeline *p, const struct attempt *a)
 	char *self = tp_self_exe();
 	if (self) {
 		env_set(&env, "TILEPORT_BIN", self);
-		char *slash = strrchr(self, '/');
-		*slash = '\0';
 		const char *path = env_get(env, "PATH");
-		char *np = xasprintf("%s%s%s", self, path ? ":" : "", path ? path : "");
+		char *np = xasprintf("%.*s%s%s", (int)(strrchr(self, '/') - self), self, path ? ":" : "",
+				     path ? path : "");
 		env_set(&env, "PATH", np);
 		free(np);
 		free(self);

@@ -49,7 +49,12 @@ struct proc_opts {
 	int64_t kill_grace_ms;   /* TERM -> KILL delay; 0: 2000 */
 	const char *command_log; /* append "time pid cwd argv" here; NULL: none */
 	char *const *redact;     /* NAME=VALUE secrets hidden in that line; NULL: env's */
-	bool die_with_parent;    /* SIGKILL the child if this process dies first */
+	int parent_death_signal; /* sent to the child when this process dies, even by
+	                          * SIGKILL (0: none): SIGKILL for a helper that must not
+	                          * outlive us, SIGTERM for a tileport child that saves
+	                          * its run and stops */
+	const char *output_path; /* stdout and stderr appended to this file, not piped
+	                          * (no output callbacks, no idle timeout) */
 	bool held;               /* the child waits before exec until proc_release: the
 	                          * caller can record its pid first; if the caller dies
 	                          * meanwhile, the child exits without running */

@@ -31,7 +31,6 @@ struct pl {
 	int lower_seq;
 	bool lower_live;
 	int64_t lower_due; /* switch the lower pane at this time; 0: no */
-	unsigned spin;
 	int64_t drawn_sec;
 };
 
@@ -299,7 +298,8 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 		stype = LINE_STATE_SKIPPED;
 	} else if (a->state == ATTEMPT_RUNNING) {
 		if (run_model_running(pl->m, a)) {
-			glyph = view_spinner(pl->spin);
+			/* by the clock, not by frames drawn: the same on every screen */
+			glyph = view_spinner((uint64_t)view_now_ms() / 100);
 			status = "running";
 			stype = LINE_STATE_RUNNING;
 		} else {
@@ -545,8 +545,6 @@ static void pl_tick(struct view *v)
 			view_line_dirty(v, i);
 		}
 	}
-	if (running)
-		pl->spin++;
 	int64_t sec = view_now_ms() / 1000;
 	if (sec != pl->drawn_sec)
 		v->title_dirty = true;

@@ -129,6 +129,22 @@ int events_repair(const char *run_dir, const char *keep_dir, struct tp_err *err)
 	return rc;
 }
 
+bool events_whole(const char *run_dir)
+{
+	char *path = run_path(run_dir, "events.jsonl");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	int e = errno;
+	free(path);
+	if (fd < 0)
+		return e == ENOENT;
+	struct stat sb;
+	char last = '\n';
+	bool whole = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		     (sb.st_size == 0 || (pread(fd, &last, 1, sb.st_size - 1) == 1 && last == '\n'));
+	close(fd);
+	return whole;
+}
+
 int events_read_more(const char *run_dir, long long *offset, cJSON *into, struct tp_err *err)
 {
 	char *path = run_path(run_dir, "events.jsonl");

@@ -8,6 +8,7 @@
 #define TILEPORT_CORE_EVENTS_H
 
 #include <cJSON.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "engine/core/util.h"
@@ -24,6 +25,9 @@ int events_append(const char *run_dir, const char *type, cJSON *fields, cJSON **
  * byte offset, and the file is left as it is. Also checks that the log can
  * be appended to. 0, or -1 with err set. */
 int events_repair(const char *run_dir, const char *keep_dir, struct tp_err *err);
+/* Whether the log needs no mending: missing, empty, or ending with a
+ * newline (a regular file; anything else is not whole). */
+bool events_whole(const char *run_dir);
 /* Read the log, and follow it: append to `into` (a cJSON array) the complete lines from
  * byte *offset on and move *offset past the last of them; a line still
  * being written stays for the next call. Returns how many were added, or

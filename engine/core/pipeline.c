@@ -421,11 +421,17 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 	apply_opts(p, o);
 	/* Only a run that goes on has its log mended; an ended one is left as
 	 * it is (pl_emit mends it before a manual action's first event). */
-	if ((o->online || !st->final) && pl_events_ready(p, err) < 0) {
-		pipeline_free(p);
-		return -1;
+	if (o->online || !st->final) {
+		if (pl_events_ready(p, err) < 0) {
+			pipeline_free(p);
+			return -1;
+		}
+		pl_reconcile_events(p);
+	} else if (events_whole(run_dir)) {
+		/* An ended run still gets the transitions a crash kept out of its
+		 * log, when appending needs no mending. */
+		pl_reconcile_events(p);
 	}
-	pl_reconcile_events(p);
 
 	if (o->online) {
 		struct preflight pf;

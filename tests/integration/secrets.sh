@@ -52,7 +52,7 @@ printf 'A: PASS\nB: COMPILED\nD: ALL_PASS\nE: DONE\n' >"$T/scen2"
 # shellcheck disable=SC2046
 FAKE_AGENT="$FAKE" FAKE_SCENARIO="$T/scen2" "$TILEPORT" run softmax --workspace "$WS" --out "$T/out2" --headless \
 	$(fake_flags) --driver "A=exec:$T/escaped.sh" >"$T/log3" 2>&1
-assert_eq "run with the escaping agent" "$?" 0
+assert_eq "run with the escaping agent (not accepted: fake agents write no files)" "$?" 1
 tr2=$T/out2/softmax/.tileport/attempts/01-A1/transcript.jsonl
 if grep -qF 'bPxRfiCYEXAMPLEKEY' "$tr2" || grep -qF 'lowercase-key-0123456789' "$tr2"; then
 	bad "an escaped or lower-case secret reached the transcript"; sed 's/^/    | /' "$tr2" | head

@@ -18,7 +18,7 @@ printf 'A: PASS\nB: COMPILED\nD: ALL_PASS\nE: DONE\n' >"$T/scen"
 # shellcheck disable=SC2046
 FAKE_AGENT="$FAKE" FAKE_SCENARIO="$T/scen" "$TILEPORT" run softmax --workspace "$WS" --out "$T/out" --headless \
 	$(fake_flags) --driver "A=exec:$T/loud.sh" >"$T/log" 2>&1
-assert_eq "run" "$?" 0
+assert_eq "run (not accepted: fake agents write no files)" "$?" 1
 tr=$T/out/softmax/.tileport/attempts/01-A1/transcript.jsonl
 size=$(wc -c <"$tr")
 if [ "$size" -le 210000 ]; then ok "transcript within its cap ($size bytes)"; else bad "transcript is $size bytes"; fi

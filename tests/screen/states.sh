@@ -75,8 +75,8 @@ cat >"$T/script" <<EOS
 <Enter>
 :save-display pipeline-repairing-80x24.screen
 EOS
-# an orchestrator holds the run (flock on its lock, as tileport does)
-COLUMNS=80 LINES=24 TILEPORT_SCRIPT="$T/script" flock "$deep/softmax/.tileport/lock" "$TILEPORT" browse \
+# an orchestrator holds the run (flock on its .tileport folder, as tileport does)
+COLUMNS=80 LINES=24 TILEPORT_SCRIPT="$T/script" flock "$deep/softmax/.tileport" "$TILEPORT" browse \
 	--read-only --out "$deep" >"$T/tp.log" 2>&1 || { echo "FAIL live browse"; failures=$((failures + 1)); }
 check runs-live-80x24.screen
 check pipeline-repairing-80x24.screen

@@ -1,0 +1,1318 @@
+/* Lowering expressions: names (the environment, module constants),
+ * literals, attributes (dtype, shape), subscripts, operators with
+ * Python's semantics folded at compile time where the values are known,
+ * comparisons (element-type tests become const generics), conditional
+ * expressions, calls (the front end's API, methods, builtins, device
+ * functions). */
+#include "engine/port/lower.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *kind_of(const struct tval *v)
+{
+	switch (v->kind) {
+	case TV_TILE:
+		return "tile";
+	case TV_INT:
+	case TV_CINT:
+		return "integer";
+	case TV_FLOAT:
+	case TV_CFLOAT:
+		return "float";
+	case TV_BOOL:
+	case TV_CBOOL:
+		return "bool";
+	case TV_ARRAY:
+		return "array";
+	case TV_DTYPE:
+		return "dtype";
+	case TV_TUPLE:
+		return "tuple";
+	case TV_NONE:
+		return "None";
+	case TV_ENUM:
+		return "enum member";
+	case TV_STR:
+		return "string";
+	case TV_BLOCKPTR:
+		return "block pointer";
+	case TV_PTRS:
+		return "pointer tile";
+	default:
+		return "value";
+	}
+}
+
+static char *upper(struct lw *lw, const char *s)
+{
+	char *r = ta_strdup(lw->a, s);
+	for (char *p = r; *p; p++)
+		if (*p >= 'a' && *p <= 'z')
+			*p = (char)(*p - 'a' + 'A');
+	return r;
+}
+
+/* ---- literals ---- */
+
+static struct tval *cfloat(struct lw *lw, double d)
+{
+	struct tval *v = tv_new(lw->a, TV_CFLOAT);
+	v->dt = DT_F32;
+	v->known = true;
+	v->fval = d;
+	return v;
+}
+
+static struct tval *number(struct lw *lw, const struct py_node *n)
+{
+	long long iv;
+	double d;
+	if (py_int_value(n, &iv))
+		return tv_cint(lw->a, iv);
+	if (n->n && (n->s[n->n - 1] == 'j' || n->s[n->n - 1] == 'J'))
+		lw_unsupported(lw, n, "complex numbers");
+	if (!py_float_value(n, &d))
+		lw_unsupported(lw, n, "the number literal %.*s", (int)n->n, n->s);
+	return cfloat(lw, d);
+}
+
+/* ---- names ---- */
+
+static struct tval *module_const(struct lw *lw, const struct pm_const *c, const struct py_node *at)
+{
+	if (lw->inline_depth >= LW_MAX_INLINE)
+		lw_unsupported(lw, at, "module constants defined in terms of themselves");
+	lw->inline_depth++;
+	struct tval *v = lw_expr(lw, c->value);
+	lw->inline_depth--;
+	if (v->kind == TV_TILE || v->kind == TV_INT || v->kind == TV_FLOAT || v->kind == TV_BOOL)
+		lw_unsupported(lw, at, "the module value `%s` is not a compile-time constant", c->name);
+	return v;
+}
+
+/* A dotted API name whose first part is not a local variable. */
+static char *api_name(struct lw *lw, const struct py_node *n)
+{
+	const struct py_node *head = n;
+	while (head->kind == PY_ATTR)
+		head = head->kids[0];
+	if (head->kind != PY_NAME)
+		return NULL;
+	char *h = py_str(head);
+	bool local = lw_lookup(lw, h) != NULL;
+	free(h);
+	if (local)
+		return NULL;
+	char *c = pymod_canon(lw->m, n);
+	if (!c)
+		return NULL;
+	static const char *const prefixes[] = {"ct.", "tl.", "triton.", "math.", "torch.", "np."};
+	for (size_t i = 0; i < TP_ARRAY_LEN(prefixes); i++)
+		if (str_starts(c, prefixes[i]))
+			return c;
+	/* a name imported from one of those modules */
+	if (n->kind == PY_NAME && strchr(c, '.'))
+		return c;
+	free(c);
+	return NULL;
+}
+
+static struct tval *math_name(struct lw *lw, const char *api, const struct py_node *n)
+{
+	static const struct {
+		const char *name;
+		double v;
+	} consts[] = {
+		{"math.pi", 3.14159265358979323846}, {"math.e", 2.71828182845904523536},
+		{"math.inf", INFINITY},              {"math.tau", 6.28318530717958647692},
+	};
+	for (size_t i = 0; i < TP_ARRAY_LEN(consts); i++)
+		if (strcmp(api, consts[i].name) == 0)
+			return cfloat(lw, consts[i].v);
+	if (strcmp(api, "math.nan") == 0)
+		lw_unsupported(lw, n, "NaN constants");
+	return NULL;
+}
+
+static struct tval *name_value(struct lw *lw, const struct py_node *n)
+{
+	char *name = py_str(n);
+	struct tval *v = lw_lookup(lw, name);
+	if (v) {
+		free(name);
+		return v;
+	}
+	const struct pm_const *c = pymod_const(lw->m, name);
+	if (c) {
+		free(name);
+		return module_const(lw, c, n);
+	}
+	char *api = api_name(lw, n);
+	if (api) {
+		struct tval *r = lw->api->name(lw, api, n);
+		if (!r)
+			r = math_name(lw, api, n);
+		if (!r)
+			lw_unsupported(lw, n, "%s", api);
+		free(api);
+		free(name);
+		return r;
+	}
+	if (pymod_func(lw->m, name))
+		lw_unsupported(lw, n, "the function `%s` used as a value", name);
+	lw_unsupported(lw, n, "the name `%s` (not a parameter, local or module constant)", name);
+}
+
+/* ---- attributes and subscripts ---- */
+
+/* The extent of array p on an axis: the tensor's shape, or for a raw
+ * pointer array a parameter the FFI fills in from the descriptor. */
+static struct tval *array_dim(struct lw *lw, int param, int axis, bool stride,
+			      const struct py_node *at)
+{
+	struct tkernel *k = lw->k;
+	struct tparam *p = &k->params[param];
+	lw_use_param(lw, param);
+	if (!p->ptr && !stride) {
+		struct tval *v = tv_int(lw->a, ta_printf(lw->a, "%s.shape()[%d]", p->rs, axis));
+		return v;
+	}
+	if (!p->ptr)
+		lw_unsupported(lw, at, "the strides of the tensor `%s`", p->name);
+	enum tparam_kind kind = stride ? TP_STRIDE : TP_SHAPE;
+	for (size_t i = 0; i < k->nparams; i++)
+		if (k->params[i].kind == kind && k->params[i].of == param && k->params[i].axis == axis) {
+			lw_use_param(lw, (int)i);
+			return tv_int(lw->a, k->params[i].rs);
+		}
+	if (k->nparams >= lw->param_cap)
+		lw_unsupported(lw, at, "too many array extents");
+	struct tparam *q = &k->params[k->nparams];
+	memset(q, 0, sizeof(*q));
+	q->kind = kind;
+	q->dt = DT_I32;
+	q->of = param;
+	q->axis = axis;
+	q->name = ta_printf(lw->a, "%s_%s%d", p->name, stride ? "stride" : "shape", axis);
+	q->rs = (char *)lw_fresh(lw, q->name);
+	q->source_index = -1;
+	q->rank = -1;
+	int idx = (int)k->nparams++;
+	lw_use_param(lw, idx);
+	return tv_int(lw->a, q->rs);
+}
+
+struct tval *lw_array_dim(struct lw *lw, int param, int axis, bool stride,
+			  const struct py_node *at)
+{
+	return array_dim(lw, param, axis, stride, at);
+}
+
+static struct tval *attribute(struct lw *lw, const struct py_node *n)
+{
+	char *api = api_name(lw, n);
+	if (api) {
+		struct tval *r = lw->api->name(lw, api, n);
+		if (!r)
+			r = math_name(lw, api, n);
+		if (!r)
+			lw_unsupported(lw, n, "%s", api);
+		free(api);
+		return r;
+	}
+	struct tval *base = lw_expr(lw, n->kids[0]);
+	char *attr = py_str(n);
+	const char *a = ta_strdup(lw->a, attr);
+	free(attr);
+	if (strcmp(a, "dtype") == 0 && (base->kind == TV_ARRAY || base->kind == TV_TILE)) {
+		struct tval *d = tv_new(lw->a, TV_DTYPE);
+		d->dt = base->dt;
+		if (base->kind == TV_ARRAY)
+			lw_use_param(lw, base->param);
+		return d;
+	}
+	if (strcmp(a, "element_ty") == 0 && base->kind == TV_DTYPE)
+		return base;
+	if ((strcmp(a, "shape") == 0 || strcmp(a, "ndim") == 0) && base->kind == TV_TILE) {
+		if (a[0] == 'n')
+			return tv_cint(lw->a, base->shape.rank);
+		struct tval *t = tv_tuple(lw->a, (size_t)base->shape.rank);
+		for (int i = 0; i < base->shape.rank; i++)
+			t->elems[i] = base->shape.d[i].sym ? tv_csym(lw->a, base->shape.d[i].sym)
+							   : tv_cint(lw->a, base->shape.d[i].lit);
+		return t;
+	}
+	if ((strcmp(a, "shape") == 0 || strcmp(a, "ndim") == 0) && base->kind == TV_ARRAY) {
+		struct tparam *p = &lw->k->params[base->param];
+		int rank = lw->e->param_rank[base->param];
+		if (rank <= 0)
+			lw_unsupported(lw, n, "`%s.%s` before any access shows the array's rank", p->name,
+				       a);
+		if (a[0] == 'n')
+			return tv_cint(lw->a, rank);
+		struct tval *t = tv_tuple(lw->a, (size_t)rank);
+		for (int i = 0; i < rank; i++)
+			t->elems[i] = array_dim(lw, base->param, i, false, n);
+		return t;
+	}
+	if (strcmp(a, "T") == 0 && base->kind == TV_TILE && base->shape.rank == 2) {
+		int perm[TIR_MAX_RANK] = {1, 0};
+		return lw_permute(lw, base, perm, n);
+	}
+	lw_unsupported(lw, n, "the attribute `.%s` of a %s", a, kind_of(base));
+}
+
+static struct tval *subscript(struct lw *lw, const struct py_node *n)
+{
+	struct tval *base = lw_expr(lw, n->kids[0]);
+	const struct py_node *ix = n->kids[1];
+	if (base->kind == TV_TUPLE) {
+		if (ix->kind == PY_SLICE) {
+			int64_t lo = 0, hi = (int64_t)base->nelems;
+			if (ix->kids[0] && !lw_known_int(lw, ix->kids[0], &lo))
+				lw_unsupported(lw, ix, "a tuple slice with a runtime bound");
+			if (ix->kids[1] && !lw_known_int(lw, ix->kids[1], &hi))
+				lw_unsupported(lw, ix, "a tuple slice with a runtime bound");
+			if (ix->kids[2])
+				lw_unsupported(lw, ix, "a tuple slice with a step");
+			int64_t len = (int64_t)base->nelems;
+			if (lo < 0)
+				lo += len;
+			if (hi < 0)
+				hi += len;
+			lo = lo < 0 ? 0 : lo > len ? len : lo;
+			hi = hi < lo ? lo : hi > len ? len : hi;
+			struct tval *t = tv_tuple(lw->a, (size_t)(hi - lo));
+			for (int64_t i = lo; i < hi; i++)
+				t->elems[i - lo] = base->elems[i];
+			return t;
+		}
+		int64_t i;
+		if (!lw_known_int(lw, ix, &i))
+			lw_unsupported(lw, ix, "a tuple index that is not a compile-time integer");
+		if (i < 0)
+			i += (int64_t)base->nelems;
+		if (i < 0 || (size_t)i >= base->nelems)
+			lw_unsupported(lw, ix, "tuple index %lld out of range", (long long)i);
+		return base->elems[i];
+	}
+	if (base->kind == TV_TILE) {
+		/* x[:, None] / x[None, :]: new axes of extent 1 */
+		struct py_node *const *items = ix->kind == PY_TUPLE ? ix->kids : (struct py_node *const *)&ix;
+		size_t nitems = ix->kind == PY_TUPLE ? ix->nkids : 1;
+		struct tshape s = {0};
+		int src = 0;
+		for (size_t k = 0; k < nitems; k++) {
+			const struct py_node *it = items[k];
+			bool full = it->kind == PY_SLICE && !it->kids[0] && !it->kids[1] && !it->kids[2];
+			bool none = it->kind == PY_CONST && it->n == 4 && memcmp(it->s, "None", 4) == 0;
+			if (!full && !none)
+				lw_unsupported(lw, it, "indexing a tile (only `:` and None are read)");
+			if (s.rank >= TIR_MAX_RANK)
+				lw_unsupported(lw, it, "a tile of rank above %d", TIR_MAX_RANK);
+			if (none) {
+				s.d[s.rank++] = (struct tdim){1, NULL};
+			} else {
+				if (src >= base->shape.rank)
+					lw_unsupported(lw, it, "more `:` than the tile has axes");
+				s.d[s.rank++] = base->shape.d[src++];
+			}
+		}
+		while (src < base->shape.rank && s.rank < TIR_MAX_RANK)
+			s.d[s.rank++] = base->shape.d[src++];
+		return lw_reshape(lw, base, &s, n);
+	}
+	if (base->kind == TV_ARRAY)
+		lw_unsupported(lw, n, "indexing an array directly (load a tile instead)");
+	lw_unsupported(lw, n, "indexing a %s", kind_of(base));
+}
+
+/* ---- compile-time helpers ---- */
+
+bool lw_known_int(struct lw *lw, const struct py_node *n, int64_t *v)
+{
+	struct tval *t = lw_expr(lw, n);
+	if ((t->kind == TV_CINT || t->kind == TV_CBOOL) && t->known) {
+		*v = t->ival;
+		return true;
+	}
+	return false;
+}
+
+struct tval *lw_cint(struct lw *lw, const struct py_node *n, const char *what)
+{
+	struct tval *v = lw_expr(lw, n);
+	if (v->kind == TV_CBOOL && v->known)
+		return tv_cint(lw->a, v->ival);
+	if (v->kind != TV_CINT)
+		lw_unsupported(lw, n, "%s that is not a compile-time integer (a %s)", what, kind_of(v));
+	return v;
+}
+
+static bool is_ident(const char *s)
+{
+	if (!s || !*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_'))
+			return false;
+	return true;
+}
+
+static void dim_of(struct lw *lw, struct tval *v, const struct py_node *at, struct tdim *d)
+{
+	if (v->kind == TV_CINT && v->known) {
+		if (v->ival <= 0 || (v->ival & (v->ival - 1)) != 0)
+			lw_unsupported(lw, at, "a tile dimension of %lld (tiles are powers of two)",
+				       (long long)v->ival);
+		*d = (struct tdim){v->ival, NULL};
+		return;
+	}
+	if (v->kind == TV_CINT && is_ident(v->rs)) {
+		*d = (struct tdim){0, v->rs};
+		return;
+	}
+	if (v->kind == TV_CINT)
+		lw_unsupported(lw, at,
+			       "const arithmetic in a tile shape (`%s`; coding rule 6): give it its own "
+			       "Constant",
+			       v->rs);
+	lw_unsupported(lw, at, "a tile dimension that is not a compile-time constant (a %s)",
+		       kind_of(v));
+}
+
+void lw_shape_of(struct lw *lw, struct tval *v, const struct py_node *at, struct tshape *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (v->kind != TV_TUPLE) {
+		out->rank = 1;
+		dim_of(lw, v, at, &out->d[0]);
+		return;
+	}
+	if (v->nelems > TIR_MAX_RANK)
+		lw_unsupported(lw, at, "a tile of rank %zu (at most %d)", v->nelems, TIR_MAX_RANK);
+	out->rank = (int)v->nelems;
+	for (size_t i = 0; i < v->nelems; i++)
+		dim_of(lw, v->elems[i], at, &out->d[i]);
+}
+
+void lw_shape(struct lw *lw, const struct py_node *n, struct tshape *out)
+{
+	lw_shape_of(lw, lw_expr(lw, n), n, out);
+}
+
+enum tdt lw_dtype(struct lw *lw, const struct py_node *n)
+{
+	struct tval *v = lw_expr(lw, n);
+	if (v->kind != TV_DTYPE)
+		lw_unsupported(lw, n, "a dtype argument that is a %s", kind_of(v));
+	return v->dt;
+}
+
+int lw_axis(struct lw *lw, const struct py_node *n, int rank)
+{
+	int64_t a;
+	if (!lw_known_int(lw, n, &a))
+		lw_unsupported(lw, n, "an axis that is not a compile-time integer");
+	if (a < 0)
+		a += rank;
+	if (a < 0 || a >= rank)
+		lw_unsupported(lw, n, "axis %lld of a rank-%d tile", (long long)a, rank);
+	return (int)a;
+}
+
+bool lw_truthy(struct lw *lw, const struct py_node *n, bool dflt)
+{
+	if (!n)
+		return dflt;
+	struct tval *v = lw_expr(lw, n);
+	if ((v->kind == TV_CBOOL || v->kind == TV_CINT) && v->known)
+		return v->ival != 0;
+	if (v->kind == TV_NONE)
+		return false;
+	lw_unsupported(lw, n, "a flag that is not a compile-time True/False");
+}
+
+const char *lw_enum(struct lw *lw, const struct py_node *n)
+{
+	if (!n)
+		return NULL;
+	struct tval *v = lw_expr(lw, n);
+	if (v->kind == TV_NONE)
+		return NULL;
+	if (v->kind != TV_ENUM && v->kind != TV_STR)
+		lw_unsupported(lw, n, "expected an enum member, got a %s", kind_of(v));
+	return v->rs;
+}
+
+const char *lw_int_rs(struct lw *lw, struct tval *v, const struct py_node *at)
+{
+	if (v->kind == TV_INT || v->kind == TV_CINT)
+		return tv_rs(v);
+	if (v->kind == TV_CBOOL && v->known)
+		return v->ival ? "1" : "0";
+	lw_unsupported(lw, at, "expected an integer, got a %s", kind_of(v));
+}
+
+struct tval *lw_cbool_sym(struct lw *lw, const char *rs, const char *ffi, const char *py,
+			  bool pred_dtype)
+{
+	for (size_t i = 0; i < lw->nbinds; i++)
+		if (strcmp(lw->binds[i].py, py) == 0)
+			return tv_cbool(lw->a, lw->binds[i].value);
+	struct tval *v = tv_new(lw->a, TV_CBOOL);
+	v->dt = DT_BOOL;
+	v->rs = rs;
+	v->ffi = ffi;
+	v->py = py;
+	v->pred_dtype = pred_dtype;
+	return v;
+}
+
+struct tval *lw_dtype_pred(struct lw *lw, enum tdt d, bool equal)
+{
+	const char *ffi_s = tdt_ffi_str(d);
+	const char *name = ta_printf(lw->a, "E_IS_%s", upper(lw, tdt_rust(d)));
+	struct tentry *e = lw->e;
+	bool have = false;
+	for (size_t i = 0; i < e->npreds; i++)
+		have |= strcmp(e->preds[i], name) == 0;
+	if (!have) {
+		char **np = ta_alloc(lw->a, (e->npreds + 1) * sizeof(*np));
+		enum tdt *nd = ta_alloc(lw->a, (e->npreds + 1) * sizeof(*nd));
+		if (e->npreds) {
+			memcpy(np, e->preds, e->npreds * sizeof(*np));
+			memcpy(nd, e->pred_dt, e->npreds * sizeof(*nd));
+		}
+		np[e->npreds] = (char *)name;
+		nd[e->npreds] = d;
+		e->preds = np;
+		e->pred_dt = nd;
+		e->npreds++;
+	}
+	const char *ffi = ta_printf(lw->a, "(dtype %s \"%s\")", equal ? "==" : "!=",
+				    ffi_s ? ffi_s : tdt_rust(d));
+	const char *py = ta_printf(lw->a, "E %s %s", equal ? "==" : "!=", tdt_name(d));
+	struct tval *v = lw_cbool_sym(lw, equal ? name : ta_printf(lw->a, "!%s", name), ffi, py, true);
+	return v;
+}
+
+/* ---- operators ---- */
+
+static int64_t floordiv(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	if ((a % b != 0) && ((a < 0) != (b < 0)))
+		q--;
+	return q;
+}
+
+static int64_t pymod(int64_t a, int64_t b)
+{
+	int64_t r = a % b;
+	if (r != 0 && ((r < 0) != (b < 0)))
+		r += b;
+	return r;
+}
+
+static const char *int_op(int op)
+{
+	switch (op) {
+	case PYOP_ADD:
+		return "+";
+	case PYOP_SUB:
+		return "-";
+	case PYOP_MUL:
+		return "*";
+	case PYOP_FLOORDIV:
+		return "/";
+	case PYOP_MOD:
+		return "%";
+	case PYOP_LSHIFT:
+		return "<<";
+	case PYOP_RSHIFT:
+		return ">>";
+	case PYOP_BITAND:
+		return "&";
+	case PYOP_BITOR:
+		return "|";
+	case PYOP_BITXOR:
+		return "^";
+	default:
+		return NULL;
+	}
+}
+
+static bool is_known_num(const struct tval *v)
+{
+	return v->known && (v->kind == TV_CINT || v->kind == TV_CFLOAT || v->kind == TV_CBOOL);
+}
+
+static double num(const struct tval *v)
+{
+	return v->kind == TV_CFLOAT ? v->fval : (double)v->ival;
+}
+
+static struct tval *fold(struct lw *lw, int op, struct tval *a, struct tval *b,
+			 const struct py_node *at)
+{
+	bool ints = a->kind != TV_CFLOAT && b->kind != TV_CFLOAT;
+	if (ints && op != PYOP_DIV) {
+		int64_t x = a->ival, y = b->ival, r;
+		switch (op) {
+		case PYOP_ADD:
+			r = x + y;
+			break;
+		case PYOP_SUB:
+			r = x - y;
+			break;
+		case PYOP_MUL:
+			r = x * y;
+			break;
+		case PYOP_FLOORDIV:
+		case PYOP_MOD:
+			if (y == 0)
+				lw_unsupported(lw, at, "division by zero");
+			r = op == PYOP_FLOORDIV ? floordiv(x, y) : pymod(x, y);
+			break;
+		case PYOP_POW:
+			if (y < 0)
+				return cfloat(lw, pow((double)x, (double)y));
+			r = 1;
+			for (int64_t i = 0; i < y && i < 64; i++)
+				r *= x;
+			break;
+		case PYOP_LSHIFT:
+			r = (y >= 0 && y < 63) ? x << y : 0;
+			break;
+		case PYOP_RSHIFT:
+			r = (y >= 0 && y < 63) ? x >> y : 0;
+			break;
+		case PYOP_BITAND:
+			r = x & y;
+			break;
+		case PYOP_BITOR:
+			r = x | y;
+			break;
+		case PYOP_BITXOR:
+			r = x ^ y;
+			break;
+		default:
+			lw_unsupported(lw, at, "the operator %s on integers", py_op_text(op));
+		}
+		return tv_cint(lw->a, r);
+	}
+	double x = num(a), y = num(b), r;
+	switch (op) {
+	case PYOP_ADD:
+		r = x + y;
+		break;
+	case PYOP_SUB:
+		r = x - y;
+		break;
+	case PYOP_MUL:
+		r = x * y;
+		break;
+	case PYOP_DIV:
+		if (y == 0)
+			lw_unsupported(lw, at, "division by zero");
+		r = x / y;
+		break;
+	case PYOP_POW:
+		r = pow(x, y);
+		break;
+	case PYOP_FLOORDIV:
+		if (y == 0)
+			lw_unsupported(lw, at, "division by zero");
+		r = floor(x / y);
+		break;
+	default:
+		lw_unsupported(lw, at, "the operator %s on floats", py_op_text(op));
+	}
+	return cfloat(lw, r);
+}
+
+/* A float literal as Rust (no exponent: coding rule 2). */
+const char *lw_float_rs(struct lw *lw, double d, enum tdt dt)
+{
+	const char *suffix = dt == DT_F64 ? "f64" : "f32";
+	if (isinf(d)) {
+		/* rule 2 forbids f32::INFINITY: the largest finite value stands in */
+		return ta_printf(lw->a, "%s340282346638528859811704183484516925440.0%s", d < 0 ? "-" : "",
+				 suffix);
+	}
+	char buf[400];
+	for (int prec = 1; prec < 60; prec++) {
+		snprintf(buf, sizeof(buf), "%.*f", prec, d);
+		double back = strtod(buf, NULL);
+		if (dt == DT_F64 ? back == d : (float)back == (float)d)
+			break;
+	}
+	/* trim trailing zeros but keep one digit after the point */
+	size_t n = strlen(buf);
+	char *dot = strchr(buf, '.');
+	while (dot && n > (size_t)(dot - buf) + 2 && buf[n - 1] == '0')
+		buf[--n] = '\0';
+	return ta_printf(lw->a, "%s%s", buf, suffix);
+}
+
+static const char *scalar_rs(struct lw *lw, struct tval *v)
+{
+	if (v->kind == TV_CFLOAT)
+		return lw_float_rs(lw, v->fval, DT_F32);
+	return tv_rs(v);
+}
+
+static bool is_int_scalar(const struct tval *v)
+{
+	return v->kind == TV_INT || v->kind == TV_CINT || (v->kind == TV_CBOOL && v->known);
+}
+
+static bool is_float_scalar(const struct tval *v)
+{
+	return v->kind == TV_FLOAT || v->kind == TV_CFLOAT;
+}
+
+/* A rank-0 float tile from an integer scalar (coding rule 46: no `as f32`). */
+static struct tval *int_to_float_tile(struct lw *lw, struct tval *v, const struct py_node *at)
+{
+	struct tshape s0 = {0};
+	return lw_to_tile(lw, v, DT_F32, &s0, at);
+}
+
+static const char *tile_op_fn(int op, enum tdt dt)
+{
+	bool fl = tdt_is_float(dt);
+	switch (op) {
+	case PYOP_ADD:
+		return dt == DT_BOOL ? NULL : "+";
+	case PYOP_SUB:
+		return dt == DT_BOOL ? NULL : "-";
+	case PYOP_MUL:
+		return dt == DT_BOOL ? NULL : "*";
+	case PYOP_DIV:
+		return fl ? "true_div" : NULL;
+	case PYOP_FLOORDIV:
+		return fl ? NULL : "/";
+	case PYOP_MOD:
+		return fl ? "remf" : "remi";
+	case PYOP_POW:
+		return fl ? "pow" : NULL;
+	case PYOP_LSHIFT:
+		return fl ? NULL : "shli";
+	case PYOP_RSHIFT:
+		return fl ? NULL : "shri";
+	case PYOP_BITAND:
+		return fl ? NULL : "andi";
+	case PYOP_BITOR:
+		return fl ? NULL : "ori";
+	case PYOP_BITXOR:
+		return fl ? NULL : "xori";
+	default:
+		return NULL;
+	}
+}
+
+static const char *inv_of(int op)
+{
+	switch (op) {
+	case PYOP_ADD:
+		return "add";
+	case PYOP_SUB:
+		return "sub";
+	case PYOP_MUL:
+		return "mul";
+	case PYOP_DIV:
+		return "div";
+	case PYOP_FLOORDIV:
+		return "floordiv";
+	case PYOP_MOD:
+		return "rem";
+	case PYOP_POW:
+		return "pow";
+	case PYOP_LSHIFT:
+		return "shl";
+	case PYOP_RSHIFT:
+		return "shr";
+	case PYOP_BITAND:
+		return "and";
+	case PYOP_BITOR:
+		return "or";
+	case PYOP_BITXOR:
+		return "xor";
+	default:
+		return "op";
+	}
+}
+
+struct tval *lw_binop(struct lw *lw, int op, struct tval *a, struct tval *b,
+		      const struct py_node *at)
+{
+	/* pointer arithmetic (Triton): array + offsets */
+	if (op == PYOP_ADD && (a->kind == TV_ARRAY || a->kind == TV_PTRS ||
+			       b->kind == TV_ARRAY || b->kind == TV_PTRS)) {
+		struct tval *p = (a->kind == TV_ARRAY || a->kind == TV_PTRS) ? a : b;
+		struct tval *o = p == a ? b : a;
+		if (o->kind == TV_ARRAY || o->kind == TV_PTRS)
+			lw_unsupported(lw, at, "adding two pointers");
+		if (!(is_int_scalar(o) || (o->kind == TV_TILE && tdt_is_int(o->dt))))
+			lw_unsupported(lw, at, "pointer arithmetic with a %s", kind_of(o));
+		struct tval *r = tv_new(lw->a, TV_PTRS);
+		r->param = p->param;
+		r->dt = p->dt;
+		r->elems = ta_alloc(lw->a, sizeof(*r->elems));
+		r->nelems = 1;
+		r->elems[0] = p->kind == TV_PTRS ? lw_binop(lw, PYOP_ADD, p->elems[0], o, at) : o;
+		return r;
+	}
+	if (a->kind == TV_TILE || b->kind == TV_TILE) {
+		if (op == PYOP_MATMUL)
+			return lw_mma(lw, a, b, NULL, at);
+		enum tdt dt = a->kind == TV_TILE ? a->dt : b->dt;
+		if (a->kind == TV_TILE && b->kind == TV_TILE && a->dt != b->dt) {
+			if (tdt_is_float(a->dt) && !tdt_is_float(b->dt))
+				dt = a->dt;
+			else if (tdt_is_float(b->dt) && !tdt_is_float(a->dt))
+				dt = b->dt;
+		}
+		/* a float scalar with an integer tile, or a true division of
+		 * integers: the tiles become f32 */
+		struct tval *other = a->kind == TV_TILE ? b : a;
+		if (!tdt_is_float(dt) && (is_float_scalar(other) || op == PYOP_DIV ||
+					  (other->kind == TV_TILE && tdt_is_float(other->dt))))
+			dt = DT_F32;
+		const char *fn = tile_op_fn(op, dt);
+		if (!fn)
+			lw_unsupported(lw, at, "the operator %s on %s tiles", py_op_text(op),
+				       tdt_name(dt));
+		struct tval *x = a->kind == TV_TILE ? lw_convert(lw, a, dt, at) : a;
+		struct tval *y = b->kind == TV_TILE ? lw_convert(lw, b, dt, at) : b;
+		return lw_tile_binary(lw, fn, NULL, x, y, false, at, inv_of(op));
+	}
+	if (is_known_num(a) && is_known_num(b))
+		return fold(lw, op, a, b, at);
+	if (is_int_scalar(a) && is_int_scalar(b) && op != PYOP_DIV && op != PYOP_POW) {
+		const char *o = int_op(op);
+		if (!o)
+			lw_unsupported(lw, at, "the operator %s on integers", py_op_text(op));
+		const char *rs = ta_printf(lw->a, "(%s %s %s)", lw_int_rs(lw, a, at), o,
+					   lw_int_rs(lw, b, at));
+		if (a->kind != TV_INT && b->kind != TV_INT)
+			return tv_csym(lw->a, rs);
+		return tv_int(lw->a, rs);
+	}
+	bool fa = is_float_scalar(a), fb = is_float_scalar(b);
+	if ((fa || fb) && (fa || is_known_num(a)) && (fb || is_known_num(b)) &&
+	    (op == PYOP_ADD || op == PYOP_SUB || op == PYOP_MUL || op == PYOP_DIV)) {
+		struct tval *r = tv_new(lw->a, TV_FLOAT);
+		r->dt = DT_F32;
+		const char *x = a->kind == TV_CINT ? lw_float_rs(lw, (double)a->ival, DT_F32) : scalar_rs(lw, a);
+		const char *y = b->kind == TV_CINT ? lw_float_rs(lw, (double)b->ival, DT_F32) : scalar_rs(lw, b);
+		r->rs = ta_printf(lw->a, "(%s %s %s)", x, int_op(op) ? int_op(op) : "/", y);
+		return r;
+	}
+	if ((is_int_scalar(a) || is_float_scalar(a)) && (is_int_scalar(b) || is_float_scalar(b))) {
+		/* mixed runtime int/float arithmetic: on rank-0 f32 tiles */
+		struct tval *x = is_int_scalar(a) && !is_known_num(a) ? int_to_float_tile(lw, a, at) : a;
+		struct tval *y = is_int_scalar(b) && !is_known_num(b) ? int_to_float_tile(lw, b, at) : b;
+		if (x->kind != TV_TILE && y->kind != TV_TILE)
+			x = int_to_float_tile(lw, a, at);
+		return lw_binop(lw, op, x, y, at);
+	}
+	lw_unsupported(lw, at, "the operator %s between a %s and a %s", py_op_text(op), kind_of(a),
+		       kind_of(b));
+}
+
+static bool cmp_fold(int op, double x, double y)
+{
+	switch (op) {
+	case PYOP_LT:
+		return x < y;
+	case PYOP_LE:
+		return x <= y;
+	case PYOP_GT:
+		return x > y;
+	case PYOP_GE:
+		return x >= y;
+	case PYOP_EQ:
+		return x == y;
+	default:
+		return x != y;
+	}
+}
+
+static const char *cmp_rs(int op)
+{
+	switch (op) {
+	case PYOP_LT:
+		return "<";
+	case PYOP_LE:
+		return "<=";
+	case PYOP_GT:
+		return ">";
+	case PYOP_GE:
+		return ">=";
+	case PYOP_EQ:
+		return "==";
+	default:
+		return "!=";
+	}
+}
+
+static const char *cmp_tile_fn(int op)
+{
+	switch (op) {
+	case PYOP_LT:
+		return "lt_tile";
+	case PYOP_LE:
+		return "le_tile";
+	case PYOP_GT:
+		return "gt_tile";
+	case PYOP_GE:
+		return "ge_tile";
+	case PYOP_EQ:
+		return "eq_tile";
+	default:
+		return "ne_tile";
+	}
+}
+
+static struct tval *dtype_compare(struct lw *lw, int op, struct tval *a, struct tval *b,
+				  const struct py_node *at)
+{
+	bool eq = op == PYOP_EQ || op == PYOP_IS;
+	if (a->dt == b->dt)
+		return tv_cbool(lw->a, eq);
+	if (a->dt != DT_E && b->dt != DT_E)
+		return tv_cbool(lw->a, !eq);
+	enum tdt concrete = a->dt == DT_E ? b->dt : a->dt;
+	if (tdt_ffi_code(concrete) < 0 || concrete == DT_I32 || concrete == DT_I64)
+		return tv_cbool(lw->a, !eq); /* E is a float type the FFI dispatches */
+	(void)at;
+	return lw_dtype_pred(lw, concrete, eq);
+}
+
+struct tval *lw_compare(struct lw *lw, int op, struct tval *a, struct tval *b,
+			const struct py_node *at)
+{
+	if (op == PYOP_IS || op == PYOP_IS_NOT) {
+		if (a->kind == TV_DTYPE && b->kind == TV_DTYPE)
+			return dtype_compare(lw, op, a, b, at);
+		bool same = (a->kind == TV_NONE) == (b->kind == TV_NONE) &&
+			    (a->kind == TV_NONE || a == b);
+		if (a->kind != TV_NONE && b->kind != TV_NONE && a != b)
+			lw_unsupported(lw, at, "`is` between two values that are not None");
+		return tv_cbool(lw->a, op == PYOP_IS ? same : !same);
+	}
+	if (op == PYOP_IN || op == PYOP_NOT_IN) {
+		if (b->kind != TV_TUPLE)
+			lw_unsupported(lw, at, "`in` on a %s", kind_of(b));
+		bool found = false;
+		for (size_t i = 0; i < b->nelems && !found; i++) {
+			struct tval *c = lw_compare(lw, PYOP_EQ, a, b->elems[i], at);
+			if (c->kind != TV_CBOOL || !c->known)
+				lw_unsupported(lw, at, "`in` that cannot be decided at compile time");
+			found = c->ival != 0;
+		}
+		return tv_cbool(lw->a, op == PYOP_IN ? found : !found);
+	}
+	if (a->kind == TV_DTYPE && b->kind == TV_DTYPE) {
+		if (op != PYOP_EQ && op != PYOP_NE)
+			lw_unsupported(lw, at, "ordering dtypes");
+		return dtype_compare(lw, op, a, b, at);
+	}
+	if (a->kind == TV_TILE || b->kind == TV_TILE) {
+		enum tdt dt = a->kind == TV_TILE ? a->dt : b->dt;
+		if (a->kind == TV_TILE && b->kind == TV_TILE && a->dt != b->dt)
+			lw_unsupported(lw, at, "comparing %s and %s tiles", tdt_name(a->dt),
+				       tdt_name(b->dt));
+		(void)dt;
+		return lw_tile_binary(lw, cmp_tile_fn(op), NULL, a, b, true, at, "cmp");
+	}
+	if (is_known_num(a) && is_known_num(b))
+		return tv_cbool(lw->a, cmp_fold(op, num(a), num(b)));
+	if (a->kind == TV_ENUM && b->kind == TV_ENUM)
+		return tv_cbool(lw->a, (strcmp(a->rs, b->rs) == 0) == (op == PYOP_EQ));
+	bool ca = a->kind == TV_CINT || a->kind == TV_CBOOL, cb = b->kind == TV_CINT || b->kind == TV_CBOOL;
+	if (ca && cb) {
+		const char *rs = ta_printf(lw->a, "(%s %s %s)", a->rs, cmp_rs(op), b->rs);
+		const char *py = ta_printf(lw->a, "%s %s %s", a->py ? a->py : a->rs, cmp_rs(op),
+					   b->py ? b->py : b->rs);
+		struct tval *v = lw_cbool_sym(lw, rs, rs, py, false);
+		/* a Constant against a literal: the split can fix the Constant */
+		struct tval *p = a->known ? b : a, *lit = a->known ? a : b;
+		if (v->kind == TV_CBOOL && !v->known && lit->known && p->param >= 0 &&
+		    lw->k->params[p->param].kind == TP_CONST) {
+			v->cparam = p->param;
+			v->cop = p == a ? op
+					: (op == PYOP_LT   ? PYOP_GT
+					   : op == PYOP_GT ? PYOP_LT
+					   : op == PYOP_LE ? PYOP_GE
+					   : op == PYOP_GE ? PYOP_LE
+							   : op);
+			v->cval = lit->ival;
+		}
+		return v;
+	}
+	if ((is_int_scalar(a) || is_float_scalar(a) || a->kind == TV_BOOL) &&
+	    (is_int_scalar(b) || is_float_scalar(b) || b->kind == TV_BOOL)) {
+		struct tval *v = tv_new(lw->a, TV_BOOL);
+		v->dt = DT_BOOL;
+		v->rs = ta_printf(lw->a, "(%s %s %s)", scalar_rs(lw, a), cmp_rs(op), scalar_rs(lw, b));
+		return v;
+	}
+	lw_unsupported(lw, at, "comparing a %s with a %s", kind_of(a), kind_of(b));
+}
+
+static struct tval *compare(struct lw *lw, const struct py_node *n)
+{
+	struct tval *left = lw_expr(lw, n->kids[0]);
+	struct tval *result = NULL;
+	for (size_t k = 1; k + 1 < n->nkids; k += 2) {
+		struct tval *right = lw_expr(lw, n->kids[k + 1]);
+		struct tval *c = lw_compare(lw, n->kids[k]->op, left, right, n);
+		if (!result) {
+			result = c;
+		} else {
+			if (!(c->kind == TV_CBOOL && c->known && result->kind == TV_CBOOL && result->known))
+				lw_unsupported(lw, n, "a chained comparison at run time");
+			result = tv_cbool(lw->a, result->ival && c->ival);
+		}
+		left = right;
+	}
+	return result;
+}
+
+static struct tval *unary(struct lw *lw, const struct py_node *n)
+{
+	struct tval *v = lw_expr(lw, n->kids[0]);
+	switch (n->op) {
+	case PYOP_POS:
+		return v;
+	case PYOP_NOT:
+		if (v->kind == TV_NONE)
+			return tv_cbool(lw->a, true);
+		if ((v->kind == TV_CBOOL || v->kind == TV_CINT) && v->known)
+			return tv_cbool(lw->a, v->ival == 0);
+		if (v->kind == TV_CBOOL) {
+			struct tval *r = lw_cbool_sym(lw, ta_printf(lw->a, "!%s", v->rs),
+						      ta_printf(lw->a, "!%s", v->ffi),
+						      ta_printf(lw->a, "not %s", v->py), v->pred_dtype);
+			if (r->kind == TV_CBOOL && !r->known) {
+				r->cparam = v->cparam;
+				r->cop = v->cop;
+				r->cval = v->cval;
+				r->cneg = !v->cneg;
+			}
+			return r;
+		}
+		if (v->kind == TV_BOOL) {
+			struct tval *r = tv_new(lw->a, TV_BOOL);
+			r->dt = DT_BOOL;
+			r->rs = ta_printf(lw->a, "!%s", v->rs);
+			return r;
+		}
+		lw_unsupported(lw, n, "`not` on a %s", kind_of(v));
+	case PYOP_NEG:
+		if (v->kind == TV_CINT && v->known)
+			return tv_cint(lw->a, -v->ival);
+		if (v->kind == TV_CFLOAT)
+			return cfloat(lw, -v->fval);
+		if (v->kind == TV_CINT)
+			return tv_csym(lw->a, ta_printf(lw->a, "(-%s)", v->rs));
+		if (v->kind == TV_INT)
+			return tv_int(lw->a, ta_printf(lw->a, "(-%s)", v->rs));
+		if (v->kind == TV_FLOAT) {
+			struct tval *r = tv_new(lw->a, TV_FLOAT);
+			r->dt = v->dt;
+			r->rs = ta_printf(lw->a, "(-%s)", v->rs);
+			return r;
+		}
+		if (v->kind == TV_TILE)
+			return lw_tile_unary(lw, tdt_is_float(v->dt) ? "negf" : "negi", NULL, v, n, "neg");
+		break;
+	case PYOP_INVERT:
+		if (v->kind == TV_CINT && v->known)
+			return tv_cint(lw->a, ~v->ival);
+		if (v->kind == TV_INT)
+			return tv_int(lw->a, ta_printf(lw->a, "(!%s)", v->rs));
+		if (v->kind == TV_TILE && !tdt_is_float(v->dt))
+			return lw_tile_unary(lw, "noti", NULL, v, n, "not");
+		break;
+	default:
+		break;
+	}
+	lw_unsupported(lw, n, "the operator %s on a %s", py_op_text(n->op), kind_of(v));
+}
+
+static struct tval *boolop(struct lw *lw, const struct py_node *n)
+{
+	bool is_and = n->op == PYOP_AND;
+	struct tval *acc = NULL;
+	for (size_t k = 0; k < n->nkids; k++) {
+		struct tval *v = lw_expr(lw, n->kids[k]);
+		if (v->kind == TV_NONE)
+			v = tv_cbool(lw->a, false);
+		if ((v->kind == TV_CINT) && v->known)
+			v = tv_cbool(lw->a, v->ival != 0);
+		if (v->kind != TV_CBOOL && v->kind != TV_BOOL)
+			lw_unsupported(lw, n->kids[k], "`%s` on a %s (tiles combine with & and |)",
+				       is_and ? "and" : "or", kind_of(v));
+		if (v->kind == TV_CBOOL && v->known) {
+			if (v->ival != is_and)
+				return tv_cbool(lw->a, !is_and); /* short-circuit */
+			continue;
+		}
+		if (!acc) {
+			acc = v;
+			continue;
+		}
+		const char *o = is_and ? "&&" : "||";
+		if (acc->kind == TV_CBOOL && v->kind == TV_CBOOL) {
+			acc = lw_cbool_sym(lw, ta_printf(lw->a, "(%s %s %s)", acc->rs, o, v->rs),
+					   ta_printf(lw->a, "(%s %s %s)", acc->ffi, o, v->ffi),
+					   ta_printf(lw->a, "(%s %s %s)", acc->py, is_and ? "and" : "or",
+						     v->py),
+					   acc->pred_dtype || v->pred_dtype);
+		} else {
+			struct tval *r = tv_new(lw->a, TV_BOOL);
+			r->dt = DT_BOOL;
+			r->rs = ta_printf(lw->a, "(%s %s %s)", acc->rs, o, v->rs);
+			acc = r;
+		}
+	}
+	return acc ? acc : tv_cbool(lw->a, is_and);
+}
+
+static struct tval *ifexp(struct lw *lw, const struct py_node *n)
+{
+	struct tval *c = lw_expr(lw, n->kids[1]);
+	if (c->kind == TV_NONE)
+		c = tv_cbool(lw->a, false);
+	if ((c->kind == TV_CBOOL || c->kind == TV_CINT) && c->known)
+		return lw_expr(lw, c->ival ? n->kids[0] : n->kids[2]);
+	if (c->kind != TV_CBOOL && c->kind != TV_BOOL)
+		lw_unsupported(lw, n->kids[1], "a conditional expression on a %s", kind_of(c));
+	struct tval *a = lw_expr(lw, n->kids[0]);
+	struct tval *b = lw_expr(lw, n->kids[2]);
+	bool ia = is_int_scalar(a), ib = is_int_scalar(b);
+	bool fa = is_float_scalar(a), fb = is_float_scalar(b);
+	if ((ia && ib) || (fa && fb)) {
+		const char *rs = ta_printf(lw->a, "(if %s { %s } else { %s })", c->rs, scalar_rs(lw, a),
+					   scalar_rs(lw, b));
+		if (ia && c->kind == TV_CBOOL && a->kind != TV_INT && b->kind != TV_INT)
+			return tv_csym(lw->a, rs);
+		struct tval *r = tv_new(lw->a, ia ? TV_INT : TV_FLOAT);
+		r->dt = ia ? DT_I32 : DT_F32;
+		r->rs = rs;
+		return r;
+	}
+	if (a->kind == TV_TILE || b->kind == TV_TILE)
+		lw_unsupported(lw, n, "a conditional expression over tiles (use where)");
+	lw_unsupported(lw, n, "a conditional expression choosing between a %s and a %s at run time",
+		       kind_of(a), kind_of(b));
+}
+
+/* ---- calls ---- */
+
+static struct tval *math_call(struct lw *lw, const char *api, const struct py_node *call)
+{
+	static const struct {
+		const char *name;
+		double (*fn)(double);
+	} fns[] = {
+		{"math.log2", log2}, {"math.log", log},   {"math.exp", exp},  {"math.sqrt", sqrt},
+		{"math.exp2", exp2}, {"math.log10", log10}, {"math.floor", floor}, {"math.ceil", ceil},
+	};
+	for (size_t i = 0; i < TP_ARRAY_LEN(fns); i++) {
+		if (strcmp(api, fns[i].name) != 0)
+			continue;
+		struct tval *v = py_call_nargs(call) == 1 ? lw_expr(lw, py_call_arg(call, 0)) : NULL;
+		if (!v || !is_known_num(v))
+			lw_unsupported(lw, call, "%s() on a value known only at run time", api);
+		double r = fns[i].fn(num(v));
+		if (strcmp(api, "math.floor") == 0 || strcmp(api, "math.ceil") == 0)
+			return tv_cint(lw->a, (int64_t)r);
+		return cfloat(lw, r);
+	}
+	return NULL;
+}
+
+static struct tval *builtin(struct lw *lw, const char *name, const struct py_node *call)
+{
+	size_t n = py_call_nargs(call);
+	if ((strcmp(name, "min") == 0 || strcmp(name, "max") == 0) && n >= 2) {
+		bool is_min = name[1] == 'i';
+		struct tval *acc = lw_expr(lw, py_call_arg(call, 0));
+		for (size_t i = 1; i < n; i++) {
+			struct tval *v = lw_expr(lw, py_call_arg(call, i));
+			if (is_known_num(acc) && is_known_num(v)) {
+				bool first = is_min ? num(acc) <= num(v) : num(acc) >= num(v);
+				acc = first ? acc : v;
+			} else if (is_int_scalar(acc) && is_int_scalar(v)) {
+				const char *rs = ta_printf(lw->a, "(if %s %s %s { %s } else { %s })",
+							   acc->rs, is_min ? "<" : ">", v->rs, acc->rs,
+							   v->rs);
+				acc = acc->kind == TV_INT || v->kind == TV_INT ? tv_int(lw->a, rs)
+									       : tv_csym(lw->a, rs);
+			} else if (acc->kind == TV_TILE || v->kind == TV_TILE) {
+				struct tval *t = acc->kind == TV_TILE ? acc : v;
+				bool fl = tdt_is_float(t->dt);
+				acc = lw_tile_binary(lw,
+						     fl ? (is_min ? "minf" : "maxf")
+							: (is_min ? "min_tile" : "max_tile"),
+						     fl ? "nan::Disabled, ftz::Disabled" : NULL, acc, v,
+						     false, call, is_min ? "min" : "max");
+			} else {
+				lw_unsupported(lw, call, "%s() of a %s and a %s", name, kind_of(acc),
+					       kind_of(v));
+			}
+		}
+		return acc;
+	}
+	if (n != 1)
+		return NULL;
+	struct tval *v = NULL;
+	if (strcmp(name, "int") == 0 || strcmp(name, "float") == 0 || strcmp(name, "bool") == 0 ||
+	    strcmp(name, "abs") == 0 || strcmp(name, "len") == 0)
+		v = lw_expr(lw, py_call_arg(call, 0));
+	else
+		return NULL;
+	if (strcmp(name, "len") == 0) {
+		if (v->kind != TV_TUPLE)
+			lw_unsupported(lw, call, "len() of a %s", kind_of(v));
+		return tv_cint(lw->a, (int64_t)v->nelems);
+	}
+	if (strcmp(name, "abs") == 0) {
+		if (is_known_num(v))
+			return v->kind == TV_CFLOAT ? cfloat(lw, fabs(v->fval))
+						    : tv_cint(lw->a, v->ival < 0 ? -v->ival : v->ival);
+		if (v->kind == TV_TILE)
+			return lw_tile_unary(lw, tdt_is_float(v->dt) ? "absf" : "absi", NULL, v, call,
+					     "abs");
+		lw_unsupported(lw, call, "abs() of a runtime %s", kind_of(v));
+	}
+	if (!is_known_num(v)) {
+		if (strcmp(name, "int") == 0 && is_int_scalar(v))
+			return v;
+		if (strcmp(name, "float") == 0 && is_float_scalar(v))
+			return v;
+		lw_unsupported(lw, call, "%s() of a value known only at run time", name);
+	}
+	if (name[0] == 'i')
+		return tv_cint(lw->a, (int64_t)num(v));
+	if (name[0] == 'f')
+		return cfloat(lw, num(v));
+	return tv_cbool(lw->a, num(v) != 0);
+}
+
+static struct tval *call(struct lw *lw, const struct py_node *n)
+{
+	const struct py_node *callee = n->kids[0];
+	if (callee->kind == PY_NAME) {
+		char *name = py_str(callee);
+		const struct pm_func *f = lw_lookup(lw, name) ? NULL : pymod_func(lw->m, name);
+		if (f) {
+			free(name);
+			return lw_call_function(lw, f, n);
+		}
+		struct tval *b = lw_lookup(lw, name) ? NULL : builtin(lw, name, n);
+		if (b) {
+			free(name);
+			return b;
+		}
+		free(name);
+	}
+	char *api = api_name(lw, callee);
+	if (api) {
+		struct tval *r = lw->api->call(lw, api, n);
+		if (!r)
+			r = math_call(lw, api, n);
+		if (!r)
+			lw_unsupported(lw, n, "%s()", api);
+		free(api);
+		return r;
+	}
+	if (callee->kind == PY_ATTR) {
+		struct tval *self = lw_expr(lw, callee->kids[0]);
+		char *meth = py_str(callee);
+		const char *m = ta_strdup(lw->a, meth);
+		free(meth);
+		struct tval *r = lw->api->method(lw, self, m, n);
+		if (!r)
+			lw_unsupported(lw, n, "the method .%s() of a %s", m, kind_of(self));
+		return r;
+	}
+	lw_unsupported(lw, n, "this call");
+}
+
+struct tval *lw_expr(struct lw *lw, const struct py_node *n)
+{
+	switch (n->kind) {
+	case PY_NAME:
+		return name_value(lw, n);
+	case PY_NUM:
+		return number(lw, n);
+	case PY_STR: {
+		struct tval *v = tv_new(lw->a, TV_STR);
+		char *s = py_str_value(&lw->m->py, n);
+		v->rs = ta_strdup(lw->a, s);
+		free(s);
+		return v;
+	}
+	case PY_CONST:
+		if (n->n == 4 && memcmp(n->s, "True", 4) == 0)
+			return tv_cbool(lw->a, true);
+		if (n->n == 5 && memcmp(n->s, "False", 5) == 0)
+			return tv_cbool(lw->a, false);
+		if (n->n == 4 && memcmp(n->s, "None", 4) == 0)
+			return tv_new(lw->a, TV_NONE);
+		lw_unsupported(lw, n, "`%.*s`", (int)n->n, n->s);
+	case PY_TUPLE:
+	case PY_LIST: {
+		struct tval *t = tv_tuple(lw->a, n->nkids);
+		for (size_t k = 0; k < n->nkids; k++) {
+			if (n->kids[k]->kind == PY_STARRED)
+				lw_unsupported(lw, n->kids[k], "*unpacking in a tuple");
+			t->elems[k] = lw_expr(lw, n->kids[k]);
+		}
+		return t;
+	}
+	case PY_ATTR:
+		return attribute(lw, n);
+	case PY_SUBSCRIPT:
+		return subscript(lw, n);
+	case PY_BINOP: {
+		struct tval *a = lw_expr(lw, n->kids[0]);
+		struct tval *b = lw_expr(lw, n->kids[1]);
+		return lw_binop(lw, n->op, a, b, n);
+	}
+	case PY_UNARY:
+		return unary(lw, n);
+	case PY_BOOLOP:
+		return boolop(lw, n);
+	case PY_COMPARE:
+		return compare(lw, n);
+	case PY_IFEXP:
+		return ifexp(lw, n);
+	case PY_CALL:
+		return call(lw, n);
+	case PY_LAMBDA:
+		lw_unsupported(lw, n, "lambda in a kernel");
+	case PY_COMP:
+		lw_unsupported(lw, n, "a comprehension in a kernel");
+	case PY_DICT:
+	case PY_SET:
+		lw_unsupported(lw, n, "a dict or set in a kernel");
+	case PY_NAMED:
+		lw_unsupported(lw, n, "the := operator");
+	case PY_SLICE:
+		lw_unsupported(lw, n, "a slice outside a subscript");
+	default:
+		lw_unsupported(lw, n, "this expression");
+	}
+}

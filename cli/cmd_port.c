@@ -36,7 +36,8 @@ static int emit(const char *out, const char *text)
 /* ---- translate ---- */
 
 static const char usage_translate[] =
-	"usage: tileport translate FILE.py [--kernel NAME] [--op NAME] [--json] [--out FILE]\n"
+	"usage: tileport translate FILE.py [--kernel NAME] [--op NAME] [--json | --emit WHAT]\n"
+	"                          [--out FILE]\n"
 	"       tileport translate --tui FILE.py [--kernel NAME] [--op NAME] [--theme NAME]\n"
 	"\n"
 	"Translate the cuTile Python or Triton-TileIR kernels of FILE.py to cuTile Rust:\n"
@@ -46,7 +47,9 @@ static const char usage_translate[] =
 	"  --op NAME       the operator (the module is NAME_module; default: the file's name)\n"
 	"  --json          print what was translated (kernels, entries, variants, generics,\n"
 	"                  the op inventory) instead of the Rust\n"
-	"  --out FILE      write the Rust to FILE (atomically) instead of stdout\n"
+	"  --emit WHAT     kernel (kernel.rs, the default), ffi (ffi.rs), wrapper (the\n"
+	"                  cutile-rs Python wrapper) or contract (the host launch contract)\n"
+	"  --out FILE      write to FILE (atomically) instead of stdout\n"
 	"  --tui           show the source beside the Rust on the screen (the source view)\n"
 	"  --theme NAME    with --tui: default, light, high-contrast, monochrome\n"
 	"\n"
@@ -61,9 +64,10 @@ int cmd_translate(int argc, char **argv)
 		{"kernel", required_argument, NULL, 'k'}, {"op", required_argument, NULL, 'o'},
 		{"json", no_argument, NULL, 'j'},         {"out", required_argument, NULL, 'O'},
 		{"tui", no_argument, NULL, 't'},          {"theme", required_argument, NULL, 'T'},
+		{"emit", required_argument, NULL, 'e'},
 		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
-	const char *kernel = NULL, *opname = NULL, *out = NULL, *theme = NULL;
+	const char *kernel = NULL, *opname = NULL, *out = NULL, *theme = NULL, *what = "kernel";
 	bool json = false, tui = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -83,6 +87,9 @@ int cmd_translate(int argc, char **argv)
 		case 't':
 			tui = true;
 			break;
+		case 'e':
+			what = optarg;
+			break;
 		case 'T':
 			theme = optarg;
 			break;
@@ -98,6 +105,9 @@ int cmd_translate(int argc, char **argv)
 	const char *path = argv[optind];
 	if (tui && (json || out))
 		return cli_usage_error("translate", "--tui shows the translation; no --json or --out");
+	if (strcmp(what, "kernel") != 0 && strcmp(what, "ffi") != 0 && strcmp(what, "wrapper") != 0 &&
+	    strcmp(what, "contract") != 0)
+		return cli_usage_error("translate", "--emit takes kernel, ffi, wrapper or contract");
 	struct tp_err err;
 	tp_err_clear(&err);
 	struct port_op *op;
@@ -109,7 +119,21 @@ int cmd_translate(int argc, char **argv)
 		(void)theme;
 		return cli_usage_error("translate", "--tui: not yet");
 	}
-	char *text = json ? port_translation_json(op) : port_kernel_rs(op, path);
+	char *text = NULL;
+	if (json)
+		text = port_translation_json(op);
+	else if (strcmp(what, "ffi") == 0)
+		rc = port_ffi_rs(op, &text, &err);
+	else if (strcmp(what, "wrapper") == 0)
+		rc = port_wrapper_py(op, path, &text, &err);
+	else if (strcmp(what, "contract") == 0)
+		text = port_launch_contract(op);
+	else
+		text = port_kernel_rs(op, path);
+	if (!text) {
+		port_close(op);
+		return port_error(&err);
+	}
 	rc = emit(out, text);
 	free(text);
 	port_close(op);

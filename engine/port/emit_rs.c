@@ -6,6 +6,7 @@
  * `load`); the low-level view ops where only they carry the padding, the
  * dim_map, a latency or a TMA hint. */
 #include "engine/port/port_impl.h"
+#include "engine/port/rsfmt.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,161 +20,6 @@ struct out {
 	bool told_outputs, told_tf32;
 };
 
-#define WIDTH 100
-
-static void put(struct out *o, int indent, const char *s, size_t n)
-{
-	for (int i = 0; i < indent; i++)
-		sb_adds(&o->sb, "    ");
-	sb_add(&o->sb, s, n);
-	sb_addc(&o->sb, '\n');
-}
-
-/* Bracket depth change of s[i] for splitting at top level: ( [ { and the
- * <> of generics (a `<` right after a name or `::`, not a comparison). */
-static int depth_step(const char *s, size_t i, int *gen)
-{
-	char c = s[i];
-	if (c == '(' || c == '[' || c == '{')
-		return 1;
-	if (c == ')' || c == ']' || c == '}')
-		return -1;
-	if (c == '<' && i > 0 && s[i - 1] != ' ') {
-		(*gen)++;
-		return 1;
-	}
-	if (c == '>' && *gen > 0 && i > 0 && s[i - 1] != ' ' && s[i - 1] != '-') {
-		(*gen)--;
-		return -1;
-	}
-	return 0;
-}
-
-/* Index of the first top-level occurrence of `pat` in s[0, n), or -1. */
-static long top_find(const char *s, size_t n, const char *pat)
-{
-	int d = 0, gen = 0;
-	size_t pl = strlen(pat);
-	for (size_t i = 0; i + pl <= n; i++) {
-		if (d == 0 && memcmp(s + i, pat, pl) == 0)
-			return (long)i;
-		d += depth_step(s, i, &gen);
-	}
-	return -1;
-}
-
-static void fmt_expr(struct out *o, int indent, const char *s, size_t n, const char *tail);
-
-/* s[0, n) ends in a call `...name(args)` (then `tail`): the head on one
- * line, each argument on its own, the closer back at the indentation. */
-static bool fmt_call(struct out *o, int indent, const char *s, size_t n, const char *tail)
-{
-	if (n == 0 || s[n - 1] != ')')
-		return false;
-	/* the `(` matching the last `)` */
-	int d = 0, gen = 0;
-	long open = -1;
-	for (size_t i = 0; i < n; i++) {
-		int step = depth_step(s, i, &gen);
-		if (step > 0 && d == 0 && s[i] == '(')
-			open = (long)i;
-		d += step;
-	}
-	if (open <= 0)
-		return false;
-	put(o, indent, s, (size_t)open + 1);
-	const char *a = s + open + 1;
-	size_t an = n - (size_t)open - 2;
-	size_t start = 0;
-	d = 0;
-	gen = 0;
-	for (size_t i = 0; i <= an; i++) {
-		if (i == an || (d == 0 && a[i] == ',')) {
-			size_t b = start, e = i;
-			while (b < e && a[b] == ' ')
-				b++;
-			if (e > b)
-				fmt_expr(o, indent + 1, a + b, e - b, ",");
-			start = i + 1;
-			continue;
-		}
-		d += depth_step(a, i, &gen);
-	}
-	struct sbuf close = SBUF_INIT;
-	sb_addc(&close, ')');
-	sb_adds(&close, tail);
-	put(o, indent, close.buf, close.len);
-	sb_free(&close);
-	return true;
-}
-
-/* One expression (plus `tail`, a `;` or `,`) in rustfmt's manner: on one
- * line when it fits, an `unsafe { .. }` opened around its body, a call
- * with its arguments one per line. */
-static void fmt_expr(struct out *o, int indent, const char *s, size_t n, const char *tail)
-{
-	size_t tl = strlen(tail);
-	if ((size_t)indent * 4 + n + tl <= WIDTH) {
-		struct sbuf l = SBUF_INIT;
-		sb_add(&l, s, n);
-		sb_adds(&l, tail);
-		put(o, indent, l.buf, l.len);
-		sb_free(&l);
-		return;
-	}
-	if (n > 11 && memcmp(s, "unsafe { ", 9) == 0 && memcmp(s + n - 2, " }", 2) == 0) {
-		put(o, indent, "unsafe {", 8);
-		fmt_expr(o, indent + 1, s + 9, n - 11, "");
-		struct sbuf l = SBUF_INIT;
-		sb_addc(&l, '}');
-		sb_adds(&l, tail);
-		put(o, indent, l.buf, l.len);
-		sb_free(&l);
-		return;
-	}
-	if (!fmt_call(o, indent, s, n, tail)) {
-		struct sbuf l = SBUF_INIT;
-		sb_add(&l, s, n);
-		sb_adds(&l, tail);
-		put(o, indent, l.buf, l.len);
-		sb_free(&l);
-	}
-}
-
-/* A statement ending in `;`: `let PAT = EXPR;` breaks after the `=` when
- * the expression then fits, else inside the expression. */
-static void stmt(struct out *o, const char *s)
-{
-	size_t n = strlen(s);
-	if ((size_t)o->indent * 4 + n <= WIDTH || n < 2 || s[n - 1] != ';' ||
-	    str_starts(s, "//") || str_starts(s, "for ") || str_starts(s, "if ")) {
-		put(o, o->indent, s, n);
-		return;
-	}
-	n--; /* the `;` */
-	long eq = top_find(s, n, " = ");
-	if (eq > 0 && str_starts(s, "let ")) {
-		const char *rhs = s + eq + 3;
-		size_t rn = n - (size_t)eq - 3;
-		if ((size_t)(o->indent + 1) * 4 + rn + 1 <= WIDTH) {
-			put(o, o->indent, s, (size_t)eq + 2);
-			fmt_expr(o, o->indent + 1, rhs, rn, ";");
-			return;
-		}
-		if (rn > 11 && memcmp(rhs, "unsafe { ", 9) == 0 && memcmp(rhs + rn - 2, " }", 2) == 0) {
-			struct sbuf head = SBUF_INIT;
-			sb_add(&head, s, (size_t)eq + 3);
-			sb_adds(&head, "unsafe {");
-			put(o, o->indent, head.buf, head.len);
-			fmt_expr(o, o->indent + 1, rhs + 9, rn - 11, "");
-			put(o, o->indent, "};", 2);
-			sb_free(&head);
-			return;
-		}
-	}
-	fmt_expr(o, o->indent, s, n, ";");
-}
-
 static void line(struct out *o, const char *fmt, ...) TP_PRINTF(2, 3);
 static void line(struct out *o, const char *fmt, ...)
 {
@@ -181,7 +27,7 @@ static void line(struct out *o, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
-	stmt(o, s);
+	rsfmt_line(&o->sb, o->indent, s);
 	free(s);
 }
 
@@ -572,11 +418,11 @@ static void entry(struct out *o, const struct tkernel *k, const struct tentry *e
 	for (size_t i = 0; i < e->npreds; i++)
 		sb_printf(&sig, ", const %s: bool", e->preds[i]);
 	sb_adds(&sig, ">(");
-	if ((size_t)o->indent * 4 + sig.len <= WIDTH) {
-		put(o, o->indent, sig.buf, sig.len);
+	if ((size_t)o->indent * 4 + sig.len <= RSFMT_WIDTH) {
+		rsfmt_put(&o->sb, o->indent, sig.buf, sig.len);
 	} else {
 		/* rustfmt's form: one generic parameter per line */
-		put(o, o->indent, sig.buf, (size_t)(strchr(sig.buf, '<') - sig.buf) + 1);
+		rsfmt_put(&o->sb, o->indent, sig.buf, (size_t)(strchr(sig.buf, '<') - sig.buf) + 1);
 		const char *g = strchr(sig.buf, '<') + 1;
 		size_t gl = sig.len - (size_t)(g - sig.buf) - 2;
 		size_t start = 0;
@@ -588,11 +434,11 @@ static void entry(struct out *o, const struct tkernel *k, const struct tentry *e
 				struct sbuf p = SBUF_INIT;
 				sb_add(&p, g + b, i - b);
 				sb_addc(&p, ',');
-				put(o, o->indent + 1, p.buf, p.len);
+				rsfmt_put(&o->sb, o->indent + 1, p.buf, p.len);
 				sb_free(&p);
 				start = i + 1;
 			}
-		put(o, o->indent, ">(", 2);
+		rsfmt_put(&o->sb, o->indent, ">(", 2);
 	}
 	o->indent++;
 	size_t order[256];

@@ -1508,6 +1508,23 @@ static void finish_entry(struct lw *lw, const struct spec *sp)
 	k->entries[k->nentries++] = *e;
 }
 
+/* "!X" for a parenthesised or plain X, else "!(X)" ("not ..." alike). */
+static const char *negate(struct tarena *a, const char *x, const char *not)
+{
+	size_t n = strlen(x);
+	bool plain = true;
+	for (size_t i = 0; i < n && plain; i++)
+		plain = x[i] != ' ';
+	bool wrapped = n > 1 && x[0] == '(' && x[n - 1] == ')';
+	for (size_t i = 1, d = 1; wrapped && i + 1 < n; i++) {
+		d += x[i] == '(' ? 1 : x[i] == ')' ? (size_t)-1 : 0;
+		wrapped = d > 0;
+	}
+	if (plain || wrapped)
+		return ta_printf(a, "%s%s", not, x);
+	return ta_printf(a, "%s(%s)", not, x);
+}
+
 #define MAX_SPECS 16
 #define MAX_ENTRIES 8
 
@@ -1599,8 +1616,8 @@ int lower_kernel(const struct pymod *m, const struct pm_func *f, const char *op,
 			}
 			const char *nm = v ? s.name_true : s.name_false;
 			c->name = sp->name ? ta_printf(a, "%s_%s", sp->name, nm) : nm;
-			const char *py = v ? s.py : ta_printf(a, "not (%s)", s.py);
-			const char *ffi = v ? s.ffi : ta_printf(a, "!(%s)", s.ffi);
+			const char *py = v ? s.py : negate(a, s.py, "not ");
+			const char *ffi = v ? s.ffi : negate(a, s.ffi, "!");
 			c->py = sp->py ? ta_printf(a, "%s and %s", sp->py, py) : py;
 			c->ffi = sp->ffi ? ta_printf(a, "%s && %s", sp->ffi, ffi) : ffi;
 		}

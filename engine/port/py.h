@@ -150,6 +150,8 @@ const struct py_node *py_call_arg(const struct py_node *call, size_t i);
 size_t py_call_nargs(const struct py_node *call);
 /* Positional argument i, else keyword `name`. */
 const struct py_node *py_call_param(const struct py_node *call, size_t i, const char *name);
+/* The byte offset just past a node's last token. */
+size_t py_node_end(const struct py_module *m, const struct py_node *n);
 /* The source text a node spans, exactly; caller frees. */
 char *py_node_text(const struct py_module *m, const struct py_node *n);
 const char *py_op_text(int op);

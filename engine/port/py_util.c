@@ -57,11 +57,33 @@ char *py_str(const struct py_node *n)
 	return n && n->s ? xstrndup(n->s, n->n) : xstrdup("");
 }
 
-int py_end_line(const struct py_module *m, const struct py_node *n)
+/* The last token of a node that is not layout (NEWLINE, INDENT, DEDENT,
+ * END: those a block's tokens end with, positioned at the next line). */
+static size_t last_token(const struct py_module *m, const struct py_node *n)
 {
 	size_t last = n->te > n->tb ? n->te - 1 : n->tb;
 	if (last >= m->toks.n)
 		last = m->toks.n ? m->toks.n - 1 : 0;
+	while (last > n->tb && (m->toks.v[last].kind == PYT_NEWLINE ||
+				m->toks.v[last].kind == PYT_INDENT ||
+				m->toks.v[last].kind == PYT_DEDENT || m->toks.v[last].kind == PYT_END))
+		last--;
+	return last;
+}
+
+size_t py_node_end(const struct py_module *m, const struct py_node *n)
+{
+	if (!m->toks.n)
+		return 0;
+	size_t last = last_token(m, n);
+	return (size_t)(m->toks.v[last].s - m->src) + m->toks.v[last].n;
+}
+
+int py_end_line(const struct py_module *m, const struct py_node *n)
+{
+	if (!m->toks.n)
+		return n->line;
+	size_t last = last_token(m, n);
 	const struct pytok *t = &m->toks.v[last];
 	int line = t->line;
 	for (size_t k = 0; k < t->n; k++)
@@ -73,9 +95,7 @@ char *py_node_text(const struct py_module *m, const struct py_node *n)
 {
 	if (!m->toks.n || n->tb >= m->toks.n)
 		return xstrdup("");
-	size_t last = n->te > n->tb ? n->te - 1 : n->tb;
-	if (last >= m->toks.n)
-		last = m->toks.n - 1;
+	size_t last = last_token(m, n);
 	const char *a = m->toks.v[n->tb].s;
 	const char *b = m->toks.v[last].s + m->toks.v[last].n;
 	return b > a ? xstrndup(a, (size_t)(b - a)) : xstrdup("");

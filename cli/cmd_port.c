@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/core/preflight.h"
 #include "engine/port/port.h"
 #include "tui/tui.h"
 
@@ -137,5 +138,162 @@ int cmd_translate(int argc, char **argv)
 	rc = emit(out, text);
 	free(text);
 	port_close(op);
+	return rc;
+}
+
+/* ---- inventory ---- */
+
+static const char usage_inventory[] =
+	"usage: tileport inventory SOURCE.py KERNEL.rs [--json]\n"
+	"\n"
+	"Read the Python kernels (cuTile or Triton) and the Rust kernel into sequences of\n"
+	"tile-level ops (load with its padding, convert, reduce on an axis, mma, store,\n"
+	"loops ...) and compare them entry by entry: an op on one side only, or with\n"
+	"other attributes, is a finding (CRITICAL for memory ops, mma, reductions and\n"
+	"loops). The offline structural check of a translation.\n"
+	"\n"
+	"  --json     the sequences, their alignment and the findings as JSON\n"
+	"\n"
+	"exit: 0 MATCH or MATCH_WITH_NOTES, 1 MISMATCH (a critical finding), 2 bad usage or\n"
+	"      input (including an unsupported source kernel)\n";
+
+int cmd_inventory(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	bool json = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			fputs(usage_inventory, stdout);
+			return TP_EXIT_OK;
+		default:
+			return cli_usage_error("inventory", "unknown option");
+		}
+	}
+	if (optind + 2 != argc)
+		return cli_usage_error("inventory", "expected SOURCE.py KERNEL.rs");
+	struct tp_err err;
+	tp_err_clear(&err);
+	struct port_inventory inv;
+	if (port_inventory(argv[optind], argv[optind + 1], &inv, &err) < 0) {
+		/* an unsupported source cannot be inventoried: bad input here */
+		fprintf(stderr, "%s\n", err.msg);
+		return TP_EXIT_USAGE;
+	}
+	char *text = json ? port_inventory_json(&inv, argv[optind], argv[optind + 1])
+			  : port_inventory_text(&inv, argv[optind], argv[optind + 1]);
+	fputs(text, stdout);
+	free(text);
+	int rc = inv.ncritical ? TP_EXIT_FAILED : TP_EXIT_OK;
+	port_inventory_free(&inv);
+	return rc;
+}
+
+/* ---- analyze ---- */
+
+static const char usage_analyze[] =
+	"usage: tileport analyze OP [--workspace DIR] [--out DIR | --run DIR] [--print]\n"
+	"\n"
+	"Read the operator's Python (src/tilegym/ops/cutile/OP.py, and ops/triton/OP.py\n"
+	"where present) and its test (tests/ops/test_OP.py) into reference/analysis.json\n"
+	"(pipeline.md §4.1): kernels, Constants and the values the host passes, structural\n"
+	"variants and their dispatch conditions, grid, dtype gates, ops used, test_perf\n"
+	"configs, correctness reference and tolerances. Without the cuTile toolchain the\n"
+	"reference IR and the measured baselines are marked deferred.\n"
+	"\n"
+	"  --workspace DIR  the TileGym workspace (default: $TILEGYM_PATH)\n"
+	"  --out DIR        the output root: writes DIR/OP/reference/analysis.json\n"
+	"                   (default: $CUTILE_KERNEL_OUT_ROOT, then WORKSPACE/cutile_kernel_out)\n"
+	"  --run DIR        the run directory itself\n"
+	"  --print          print the JSON instead of writing it\n"
+	"\n"
+	"exit: 0 written, 1 unsupported kernel, 2 bad usage or input\n";
+
+int cmd_analyze(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"workspace", required_argument, NULL, 'w'}, {"out", required_argument, NULL, 'o'},
+		{"run", required_argument, NULL, 'r'},       {"print", no_argument, NULL, 'p'},
+		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+	};
+	const char *ws_opt = NULL, *out_opt = NULL, *run_opt = NULL;
+	bool print = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			ws_opt = optarg;
+			break;
+		case 'o':
+			out_opt = optarg;
+			break;
+		case 'r':
+			run_opt = optarg;
+			break;
+		case 'p':
+			print = true;
+			break;
+		case 'h':
+			fputs(usage_analyze, stdout);
+			return TP_EXIT_OK;
+		default:
+			return cli_usage_error("analyze", "unknown option");
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("analyze", "expected one OP");
+	const char *opname = argv[optind];
+	char *ws = cli_workspace(ws_opt);
+	if (!ws) {
+		fprintf(stderr, "tileport analyze: no workspace (--workspace or TILEGYM_PATH)\n");
+		return TP_EXIT_USAGE;
+	}
+	struct tp_err err;
+	tp_err_clear(&err);
+	char *run = NULL, *text = NULL;
+	/* offline, the reference IR and the baselines are deferred */
+	struct preflight pf;
+	char *root0 = cli_out_root(out_opt, ws);
+	preflight_run(&pf, ws, root0);
+	bool online = pf.online;
+	preflight_free(&pf);
+	free(root0);
+	int rc = port_analyze_workspace(ws, opname, online, &text, &err);
+	if (rc < 0) {
+		rc = port_error(&err);
+		goto done;
+	}
+	if (print) {
+		fputs(text, stdout);
+		rc = TP_EXIT_OK;
+		goto done;
+	}
+	if (run_opt) {
+		run = xstrdup(run_opt);
+	} else {
+		char *root = cli_out_root(out_opt, ws);
+		run = path_join(root, opname);
+		free(root);
+	}
+	char *dir = path_join(run, "reference");
+	char *file = path_join(dir, "analysis.json");
+	if (mkdir_p(dir, 0755, &err) < 0 || write_file_atomic(file, text, strlen(text), &err) < 0)
+		rc = cli_report(&err);
+	else
+		printf("%s\n", file);
+	free(dir);
+	free(file);
+done:
+	free(text);
+	free(run);
+	free(ws);
 	return rc;
 }

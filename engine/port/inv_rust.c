@@ -227,9 +227,23 @@ static void let_before(struct scan *s, size_t call, const struct rtok **name, ch
 	*name = NULL;
 	elem[0] = '\0';
 	size_t k = call;
-	while (k > 0 && !is(&t->v[k - 1], ";") && !is(&t->v[k - 1], "{") &&
-	       !is(&t->v[k - 1], "}") && call - k < 64)
+	while (k > 0 && !is(&t->v[k - 1], ";") && !is(&t->v[k - 1], "{") && call - k < 96) {
+		if (is(&t->v[k - 1], "}")) {
+			/* a const-generic shape `{ [..] }` is part of the statement */
+			if (k < 2 || !is(&t->v[k - 2], "]"))
+				break;
+			int d = 0;
+			while (k > 0) {
+				k--;
+				if (is(&t->v[k], "}"))
+					d++;
+				else if (is(&t->v[k], "{") && --d == 0)
+					break;
+			}
+			continue;
+		}
 		k--;
+	}
 	if (t->v[k].kind == RK_IDENT && is(&t->v[k + 1], "=") && !is(&t->v[k], "let")) {
 		*name = &t->v[k];
 		snprintf(elem, elem_len, "%s", type_of_var(s, &t->v[k]));

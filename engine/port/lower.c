@@ -1333,7 +1333,7 @@ static const struct py_node *host_param(const struct pm_func *h, const struct py
 	return NULL;
 }
 
-static const struct py_node *host_assignment(const struct py_node *n, const struct py_node *name)
+const struct py_node *lw_host_assignment(const struct py_node *n, const struct py_node *name)
 {
 	const struct py_node *found = NULL;
 	if (!n)
@@ -1345,7 +1345,7 @@ static const struct py_node *host_assignment(const struct py_node *n, const stru
 	if (n->kind == PY_DEF || n->kind == PY_LAMBDA || n->kind == PY_CLASS)
 		return NULL;
 	for (size_t k = 0; k < n->nkids; k++) {
-		const struct py_node *f = host_assignment(n->kids[k], name);
+		const struct py_node *f = lw_host_assignment(n->kids[k], name);
 		if (f)
 			found = f;
 	}
@@ -1372,7 +1372,7 @@ static bool host_float_arg(const struct pymod *m, const struct pm_func *k, size_
 			return true;
 		if (p && p->kids[1] && p->kids[1]->kind == PY_NUM && !py_int_value(p->kids[1], &iv))
 			return true;
-		const struct py_node *v = host_assignment(h->def->kids[3], arg);
+		const struct py_node *v = lw_host_assignment(h->def->kids[3], arg);
 		if (v && v->kind == PY_NUM && !py_int_value(v, &iv))
 			return true;
 		if (v && v->kind == PY_CALL && py_is_name(v->kids[0], "float"))
@@ -1397,7 +1397,7 @@ enum tdt lw_host_array_dtype(const struct pymod *m, const struct pm_func *k, siz
 	const struct py_node *arg = lw_host_arg(m, k, index, &h);
 	if (!arg || arg->kind != PY_NAME)
 		return DT_E;
-	const struct py_node *v = host_assignment(h->def->kids[3], arg);
+	const struct py_node *v = lw_host_assignment(h->def->kids[3], arg);
 	if (!v || v->kind != PY_CALL)
 		return DT_E;
 	enum tdt d = torch_dtype(m, py_call_kw(v, "dtype"));

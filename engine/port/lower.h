@@ -154,6 +154,9 @@ static inline const char *tv_rs(const struct tval *v)
  * the host function holding it; NULL when no launch is found. */
 const struct py_node *lw_host_arg(const struct pymod *m, const struct pm_func *k, size_t index,
 				  const struct pm_func **host);
+/* The last assignment `name = VALUE` in a function body before name's
+ * line: VALUE, or NULL. */
+const struct py_node *lw_host_assignment(const struct py_node *body, const struct py_node *name);
 /* The element type the host gives an array argument, DT_E when it is the
  * operator's data type or unknown. */
 enum tdt lw_host_array_dtype(const struct pymod *m, const struct pm_func *k, size_t index);

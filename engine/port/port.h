@@ -79,6 +79,10 @@ struct port_analysis_in {
 /* reference/analysis.json as pretty JSON; the translation of the source is
  * needed for the variants, so an unsupported kernel fails it too. */
 int port_analysis_json(const struct port_analysis_in *in, char **out, struct tp_err *err);
+/* The same for op OP of a workspace, its files found in the TileGym
+ * layout (the cuTile source, else the Triton one). */
+int port_analyze_workspace(const char *workspace, const char *op, bool toolchain, char **out,
+			   struct tp_err *err);
 
 /* ---- the source op inventory ---- */
 

@@ -279,8 +279,8 @@ static void launch_fn(struct sbuf *sb, const struct port_op *op, size_t ki)
 		if (k->params[i].source_index >= 0)
 			sb_printf(sb, ", %s", k->params[i].name);
 	sb_adds(sb, ", **_launch_hints):\n");
-	sb_printf(sb, "    \"\"\"Launch %s through the cdylib export %s (the ct.launch of the "
-		      "reference).\"\"\"\n",
+	sb_printf(sb, "    \"\"\"Launch %s through the cdylib export %s (the reference's "
+		      "launch).\"\"\"\n",
 		  k->name, sym);
 	sb_adds(sb, "    ffi, lib = bind_kernel_function_cffi(_FFI_NAME, _FFI_CDEF)\n");
 	if (k->fe == FE_TRITON) {
@@ -467,13 +467,26 @@ char *port_register_init_py(const char *text, const char *op)
 	struct sbuf sb = SBUF_INIT;
 	const char *guard = strstr(text, "if is_backend_available(\"cutile-rs\"):");
 	if (guard) {
-		const char *eol = strchr(guard, '\n');
 		size_t col = 0;
 		for (const char *p = guard; p > text && p[-1] != '\n'; p--)
 			col++;
+		/* after the guard's block: its lines indented past the guard */
+		const char *eol = strchr(guard, '\n');
 		size_t upto = eol ? (size_t)(eol - text) + 1 : strlen(text);
+		while (text[upto]) {
+			const char *line = text + upto, *end = strchr(line, '\n');
+			size_t ind = 0;
+			while (line[ind] == ' ')
+				ind++;
+			bool blank = line[ind] == '\n' || line[ind] == '\0';
+			if (!blank && ind <= col)
+				break;
+			if (blank)
+				break;
+			upto = end ? (size_t)(end - text) + 1 : strlen(text);
+		}
 		sb_add(&sb, text, upto);
-		if (!eol)
+		if (upto && text[upto - 1] != '\n')
 			sb_addc(&sb, '\n');
 		sb_printf(&sb, "%*s    %s  # noqa: F401\n", (int)col, "", imp);
 		sb_adds(&sb, text + upto);

@@ -324,6 +324,24 @@ void lw_use_param(struct lw *lw, int param)
 		lw->e->param_used[param] = true;
 }
 
+void lw_want_int(struct lw *lw, struct tval *v)
+{
+	if (!v || v->kind != TV_TILE || v->dt != DT_E || !v->def ||
+	    (v->def->kind != TOP_LOAD && v->def->kind != TOP_GATHER))
+		return;
+	int param = v->def->kind == TOP_LOAD ? v->def->param : v->def->a[0]->param;
+	if (param < 0)
+		return;
+	struct tparam *p = &lw->k->params[param];
+	if (!p->dt_default)
+		return;
+	/* an array of unknown type whose elements index others holds int32 */
+	p->dt = DT_I32;
+	v->dt = DT_I32;
+	if (v->def->kind == TOP_GATHER)
+		v->def->a[0]->dt = DT_I32;
+}
+
 struct tparam *lw_array(struct lw *lw, struct tval *v, const struct py_node *at, bool ptr, int rank)
 {
 	if (!v || v->kind != TV_ARRAY)
@@ -408,7 +426,11 @@ static bool live_after(struct lw *lw, const char *name)
 {
 	for (int f = lw->nframes - 1; f >= 0; f--) {
 		const struct lw_frame *fr = &lw->frames[f];
-		for (size_t i = fr->loop ? 0 : fr->at + 1; i < fr->n; i++)
+		/* a loop body runs again: what it reads before the current
+		 * statement is live too, for a name the loop found defined (a
+		 * name first set inside the body is set before it is read) */
+		bool again = fr->loop && fr->entry && find((struct lw_env *)fr->entry, name);
+		for (size_t i = again ? 0 : fr->at + 1; i < fr->n; i++)
 			if (reads(fr->stmts[i], name, 0))
 				return true;
 		if (fr->barrier)
@@ -506,7 +528,7 @@ static void write_into(struct lw *lw, struct tblock *b, struct tval *dst, struct
 			op->a[0] = v;
 			op->na = 1;
 		}
-	} else {
+	} else if (!dst->var || strcmp(tv_rs(v), dst->var->name) != 0) {
 		struct top *op = lw_op(lw, TOP_SCALAR, at);
 		op->res = dst;
 		op->assign = true;
@@ -657,6 +679,7 @@ static void push_frame(struct lw *lw, const struct py_node *block, bool loop, bo
 	f->at = 0;
 	f->loop = loop;
 	f->barrier = barrier;
+	f->entry = NULL;
 }
 
 static void lower_frame(struct lw *lw)
@@ -827,7 +850,10 @@ static void lower_for(struct lw *lw, const struct py_node *s)
 	env_set(lw, &lw->env, iv_name, iv, 0);
 	struct tblock *outer = lw->cur;
 	lw->cur = op->body;
-	lower_block(lw, s->kids[2], true);
+	push_frame(lw, s->kids[2], true, false);
+	lw->frames[lw->nframes - 1].entry = &before;
+	lower_frame(lw);
+	lw->nframes--;
 	lw->cur = outer;
 	tblock_add(lw->a, lw->cur, op);
 	/* what the body defined does not leave it */
@@ -1395,11 +1421,10 @@ enum tdt lw_host_array_dtype(const struct pymod *m, const struct pm_func *k, siz
 {
 	const struct pm_func *h = NULL;
 	const struct py_node *arg = lw_host_arg(m, k, index, &h);
-	if (!arg || arg->kind != PY_NAME)
-		return DT_E;
-	const struct py_node *v = lw_host_assignment(h->def->kids[3], arg);
+	const struct py_node *v = arg && arg->kind == PY_NAME ? lw_host_assignment(h->def->kids[3], arg)
+							      : NULL;
 	if (!v || v->kind != PY_CALL)
-		return DT_E;
+		return DT_NONE;
 	enum tdt d = torch_dtype(m, py_call_kw(v, "dtype"));
 	if (d == DT_NONE && v->kids[0]->kind == PY_ATTR) {
 		const struct py_node *callee = v->kids[0];
@@ -1479,8 +1504,9 @@ static enum lw_status lower_entry(struct lw *lw, const struct spec *sp)
 	struct tentry *e = ta_alloc(lw->a, sizeof(*e));
 	e->param_used = ta_alloc(lw->a, lw->param_cap * sizeof(bool));
 	e->param_rank = ta_alloc(lw->a, lw->param_cap * sizeof(int));
+	/* the rank the front end read off the accesses, when they agree */
 	for (size_t i = 0; i < lw->param_cap; i++)
-		e->param_rank[i] = -1;
+		e->param_rank[i] = i < lw->k->nparams && lw->k->params[i].rank > 0 ? lw->k->params[i].rank : -1;
 	lw->e = e;
 	lw->cur = &e->body;
 	if (setjmp(lw->jb))

@@ -67,6 +67,7 @@ struct lw_frame {
 	size_t n, at;
 	bool loop;    /* a loop body: everything in it is read again */
 	bool barrier; /* a function body: names do not escape it */
+	const struct lw_env *entry; /* a loop: the names defined when it starts */
 };
 
 /* A compile-time condition fixed for the entry being lowered. */
@@ -139,6 +140,10 @@ struct top *lw_op(struct lw *lw, enum top_kind kind, const struct py_node *at);
 /* An op's tile result of dt and shape in a fresh variable named after hint. */
 struct tval *lw_tile_res(struct lw *lw, struct top *op, enum tdt dt, const struct tshape *s,
 			 const char *hint);
+/* A tile used where integers are needed (an index, a pointer offset):
+ * when it was loaded from an array whose element type nobody gave, that
+ * array holds int32. */
+void lw_want_int(struct lw *lw, struct tval *v);
 /* Mark a param as read by the entry. */
 void lw_use_param(struct lw *lw, int param);
 /* A param used as an array: view (load/store) or pointer (gather/scatter). */

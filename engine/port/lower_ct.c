@@ -51,6 +51,13 @@ static void mark(struct lw *lw, const struct py_node *n, int depth)
 					tp->view = true;
 				else
 					tp->ptr = true;
+				/* the rank an access spells out: its index (or shape) tuple */
+				const struct py_node *ix = strcmp(api, "ct.num_tiles") == 0
+								   ? py_call_param(n, 2, "shape")
+								   : py_call_param(n, 1, ptr ? "indices" : "index");
+				int rank = ix && ix->kind == PY_TUPLE ? (int)ix->nkids : ix ? 1 : 0;
+				if (rank > 0)
+					tp->rank = tp->rank < 0 ? rank : tp->rank == rank ? rank : 0;
 			}
 			free(api);
 		}
@@ -76,6 +83,10 @@ static void ct_mark_arrays(struct lw *lw, const struct py_node *def)
 			lw_unsupported(lw, lw->f->def, "array `%s` is read both through tile views and through pointers",
 				       p->name);
 		p->dt = lw_host_array_dtype(lw->m, lw->f, (size_t)p->source_index);
+		if (p->dt == DT_NONE) {
+			p->dt = DT_E;
+			p->dt_default = true;
+		}
 	}
 }
 
@@ -341,6 +352,7 @@ static struct tval *gather_offsets(struct lw *lw, struct tval *arr, const struct
 	*bounds = NULL;
 	for (size_t d = 0; d < n; d++) {
 		struct tval *i = idx[d];
+		lw_want_int(lw, i);
 		if (!(i->kind == TV_INT || i->kind == TV_CINT || (i->kind == TV_TILE && tdt_is_int(i->dt))))
 			lw_unsupported(lw, at, "a gather index that is not an integer");
 		struct tval *stride = lw_array_dim(lw, arr->param, (int)d, true, at);

@@ -757,6 +757,7 @@ struct tval *lw_binop(struct lw *lw, int op, struct tval *a, struct tval *b,
 			       b->kind == TV_ARRAY || b->kind == TV_PTRS)) {
 		struct tval *p = (a->kind == TV_ARRAY || a->kind == TV_PTRS) ? a : b;
 		struct tval *o = p == a ? b : a;
+		lw_want_int(lw, o);
 		if (o->kind == TV_ARRAY || o->kind == TV_PTRS)
 			lw_unsupported(lw, at, "adding two pointers");
 		if (!(is_int_scalar(o) || (o->kind == TV_TILE && tdt_is_int(o->dt))))
@@ -1195,6 +1196,14 @@ static struct tval *builtin(struct lw *lw, const char *name, const struct py_nod
 			return lw_tile_unary(lw, tdt_is_float(v->dt) ? "absf" : "absi", NULL, v, call,
 					     "abs");
 		lw_unsupported(lw, call, "abs() of a runtime %s", kind_of(v));
+	}
+	if (v->kind == TV_STR && strcmp(name, "float") == 0) {
+		double d = strcmp(v->rs, "inf") == 0 || strcmp(v->rs, "+inf") == 0 ? INFINITY
+			   : strcmp(v->rs, "-inf") == 0				? -INFINITY
+										: 0;
+		if (d == 0)
+			lw_unsupported(lw, call, "float(\"%s\")", v->rs);
+		return cfloat(lw, d);
 	}
 	if (!is_known_num(v)) {
 		if (strcmp(name, "int") == 0 && is_int_scalar(v))

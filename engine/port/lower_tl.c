@@ -140,6 +140,10 @@ static void tl_mark_arrays(struct lw *lw, const struct py_node *def)
 			lw_unsupported(lw, def, "`%s` is used both as a block-pointer base and in pointer arithmetic",
 				       p->name);
 		p->dt = lw_host_array_dtype(lw->m, lw->f, (size_t)p->source_index);
+		if (p->dt == DT_NONE) {
+			p->dt = DT_E;
+			p->dt_default = true;
+		}
 	}
 }
 

@@ -207,6 +207,7 @@ struct tparam {
 	bool ptr;            /* array addressed by pointers (gather/scatter, Triton pointers) */
 	bool view;           /* array addressed by views (load/store, block pointers) */
 	bool used;           /* the entry reads it */
+	bool dt_default;     /* arrays: the host does not say the element type */
 	int of;              /* TP_SHAPE/TP_STRIDE: the array; and the axis */
 	int axis;
 	int line, col;

@@ -132,6 +132,23 @@ static void dim_map(const int *order, int rank, struct sbuf *out)
 
 static void block(struct out *o, const struct tblock *b);
 
+/* "(a + b)" -> "a + b": a let needs no outer parentheses (rustc warns). */
+static const char *strip_parens(const char *s, struct sbuf *tmp)
+{
+	size_t n = strlen(s);
+	if (n < 2 || s[0] != '(' || s[n - 1] != ')')
+		return s;
+	int d = 0;
+	for (size_t i = 0; i + 1 < n; i++) {
+		d += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+		if (d == 0)
+			return s; /* the first group closes before the end */
+	}
+	sb_reset(tmp);
+	sb_add(tmp, s + 1, n - 2);
+	return sb_str(tmp);
+}
+
 static void op_line(struct out *o, const struct top *op)
 {
 	const struct tkernel *k = o->k;
@@ -157,7 +174,24 @@ static void op_line(struct out *o, const struct top *op)
 		break;
 	case TOP_SCALAR:
 		lhs(op, &l);
-		sb_printf(&l, "%s;", op->text);
+		if (op->fn && strcmp(op->fn, "if") == 0) {
+			/* rustfmt keeps an if-else on one line up to 50 columns */
+			char *e = xasprintf("if %s { %s } else { %s }", op->text, op->lo, op->hi);
+			if (strlen(e) <= 50 && (size_t)o->indent * 4 + l.len + strlen(e) + 1 <= 100) {
+				sb_printf(&l, "%s;", e);
+			} else {
+				sb_printf(&l, "if %s {", op->text);
+				line(o, "%s", sb_str(&l));
+				line(o, "    %s", op->lo);
+				line(o, "} else {");
+				line(o, "    %s", op->hi);
+				sb_reset(&l);
+				sb_adds(&l, "};");
+			}
+			free(e);
+			break;
+		}
+		sb_printf(&l, "%s;", strip_parens(op->text, &t1));
 		break;
 	case TOP_LOAD: {
 		const struct tval *r = op->res;

@@ -219,6 +219,11 @@ static bool name_held(struct lw *lw, const char *rust, const struct lw_var *skip
 	for (size_t i = 0; i < lw->env.n; i++)
 		if (&lw->env.v[i] != skip && uses_var_name(lw->env.v[i].v, rust, 0))
 			return true;
+	/* while inlining, the callers' values are in use too */
+	for (int d = 0; d < lw->inline_depth; d++)
+		for (size_t i = 0; i < lw->outer[d]->n; i++)
+			if (uses_var_name(lw->outer[d]->v[i].v, rust, 0))
+				return true;
 	return false;
 }
 
@@ -227,7 +232,7 @@ static bool name_held(struct lw *lw, const char *rust, const struct lw_var *skip
 static const char *bind_name(struct lw *lw, const char *name, const struct lw_var *skip)
 {
 	const char *r = lw_rust_ident(lw, name);
-	if (lw->inline_depth == 0 && !name_held(lw, r, skip)) {
+	if (!name_held(lw, r, skip)) {
 		take(lw, r);
 		return r;
 	}
@@ -589,7 +594,7 @@ void lw_assign(struct lw *lw, const char *name, struct tval *v, const struct py_
 	if (v->kind == TV_TILE && v->var && v->var->temp) {
 		v->var->temp = false;
 		const char *r = lw_rust_ident(lw, name);
-		if (lw->inline_depth == 0 && !name_held(lw, r, e)) {
+		if (!name_held(lw, r, e)) {
 			v->var->name = r;
 			take(lw, r);
 		}
@@ -600,7 +605,7 @@ void lw_assign(struct lw *lw, const char *name, struct tval *v, const struct py_
 		   v->var->temp) {
 		v->var->temp = false;
 		const char *r = lw_rust_ident(lw, name);
-		if (lw->inline_depth == 0 && !name_held(lw, r, e)) {
+		if (!name_held(lw, r, e)) {
 			v->var->name = r;
 			v->rs = r;
 			take(lw, r);
@@ -1248,6 +1253,7 @@ struct tval *lw_call_function(struct lw *lw, const struct pm_func *f, const stru
 		if (call->kids[k]->kind == PY_STARRED || call->kids[k]->kind == PY_DSTAR)
 			lw_unsupported(lw, call->kids[k], "*args/**kwargs in a call");
 	struct lw_env caller = lw->env;
+	lw->outer[lw->inline_depth] = &caller;
 	lw->env = callee;
 	lw->inline_depth++;
 	const char *target = lw->target;

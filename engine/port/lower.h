@@ -100,6 +100,7 @@ struct lw {
 	const struct lw_api *api;
 	struct tblock *cur;
 	struct lw_env env;
+	const struct lw_env *outer[LW_MAX_INLINE]; /* callers' environments while inlining */
 	struct lw_frame frames[LW_MAX_FRAMES];
 	int nframes;
 	int loop_depth;

@@ -771,8 +771,8 @@ struct tval *lw_binop(struct lw *lw, int op, struct tval *a, struct tval *b,
 		return r;
 	}
 	if (a->kind == TV_TILE || b->kind == TV_TILE) {
-		if (op == PYOP_MATMUL)
-			return lw_mma(lw, a, b, NULL, at);
+		if (op == PYOP_MATMUL) /* a @ b is ct.matmul: the inputs' type */
+			return lw_convert(lw, lw_mma(lw, a, b, NULL, at), a->dt, at);
 		enum tdt dt = a->kind == TV_TILE ? a->dt : b->dt;
 		if (a->kind == TV_TILE && b->kind == TV_TILE && a->dt != b->dt) {
 			if (tdt_is_float(a->dt) && !tdt_is_float(b->dt))
@@ -1089,6 +1089,27 @@ static struct tval *boolop(struct lw *lw, const struct py_node *n)
 	return acc ? acc : tv_cbool(lw->a, is_and);
 }
 
+/* A scalar chosen at run time, in a let of its own: `if c { a } else { b }`
+ * (rule 25 keeps tiles out of such expressions; scalars are fine). */
+static struct tval *scalar_if(struct lw *lw, const char *cond, const struct tval *a,
+			      const struct tval *b, const struct py_node *at)
+{
+	bool fl = a->kind == TV_FLOAT || a->kind == TV_CFLOAT;
+	struct top *op = lw_op(lw, TOP_SCALAR, at);
+	op->fn = "if";
+	op->text = cond;
+	op->lo = fl && a->kind == TV_CFLOAT ? lw_float_rs(lw, a->fval, DT_F32) : tv_rs(a);
+	op->hi = fl && b->kind == TV_CFLOAT ? lw_float_rs(lw, b->fval, DT_F32) : tv_rs(b);
+	struct tvar *var = lw_var_new(lw, lw_hint(lw, "sel"));
+	struct tval *r = tv_new(lw->a, fl ? TV_FLOAT : TV_INT);
+	r->dt = fl ? DT_F32 : DT_I32;
+	r->var = var;
+	r->rs = var->name;
+	r->def = op;
+	op->res = r;
+	return r;
+}
+
 static struct tval *ifexp(struct lw *lw, const struct py_node *n)
 {
 	struct tval *c = lw_expr(lw, n->kids[1]);
@@ -1102,16 +1123,8 @@ static struct tval *ifexp(struct lw *lw, const struct py_node *n)
 	struct tval *b = lw_expr(lw, n->kids[2]);
 	bool ia = is_int_scalar(a), ib = is_int_scalar(b);
 	bool fa = is_float_scalar(a), fb = is_float_scalar(b);
-	if ((ia && ib) || (fa && fb)) {
-		const char *rs = ta_printf(lw->a, "(if %s { %s } else { %s })", c->rs, scalar_rs(lw, a),
-					   scalar_rs(lw, b));
-		if (ia && c->kind == TV_CBOOL && a->kind != TV_INT && b->kind != TV_INT)
-			return tv_csym(lw->a, rs);
-		struct tval *r = tv_new(lw->a, ia ? TV_INT : TV_FLOAT);
-		r->dt = ia ? DT_I32 : DT_F32;
-		r->rs = rs;
-		return r;
-	}
+	if ((ia && ib) || (fa && fb))
+		return scalar_if(lw, tv_rs(c), a, b, n);
 	if (a->kind == TV_TILE || b->kind == TV_TILE)
 		lw_unsupported(lw, n, "a conditional expression over tiles (use where)");
 	lw_unsupported(lw, n, "a conditional expression choosing between a %s and a %s at run time",
@@ -1155,11 +1168,9 @@ static struct tval *builtin(struct lw *lw, const char *name, const struct py_nod
 				bool first = is_min ? num(acc) <= num(v) : num(acc) >= num(v);
 				acc = first ? acc : v;
 			} else if (is_int_scalar(acc) && is_int_scalar(v)) {
-				const char *rs = ta_printf(lw->a, "(if %s %s %s { %s } else { %s })",
-							   acc->rs, is_min ? "<" : ">", v->rs, acc->rs,
-							   v->rs);
-				acc = acc->kind == TV_INT || v->kind == TV_INT ? tv_int(lw->a, rs)
-									       : tv_csym(lw->a, rs);
+				const char *cond = ta_printf(lw->a, "%s %s %s", tv_rs(acc),
+							     is_min ? "<" : ">", tv_rs(v));
+				acc = scalar_if(lw, cond, acc, v, call);
 			} else if (acc->kind == TV_TILE || v->kind == TV_TILE) {
 				struct tval *t = acc->kind == TV_TILE ? acc : v;
 				bool fl = tdt_is_float(t->dt);

@@ -47,6 +47,22 @@ static void *grow_arena(struct tarena *a, void *p, size_t *cap, size_t need, siz
 
 /* ---- names ---- */
 
+const char *lw_name(struct lw *lw, const struct py_node *n)
+{
+	char *h = py_str(n);
+	const char *r = ta_strdup(lw->a, h);
+	free(h);
+	return r;
+}
+
+const char *lw_canon(struct lw *lw, const struct py_node *n)
+{
+	char *h = pymod_canon(lw->m, n);
+	const char *r = h ? ta_strdup(lw->a, h) : NULL;
+	free(h);
+	return r;
+}
+
 static const char *const rust_keywords[] = {
 	"as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
 	"extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move",
@@ -657,9 +673,8 @@ static void carry(struct lw *lw, struct lw_var *e, const struct py_node *at)
 		*cv = *v;
 		cv->elems = ta_alloc(lw->a, v->nelems * sizeof(*cv->elems));
 		for (size_t i = 0; i < v->nelems; i++) {
-			char *n = xasprintf("%s_i%zu", e->name, i);
+			const char *n = ta_printf(lw->a, "%s_i%zu", e->name, i);
 			cv->elems[i] = scalar_let(lw, n, v->elems[i], e, at, true);
-			free(n);
 		}
 		break;
 	}
@@ -705,10 +720,7 @@ static void assign_target(struct lw *lw, const struct py_node *t, struct tval *v
 			  const struct py_node *at)
 {
 	if (t->kind == PY_NAME) {
-		char *name = py_str(t);
-		const char *n = ta_strdup(lw->a, name);
-		free(name);
-		lw_assign(lw, n, v, at);
+		lw_assign(lw, lw_name(lw, t), v, at);
 		return;
 	}
 	if (t->kind == PY_TUPLE || t->kind == PY_LIST) {
@@ -728,10 +740,7 @@ static const char *target_name(const struct py_module *m, const struct py_node *
 	(void)m;
 	if (t->kind != PY_NAME)
 		return NULL;
-	char *s = py_str(t);
-	const char *r = ta_strdup(lw->a, s);
-	free(s);
-	return r;
+	return lw_name(lw, t);
 }
 
 static void lower_if(struct lw *lw, const struct py_node *s, struct tval *cond,
@@ -792,10 +801,8 @@ static void range_args(struct lw *lw, const struct py_node *iter, const struct p
 			}
 			return;
 		}
-		char *api = pymod_canon(lw->m, iter->kids[0]);
-		bool ok = api && lw->api->range && lw->api->range(lw, api, iter, lo, hi, step);
-		free(api);
-		if (ok)
+		const char *api = lw_canon(lw, iter->kids[0]);
+		if (api && lw->api->range && lw->api->range(lw, api, iter, lo, hi, step))
 			return;
 	}
 	lw_unsupported(lw, iter, "a for loop over something other than range()");
@@ -1149,6 +1156,7 @@ static void lower_if_stmt(struct lw *lw, const struct py_node *s)
 
 static void lower_stmt(struct lw *lw, const struct py_node *s)
 {
+	lw->stmt = s;
 	switch (s->kind) {
 	case PY_EXPR_STMT:
 		if (s->kids[0]->kind == PY_STR || s->kids[0]->kind == PY_CONST)
@@ -1237,7 +1245,7 @@ struct tval *lw_call_function(struct lw *lw, const struct pm_func *f, const stru
 		const struct py_node *p = params->kids[i];
 		if (p->op != PYP_PLAIN)
 			lw_unsupported(lw, p, "*args/**kwargs in a device function");
-		char *pname = py_str(p);
+		const char *pname = lw_name(lw, p);
 		const struct py_node *arg = py_call_kw(call, pname);
 		if (!arg)
 			arg = py_call_arg(call, pos++);
@@ -1247,7 +1255,6 @@ struct tval *lw_call_function(struct lw *lw, const struct pm_func *f, const stru
 			lw_unsupported(lw, call, "no argument for `%s` of %s()", pname, f->name);
 		struct tval *v = lw_expr(lw, arg);
 		env_set(lw, &callee, pname, v, 0);
-		free(pname);
 	}
 	for (size_t k = 1; k < call->nkids; k++)
 		if (call->kids[k]->kind == PY_STARRED || call->kids[k]->kind == PY_DSTAR)

@@ -116,10 +116,16 @@ struct lw {
 	size_t nreserved, capreserved;
 	int inline_depth;
 	const char *target;   /* the Python name being assigned, for naming */
+	const struct py_node *stmt; /* the statement being lowered, for messages */
 	jmp_buf jb;
 	enum lw_status status;
 	struct tp_err *err;
 };
+
+/* Heap strings must not be held across anything that can jump out: the
+ * source names a lowering needs live in the arena. */
+const char *lw_name(struct lw *lw, const struct py_node *n); /* n->s */
+const char *lw_canon(struct lw *lw, const struct py_node *n); /* pymod_canon, or NULL */
 
 /* ---- errors (lower.c) ---- */
 TP_NORETURN void lw_unsupported(struct lw *lw, const struct py_node *at, const char *fmt, ...)

@@ -156,9 +156,7 @@ static void ct_hints(struct lw *lw, const struct py_node *deco)
 				const struct py_node *kw = v->kids[i];
 				if (kw->kind != PY_KEYWORD)
 					lw_unsupported(lw, kw, "a ct.ByTarget entry without a target name");
-				char *t = py_str(kw);
-				hint(lw, t, keys[k].ir, kw->kids[0]);
-				free(t);
+				hint(lw, lw_name(lw, kw), keys[k].ir, kw->kids[0]);
 			}
 			continue;
 		}

@@ -94,19 +94,14 @@ static struct tval *module_const(struct lw *lw, const struct pm_const *c, const 
 }
 
 /* A dotted API name whose first part is not a local variable. */
-static char *api_name(struct lw *lw, const struct py_node *n)
+static const char *api_name(struct lw *lw, const struct py_node *n)
 {
 	const struct py_node *head = n;
 	while (head->kind == PY_ATTR)
 		head = head->kids[0];
-	if (head->kind != PY_NAME)
+	if (head->kind != PY_NAME || lw_lookup(lw, lw_name(lw, head)))
 		return NULL;
-	char *h = py_str(head);
-	bool local = lw_lookup(lw, h) != NULL;
-	free(h);
-	if (local)
-		return NULL;
-	char *c = pymod_canon(lw->m, n);
+	const char *c = lw_canon(lw, n);
 	if (!c)
 		return NULL;
 	static const char *const prefixes[] = {"ct.", "tl.", "triton.", "math.", "torch.", "np."};
@@ -116,7 +111,6 @@ static char *api_name(struct lw *lw, const struct py_node *n)
 	/* a name imported from one of those modules */
 	if (n->kind == PY_NAME && strchr(c, '.'))
 		return c;
-	free(c);
 	return NULL;
 }
 
@@ -139,26 +133,20 @@ static struct tval *math_name(struct lw *lw, const char *api, const struct py_no
 
 static struct tval *name_value(struct lw *lw, const struct py_node *n)
 {
-	char *name = py_str(n);
+	const char *name = lw_name(lw, n);
 	struct tval *v = lw_lookup(lw, name);
-	if (v) {
-		free(name);
+	if (v)
 		return v;
-	}
 	const struct pm_const *c = pymod_const(lw->m, name);
-	if (c) {
-		free(name);
+	if (c)
 		return module_const(lw, c, n);
-	}
-	char *api = api_name(lw, n);
+	const char *api = api_name(lw, n);
 	if (api) {
 		struct tval *r = lw->api->name(lw, api, n);
 		if (!r)
 			r = math_name(lw, api, n);
 		if (!r)
 			lw_unsupported(lw, n, "%s", api);
-		free(api);
-		free(name);
 		return r;
 	}
 	if (pymod_func(lw->m, name))
@@ -213,20 +201,17 @@ struct tval *lw_array_dim(struct lw *lw, int param, int axis, bool stride,
 
 static struct tval *attribute(struct lw *lw, const struct py_node *n)
 {
-	char *api = api_name(lw, n);
+	const char *api = api_name(lw, n);
 	if (api) {
 		struct tval *r = lw->api->name(lw, api, n);
 		if (!r)
 			r = math_name(lw, api, n);
 		if (!r)
 			lw_unsupported(lw, n, "%s", api);
-		free(api);
 		return r;
 	}
 	struct tval *base = lw_expr(lw, n->kids[0]);
-	char *attr = py_str(n);
-	const char *a = ta_strdup(lw->a, attr);
-	free(attr);
+	const char *a = lw_name(lw, n);
 	if (strcmp(a, "dtype") == 0 && (base->kind == TV_ARRAY || base->kind == TV_TILE)) {
 		struct tval *d = tv_new(lw->a, TV_DTYPE);
 		d->dt = base->dt;
@@ -1234,34 +1219,27 @@ static struct tval *call(struct lw *lw, const struct py_node *n)
 {
 	const struct py_node *callee = n->kids[0];
 	if (callee->kind == PY_NAME) {
-		char *name = py_str(callee);
-		const struct pm_func *f = lw_lookup(lw, name) ? NULL : pymod_func(lw->m, name);
-		if (f) {
-			free(name);
+		const char *name = lw_name(lw, callee);
+		bool local = lw_lookup(lw, name) != NULL;
+		const struct pm_func *f = local ? NULL : pymod_func(lw->m, name);
+		if (f)
 			return lw_call_function(lw, f, n);
-		}
-		struct tval *b = lw_lookup(lw, name) ? NULL : builtin(lw, name, n);
-		if (b) {
-			free(name);
+		struct tval *b = local ? NULL : builtin(lw, name, n);
+		if (b)
 			return b;
-		}
-		free(name);
 	}
-	char *api = api_name(lw, callee);
+	const char *api = api_name(lw, callee);
 	if (api) {
 		struct tval *r = lw->api->call(lw, api, n);
 		if (!r)
 			r = math_call(lw, api, n);
 		if (!r)
 			lw_unsupported(lw, n, "%s()", api);
-		free(api);
 		return r;
 	}
 	if (callee->kind == PY_ATTR) {
 		struct tval *self = lw_expr(lw, callee->kids[0]);
-		char *meth = py_str(callee);
-		const char *m = ta_strdup(lw->a, meth);
-		free(meth);
+		const char *m = lw_name(lw, callee);
 		struct tval *r = lw->api->method(lw, self, m, n);
 		if (!r)
 			lw_unsupported(lw, n, "the method .%s() of a %s", m, kind_of(self));
@@ -1272,6 +1250,8 @@ static struct tval *call(struct lw *lw, const struct py_node *n)
 
 struct tval *lw_expr(struct lw *lw, const struct py_node *n)
 {
+	if (!n) /* an argument a call needs is not there */
+		lw_unsupported(lw, lw->stmt, "a call without an argument it needs");
 	switch (n->kind) {
 	case PY_NAME:
 		return name_value(lw, n);

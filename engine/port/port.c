@@ -13,6 +13,9 @@ static char *stem(const char *path)
 	return xstrndup(b, dot ? (size_t)(dot - b) : strlen(b));
 }
 
+static int open_parsed(struct port_op *op, const char *kernel, struct port_op **out,
+		       struct tp_err *err);
+
 int port_open(const char *path, const char *kernel, const char *opname, struct port_op **out,
 	      struct tp_err *err)
 {
@@ -24,6 +27,27 @@ int port_open(const char *path, const char *kernel, const char *opname, struct p
 		port_close(op);
 		return -1;
 	}
+	return open_parsed(op, kernel, out, err);
+}
+
+int port_open_source(const char *path, const char *src, size_t len, const char *kernel,
+		     const char *opname, struct port_op **out, struct tp_err *err)
+{
+	*out = NULL;
+	struct port_op *op = xcalloc(1, sizeof(*op));
+	op->path = xstrdup(path);
+	op->name = opname ? xstrdup(opname) : stem(path);
+	if (pymod_parse(&op->m, path, src, len, err) < 0) {
+		port_close(op);
+		return -1;
+	}
+	return open_parsed(op, kernel, out, err);
+}
+
+static int open_parsed(struct port_op *op, const char *kernel, struct port_op **out,
+		       struct tp_err *err)
+{
+	const char *path = op->path;
 	const struct pm_func *ks[64];
 	size_t n = pymod_kernels(&op->m, ks, TP_ARRAY_LEN(ks));
 	if (n > TP_ARRAY_LEN(ks))

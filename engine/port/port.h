@@ -29,6 +29,9 @@ struct port_op;
  * op named `op` (NULL: the file's stem). */
 int port_open(const char *path, const char *kernel, const char *op, struct port_op **out,
 	      struct tp_err *err);
+/* The same for source text in memory, named `path` in messages. */
+int port_open_source(const char *path, const char *src, size_t len, const char *kernel,
+		     const char *op, struct port_op **out, struct tp_err *err);
 void port_close(struct port_op *op);
 
 const char *port_op_name(const struct port_op *op);

@@ -658,7 +658,10 @@ int py_parse(struct py_module *m, const char *path, const char *src, size_t len,
 {
 	memset(m, 0, sizeof(*m));
 	m->path = xstrdup(path);
-	m->src = xstrndup(src, len);
+	/* a NUL inside the text stays part of it: copy by length */
+	m->src = xmalloc(len + 1);
+	memcpy(m->src, src, len);
+	m->src[len] = '\0';
 	m->len = len;
 	struct tp_err lex = {0};
 	int lrc = pytok_scan(m->src, m->len, &m->toks, &lex);

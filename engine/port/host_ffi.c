@@ -282,19 +282,16 @@ static void launch_fn(struct w *w, const struct port_op *op, const struct tkerne
 			wl(w, "%s %s {", e == 0 ? "let launched = if" : "} else if", en->dispatch_ffi);
 			w->indent++;
 		}
-		char *head = xasprintf("%s%s_module::%s(%s)", one ? "let launched = " : "", op->name,
-				       en->name, sb_str(&args));
-		/* a chain continues one level in, or at the head's level when the
-		 * head itself broke over lines (rustfmt) */
-		int in = rsfmt_expr(&w->sb, w->indent, head, "") ? 0 : 1;
+		char *head = xasprintf("%s_module::%s(%s)", op->name, en->name, sb_str(&args));
+		int at = w->indent;
+		w->indent = rsfmt_chain_head(&w->sb, at, one ? "let launched = " : "", head);
 		free(head);
-		w->indent += in;
 		wl(w, ".generics(vec![%s])", sb_str(&gen));
 		wl(w, ".grid(grid)");
 		wl(w, ".compile_options(opts)");
 		wl(w, ".sync_on(stream)");
 		wl(w, ".is_ok()%s", one ? ";" : "");
-		w->indent -= in + (one ? 0 : 1);
+		w->indent = at - (one ? 0 : 1);
 	}
 	if (k->nentries > 1) {
 		wl(w, "} else {");

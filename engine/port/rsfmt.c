@@ -7,6 +7,7 @@
 #include "engine/port/rsfmt.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 
@@ -285,6 +286,23 @@ void rsfmt_line(struct sbuf *o, int indent, const char *s)
 	fmt_expr(o, indent, s, n, ";");
 }
 
+
+int rsfmt_chain_head(struct sbuf *o, int indent, const char *lhs, const char *head)
+{
+	size_t ln = strlen(lhs), hn = strlen(head);
+	/* rustfmt moves the right-hand side to the next line when the head
+	 * would otherwise break after its `(` and fits whole there */
+	if (ln > 2 && (size_t)indent * 4 + ln + hn > RSFMT_WIDTH &&
+	    (size_t)(indent + 1) * 4 + hn <= RSFMT_WIDTH && !needs_vertical(head, hn)) {
+		rsfmt_put(o, indent, lhs, ln - 1);
+		rsfmt_put(o, indent + 1, head, hn);
+		return indent + 2;
+	}
+	char *line = xasprintf("%s%s", lhs, head);
+	bool broke = rsfmt_expr(o, indent, line, "");
+	free(line);
+	return broke ? indent : indent + 1;
+}
 
 bool rsfmt_expr(struct sbuf *o, int indent, const char *s, const char *tail)
 {

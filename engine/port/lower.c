@@ -288,35 +288,6 @@ static bool mergeable(const struct tval *v)
 	       v->kind == TV_CBOOL;
 }
 
-static const char *value_kind(const struct tval *v)
-{
-	switch (v->kind) {
-	case TV_TILE:
-		return "tile";
-	case TV_INT:
-	case TV_CINT:
-		return "int";
-	case TV_FLOAT:
-	case TV_CFLOAT:
-		return "float";
-	case TV_BOOL:
-	case TV_CBOOL:
-		return "bool";
-	case TV_ARRAY:
-		return "array";
-	case TV_DTYPE:
-		return "dtype";
-	case TV_TUPLE:
-		return "tuple";
-	case TV_BLOCKPTR:
-		return "block pointer";
-	case TV_PTRS:
-		return "pointer tile";
-	default:
-		return "value";
-	}
-}
-
 /* ---- emitting ---- */
 
 struct top *lw_op(struct lw *lw, enum top_kind kind, const struct py_node *at)
@@ -603,7 +574,7 @@ void lw_assign(struct lw *lw, const char *name, struct tval *v, const struct py_
 		if (!same_type(e->v, v))
 			lw_unsupported(lw, at,
 				       "`%s` is carried by a loop but changes from a %s to a %s in it",
-				       name, value_kind(e->v), value_kind(v));
+				       name, lw_describe(lw, e->v), lw_describe(lw, v));
 		write_into(lw, lw->cur, e->v, v, at);
 		return;
 	}
@@ -679,7 +650,7 @@ static void carry(struct lw *lw, struct lw_var *e, const struct py_node *at)
 		break;
 	}
 	default:
-		lw_unsupported(lw, at, "`%s` (a %s) is reassigned in a loop", e->name, value_kind(v));
+		lw_unsupported(lw, at, "`%s` (a %s) is reassigned in a loop", e->name, lw_kind(v));
 	}
 	e->v = cv;
 	e->carried = lw->loop_depth;
@@ -725,7 +696,7 @@ static void assign_target(struct lw *lw, const struct py_node *t, struct tval *v
 	}
 	if (t->kind == PY_TUPLE || t->kind == PY_LIST) {
 		if (v->kind != TV_TUPLE || v->nelems != t->nkids)
-			lw_unsupported(lw, t, "unpacking a %s into %zu names", value_kind(v), t->nkids);
+			lw_unsupported(lw, t, "unpacking a %s into %zu names", lw_kind(v), t->nkids);
 		for (size_t k = 0; k < t->nkids; k++)
 			assign_target(lw, t->kids[k], v->elems[k], at);
 		return;
@@ -1143,7 +1114,7 @@ static void lower_if_stmt(struct lw *lw, const struct py_node *s)
 		break;
 	}
 	default:
-		lw_unsupported(lw, s->kids[0], "a branch on a %s", value_kind(c));
+		lw_unsupported(lw, s->kids[0], "a branch on a %s", lw_kind(c));
 	}
 	if (c->kind == TV_CBOOL && c->known) {
 		const struct py_node *taken = c->ival ? s->kids[1] : s->kids[2];

@@ -251,6 +251,11 @@ void lw_store_view(struct lw *lw, struct tval *arr, struct tval **idx, size_t ni
 /* Pointer tiles: base + element offsets (an int tile of the access shape). */
 struct tval *lw_pointers(struct lw *lw, struct tval *arr, struct tval *offsets,
 			 const struct py_node *at);
+/* For messages: "tile", "integer"...; "tile (TILE_M, 1) of f32"; "(1, T)". */
+const char *lw_kind(const struct tval *v);
+const char *lw_describe(struct lw *lw, const struct tval *v);
+const char *lw_shape_text(struct lw *lw, const struct tshape *s);
+/* `pad`: what the masked-off lanes read (NULL: anything). */
 struct tval *lw_gather(struct lw *lw, struct tval *ptrs, enum tdt dt, struct tval *mask,
 		       struct tval *pad, int latency, const struct py_node *at);
 void lw_scatter(struct lw *lw, struct tval *ptrs, struct tval *value, struct tval *mask,

@@ -385,7 +385,8 @@ static struct tval *gather(struct lw *lw, const struct py_node *call)
 	struct tval *mask = combine(lw, user_mask(lw, call), bounds, call);
 	struct tval *ptrs = lw_pointers(lw, arr, off, call);
 	const struct py_node *pv = py_call_kw(call, "padding_value");
-	struct tval *pad = pv ? lw_expr(lw, pv) : NULL;
+	/* ct.gather's padding_value defaults to 0 */
+	struct tval *pad = pv ? lw_expr(lw, pv) : tv_cint(lw->a, 0);
 	return lw_gather(lw, ptrs, lw->k->params[arr->param].dt, mask, pad, latency(lw, call), call);
 }
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *kind_of(const struct tval *v)
+const char *lw_kind(const struct tval *v)
 {
 	switch (v->kind) {
 	case TV_TILE:
@@ -247,7 +247,7 @@ static struct tval *attribute(struct lw *lw, const struct py_node *n)
 		int perm[TIR_MAX_RANK] = {1, 0};
 		return lw_permute(lw, base, perm, n);
 	}
-	lw_unsupported(lw, n, "the attribute `.%s` of a %s", a, kind_of(base));
+	lw_unsupported(lw, n, "the attribute `.%s` of a %s", a, lw_kind(base));
 }
 
 static struct tval *subscript(struct lw *lw, const struct py_node *n)
@@ -312,7 +312,7 @@ static struct tval *subscript(struct lw *lw, const struct py_node *n)
 	}
 	if (base->kind == TV_ARRAY)
 		lw_unsupported(lw, n, "indexing an array directly (load a tile instead)");
-	lw_unsupported(lw, n, "indexing a %s", kind_of(base));
+	lw_unsupported(lw, n, "indexing a %s", lw_kind(base));
 }
 
 /* ---- compile-time helpers ---- */
@@ -333,7 +333,7 @@ struct tval *lw_cint(struct lw *lw, const struct py_node *n, const char *what)
 	if (v->kind == TV_CBOOL && v->known)
 		return tv_cint(lw->a, v->ival);
 	if (v->kind != TV_CINT)
-		lw_unsupported(lw, n, "%s that is not a compile-time integer (a %s)", what, kind_of(v));
+		lw_unsupported(lw, n, "%s that is not a compile-time integer (a %s)", what, lw_kind(v));
 	return v;
 }
 
@@ -367,7 +367,7 @@ static void dim_of(struct lw *lw, struct tval *v, const struct py_node *at, stru
 			       "Constant",
 			       v->rs);
 	lw_unsupported(lw, at, "a tile dimension that is not a compile-time constant (a %s)",
-		       kind_of(v));
+		       lw_kind(v));
 }
 
 void lw_shape_of(struct lw *lw, struct tval *v, const struct py_node *at, struct tshape *out)
@@ -394,7 +394,7 @@ enum tdt lw_dtype(struct lw *lw, const struct py_node *n)
 {
 	struct tval *v = lw_expr(lw, n);
 	if (v->kind != TV_DTYPE)
-		lw_unsupported(lw, n, "a dtype argument that is a %s", kind_of(v));
+		lw_unsupported(lw, n, "a dtype argument that is a %s", lw_kind(v));
 	return v->dt;
 }
 
@@ -430,7 +430,7 @@ const char *lw_enum(struct lw *lw, const struct py_node *n)
 	if (v->kind == TV_NONE)
 		return NULL;
 	if (v->kind != TV_ENUM && v->kind != TV_STR)
-		lw_unsupported(lw, n, "expected an enum member, got a %s", kind_of(v));
+		lw_unsupported(lw, n, "expected an enum member, got a %s", lw_kind(v));
 	return v->rs;
 }
 
@@ -440,7 +440,7 @@ const char *lw_int_rs(struct lw *lw, struct tval *v, const struct py_node *at)
 		return tv_rs(v);
 	if (v->kind == TV_CBOOL && v->known)
 		return v->ival ? "1" : "0";
-	lw_unsupported(lw, at, "expected an integer, got a %s", kind_of(v));
+	lw_unsupported(lw, at, "expected an integer, got a %s", lw_kind(v));
 }
 
 struct tval *lw_cbool_sym(struct lw *lw, const char *rs, const char *ffi, const char *py,
@@ -746,7 +746,7 @@ struct tval *lw_binop(struct lw *lw, int op, struct tval *a, struct tval *b,
 		if (o->kind == TV_ARRAY || o->kind == TV_PTRS)
 			lw_unsupported(lw, at, "adding two pointers");
 		if (!(is_int_scalar(o) || (o->kind == TV_TILE && tdt_is_int(o->dt))))
-			lw_unsupported(lw, at, "pointer arithmetic with a %s", kind_of(o));
+			lw_unsupported(lw, at, "pointer arithmetic with a %s", lw_kind(o));
 		struct tval *r = tv_new(lw->a, TV_PTRS);
 		r->param = p->param;
 		r->dt = p->dt;
@@ -809,8 +809,8 @@ struct tval *lw_binop(struct lw *lw, int op, struct tval *a, struct tval *b,
 			x = int_to_float_tile(lw, a, at);
 		return lw_binop(lw, op, x, y, at);
 	}
-	lw_unsupported(lw, at, "the operator %s between a %s and a %s", py_op_text(op), kind_of(a),
-		       kind_of(b));
+	lw_unsupported(lw, at, "the operator %s between a %s and a %s", py_op_text(op), lw_kind(a),
+		       lw_kind(b));
 }
 
 static bool cmp_fold(int op, double x, double y)
@@ -896,7 +896,7 @@ struct tval *lw_compare(struct lw *lw, int op, struct tval *a, struct tval *b,
 	}
 	if (op == PYOP_IN || op == PYOP_NOT_IN) {
 		if (b->kind != TV_TUPLE)
-			lw_unsupported(lw, at, "`in` on a %s", kind_of(b));
+			lw_unsupported(lw, at, "`in` on a %s", lw_kind(b));
 		bool found = false;
 		for (size_t i = 0; i < b->nelems && !found; i++) {
 			struct tval *c = lw_compare(lw, PYOP_EQ, a, b->elems[i], at);
@@ -951,7 +951,7 @@ struct tval *lw_compare(struct lw *lw, int op, struct tval *a, struct tval *b,
 		v->rs = ta_printf(lw->a, "(%s %s %s)", scalar_rs(lw, a), cmp_rs(op), scalar_rs(lw, b));
 		return v;
 	}
-	lw_unsupported(lw, at, "comparing a %s with a %s", kind_of(a), kind_of(b));
+	lw_unsupported(lw, at, "comparing a %s with a %s", lw_kind(a), lw_kind(b));
 }
 
 static struct tval *compare(struct lw *lw, const struct py_node *n)
@@ -1002,7 +1002,7 @@ static struct tval *unary(struct lw *lw, const struct py_node *n)
 			r->rs = ta_printf(lw->a, "!%s", v->rs);
 			return r;
 		}
-		lw_unsupported(lw, n, "`not` on a %s", kind_of(v));
+		lw_unsupported(lw, n, "`not` on a %s", lw_kind(v));
 	case PYOP_NEG:
 		if (v->kind == TV_CINT && v->known)
 			return tv_cint(lw->a, -v->ival);
@@ -1032,7 +1032,7 @@ static struct tval *unary(struct lw *lw, const struct py_node *n)
 	default:
 		break;
 	}
-	lw_unsupported(lw, n, "the operator %s on a %s", py_op_text(n->op), kind_of(v));
+	lw_unsupported(lw, n, "the operator %s on a %s", py_op_text(n->op), lw_kind(v));
 }
 
 static struct tval *boolop(struct lw *lw, const struct py_node *n)
@@ -1047,7 +1047,7 @@ static struct tval *boolop(struct lw *lw, const struct py_node *n)
 			v = tv_cbool(lw->a, v->ival != 0);
 		if (v->kind != TV_CBOOL && v->kind != TV_BOOL)
 			lw_unsupported(lw, n->kids[k], "`%s` on a %s (tiles combine with & and |)",
-				       is_and ? "and" : "or", kind_of(v));
+				       is_and ? "and" : "or", lw_kind(v));
 		if (v->kind == TV_CBOOL && v->known) {
 			if (v->ival != is_and)
 				return tv_cbool(lw->a, !is_and); /* short-circuit */
@@ -1103,7 +1103,7 @@ static struct tval *ifexp(struct lw *lw, const struct py_node *n)
 	if ((c->kind == TV_CBOOL || c->kind == TV_CINT) && c->known)
 		return lw_expr(lw, c->ival ? n->kids[0] : n->kids[2]);
 	if (c->kind != TV_CBOOL && c->kind != TV_BOOL)
-		lw_unsupported(lw, n->kids[1], "a conditional expression on a %s", kind_of(c));
+		lw_unsupported(lw, n->kids[1], "a conditional expression on a %s", lw_kind(c));
 	struct tval *a = lw_expr(lw, n->kids[0]);
 	struct tval *b = lw_expr(lw, n->kids[2]);
 	bool ia = is_int_scalar(a), ib = is_int_scalar(b);
@@ -1113,7 +1113,7 @@ static struct tval *ifexp(struct lw *lw, const struct py_node *n)
 	if (a->kind == TV_TILE || b->kind == TV_TILE)
 		lw_unsupported(lw, n, "a conditional expression over tiles (use where)");
 	lw_unsupported(lw, n, "a conditional expression choosing between a %s and a %s at run time",
-		       kind_of(a), kind_of(b));
+		       lw_kind(a), lw_kind(b));
 }
 
 /* ---- calls ---- */
@@ -1165,8 +1165,8 @@ static struct tval *builtin(struct lw *lw, const char *name, const struct py_nod
 						     fl ? "nan::Disabled, ftz::Disabled" : NULL, acc, v,
 						     false, call, is_min ? "min" : "max");
 			} else {
-				lw_unsupported(lw, call, "%s() of a %s and a %s", name, kind_of(acc),
-					       kind_of(v));
+				lw_unsupported(lw, call, "%s() of a %s and a %s", name, lw_kind(acc),
+					       lw_kind(v));
 			}
 		}
 		return acc;
@@ -1181,7 +1181,7 @@ static struct tval *builtin(struct lw *lw, const char *name, const struct py_nod
 		return NULL;
 	if (strcmp(name, "len") == 0) {
 		if (v->kind != TV_TUPLE)
-			lw_unsupported(lw, call, "len() of a %s", kind_of(v));
+			lw_unsupported(lw, call, "len() of a %s", lw_kind(v));
 		return tv_cint(lw->a, (int64_t)v->nelems);
 	}
 	if (strcmp(name, "abs") == 0) {
@@ -1191,7 +1191,7 @@ static struct tval *builtin(struct lw *lw, const char *name, const struct py_nod
 		if (v->kind == TV_TILE)
 			return lw_tile_unary(lw, tdt_is_float(v->dt) ? "absf" : "absi", NULL, v, call,
 					     "abs");
-		lw_unsupported(lw, call, "abs() of a runtime %s", kind_of(v));
+		lw_unsupported(lw, call, "abs() of a runtime %s", lw_kind(v));
 	}
 	if (v->kind == TV_STR && strcmp(name, "float") == 0) {
 		double d = strcmp(v->rs, "inf") == 0 || strcmp(v->rs, "+inf") == 0 ? INFINITY
@@ -1242,10 +1242,12 @@ static struct tval *call(struct lw *lw, const struct py_node *n)
 		const char *m = lw_name(lw, callee);
 		struct tval *r = lw->api->method(lw, self, m, n);
 		if (!r)
-			lw_unsupported(lw, n, "the method .%s() of a %s", m, kind_of(self));
+			lw_unsupported(lw, n, "the method .%s() of a %s", m, lw_kind(self));
 		return r;
 	}
-	lw_unsupported(lw, n, "this call");
+	if (callee->kind == PY_NAME && !lw_lookup(lw, lw_name(lw, callee)))
+		lw_unsupported(lw, n, "%s()", lw_name(lw, callee));
+	lw_unsupported(lw, n, "calling a %s", lw_kind(lw_expr(lw, callee)));
 }
 
 struct tval *lw_expr(struct lw *lw, const struct py_node *n)

@@ -47,15 +47,23 @@ static void set_inv(struct top *op, const char *fn)
 	op->inv_attr = attr;
 }
 
-static const char *shape_text(struct lw *lw, const struct tshape *s)
+const char *lw_shape_text(struct lw *lw, const struct tshape *s)
 {
 	struct sbuf sb = SBUF_INIT;
 	sb_adds(&sb, "(");
 	tshape_list(s, &sb);
-	sb_adds(&sb, ")");
+	sb_adds(&sb, s->rank == 1 ? ",)" : ")");
 	const char *r = ta_strdup(lw->a, sb_str(&sb));
 	sb_free(&sb);
 	return r;
+}
+
+const char *lw_describe(struct lw *lw, const struct tval *v)
+{
+	if (v->kind == TV_TILE || v->kind == TV_PTRS)
+		return ta_printf(lw->a, "%s %s of %s", v->kind == TV_TILE ? "tile" : "pointer tile",
+				 lw_shape_text(lw, &v->shape), tdt_name(v->dt));
+	return lw_kind(v);
 }
 
 static struct tval *reshape_op(struct lw *lw, struct tval *x, const struct tshape *s,
@@ -113,7 +121,7 @@ void lw_common_shape(struct lw *lw, const struct tshape *a, const struct tshape 
 			out->d[i] = *y;
 		else
 			lw_unsupported(lw, at, "tiles of shapes %s and %s do not broadcast",
-				       shape_text(lw, a), shape_text(lw, b));
+				       lw_shape_text(lw, a), lw_shape_text(lw, b));
 	}
 }
 
@@ -124,7 +132,7 @@ struct tval *lw_broadcast(struct lw *lw, struct tval *v, const struct tshape *s,
 		return v;
 	if (v->shape.rank > s->rank)
 		lw_unsupported(lw, at, "a tile of shape %s where %s is needed",
-			       shape_text(lw, &v->shape), shape_text(lw, s));
+			       lw_shape_text(lw, &v->shape), lw_shape_text(lw, s));
 	struct tval *x = v;
 	if (v->shape.rank < s->rank) {
 		struct tshape r = {0};
@@ -139,7 +147,7 @@ struct tval *lw_broadcast(struct lw *lw, struct tval *v, const struct tshape *s,
 	for (int i = 0; i < s->rank; i++)
 		if (!dim_eq(&x->shape.d[i], &s->d[i]) && !dim_one(&x->shape.d[i]))
 			lw_unsupported(lw, at, "a tile of shape %s does not broadcast to %s",
-				       shape_text(lw, &v->shape), shape_text(lw, s));
+				       lw_shape_text(lw, &v->shape), lw_shape_text(lw, s));
 	return broadcast_op(lw, x, s, at);
 }
 
@@ -420,7 +428,7 @@ struct tval *lw_mma(struct lw *lw, struct tval *a, struct tval *b, struct tval *
 		lw_unsupported(lw, at, "mma operands of ranks %d and %d", r, b->shape.rank);
 	if (!dim_eq(&a->shape.d[r - 1], &b->shape.d[r - 2]))
 		lw_unsupported(lw, at, "mma operands whose inner dimensions differ (%s x %s)",
-			       shape_text(lw, &a->shape), shape_text(lw, &b->shape));
+			       lw_shape_text(lw, &a->shape), lw_shape_text(lw, &b->shape));
 	if (a->dt != b->dt)
 		lw_unsupported(lw, at, "mma operands of %s and %s", tdt_name(a->dt), tdt_name(b->dt));
 	bool integer = tdt_is_int(a->dt);
@@ -430,7 +438,7 @@ struct tval *lw_mma(struct lw *lw, struct tval *a, struct tval *b, struct tval *
 		/* an f32 accumulator (rule 8), i32 for integer inputs */
 		acc = const_tile(lw, 0, integer, integer ? DT_I32 : DT_F32, &s, at);
 	} else if (acc->kind != TV_TILE || !tshape_eq(&acc->shape, &s)) {
-		lw_unsupported(lw, at, "an mma accumulator that is not a %s tile", shape_text(lw, &s));
+		lw_unsupported(lw, at, "an mma accumulator that is not a %s tile", lw_shape_text(lw, &s));
 	}
 	struct top *op = lw_op(lw, TOP_MMA, at);
 	op->fn = integer ? "mmai" : "mmaf";
@@ -468,16 +476,33 @@ struct tval *lw_full(struct lw *lw, const struct tshape *s, struct tval *value, 
 	return lw_to_tile(lw, value, dt, s, at);
 }
 
-static bool known_count(const struct tshape *s, int64_t *n)
+/* Do two shapes provably hold different element counts? Symbolic
+ * dimensions (Constants, all positive) cancel when both sides have the
+ * same ones; otherwise nothing is known until the JIT binds them. */
+static bool counts_differ(const struct tshape *a, const struct tshape *b)
 {
-	int64_t c = 1;
-	for (int i = 0; i < s->rank; i++) {
-		if (s->d[i].sym)
-			return false;
-		c *= s->d[i].lit;
+	int64_t ca = 1, cb = 1;
+	const char *syms[2 * TIR_MAX_RANK];
+	size_t ns = 0;
+	for (int i = 0; i < a->rank; i++) {
+		if (a->d[i].sym)
+			syms[ns++] = a->d[i].sym;
+		else
+			ca *= a->d[i].lit;
 	}
-	*n = c;
-	return true;
+	for (int i = 0; i < b->rank; i++) {
+		if (!b->d[i].sym) {
+			cb *= b->d[i].lit;
+			continue;
+		}
+		size_t j = 0;
+		while (j < ns && strcmp(syms[j], b->d[i].sym) != 0)
+			j++;
+		if (j == ns)
+			return false;
+		syms[j] = syms[--ns];
+	}
+	return ns == 0 && ca != cb;
 }
 
 struct tval *lw_reshape(struct lw *lw, struct tval *x, const struct tshape *s,
@@ -487,10 +512,9 @@ struct tval *lw_reshape(struct lw *lw, struct tval *x, const struct tshape *s,
 		lw_unsupported(lw, at, "reshaping a scalar");
 	if (tshape_eq(&x->shape, s))
 		return x;
-	int64_t a, b;
-	if (known_count(&x->shape, &a) && known_count(s, &b) && a != b)
-		lw_unsupported(lw, at, "reshaping %s to %s", shape_text(lw, &x->shape),
-			       shape_text(lw, s));
+	if (counts_differ(&x->shape, s))
+		lw_unsupported(lw, at, "reshaping %s to %s", lw_shape_text(lw, &x->shape),
+			       lw_shape_text(lw, s));
 	return reshape_op(lw, x, s, at, "r");
 }
 
@@ -639,11 +663,9 @@ struct tval *lw_gather(struct lw *lw, struct tval *ptrs, enum tdt dt, struct tva
 	op->inv_attr = m ? "mask" : "";
 	struct tval *r = lw_tile_res(lw, op, dt, &ptrs->shape, lw_hint(lw, "g"));
 	op->v2 = lw_fresh(lw, ta_printf(lw->a, "%s_tok", lw->target ? lw->target : r->var->name));
-	bool zero = !pad || pad->kind == TV_NONE ||
-		    ((pad->kind == TV_CINT || pad->kind == TV_CFLOAT) && pad->known &&
-		     (pad->kind == TV_CINT ? pad->ival == 0 : pad->fval == 0));
-	if (!zero && m) {
-		/* rule 14: no padding constant in the load; select it in */
+	if (pad && pad->kind != TV_NONE && m) {
+		/* the masked-off lanes of load_ptr_tko hold no defined value, and
+		 * rule 14 keeps the padding out of the load: select it in */
 		struct tval *s = lw_select(lw, m, r, pad, at);
 		s->def->implicit = true;
 		return s;

@@ -218,7 +218,7 @@ bool mech_handles(char stage, const char *op, const char *workspace, bool offlin
 	}
 	struct port_op *p;
 	struct tp_err err = {0};
-	bool ok = port_open(src, NULL, op, &p, &err) == 0;
+	bool ok = port_open_in(workspace, rel, NULL, op, &p, &err) == 0;
 	if (ok && stage == 'D') {
 		char *ffi = NULL;
 		ok = port_ffi_rs(p, &ffi, &err) == 0;

@@ -16,7 +16,7 @@ static char *utc_now(void)
 static int open_op(struct mech_run *r, struct port_op **op, const char *fail_verdict)
 {
 	struct tp_err e = {0};
-	if (port_open(r->source, NULL, r->c->op, op, &e) == 0)
+	if (port_open_in(r->c->workspace, r->source_rel, NULL, r->c->op, op, &e) == 0)
 		return 0;
 	const char *args[] = {"translate", r->source_rel, "--op", r->c->op, NULL};
 	mech_tool(r, args);
@@ -113,7 +113,7 @@ int mech_stage_b(struct mech_run *r, struct tp_err *err)
 		sb_free(&rep);
 		return -1;
 	}
-	const char *inv[] = {"inventory", r->source, krs, NULL};
+	const char *inv[] = {"inventory", r->source_rel, krs, NULL}; /* run in the workspace */
 	int irc = mech_tool(r, inv);
 	const char *ep[] = {"validate", "entry-pattern", c->op, "--run", c->run_dir, "--deferred",
 			    "reference-ir", NULL};

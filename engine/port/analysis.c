@@ -386,11 +386,8 @@ int port_analysis_json(const struct port_analysis_in *in, char **out, struct tp_
 			   in->workspace, in->op, in->op);
 		return -1;
 	}
-	char *src = path_join(in->workspace, src_rel);
 	struct port_op *op;
-	int rc = port_open(src, NULL, in->op, &op, err);
-	free(src);
-	if (rc < 0)
+	if (port_open_in(in->workspace, src_rel, NULL, in->op, &op, err) < 0)
 		return -1;
 	struct pymod test = {0};
 	char *test_path = path_join(in->workspace, in->test_rel);

@@ -30,6 +30,24 @@ int port_open(const char *path, const char *kernel, const char *opname, struct p
 	return open_parsed(op, kernel, out, err);
 }
 
+int port_open_in(const char *root, const char *rel, const char *kernel, const char *opname,
+		 struct port_op **out, struct tp_err *err)
+{
+	*out = NULL;
+	char *abs = path_join(root, rel);
+	size_t len;
+	struct tp_err rerr = {0};
+	char *src = read_file(abs, &len, &rerr);
+	free(abs);
+	if (!src) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s", rerr.msg);
+		return -1;
+	}
+	int rc = port_open_source(rel, src, len, kernel, opname, out, err);
+	free(src);
+	return rc;
+}
+
 int port_open_source(const char *path, const char *src, size_t len, const char *kernel,
 		     const char *opname, struct port_op **out, struct tp_err *err)
 {

@@ -29,6 +29,9 @@ struct port_op;
  * op named `op` (NULL: the file's stem). */
 int port_open(const char *path, const char *kernel, const char *op, struct port_op **out,
 	      struct tp_err *err);
+/* The same for root/rel, named `rel` in messages and outputs. */
+int port_open_in(const char *root, const char *rel, const char *kernel, const char *op,
+		 struct port_op **out, struct tp_err *err);
 /* The same for source text in memory, named `path` in messages. */
 int port_open_source(const char *path, const char *src, size_t len, const char *kernel,
 		     const char *op, struct port_op **out, struct tp_err *err);

@@ -39,7 +39,7 @@ static int emit(const char *out, const char *text)
 static const char usage_translate[] =
 	"usage: tileport translate FILE.py [--kernel NAME] [--op NAME] [--json | --emit WHAT]\n"
 	"                          [--out FILE]\n"
-	"       tileport translate --tui FILE.py [--kernel NAME] [--op NAME] [--theme NAME]\n"
+	"       tileport translate --tui [--theme NAME] FILE.py\n"
 	"\n"
 	"Translate the cuTile Python or Triton-TileIR kernels of FILE.py to cuTile Rust:\n"
 	"one #[cutile::module] with an entry per kernel and structural variant.\n"
@@ -51,13 +51,15 @@ static const char usage_translate[] =
 	"  --emit WHAT     kernel (kernel.rs, the default), ffi (ffi.rs), wrapper (the\n"
 	"                  cutile-rs Python wrapper) or contract (the host launch contract)\n"
 	"  --out FILE      write to FILE (atomically) instead of stdout\n"
-	"  --tui           show the source beside the Rust on the screen (the source view)\n"
+	"  --tui           show the source beside its translation on the screen, lines\n"
+	"                  that correspond lit together (docs/tui.md, the source view)\n"
 	"  --theme NAME    with --tui: default, light, high-contrast, monochrome\n"
 	"\n"
 	"A construct outside the supported subset (docs/mech.md) stops the translation\n"
 	"with FILE:LINE:COL: unsupported: <construct>.\n"
 	"\n"
-	"exit: 0 translated, 1 unsupported construct, 2 bad usage or input, 3 no terminal (--tui)\n";
+	"exit: 0 translated, 1 unsupported construct, 2 bad usage or input;\n"
+	"      with --tui: 0 quit, 2 bad usage or input, 3 no terminal (as the TUI)\n";
 
 int cmd_translate(int argc, char **argv)
 {
@@ -104,8 +106,13 @@ int cmd_translate(int argc, char **argv)
 	if (optind + 1 != argc)
 		return cli_usage_error("translate", "expected one FILE.py");
 	const char *path = argv[optind];
-	if (tui && (json || out))
-		return cli_usage_error("translate", "--tui shows the translation; no --json or --out");
+	if (tui && (json || out || kernel || opname || strcmp(what, "kernel") != 0))
+		return cli_usage_error("translate", "--tui shows the whole file's translation: no "
+						    "--json, --out, --emit, --kernel or --op");
+	if (tui) {
+		struct tui_start s = {.kind = TUI_START_SOURCE, .path = path, .theme = theme};
+		return tui_main(&s);
+	}
 	if (strcmp(what, "kernel") != 0 && strcmp(what, "ffi") != 0 && strcmp(what, "wrapper") != 0 &&
 	    strcmp(what, "contract") != 0)
 		return cli_usage_error("translate", "--emit takes kernel, ffi, wrapper or contract");
@@ -115,11 +122,6 @@ int cmd_translate(int argc, char **argv)
 	if (port_open(path, kernel, opname, &op, &err) < 0)
 		return port_error(&err);
 	int rc;
-	if (tui) {
-		port_close(op);
-		(void)theme;
-		return cli_usage_error("translate", "--tui: not yet");
-	}
 	char *text = NULL;
 	if (json)
 		text = port_translation_json(op);

@@ -30,12 +30,14 @@ static const char browse_usage[] =
 
 static const char open_usage[] =
 	"usage: tileport open [--out DIR] [--theme NAME] [--read-only] RUN|FILE\n"
+	"       tileport open [--theme NAME] KERNEL.py [KERNEL.rs]\n"
 	"\n"
 	"Show a run's pipeline view: a finished or interrupted run, attached for\n"
 	"stepping by hand (override, re-spawn, skip, continue, abort); read-only\n"
 	"while another tileport drives it. RUN is a run directory or an op name in\n"
 	"the output root. A FILE is shown as a transcript (*.jsonl, tool calls\n"
-	"folded) or as text.\n"
+	"folded) or as text. A Python kernel is shown beside its cuTile Rust (KERNEL.rs,\n"
+	"or translated in memory), the lines that correspond lit together.\n"
 	"\n"
 	"  --out DIR      the output root for RUN names\n"
 	"  --theme NAME   default, light, high-contrast, monochrome, or a theme file\n"
@@ -139,8 +141,9 @@ int cmd_open(int argc, char **argv)
 	int rc = parse(argc, argv, open_usage, &opt_out, &theme);
 	if (rc)
 		return rc < 0 ? TP_EXIT_OK : rc;
-	if (optind + 1 != argc)
-		return cli_usage_error(argv[0], "expected one RUN or FILE");
+	bool pair = optind + 2 == argc && str_ends(argv[optind], ".py");
+	if (optind + 1 != argc && !pair)
+		return cli_usage_error(argv[0], "expected one RUN or FILE, or KERNEL.py KERNEL.rs");
 	const char *what = argv[optind];
 	char *ws = NULL, *out = NULL, *dir = NULL;
 	rc = setup(opt_out, &ws, &out);
@@ -148,7 +151,11 @@ int cmd_open(int argc, char **argv)
 		goto done;
 	struct tui_start s = {.workspace = ws, .theme = theme, .attach = read_only ? NULL : attach,
 			      .out_root = out};
-	if (path_is_file(what)) {
+	if (str_ends(what, ".py") && path_is_file(what)) {
+		s.kind = TUI_START_SOURCE;
+		s.path = what;
+		s.path2 = pair ? argv[optind + 1] : NULL;
+	} else if (path_is_file(what)) {
 		s.kind = TUI_START_FILE;
 		s.path = what;
 	} else {

@@ -202,6 +202,11 @@ static int open_first_view(struct app *a, const struct tui_start *s)
 		arg.path2 = s->path2;
 		arg.index = s->keep_dead_constants ? 1 : 0; /* the view's flag */
 		break;
+	case TUI_START_SOURCE:
+		id = VIEW_SOURCE;
+		arg.path = s->path;
+		arg.path2 = s->path2;
+		break;
 	case TUI_START_FILE:
 	default:
 		id = s->path && str_ends(s->path, ".jsonl") ? VIEW_TRANSCRIPT : VIEW_TEXT;

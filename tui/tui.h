@@ -24,14 +24,18 @@ enum tui_start_kind {
 	TUI_START_PIPELINE, /* a live run: pipeline + loop (tileport run OP) */
 	TUI_START_FILE,     /* a file: transcript view for *.jsonl, else text */
 	TUI_START_IRDIFF,   /* the IR diff of two files: path (reference), path2 */
+	TUI_START_SOURCE,   /* a Python kernel (path) beside its Rust (path2, or
+	                     * NULL: translated in memory) */
 };
 
 struct tui_start {
 	enum tui_start_kind kind;
 	const char *out_root;       /* TUI_START_RUNS */
 	const char *run_dir;        /* TUI_START_RUN (also the live run's directory) */
-	const char *path;           /* TUI_START_FILE, TUI_START_IRDIFF (the reference) */
-	const char *path2;          /* TUI_START_IRDIFF: the generated side */
+	const char *path;           /* TUI_START_FILE, TUI_START_IRDIFF (the reference),
+	                             * TUI_START_SOURCE (the Python) */
+	const char *path2;          /* TUI_START_IRDIFF: the generated side;
+	                             * TUI_START_SOURCE: the Rust */
 	bool keep_dead_constants;   /* TUI_START_IRDIFF: as irdiff --keep-dead-constants */
 	struct pipeline *pipeline;  /* TUI_START_PIPELINE: driven by the caller's loop */
 	struct loop *loop;          /* the loop to run on; NULL: the TUI makes one */

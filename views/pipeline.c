@@ -18,6 +18,7 @@
 #include "engine/core/pipeline.h"
 #include "engine/core/run.h"
 #include "engine/core/table.h"
+#include "views/source.h"
 #include "views/step.h"
 #include "views/view.h"
 
@@ -543,6 +544,16 @@ static enum request pl_request(struct view *v, enum request req)
 		v->host->open(v->host, v, VIEW_IRDIFF, &arg, 0);
 		return REQ_NONE;
 	}
+	case REQ_VIEW_SOURCE: {
+		struct step_target t = target(v);
+		const struct run_state *st = state_of(pl);
+		if (v->lineno >= nstages(pl) || t.stage != 'B' || !st) {
+			view_error(v, "Select stage B to see the source beside its Rust");
+			return REQ_NONE;
+		}
+		source_open_run(v, st->workspace, st->op, pl->run_dir);
+		return REQ_NONE;
+	}
 	case REQ_TOGGLE_FOLLOW:
 		pl->follow_run = !pl->follow_run;
 		if (pl->follow_run)
@@ -625,6 +636,7 @@ static void pl_tick(struct view *v)
 	if (pl->lower_due && now_ms() >= pl->lower_due) {
 		pl->lower_due = 0;
 		show_lower(v, false);
+		v->title_dirty = true; /* no longer busy: the title drops [paused] */
 	}
 	bool running = false;
 	for (size_t i = 0; t && st && i < t->nstages; i++) {

@@ -17,6 +17,7 @@
 #include "engine/core/prompt.h"
 #include "engine/core/run.h"
 #include "engine/core/table.h"
+#include "views/source.h"
 #include "views/step.h"
 #include "views/view.h"
 
@@ -605,6 +606,17 @@ static enum request stage_request(struct view *v, enum request req)
 		}
 		struct view_arg arg = {.path = s->run_dir};
 		v->host->open(v->host, v, VIEW_IRDIFF, &arg, 0);
+		return REQ_NONE;
+	}
+	case REQ_VIEW_SOURCE: {
+		const struct attempt *a = attempt_of(s);
+		const struct run_state *st = state_of(s);
+		if (!a || a->stage != 'B' || !st) {
+			view_error(v, "The source view is shown from stage B (this is stage %c)",
+				   a ? a->stage : '?');
+			return REQ_NONE;
+		}
+		source_open_run(v, st->workspace, st->op, s->run_dir);
 		return REQ_NONE;
 	}
 	case REQ_MOVE_NEXT_SECTION:

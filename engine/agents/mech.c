@@ -178,23 +178,6 @@ char *mech_refusal(const char *msg)
 
 /* ---- what mech handles ---- */
 
-static char *source_of(const char *workspace, const char *op, char **rel)
-{
-	static const char *const dirs[] = {"cutile", "triton"};
-	for (size_t i = 0; i < TP_ARRAY_LEN(dirs); i++) {
-		char *r = xasprintf("src/tilegym/ops/%s/%s.py", dirs[i], op);
-		char *abs = path_join(workspace, r);
-		if (path_is_file(abs)) {
-			*rel = r;
-			return abs;
-		}
-		free(abs);
-		free(r);
-	}
-	*rel = NULL;
-	return NULL;
-}
-
 bool mech_handles(char stage, const char *op, const char *workspace, bool offline, char **why)
 {
 	if (why)
@@ -209,14 +192,13 @@ bool mech_handles(char stage, const char *op, const char *workspace, bool offlin
 			*why = xstrdup("with the toolchain the stage dumps IR, builds and tests: an agent's work");
 		return false;
 	}
-	char *rel;
-	char *src = source_of(workspace, op, &rel);
-	if (!src) {
+	char *rel = port_source_of(workspace, op);
+	if (!rel) {
 		if (why)
 			*why = xasprintf("no src/tilegym/ops/cutile/%s.py or ops/triton/%s.py", op, op);
 		return false;
 	}
-	struct port_op *p;
+	struct port_op *p = NULL;
 	struct tp_err err = {0};
 	bool ok = port_open_in(workspace, rel, NULL, op, &p, &err) == 0;
 	if (ok && stage == 'D') {
@@ -227,11 +209,9 @@ bool mech_handles(char stage, const char *op, const char *workspace, bool offlin
 		ok = ok && port_wrapper_py(p, rel, &w, &err) == 0;
 		free(w);
 	}
-	if (ok)
-		port_close(p);
-	else if (why)
+	port_close(p);
+	if (!ok && why)
 		*why = xstrdup(err.msg);
-	free(src);
 	free(rel);
 	return ok;
 }
@@ -305,12 +285,12 @@ int mech_run(const struct mech_ctx *c, FILE *out, struct tp_err *err)
 {
 	struct mech_run r = {.c = c, .out = out};
 	fprintf(out, "{\"type\":\"start\",\"driver\":\"mech\",\"model\":\"none\"}\n");
-	r.source = source_of(c->workspace, c->op, &r.source_rel);
+	r.source_rel = port_source_of(c->workspace, c->op);
 	sb_printf(&r.log, "# Agent %c log - %s (tileport mech)\n\n- workspace: %s\n- run: %s\n- "
 			  "offline: %s\n",
 		  c->stage, c->op, c->workspace, c->run_dir, c->offline ? "yes" : "no");
 	int rc = 0;
-	if (!r.source) {
+	if (!r.source_rel) {
 		char *u = xasprintf("%s: no src/tilegym/ops/cutile/%s.py or ops/triton/%s.py",
 				    c->workspace, c->op, c->op);
 		mech_final(&r, c->stage == 'D' ? "FAIL" : "FAIL_FIXABLE", u);
@@ -331,13 +311,12 @@ int mech_run(const struct mech_ctx *c, FILE *out, struct tp_err *err)
 		rc = -1;
 	}
 	struct tp_err lerr = {0};
-	if (rc == 0 && r.source && mech_log_flush(&r, &lerr) < 0) {
+	if (rc == 0 && r.source_rel && mech_log_flush(&r, &lerr) < 0) {
 		tp_err_set(err, lerr.code, "%s", lerr.msg);
 		rc = -1;
 	}
 	sb_free(&r.block);
 	sb_free(&r.log);
-	free(r.source);
 	free(r.source_rel);
 	return rc;
 }

@@ -10,7 +10,6 @@ struct mech_run {
 	const struct mech_ctx *c;
 	FILE *out;
 	char *source_rel;  /* src/tilegym/ops/{cutile|triton}/{op}.py */
-	char *source;      /* the same, absolute */
 	struct sbuf block; /* the <VALIDATOR_OUTPUT> entries */
 	struct sbuf log;   /* reports/agent_logs/agent_X.md: what was done */
 	int nonzero;       /* block entries that did not exit 0 */

@@ -557,6 +557,21 @@ int port_analysis_json(const struct port_analysis_in *in, char **out, struct tp_
 	return 0;
 }
 
+char *port_source_of(const char *workspace, const char *op)
+{
+	static const char *const dirs[] = {"cutile", "triton"};
+	for (size_t i = 0; i < TP_ARRAY_LEN(dirs); i++) {
+		char *rel = xasprintf("src/tilegym/ops/%s/%s.py", dirs[i], op);
+		char *abs = path_join(workspace, rel);
+		bool found = path_is_file(abs);
+		free(abs);
+		if (found)
+			return rel;
+		free(rel);
+	}
+	return NULL;
+}
+
 int port_analyze_workspace(const char *workspace, const char *op, bool toolchain, char **out,
 			   struct tp_err *err)
 {

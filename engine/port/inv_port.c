@@ -62,9 +62,18 @@ int port_inventory(const char *py_path, const char *rs_path, struct port_invento
 		port_close(op);
 		return -1;
 	}
+	port_inventory_of(op, rsrc, rlen, out);
+	free(rsrc);
+	port_close(op);
+	return 0;
+}
+
+void port_inventory_of(const struct port_op *op, const char *rsrc, size_t rlen,
+		       struct port_inventory *out)
+{
+	memset(out, 0, sizeof(*out));
 	struct inv_list *rs;
 	size_t nrs = inv_from_rust(rsrc, rlen, &rs);
-	free(rsrc);
 	size_t npy = 0;
 	for (size_t k = 0; k < op->nk; k++)
 		npy += op->k[k]->nentries;
@@ -73,7 +82,6 @@ int port_inventory(const char *py_path, const char *rs_path, struct port_invento
 	for (size_t k = 0; k < op->nk; k++)
 		for (size_t e = 0; e < op->k[k]->nentries; e++)
 			inv_from_entry(op->k[k], &op->k[k]->entries[e], &py[j++]);
-	port_close(op);
 
 	struct inv_priv *p = xcalloc(1, sizeof(*p));
 	size_t cap = nrs + npy + 1;
@@ -175,7 +183,6 @@ int port_inventory(const char *py_path, const char *rs_path, struct port_invento
 		e->nfindings = f;
 	}
 	out->n = p->n;
-	return 0;
 }
 
 void port_inventory_free(struct port_inventory *inv)
@@ -207,7 +214,7 @@ void port_inventory_free(struct port_inventory *inv)
 	memset(inv, 0, sizeof(*inv));
 }
 
-static const char *verdict(const struct port_inventory *inv)
+const char *port_inventory_verdict(const struct port_inventory *inv)
 {
 	return inv->ncritical ? "MISMATCH" : inv->nwarn ? "MATCH_WITH_NOTES" : "MATCH";
 }
@@ -232,7 +239,7 @@ char *port_inventory_text(const struct port_inventory *inv, const char *py_path,
 		}
 	}
 	sb_printf(&sb, "inventory: %d critical, %d warn, %d info\n%s\n", inv->ncritical, inv->nwarn,
-		  inv->ninfo, verdict(inv));
+		  inv->ninfo, port_inventory_verdict(inv));
 	return sb_detach(&sb);
 }
 
@@ -259,7 +266,7 @@ char *port_inventory_json(const struct port_inventory *inv, const char *py_path,
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "source", py_path);
 	cJSON_AddStringToObject(root, "rust", rs_path);
-	cJSON_AddStringToObject(root, "verdict", verdict(inv));
+	cJSON_AddStringToObject(root, "verdict", port_inventory_verdict(inv));
 	cJSON *counts = cJSON_AddObjectToObject(root, "counts");
 	cJSON_AddNumberToObject(counts, "CRITICAL", inv->ncritical);
 	cJSON_AddNumberToObject(counts, "WARN", inv->nwarn);

@@ -136,7 +136,8 @@ size_t port_entries(const struct port_op *op, struct port_entry *out, size_t max
 				const struct tentry *e = &op->k[k]->entries[i];
 				out[n] = (struct port_entry){op->k[k]->name, e->name, e->variant,
 							     e->dispatch_py,
-							     port_entry_pattern(op->k[k], e)};
+							     port_entry_pattern(op->k[k], e),
+							     op->k[k]->line};
 			}
 	return n;
 }

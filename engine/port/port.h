@@ -53,6 +53,7 @@ struct port_entry {
 	const char *variant;  /* "" for a single entry */
 	const char *dispatch; /* when it runs, in Python terms ("always") */
 	const char *pattern;  /* "tensor", "ptr" or "mixed" (rule 12) */
+	int line;             /* the source kernel's def line */
 };
 size_t port_entries(const struct port_op *op, struct port_entry *out, size_t max);
 
@@ -71,6 +72,11 @@ char *port_launch_contract(const struct port_op *op);
 char *port_register_lib_rs(const char *text, const char *op);
 char *port_register_init_py(const char *text, const char *op);
 char *port_register_test_py(const char *text, const char *path, struct tp_err *err);
+
+/* The source of op OP in a TileGym workspace: src/tilegym/ops/cutile/OP.py,
+ * else src/tilegym/ops/triton/OP.py; NULL when neither is there. Caller
+ * frees. */
+char *port_source_of(const char *workspace, const char *op);
 
 /* ---- analysis ---- */
 
@@ -136,7 +142,12 @@ struct port_inventory {
  * Python kernel and variant they are named after). */
 int port_inventory(const char *py_path, const char *rs_path, struct port_inventory *out,
 		   struct tp_err *err);
+/* The same for an open op and Rust text in memory. */
+void port_inventory_of(const struct port_op *op, const char *rs, size_t len,
+		       struct port_inventory *out);
 void port_inventory_free(struct port_inventory *inv);
+/* "MATCH", "MATCH_WITH_NOTES" (warnings) or "MISMATCH" (critical). */
+const char *port_inventory_verdict(const struct port_inventory *inv);
 /* Text (one finding per line, then a summary) and JSON renderings. */
 char *port_inventory_text(const struct port_inventory *inv, const char *py_path,
 			  const char *rs_path);

@@ -119,13 +119,9 @@ clang-check:
 	  $(CLANG) $(BASE_CPPFLAGS) $(CSTD) $(WARN) -Werror -fsyntax-only $(TEST_CFLAGS) $$f || exit 1; \
 	done; echo "clang-check: ok"
 
-# The dependency direction: tui -> views -> engine, never back.
+# The layering rules on the #include lines (mk/lint.sh says which).
 lint:
-	@! grep -rnE '#include *[<"](n?curses|ncursesw/|tui/|views/)' engine/ || \
-	  { echo "lint: engine/ must not include curses, tui/ or views/" >&2; exit 1; }
-	@! grep -rnE '#include *"tui/' views/ || \
-	  { echo "lint: views/ must not include tui/" >&2; exit 1; }
-	@echo "lint: ok"
+	@mk/lint.sh
 
 deps:
 	@mk/deps.sh

@@ -45,17 +45,20 @@ static const char usage_irdiff[] =
 
 static int run_tui(const char *ref, const char *gen, const char *theme, bool keep_dead)
 {
-	char *ws = cli_workspace(NULL);
+	struct session *session;
+	int rc = cli_session(&session, &(struct session_opts){.read_only = true});
+	if (rc)
+		return rc;
 	struct tui_start s = {
 		.kind = TUI_START_IRDIFF,
+		.session = session,
 		.path = ref,
 		.path2 = gen,
 		.theme = theme,
-		.workspace = ws,
 		.keep_dead_constants = keep_dead,
 	};
-	int rc = tui_main(&s);
-	free(ws);
+	rc = tui_main(&s);
+	session_close(session);
 	return rc;
 }
 

@@ -110,8 +110,15 @@ int cmd_translate(int argc, char **argv)
 		return cli_usage_error("translate", "--tui shows the whole file's translation: no "
 						    "--json, --out, --emit, --kernel or --op");
 	if (tui) {
-		struct tui_start s = {.kind = TUI_START_SOURCE, .path = path, .theme = theme};
-		return tui_main(&s);
+		struct session *session;
+		int rc = cli_session(&session, &(struct session_opts){.read_only = true});
+		if (rc)
+			return rc;
+		struct tui_start s = {.kind = TUI_START_SOURCE, .session = session, .path = path,
+				      .theme = theme};
+		rc = tui_main(&s);
+		session_close(session);
+		return rc;
 	}
 	if (strcmp(what, "kernel") != 0 && strcmp(what, "ffi") != 0 && strcmp(what, "wrapper") != 0 &&
 	    strcmp(what, "contract") != 0)
@@ -253,23 +260,27 @@ int cmd_analyze(int argc, char **argv)
 	if (optind + 1 != argc)
 		return cli_usage_error("analyze", "expected one OP");
 	const char *opname = argv[optind];
-	char *ws = cli_workspace(ws_opt);
-	if (!ws) {
-		fprintf(stderr, "tileport analyze: no workspace (--workspace or TILEGYM_PATH)\n");
-		return TP_EXIT_USAGE;
-	}
+	struct session *session;
+	int rc = cli_session(&session, &(struct session_opts){.workspace = ws_opt,
+							       .out_root = out_opt,
+							       .read_only = true});
+	if (rc)
+		return rc;
+	const char *ws = session_workspace(session);
 	struct tp_err err;
 	tp_err_clear(&err);
 	char *run = NULL, *text = NULL;
+	if (!ws) {
+		fprintf(stderr, "tileport analyze: no workspace (--workspace or TILEGYM_PATH)\n");
+		rc = TP_EXIT_USAGE;
+		goto done;
+	}
 	/* offline, the reference IR and the baselines are deferred */
 	struct preflight pf;
-	char *root0 = cli_out_root(out_opt, ws);
-	preflight_run(&pf, ws, root0);
+	preflight_run(&pf, ws, session_out_root(session));
 	bool online = pf.online;
 	preflight_free(&pf);
-	free(root0);
-	int rc = port_analyze_workspace(ws, opname, online, &text, &err);
-	if (rc < 0) {
+	if (port_analyze_workspace(ws, opname, online, &text, &err) < 0) {
 		rc = port_error(&err);
 		goto done;
 	}
@@ -278,13 +289,7 @@ int cmd_analyze(int argc, char **argv)
 		rc = TP_EXIT_OK;
 		goto done;
 	}
-	if (run_opt) {
-		run = xstrdup(run_opt);
-	} else {
-		char *root = cli_out_root(out_opt, ws);
-		run = path_join(root, opname);
-		free(root);
-	}
+	run = run_opt ? xstrdup(run_opt) : path_join(session_out_root(session), opname);
 	char *dir = path_join(run, "reference");
 	char *file = path_join(dir, "analysis.json");
 	if (mkdir_p(dir, 0755, &err) < 0 || write_file_atomic(file, text, strlen(text), &err) < 0)
@@ -296,6 +301,6 @@ int cmd_analyze(int argc, char **argv)
 done:
 	free(text);
 	free(run);
-	free(ws);
+	session_close(session);
 	return rc;
 }

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 
 #include "engine/core/preflight.h"
-#include "engine/core/run.h"
 
 static const char usage[] =
 	"usage: tileport preflight [--workspace DIR] [--out DIR] [--json]\n"
@@ -40,16 +39,12 @@ int cmd_preflight(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage_error("preflight", "unexpected argument '%s'", argv[optind]);
-	char *ws = cli_workspace(wopt);
-	struct config cfg = {0};
-	struct tp_err err;
-	if (cli_load_config(&cfg, ws && path_is_dir(ws) ? ws : NULL, &err) < 0) {
-		free(ws);
-		return cli_report(&err);
-	}
-	char *out = run_out_root(oopt, ws, config_get(&cfg, "out_root"));
+	struct session *s;
+	int rc = cli_session(&s, &(struct session_opts){.workspace = wopt, .out_root = oopt});
+	if (rc)
+		return rc;
 	struct preflight pf;
-	preflight_run(&pf, ws, out);
+	preflight_run(&pf, session_workspace(s), session_out_root(s));
 	if (json) {
 		char *s = preflight_json(&pf);
 		puts(s);
@@ -57,10 +52,8 @@ int cmd_preflight(int argc, char **argv)
 	} else {
 		preflight_print(&pf, stdout);
 	}
-	int rc = pf.online ? TP_EXIT_OK : TP_EXIT_ENV;
+	rc = pf.online ? TP_EXIT_OK : TP_EXIT_ENV;
 	preflight_free(&pf);
-	config_free(&cfg);
-	free(out);
-	free(ws);
+	session_close(s);
 	return rc;
 }

@@ -59,11 +59,11 @@ static const char resume_usage[] =
 
 static volatile sig_atomic_t interrupted;
 
-static void print_event(struct pipeline *p, const struct pipeline_event *e, void *ud)
+static void print_event(struct run_model *m, const struct run_change *e, void *ud)
 {
 	FILE *out = ud;
-	(void)p;
-	if (e->kind != PEV_EVENT)
+	(void)m;
+	if (e->kind != RUN_EVENT)
 		return;
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e->ev, "msg");
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(e->ev, "t");
@@ -88,20 +88,14 @@ static void on_signal(struct loop *l, int signo, void *ud)
 		pipeline_abort(p, &err);
 }
 
-/* --headless: one line per event on stdout. */
-static void attach_printer(struct pipeline *p)
-{
-	pipeline_listen(p, print_event, stdout);
-}
-
 /* The workbench screen on a live run (tileport run/resume without
  * --headless): the user watches and steps; quitting leaves an unfinished
  * run interrupted, to be resumed. */
-static int drive_screen(struct pipeline *p, struct loop *l, const char *workspace)
+static int drive_screen(struct run_model *m, struct session *session)
 {
+	struct pipeline *p = run_model_pipeline(m);
 	pipeline_start(p);
-	struct tui_start s = {.kind = TUI_START_PIPELINE, .pipeline = p, .loop = l,
-			      .run_dir = pipeline_state(p)->run_dir, .workspace = workspace};
+	struct tui_start s = {.kind = TUI_START_RUN, .session = session, .run = m};
 	int rc = tui_main(&s);
 	if (rc != TP_EXIT_OK)
 		return rc;
@@ -133,7 +127,7 @@ static int drive(struct pipeline *p, struct loop *l)
 			break;
 	const struct run_state *st = pipeline_state(p);
 	int rc = pipeline_exit_code(p);
-	if (interrupted || (st->status && strcmp(st->status, "aborted") == 0)) {
+	if (interrupted || st->status == RUN_ABORTED) {
 		fprintf(stderr, "tileport: run interrupted; continue it with 'tileport resume %s'\n",
 			st->run_dir);
 		rc = TP_EXIT_FAILED;
@@ -141,9 +135,17 @@ static int drive(struct pipeline *p, struct loop *l)
 	return rc;
 }
 
+/* A live run from here on: on the screen, or one line per event. */
+static int go(struct run_model *m, struct session *s, bool headless)
+{
+	if (want_screen(headless))
+		return drive_screen(m, s);
+	run_model_listen(m, print_event, stdout);
+	return drive(run_model_pipeline(m), session_loop(s));
+}
+
 struct run_args {
-	const char *workspace, *out, *table;
-	const char *drivers[26], *validators[26];
+	struct session_opts so; /* --workspace, --out, --table, --driver, --validator */
 	bool headless, online;
 };
 
@@ -163,17 +165,17 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 	int c;
 	while ((c = getopt_long(argc, argv, "w:o:Hd:v:t:Oh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'w': a->workspace = optarg; break;
-		case 'o': a->out = optarg; break;
+		case 'w': a->so.workspace = optarg; break;
+		case 'o': a->so.out_root = optarg; break;
 		case 'H': a->headless = true; break;
-		case 't': a->table = optarg; break;
+		case 't': a->so.table_path = optarg; break;
 		case 'O': a->online = true; break;
 		case 'd':
-			if (cli_stage_assign(cmd, "--driver", optarg, a->drivers))
+			if (cli_stage_assign(cmd, "--driver", optarg, a->so.commands.drivers))
 				return TP_EXIT_USAGE;
 			break;
 		case 'v':
-			if (cli_stage_assign(cmd, "--validator", optarg, a->validators))
+			if (cli_stage_assign(cmd, "--validator", optarg, a->so.commands.validators))
 				return TP_EXIT_USAGE;
 			break;
 		case 'h':
@@ -197,38 +199,14 @@ int cmd_run(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (argc - optind != 1)
 		return cli_usage_error("run", "expected one operator name");
-	char *ws = cli_workspace(a.workspace);
-	if (!ws) {
-		fprintf(stderr, "tileport: no workspace: use --workspace DIR or set TILEGYM_PATH\n");
-		return TP_EXIT_USAGE;
-	}
-	struct config cfg = {0};
+	struct session *s;
+	if ((rc = cli_session(&s, &a.so)))
+		return rc;
 	struct tp_err err;
-	if (cli_load_config(&cfg, path_is_dir(ws) ? ws : NULL, &err) < 0) {
-		free(ws);
-		return cli_report(&err);
-	}
-	cli_stage_commands(&cfg, a.drivers, a.validators);
-	char *out = run_out_root(a.out, ws, config_get(&cfg, "out_root"));
-	struct pipeline_opts o = {.op = argv[optind], .workspace = ws, .out_root = out, .table_path = a.table};
-	memcpy(o.drivers, a.drivers, sizeof(o.drivers));
-	memcpy(o.validators, a.validators, sizeof(o.validators));
-	struct loop *l = loop_new();
-	struct pipeline *p;
-	if (pipeline_create(&p, l, &o, &err) < 0) {
-		rc = cli_report(&err);
-	} else if (want_screen(a.headless)) {
-		rc = drive_screen(p, l, ws);
-		pipeline_free(p);
-	} else {
-		attach_printer(p);
-		rc = drive(p, l);
-		pipeline_free(p);
-	}
-	loop_free(l);
-	config_free(&cfg);
-	free(out);
-	free(ws);
+	struct run_model *m = session_new_run(s, argv[optind], &err);
+	rc = m ? go(m, s, a.headless) : cli_report(&err);
+	run_model_free(m);
+	session_close(s);
 	return rc;
 }
 
@@ -240,44 +218,23 @@ int cmd_resume(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (argc - optind != 1)
 		return cli_usage_error("resume", "expected one run (a directory or an op name)");
-	char *ws = cli_workspace(a.workspace);
-	struct config cfg = {0};
+	struct session *s;
+	if ((rc = cli_session(&s, &a.so)))
+		return rc;
 	struct tp_err err;
-	if (cli_load_config(&cfg, ws && path_is_dir(ws) ? ws : NULL, &err) < 0) {
-		free(ws);
-		return cli_report(&err);
-	}
-	struct config user = {0};
-	cli_run_commands(a.drivers, a.validators, &user);
-	char *out = run_out_root(a.out, ws, config_get(&cfg, "out_root"));
-	char *dir = run_resolve(argv[optind], out);
-	struct pipeline_opts o = {.table_path = a.table, .online = a.online};
-	memcpy(o.drivers, a.drivers, sizeof(o.drivers));
-	memcpy(o.validators, a.validators, sizeof(o.validators));
-	struct loop *l = loop_new();
-	struct pipeline *p;
-	if (pipeline_resume(&p, l, dir, &o, &err) < 0) {
+	struct run_model *m = session_run(s, argv[optind], &err);
+	if (!m || run_model_attach(m, &(struct run_attach){.online = a.online}, &err) < 0) {
 		rc = cli_report(&err);
-	} else if (pipeline_state(p)->final) {
-		const struct run_state *st = pipeline_state(p);
+	} else if (run_model_state(m)->final) {
+		const struct run_state *st = run_model_state(m);
 		printf("run %s has already ended: %s%s%s\n", st->run_dir, st->final,
 		       st->reason ? ": " : "", st->reason ? st->reason : "");
-		rc = pipeline_exit_code(p);
-		pipeline_free(p);
-	} else if (want_screen(a.headless)) {
-		rc = drive_screen(p, l, pipeline_state(p)->workspace);
-		pipeline_free(p);
+		rc = pipeline_exit_code(run_model_pipeline(m));
 	} else {
-		attach_printer(p);
-		rc = drive(p, l);
-		pipeline_free(p);
+		rc = go(m, s, a.headless);
 	}
-	loop_free(l);
-	config_free(&user);
-	config_free(&cfg);
-	free(dir);
-	free(out);
-	free(ws);
+	run_model_free(m);
+	session_close(s);
 	return rc;
 }
 
@@ -337,7 +294,7 @@ int cmd_step(int argc, char **argv)
 	char stage = 0;
 	int seq = 0;
 	if (!strcmp(action, "skip") || !strcmp(action, "respawn")) {
-		if (args[0][0] < 'A' || args[0][0] > 'Z' || args[0][1])
+		if (!stage_letter_ok(args[0][0]) || args[0][1])
 			return cli_usage_error("step", "'%s' is not a stage letter", args[0]);
 		stage = args[0][0];
 	}
@@ -347,19 +304,19 @@ int cmd_step(int argc, char **argv)
 		if (*end || seq <= 0)
 			return cli_usage_error("step", "'%s' is not an attempt number", args[0]);
 	}
-	char *ws = cli_workspace(NULL);
-	char *out = cli_out_root(oopt, ws);
-	char *dir = run_resolve(argv[optind], out);
-	struct pipeline_opts o = {0};
-	struct loop *l = loop_new();
-	struct pipeline *p;
+	struct session *s;
+	int rc = cli_session(&s, &(struct session_opts){.out_root = oopt});
+	if (rc)
+		return rc;
+	struct loop *l = session_loop(s);
 	struct tp_err err;
-	int rc = 0;
-	if (pipeline_resume(&p, l, dir, &o, &err) < 0) {
+	struct run_model *m = session_run(s, argv[optind], &err);
+	if (!m || run_model_attach(m, NULL, &err) < 0) {
 		rc = cli_report(&err);
 		goto done;
 	}
-	attach_printer(p);
+	struct pipeline *p = run_model_pipeline(m);
+	run_model_listen(m, print_event, stdout);
 	int r = 0;
 	bool drive_after = true;
 	if (!strcmp(action, "override"))
@@ -373,13 +330,13 @@ int cmd_step(int argc, char **argv)
 	else if (!strcmp(action, "revalidate")) {
 		r = pipeline_revalidate(p, seq, &err);
 		drive_after = false;
+		while (r == 0 && pipeline_busy(p)) /* a command validator runs on the loop */
+			if (loop_run_once(l, -1) < 0)
+				break;
 		if (r == 0) {
-			const struct attempt *a = NULL;
-			for (size_t i = 0; i < pipeline_state(p)->natt; i++)
-				if (pipeline_state(p)->att[i].seq == seq)
-					a = &pipeline_state(p)->att[i];
-			printf("%c%d validator: %s\n", a->stage, a->n, a->validator);
-			rc = strcmp(a->validator, "fail") == 0 ? TP_EXIT_FAILED : TP_EXIT_OK;
+			const struct attempt *a = run_model_attempt(m, seq);
+			printf("%c%d validator: %s\n", a->stage, a->n, validator_result_name(a->validator));
+			rc = a->validator == VALIDATOR_FAIL ? TP_EXIT_FAILED : TP_EXIT_OK;
 		}
 	}
 	if (r < 0)
@@ -388,11 +345,8 @@ int cmd_step(int argc, char **argv)
 		rc = drive(p, l);
 	else if (strcmp(action, "abort") == 0)
 		rc = TP_EXIT_FAILED; /* as 'tileport run' exits for an aborted run */
-	pipeline_free(p);
 done:
-	loop_free(l);
-	free(dir);
-	free(out);
-	free(ws);
+	run_model_free(m);
+	session_close(s);
 	return rc;
 }

@@ -27,114 +27,12 @@ static const char runs_usage[] =
 	"\n"
 	"exit: 0 listed, 2 the output root cannot be read\n";
 
-static void age_str(int64_t ms, char *buf, size_t n)
+static void print_status(const struct run_model *m)
 {
-	int64_t s = (wall_ms() - ms) / 1000;
-	if (s < 0)
-		s = 0;
-	if (s < 120)
-		snprintf(buf, n, "%llds", (long long)s);
-	else if (s < 7200)
-		snprintf(buf, n, "%lldm", (long long)(s / 60));
-	else if (s < 172800)
-		snprintf(buf, n, "%lldh", (long long)(s / 3600));
-	else
-		snprintf(buf, n, "%lldd", (long long)(s / 86400));
-}
-
-static char *path_str(const struct run_state *st)
-{
-	struct sbuf sb = SBUF_INIT;
-	for (size_t i = 0; i < st->natt; i++) {
-		const struct attempt *a = &st->att[i];
-		sb_printf(&sb, "%s%c%d%s", i ? " -> " : "", a->stage, a->n,
-			  a->repair ? "(repair)" : a->state == ATTEMPT_SKIPPED ? "(skipped)" : "");
-	}
-	if (st->final)
-		sb_printf(&sb, "%s%s", st->natt ? " -> " : "", st->final);
-	return sb_detach(&sb);
-}
-
-static cJSON *status_json(const struct run_state *st, const struct table *t, bool locked)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "op", st->op);
-	cJSON_AddStringToObject(o, "run_dir", st->run_dir);
-	cJSON_AddStringToObject(o, "workspace", st->workspace ? st->workspace : "");
-	cJSON_AddStringToObject(o, "state", run_display_state(st->status, NULL, locked));
-	cJSON_AddStringToObject(o, "status", st->status);
-	if (st->final)
-		cJSON_AddStringToObject(o, "final", st->final);
-	if (st->reason)
-		cJSON_AddStringToObject(o, "reason", st->reason);
-	cJSON_AddStringToObject(o, "mode", st->offline ? "offline" : "online");
-	cJSON *miss = cJSON_AddArrayToObject(o, "missing");
-	for (size_t i = 0; st->missing && st->missing[i]; i++)
-		cJSON_AddItemToArray(miss, cJSON_CreateString(st->missing[i]));
-	char *path = path_str(st);
-	cJSON_AddStringToObject(o, "path", path);
-	free(path);
-	cJSON *per = cJSON_AddObjectToObject(o, "stages");
-	for (size_t i = 0; t && i < t->nstages; i++) {
-		cJSON *s = cJSON_CreateObject();
-		cJSON_AddNumberToObject(s, "runs", run_count(st, t->stages[i].letter));
-		cJSON_AddNumberToObject(s, "cap", t->stages[i].cap);
-		char l[2] = {t->stages[i].letter, 0};
-		cJSON_AddItemToObject(per, l, s);
-	}
-	cJSON *att = cJSON_AddArrayToObject(o, "attempts");
-	cJSON *soft = cJSON_AddArrayToObject(o, "soft_markers");
-	cJSON *def = cJSON_AddArrayToObject(o, "deferred");
-	for (size_t i = 0; i < st->natt; i++) {
-		const struct attempt *a = &st->att[i];
-		cJSON *j = cJSON_CreateObject();
-		char l[2] = {a->stage, 0};
-		cJSON_AddNumberToObject(j, "seq", a->seq);
-		cJSON_AddStringToObject(j, "stage", l);
-		cJSON_AddNumberToObject(j, "attempt", a->n);
-		cJSON_AddStringToObject(j, "dir", a->dir);
-		cJSON_AddBoolToObject(j, "repair", a->repair);
-		cJSON_AddBoolToObject(j, "manual", a->manual);
-		cJSON_AddStringToObject(j, "state", attempt_state_name(a->state));
-#define OPT(k, v) if (v) cJSON_AddStringToObject(j, k, v)
-		OPT("claimed", a->claimed);
-		OPT("verdict", a->verdict);
-		OPT("class", a->klass);
-		OPT("gate", a->gate);
-		OPT("validator", a->validator);
-		OPT("action", a->action);
-		OPT("exit", a->exit);
-		OPT("note", a->note);
-#undef OPT
-		if (a->ended > a->started)
-			cJSON_AddNumberToObject(j, "elapsed_ms", (double)(a->ended - a->started));
-		cJSON_AddNumberToObject(j, "tokens_in", (double)a->tokens_in);
-		cJSON_AddNumberToObject(j, "tokens_out", (double)a->tokens_out);
-		cJSON_AddNumberToObject(j, "cost", a->cost);
-		cJSON_AddItemToArray(att, j);
-		for (size_t k = 0; a->soft && a->soft[k]; k++) {
-			cJSON *m = cJSON_CreateObject();
-			cJSON_AddNumberToObject(m, "seq", a->seq);
-			cJSON_AddStringToObject(m, "stage", l);
-			cJSON_AddStringToObject(m, "marker", a->soft[k]);
-			cJSON_AddItemToArray(soft, m);
-		}
-		if (a->verdict && strcmp(a->verdict, "DEFERRED") == 0)
-			for (size_t k = 0; a->deferred && a->deferred[k]; k++) {
-				cJSON *m = cJSON_CreateObject();
-				cJSON_AddStringToObject(m, "stage", l);
-				cJSON_AddStringToObject(m, "step", a->deferred[k]);
-				cJSON_AddItemToArray(def, m);
-			}
-	}
-	if (st->contract)
-		cJSON_AddStringToObject(o, "contract", st->contract);
-	return o;
-}
-
-static void print_status(const struct run_state *st, const struct table *t, bool locked)
-{
-	const char *state = run_display_state(st->status, NULL, locked);
+	const struct run_state *st = run_model_state(m);
+	const struct table *t = run_model_table(m);
+	const char *state = run_model_state_name(m);
+	char *path = run_model_path(m);
 	printf("run        %s (%s)\n", st->op, st->run_dir);
 	printf("workspace  %s\n", st->workspace ? st->workspace : "-");
 	printf("state      %s%s%s%s%s\n", state, st->final ? " " : "", st->final ? st->final : "",
@@ -146,7 +44,6 @@ static void print_status(const struct run_state *st, const struct table *t, bool
 	for (size_t i = 0; st->missing && st->missing[i]; i++)
 		printf("%s%s", i ? ", " : " (missing: ", st->missing[i]);
 	printf("%s\n", st->missing && st->missing[0] ? ")" : "");
-	char *path = path_str(st);
 	printf("path       %s\n", *path ? path : "(nothing ran yet)");
 	free(path);
 	printf("stages    ");
@@ -163,7 +60,8 @@ static void print_status(const struct run_state *st, const struct table *t, bool
 			snprintf(cls, sizeof(cls), "%s%s", a->klass ? a->klass : "-", a->class_defaulted ? "*" : "");
 			printf("%02d  %-8s %-17s %-12s %-10s %-8s %-18s %s\n", a->seq, id,
 			       a->verdict ? a->verdict : a->state == ATTEMPT_RUNNING ? "(running)" : "-",
-			       a->gate ? a->gate : "-", a->validator ? a->validator : "-", cls,
+			       a->gate != GATE_NONE ? gate_outcome_name(a->gate) : "-",
+			       a->validator != VALIDATOR_NOT_RUN ? validator_result_name(a->validator) : "-", cls,
 			       a->action ? a->action : "-", a->exit ? a->exit : "-");
 		}
 	}
@@ -194,8 +92,35 @@ static void print_status(const struct run_state *st, const struct table *t, bool
 		if (st->att[i].note)
 			printf("%snote %c%d: %s\n", i == 0 ? "\n" : "", st->att[i].stage, st->att[i].n,
 			       st->att[i].note);
-	if (st->contract)
-		printf("contract   %s (final output contract, see .tileport/contract.txt)\n", st->contract);
+	if (st->status == RUN_COMPLETE)
+		printf("contract   %s (final output contract, see .tileport/contract.txt)\n",
+		       validator_result_name(st->contract));
+}
+
+static void print_json(cJSON *o)
+{
+	char *text = cJSON_Print(o);
+	puts(text);
+	cJSON_free(text);
+	cJSON_Delete(o);
+}
+
+/* A listed run in the JSON form status prints, or why it cannot be read. */
+static cJSON *run_json_or_why(struct session *s, const struct run_summary *r)
+{
+	struct tp_err err;
+	struct run_model *m = r->error ? NULL : session_run(s, r->run_dir, &err);
+	if (m) {
+		cJSON *o = run_model_to_json(m);
+		run_model_free(m);
+		return o;
+	}
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "op", r->op);
+	cJSON_AddStringToObject(o, "run_dir", r->run_dir);
+	cJSON_AddStringToObject(o, "state", "unreadable");
+	cJSON_AddStringToObject(o, "error", r->error ? r->error : err.msg);
+	return o;
 }
 
 int cmd_status(int argc, char **argv)
@@ -221,40 +146,21 @@ int cmd_status(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cli_usage_error("status", "expected one run (a directory or an op name)");
-	char *ws = cli_workspace(NULL);
-	char *out = cli_out_root(oopt, ws);
-	char *dir = run_resolve(argv[optind], out);
-	struct run_state st;
+	struct session *s;
+	int rc = cli_session(&s, &(struct session_opts){.out_root = oopt, .read_only = true});
+	if (rc)
+		return rc;
 	struct tp_err err;
-	int rc = 0;
-	if (!run_exists(dir)) {
-		fprintf(stderr, "tileport: %s: no tileport run here (no .tileport/state.json)\n", dir);
-		rc = TP_EXIT_USAGE;
-	} else if (run_state_load(dir, &st, &err) < 0) {
+	struct run_model *m = session_run(s, argv[optind], &err);
+	if (!m) {
 		rc = cli_report(&err);
+	} else if (json) {
+		print_json(run_model_to_json(m));
 	} else {
-		struct table *t = st.table ? table_load(st.table, NULL) : NULL;
-		if (!t) {
-			char *def = table_default_path();
-			t = table_load(def, NULL);
-			free(def);
-		}
-		bool locked = run_locked(dir);
-		if (json) {
-			cJSON *o = status_json(&st, t, locked);
-			char *s = cJSON_Print(o);
-			puts(s);
-			cJSON_free(s);
-			cJSON_Delete(o);
-		} else {
-			print_status(&st, t, locked);
-		}
-		table_free(t);
-		run_state_free(&st);
+		print_status(m);
 	}
-	free(dir);
-	free(out);
-	free(ws);
+	run_model_free(m);
+	session_close(s);
 	return rc;
 }
 
@@ -281,48 +187,34 @@ int cmd_runs(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage_error("runs", "unexpected argument '%s'", argv[optind]);
-	char *ws = cli_workspace(NULL);
-	char *out = cli_out_root(oopt, ws);
+	struct session *s;
+	int rc = cli_session(&s, &(struct session_opts){.out_root = oopt, .read_only = true});
+	if (rc)
+		return rc;
+	const char *out = session_out_root(s);
 	struct run_summary *v;
 	size_t n;
 	struct tp_err err;
-	int rc = 0;
 	if (runs_list(out, &v, &n, &err) < 0) {
 		rc = cli_report(&err);
 	} else if (json) {
 		cJSON *arr = cJSON_CreateArray();
-		for (size_t i = 0; i < n; i++) {
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "op", v[i].op);
-			cJSON_AddStringToObject(o, "run_dir", v[i].run_dir);
-			cJSON_AddStringToObject(o, "state", run_display_state(v[i].status, NULL, v[i].running));
-			if (v[i].final)
-				cJSON_AddStringToObject(o, "final", v[i].final);
-			char l[2] = {v[i].stage, 0};
-			cJSON_AddStringToObject(o, "stage", l);
-			cJSON_AddNumberToObject(o, "attempts", v[i].attempts);
-			cJSON_AddNumberToObject(o, "updated", (double)v[i].updated);
-			if (v[i].error)
-				cJSON_AddStringToObject(o, "error", v[i].error);
-			cJSON_AddItemToArray(arr, o);
-		}
-		char *s = cJSON_Print(arr);
-		puts(s);
-		cJSON_free(s);
-		cJSON_Delete(arr);
+		for (size_t i = 0; i < n; i++)
+			cJSON_AddItemToArray(arr, run_json_or_why(s, &v[i]));
+		print_json(arr);
 	} else if (n == 0) {
 		printf("no runs in %s\n", out);
 	} else {
 		printf("%-24s %-18s %-6s %-5s %s\n", "op", "state", "stage", "age", "run directory");
 		for (size_t i = 0; i < n; i++) {
 			char age[16];
-			age_str(v[i].updated, age, sizeof(age));
+			fmt_age(wall_ms() - v[i].updated, age, sizeof(age));
 
 			char stage[4] = "-";
 			if (v[i].stage)
 				snprintf(stage, sizeof(stage), "%c", v[i].stage);
 			printf("%-24s %-18s %-6s %-5s %s\n", v[i].op,
-			       run_display_state(v[i].status, v[i].final, v[i].running), stage, age,
+			       run_summary_state(&v[i]), stage, age,
 			       v[i].run_dir);
 			if (v[i].error)
 				printf("%-24s %s\n", "", v[i].error);
@@ -330,7 +222,6 @@ int cmd_runs(int argc, char **argv)
 	}
 	if (rc == 0)
 		runs_free(v, n);
-	free(out);
-	free(ws);
+	session_close(s);
 	return rc;
 }

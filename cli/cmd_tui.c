@@ -9,8 +9,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "engine/core/config.h"
-#include "engine/core/pipeline.h"
 #include "engine/core/run.h"
 #include "tui/tui.h"
 
@@ -45,26 +43,8 @@ static const char open_usage[] =
 	"\n"
 	"exit: 0, 2 bad usage or no such run, 3 no terminal\n";
 
-/* What attaching needs: the run's own drivers and validators, or the user
- * config's (cli_run_commands). */
-static struct config cfg, user_cfg;
-static const char *drivers[26], *validators[26];
-static bool read_only;
-
-static int attach(const char *run_dir, struct loop *l, struct pipeline **out, struct tp_err *err)
-{
-	if (run_locked(run_dir)) {
-		tp_err_set(err, TP_EXIT_USAGE, "another tileport is driving this run");
-		return -1;
-	}
-	struct pipeline_opts o = {0};
-	memcpy(o.drivers, drivers, sizeof(o.drivers));
-	memcpy(o.validators, validators, sizeof(o.validators));
-	return pipeline_resume(out, l, run_dir, &o, err);
-}
-
 static int parse(int argc, char **argv, const char *usage, const char **out_root,
-		 const char **theme)
+		 const char **theme, bool *read_only)
 {
 	static const struct option opts[] = {
 		{"out", required_argument, NULL, 'o'},
@@ -74,7 +54,6 @@ static int parse(int argc, char **argv, const char *usage, const char **out_root
 		{NULL, 0, NULL, 0},
 	};
 	int c;
-	read_only = false;
 	while ((c = getopt_long(argc, argv, "o:t:rh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -84,7 +63,7 @@ static int parse(int argc, char **argv, const char *usage, const char **out_root
 			*theme = optarg;
 			break;
 		case 'r':
-			read_only = true;
+			*read_only = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -96,61 +75,40 @@ static int parse(int argc, char **argv, const char *usage, const char **out_root
 	return 0;
 }
 
-/* Workspace, config and output root, as `tileport run` finds them. */
-static int setup(const char *opt_out, char **ws, char **out)
-{
-	*ws = cli_workspace(NULL);
-	struct tp_err err;
-	if (cli_load_config(&cfg, *ws && path_is_dir(*ws) ? *ws : NULL, &err) < 0)
-		return cli_report(&err);
-	cli_run_commands(drivers, validators, &user_cfg);
-	*out = run_out_root(opt_out, *ws, config_get(&cfg, "out_root"));
-	return 0;
-}
-
 int cmd_browse(int argc, char **argv)
 {
 	const char *opt_out = NULL, *theme = NULL;
-	int rc = parse(argc, argv, browse_usage, &opt_out, &theme);
+	bool read_only = false;
+	int rc = parse(argc, argv, browse_usage, &opt_out, &theme, &read_only);
 	if (rc)
 		return rc < 0 ? TP_EXIT_OK : rc;
 	if (optind < argc)
 		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
-	char *ws = NULL, *out = NULL;
-	rc = setup(opt_out, &ws, &out);
-	if (rc == 0) {
-		struct tui_start s = {
-			.kind = TUI_START_RUNS,
-			.out_root = out,
-			.workspace = ws,
-			.theme = theme,
-			.attach = read_only ? NULL : attach,
-		};
-		rc = tui_main(&s);
-	}
-	config_free(&cfg);
-	config_free(&user_cfg);
-	free(ws);
-	free(out);
+	struct session *session;
+	if ((rc = cli_session(&session, &(struct session_opts){.out_root = opt_out, .read_only = read_only})))
+		return rc;
+	struct tui_start s = {.kind = TUI_START_RUNS, .session = session, .theme = theme};
+	rc = tui_main(&s);
+	session_close(session);
 	return rc;
 }
 
 int cmd_open(int argc, char **argv)
 {
 	const char *opt_out = NULL, *theme = NULL;
-	int rc = parse(argc, argv, open_usage, &opt_out, &theme);
+	bool read_only = false;
+	int rc = parse(argc, argv, open_usage, &opt_out, &theme, &read_only);
 	if (rc)
 		return rc < 0 ? TP_EXIT_OK : rc;
 	bool pair = optind + 2 == argc && str_ends(argv[optind], ".py");
 	if (optind + 1 != argc && !pair)
 		return cli_usage_error(argv[0], "expected one RUN or FILE, or KERNEL.py KERNEL.rs");
 	const char *what = argv[optind];
-	char *ws = NULL, *out = NULL, *dir = NULL;
-	rc = setup(opt_out, &ws, &out);
-	if (rc)
-		goto done;
-	struct tui_start s = {.workspace = ws, .theme = theme, .attach = read_only ? NULL : attach,
-			      .out_root = out};
+	char *dir = NULL;
+	struct session *session;
+	if ((rc = cli_session(&session, &(struct session_opts){.out_root = opt_out, .read_only = read_only})))
+		return rc;
+	struct tui_start s = {.session = session, .theme = theme};
 	if (str_ends(what, ".py") && path_is_file(what)) {
 		s.kind = TUI_START_SOURCE;
 		s.path = what;
@@ -159,7 +117,7 @@ int cmd_open(int argc, char **argv)
 		s.kind = TUI_START_FILE;
 		s.path = what;
 	} else {
-		dir = run_resolve(what, out);
+		dir = session_run_dir(session, what);
 		if (!dir || !run_exists(dir)) {
 			rc = cli_usage_error(argv[0], "no run '%s' (looked for %s/.tileport/state.json)",
 					     what, dir ? dir : what);
@@ -170,10 +128,7 @@ int cmd_open(int argc, char **argv)
 	}
 	rc = tui_main(&s);
 done:
-	config_free(&cfg);
-	config_free(&user_cfg);
-	free(ws);
-	free(out);
+	session_close(session);
 	free(dir);
 	return rc;
 }

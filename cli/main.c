@@ -1,8 +1,6 @@
 /* tileport: git-style subcommands over the engine. */
 #include "cli/cli.h"
 
-#include "engine/check/check.h"
-#include "engine/core/pipeline.h"
 
 #include <getopt.h>
 #include <locale.h>
@@ -84,8 +82,6 @@ int cmd_help(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
-	/* The orchestrator's "builtin" stage validators are engine/check's. */
-	pipeline_set_checker(check_pipeline_checker);
 	static const struct option opts[] = {
 		{"workspace", required_argument, NULL, 'w'},
 		{"version", no_argument, NULL, 'V'},

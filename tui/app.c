@@ -2,20 +2,14 @@
 #include "tui/app.h"
 
 #include <poll.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/core/session.h"
 #include "tui/display.h"
 #include "tui/keys.h"
-
-struct app *app_current;
-
-static const struct view_ops *const view_table[VIEW__COUNT] = {
-#define VIEW(id, name, keys, help) [VIEW_##id] = &name##_view_ops,
-#include "views/views.def"
-#undef VIEW
-};
 
 void app_report(struct app *a, bool error, const char *fmt, ...)
 {
@@ -100,7 +94,7 @@ struct view *app_open_view(struct app *a, struct view *from, enum view_id id,
 		reuse = top->lower;
 
 	struct view *v = xcalloc(1, sizeof(*v));
-	v->ops = view_table[id];
+	v->ops = view_ops_table[id];
 	v->id = id;
 	v->host = &a->host;
 	v->priv = v->ops->private_size ? xcalloc(1, v->ops->private_size) : NULL;
@@ -176,49 +170,48 @@ void app_close_view(struct app *a, struct view *v)
 
 /* ---- host interface given to views ---- */
 
+/* The app a view's host belongs to: the host is a member of it. */
+static struct app *app_of(struct view_host *h)
+{
+	return (struct app *)((char *)h - offsetof(struct app, host));
+}
+
 static void host_report(struct view_host *h, bool error, const char *msg)
 {
-	(void)h;
-	app_report(app_current, error, "%s", msg);
+	app_report(app_of(h), error, "%s", msg);
 }
 
 static struct view *host_open(struct view_host *h, struct view *from, enum view_id id,
 			      const struct view_arg *arg, unsigned flags)
 {
-	(void)h;
-	return app_open_view(app_current, from, id, arg, flags);
+	return app_open_view(app_of(h), from, id, arg, flags);
 }
 
 static void host_prompt(struct view_host *h, struct view *v, const char *label,
 			view_answer_cb cb, void *ctx)
 {
-	(void)h;
-	prompt_open(app_current, PROMPT_TEXT, label, cb, v, ctx);
+	prompt_open(app_of(h), PROMPT_TEXT, label, cb, v, ctx);
 }
 
 static void host_confirm(struct view_host *h, struct view *v, const char *question,
 			 view_answer_cb cb, void *ctx)
 {
-	(void)h;
-	prompt_open(app_current, PROMPT_CONFIRM, question, cb, v, ctx);
+	prompt_open(app_of(h), PROMPT_CONFIRM, question, cb, v, ctx);
 }
 
 static int host_external(struct view_host *h, enum external_kind kind, const char *path, long line)
 {
-	(void)h;
-	return external_open(app_current, kind, path, line);
+	return external_open(app_of(h), kind, path, line);
 }
 
 static void host_close(struct view_host *h, struct view *v)
 {
-	(void)h;
-	app_close_view(app_current, v);
+	app_close_view(app_of(h), v);
 }
 
 static void host_quit(struct view_host *h)
 {
-	(void)h;
-	app_current->quit = true;
+	app_of(h)->quit = true;
 }
 
 static void host_keys_for(struct view_host *h, int keymap, enum request req, struct sbuf *out)
@@ -233,29 +226,6 @@ static void host_keys_for(struct view_host *h, int keymap, enum request req, str
 	}
 }
 
-static struct pipeline *host_attach(struct view_host *h, const char *run_dir, struct tp_err *err)
-{
-	(void)h;
-	struct app *a = app_current;
-	struct pipeline *p = NULL;
-	if (!a->start || !a->start->attach) {
-		tp_err_set(err, TP_EXIT_USAGE, "read-only: this screen cannot drive runs");
-		return NULL;
-	}
-	if (a->start->attach(run_dir, a->loop, &p, err) < 0)
-		return NULL;
-	return p;
-}
-
-static void host_feed(struct view_host *h, const char *key, const char *line, size_t n)
-{
-	(void)h;
-	struct app *a = app_current;
-	for (size_t i = 0; i < a->nviews; i++)
-		if (a->views[i]->ops->read)
-			a->views[i]->ops->read(a->views[i], key, line, n);
-}
-
 static const struct command_info *host_commands(struct view_host *h, size_t *n)
 {
 	(void)h;
@@ -266,8 +236,6 @@ void app_host_init(struct app *a)
 {
 	a->host.keys_for = host_keys_for;
 	a->host.commands = host_commands;
-	a->host.feed = host_feed;
-	a->host.attach = host_attach;
 	a->host.quit = host_quit;
 	a->host.report = host_report;
 	a->host.open = host_open;
@@ -275,7 +243,7 @@ void app_host_init(struct app *a)
 	a->host.confirm = host_confirm;
 	a->host.external = host_external;
 	a->host.close = host_close;
-	a->host.loop = a->loop;
+	a->host.session = a->start->session;
 }
 
 void app_free_views(struct app *a)
@@ -322,8 +290,8 @@ static void show_view(struct app *a, enum view_id id)
 			return;
 		}
 	}
-	if (id == VIEW_RUNS && a->start && a->start->out_root) {
-		struct view_arg arg = {.path = a->start->out_root};
+	if (id == VIEW_RUNS && a->start) {
+		struct view_arg arg = {.path = session_out_root(a->start->session)};
 		app_open_view(a, NULL, id, &arg, 0);
 		return;
 	}

@@ -38,7 +38,6 @@ struct pane {
 
 struct app {
 	struct loop *loop;
-	bool own_loop;
 	struct view_host host;
 	struct tui_config cfg;
 	struct theme theme;
@@ -73,8 +72,6 @@ struct app {
 	int64_t key_time_us;  /* when the key being answered was read; 0 = none */
 	FILE *latency_log;
 };
-
-extern struct app *app_current;
 
 void app_host_init(struct app *a);
 void app_free_views(struct app *a);

@@ -6,6 +6,7 @@
 
 #include "engine/core/config.h"
 #include "tui/keys.h"
+#include "tui/tui.h"
 
 void tui_config_init(struct tui_config *c)
 {
@@ -99,15 +100,6 @@ static int set_known(struct tui_config *c, const char *key, const char *value, s
 	return 0;
 }
 
-bool tui_config_is_key(const char *key)
-{
-	static const char *const keys[] = {"theme", "layout", "split-size", "line-numbers", "follow"};
-	for (size_t i = 0; i < TP_ARRAY_LEN(keys); i++)
-		if (strcmp(key, keys[i]) == 0)
-			return true;
-	return str_starts(key, "color.");
-}
-
 int tui_config_set(struct tui_config *c, const char *key, const char *value, struct tp_err *err)
 {
 	int r = set_known(c, key, value, err);
@@ -120,52 +112,89 @@ int tui_config_set(struct tui_config *c, const char *key, const char *value, str
 	return r < 0 ? -1 : 0;
 }
 
-int tui_config_bind(const char *line, const char *where, struct tp_err *err)
+static bool is_bind(const char *line)
+{
+	return str_starts(line, "bind ") || str_starts(line, "bind\t");
+}
+
+/* `bind KEYMAP KEY ACTION`, checked; bound too when `apply`. */
+static int bind_line(const char *line, bool apply, struct tp_err *err)
 {
 	size_t n;
 	char **w = str_split(line, ' ', false, &n);
-	int rc;
-	struct tp_err e;
+	int rc, km, k;
+	enum request req;
 	if (n != 4 || strcmp(w[0], "bind") != 0) {
-		tp_err_set(&e, TP_EXIT_USAGE, "expected 'bind KEYMAP KEY ACTION'");
+		tp_err_set(err, TP_EXIT_USAGE, "expected 'bind KEYMAP KEY ACTION'");
 		rc = -1;
 	} else {
-		rc = keys_bind_words(w[1], w[2], w[3], &e);
+		rc = keys_parse_bind(w[1], w[2], w[3], &km, &k, &req, err);
 	}
 	strv_free(w);
-	if (rc < 0)
-		tp_err_set(err, TP_EXIT_USAGE, "%s%s%s", where ? where : "", where ? ": " : "", e.msg);
+	if (rc == 0 && apply)
+		keys_bind(km, k, req);
 	return rc;
 }
 
-int tui_config_load(struct tui_config *c, const char *workspace, struct tp_err *err)
+int tui_config_bind(const char *line, const char *where, struct tp_err *err)
 {
-	struct config raw;
-	memset(&raw, 0, sizeof(raw));
-	int rc = config_load_default(&raw, workspace, err);
-	for (size_t i = 0; rc == 0 && i < raw.n; i++) {
-		const struct config_entry *ce = &raw.v[i];
+	struct tp_err e;
+	if (bind_line(line, true, &e) == 0)
+		return 0;
+	tp_err_set(err, TP_EXIT_USAGE, "%s%s%s", where ? where : "", where ? ": " : "", e.msg);
+	return -1;
+}
+
+const char tui_settings_hint[] =
+	"a screen setting: theme, layout, split-size, line-numbers, follow, color.AREA";
+
+int tui_setting_check(const struct config_entry *e, struct tp_err *err)
+{
+	if (!e->key) {
+		/* A line without '=' can only be a screen directive. */
+		if (is_bind(e->value))
+			return bind_line(e->value, false, err) < 0 ? -1 : 1;
+		tp_err_set(err, TP_EXIT_USAGE, "expected 'key = value' or 'bind KEYMAP KEY ACTION', got '%s'",
+			   e->value);
+		return -1;
+	}
+	bool in_tui = str_starts(e->key, "tui.");
+	struct tui_config scratch;
+	tui_config_init(&scratch);
+	int r = set_known(&scratch, in_tui ? e->key + 4 : e->key, e->value, err);
+	tui_config_free(&scratch);
+	if (r == 0 && in_tui) {
+		/* The [tui] section is the screen's alone. */
+		tp_err_set(err, TP_EXIT_USAGE, "unknown setting '%s' (expected theme, layout, split-size, "
+			   "line-numbers, follow or color.AREA)", e->key + 4);
+		return -1;
+	}
+	return r;
+}
+
+int tui_config_apply(struct tui_config *c, const struct config *cfg, struct tp_err *err)
+{
+	for (size_t i = 0; i < cfg->n; i++) {
+		const struct config_entry *ce = &cfg->v[i];
 		char where[4200];
 		snprintf(where, sizeof(where), "%s:%d", ce->file, ce->line);
 		if (!ce->key) {
-			if (str_starts(ce->value, "bind ") || str_starts(ce->value, "bind\t"))
-				rc = tui_config_bind(ce->value, where, err);
+			if (is_bind(ce->value) && tui_config_bind(ce->value, where, err) < 0)
+				return -1;
 			continue;
 		}
 		bool in_tui = str_starts(ce->key, "tui.");
-		const char *key = in_tui ? ce->key + 4 : ce->key;
 		struct tp_err e;
 		tp_err_clear(&e);
-		int r = set_known(c, key, ce->value, &e);
+		int r = set_known(c, in_tui ? ce->key + 4 : ce->key, ce->value, &e);
 		if (r == 0 && in_tui)
 			tp_err_set(&e, TP_EXIT_USAGE,
 				   "unknown setting '%s' (expected theme, layout, split-size, "
-				   "line-numbers, follow or color.AREA)", key);
+				   "line-numbers, follow or color.AREA)", ce->key + 4);
 		if (r < 0 || (r == 0 && in_tui)) {
 			tp_err_set(err, TP_EXIT_USAGE, "%s: %s", where, e.msg);
-			rc = -1;
+			return -1;
 		}
 	}
-	config_free(&raw);
-	return rc;
+	return 0;
 }

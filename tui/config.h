@@ -1,9 +1,11 @@
-/* The TUI's settings, from the config files the engine reads
- * (engine/core/config.h: $XDG_CONFIG_HOME/tileport/config, then
+/* The TUI's settings, from the config files the session read
+ * (engine/core/session.h: $XDG_CONFIG_HOME/tileport/config, then
  * .tileport.conf in the workspace; `key = value`, `[section]`, directives).
  * The TUI takes its keys at top level or in a [tui] section, and every
  * `bind KEYMAP KEY ACTION` directive. In [tui] an unknown key is an error
- * (file:line); other top-level keys belong to the engine.
+ * (file:line); other top-level keys belong to the engine. The session
+ * checks every entry through tui_setting_check (tui/tui.h) before the
+ * screen starts.
  *
  *   theme = default | light | high-contrast | monochrome | PATH
  *   layout = auto | horizontal | vertical     (how the lower pane splits)
@@ -17,6 +19,7 @@
 
 #include <stdbool.h>
 
+#include "engine/core/config.h"
 #include "engine/core/util.h"
 
 enum tui_layout { LAYOUT_AUTO, LAYOUT_HORIZONTAL, LAYOUT_VERTICAL };
@@ -37,13 +40,11 @@ struct tui_config {
 
 void tui_config_init(struct tui_config *c);
 void tui_config_free(struct tui_config *c);
-/* Both files, in order; missing files are fine. Bindings go straight into
- * the keymaps (keys_init first). */
-int tui_config_load(struct tui_config *c, const char *workspace, struct tp_err *err);
+/* Take the screen's settings from the entries of the config files, in
+ * order. Bindings go straight into the keymaps (keys_init first). */
+int tui_config_apply(struct tui_config *c, const struct config *cfg, struct tp_err *err);
 /* One setting, as from a file or the :set command. */
 int tui_config_set(struct tui_config *c, const char *key, const char *value, struct tp_err *err);
-/* Is `key` (without "tui.") one of the screen's settings? */
-bool tui_config_is_key(const char *key);
 /* A `bind KEYMAP KEY ACTION` line; `where` prefixes errors (file:line). */
 int tui_config_bind(const char *line, const char *where, struct tp_err *err);
 

@@ -250,7 +250,8 @@ void keys_init(void)
 	}
 }
 
-int keys_bind_words(const char *keymap, const char *key, const char *action, struct tp_err *err)
+int keys_parse_bind(const char *keymap, const char *key, const char *action, int *kmp, int *kp,
+		    enum request *req, struct tp_err *err)
 {
 	int km = keymap_by_name(keymap);
 	if (km < 0) {
@@ -275,6 +276,18 @@ int keys_bind_words(const char *keymap, const char *key, const char *action, str
 			return -1;
 		}
 	}
+	*kmp = km;
+	*kp = k;
+	*req = r;
+	return 0;
+}
+
+int keys_bind_words(const char *keymap, const char *key, const char *action, struct tp_err *err)
+{
+	int km, k;
+	enum request r;
+	if (keys_parse_bind(keymap, key, action, &km, &k, &r, err) < 0)
+		return -1;
 	keys_bind(km, k, r);
 	return 0;
 }

@@ -46,6 +46,9 @@ void keys_free(void);
 void keys_bind(int keymap, int key, enum request req);
 /* `bind KEYMAP KEY ACTION` arguments; errors say what was expected. */
 int keys_bind_words(const char *keymap, const char *key, const char *action, struct tp_err *err);
+/* The same check without binding anything. */
+int keys_parse_bind(const char *keymap, const char *key, const char *action, int *km, int *k,
+		    enum request *req, struct tp_err *err);
 /* The action for a key in a view (its keymap, then generic). */
 enum request keys_lookup(enum view_id view, int key);
 /* Keys bound to req in one keymap (not following generic): up to max. */

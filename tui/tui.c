@@ -1,6 +1,7 @@
-/* tui_main and the main loop (design §6, tig's get_input shape): let the
- * engine and loading views work -> draw dirty rows -> one doupdate() ->
- * wait on the shared poll loop (short while anything streams) -> keys. */
+/* tui_main and the main loop (docs/architecture.md, "Data flow"; tig's
+ * get_input shape): let the engine and loading views work -> draw dirty rows
+ * -> one doupdate() -> wait on the shared poll loop (short while anything
+ * streams) -> keys. */
 #include "tui/tui.h"
 
 #include <curses.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine/core/loop.h"
+#include "engine/core/session.h"
 #include "tui/app.h"
 #include "tui/display.h"
 #include "tui/keys.h"
@@ -185,16 +187,12 @@ static int open_first_view(struct app *a, const struct tui_start *s)
 	switch (s->kind) {
 	case TUI_START_RUNS:
 		id = VIEW_RUNS;
-		arg.path = s->out_root;
+		arg.path = session_out_root(s->session);
 		break;
 	case TUI_START_RUN:
 		id = VIEW_PIPELINE;
 		arg.path = s->run_dir;
-		break;
-	case TUI_START_PIPELINE:
-		id = VIEW_PIPELINE;
-		arg.path = s->run_dir;
-		arg.model = s->pipeline;
+		arg.run = s->run;
 		break;
 	case TUI_START_IRDIFF:
 		id = VIEW_IRDIFF;
@@ -231,8 +229,6 @@ static void teardown(struct app *a)
 		loop_off_signal(a->loop, quit_signals[i]);
 	int fd = STDIN_FILENO;
 	loop_remove_fd(a->loop, fd);
-	if (a->own_loop)
-		loop_free(a->loop);
 	prompt_free(&a->prompt);
 	free(a->message);
 	theme_free(&a->theme);
@@ -241,7 +237,6 @@ static void teardown(struct app *a)
 	script_free(a->script);
 	if (a->latency_log)
 		fclose(a->latency_log);
-	app_current = NULL;
 }
 
 int tui_main(const struct tui_start *s)
@@ -249,24 +244,14 @@ int tui_main(const struct tui_start *s)
 	struct app app;
 	struct app *a = &app;
 	memset(a, 0, sizeof(*a));
-	app_current = a;
 	a->start = s;
 	struct tp_err err;
 	tp_err_clear(&err);
 	keys_init();
 	tui_config_init(&a->cfg);
-	a->loop = s->loop;
-	if (!a->loop) {
-		a->loop = loop_new();
-		a->own_loop = true;
-	}
+	a->loop = session_loop(s->session);
 	int rc = TP_EXIT_USAGE;
-	const char *ws = s->workspace;
-	if (!ws || !*ws)
-		ws = getenv("TILEGYM_PATH");
-	if (!ws || !*ws)
-		ws = ".";
-	if (tui_config_load(&a->cfg, ws, &err) < 0)
+	if (tui_config_apply(&a->cfg, session_config(s->session), &err) < 0)
 		goto fail;
 	a->use_color = !theme_no_color_env();
 	const char *theme = s->theme ? s->theme : a->cfg.theme;

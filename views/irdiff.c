@@ -611,6 +611,9 @@ static void irv_done(struct view *v)
 const struct view_ops irdiff_view_ops = {
 	.type = "irdiff",
 	.private_size = sizeof(struct irv),
+	/* B makes the generated IR, C reads the diff */
+	.stages = "BC",
+	.noun = "IR diff",
 	.open = irv_open,
 	.line = irv_any_line,
 	.request = irv_request,

@@ -5,24 +5,17 @@
  * The selected stage's transcript follows in the lower pane; `f` toggles
  * whether the cursor follows the running stage.
  *
- * The model is a live pipeline (tileport run OP, or a run this screen
- * attached to) or, when another tileport drives the run, its state.json
- * and events.jsonl re-read as they change (read-only). */
+ * The model is the run (engine/core/session.h): live when this screen
+ * drives it (tileport run OP, or a run it attached to), else followed from
+ * disk and read-only (another tileport drives it, or --read-only). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
-#include "engine/core/events.h"
-#include "engine/core/pipeline.h"
-#include "engine/core/run.h"
-#include "engine/core/table.h"
-#include "views/source.h"
-#include "views/step.h"
+#include "engine/core/session.h"
+#include "views/attempt.h"
 #include "views/view.h"
-
-#define RELOAD_MS 500
 
 struct evline {
 	char *text;
@@ -30,16 +23,7 @@ struct evline {
 };
 
 struct pl {
-	struct pipeline *p;
-	bool owned;
-	bool listening; /* a pipeline the CLI owns may outlive this view */
-	char *why_ro;
-	struct run_state ro;
-	bool have_ro;
-	struct table *ro_table;
-	int64_t ro_mtime, ro_checked;
-	long long ro_events_size;
-	char *run_dir;
+	struct run_model *m;
 	struct evline *ev;
 	size_t nev, capev;
 	bool follow_run, stopping;
@@ -57,46 +41,18 @@ static const char *const spinner[] = {
 
 static const struct run_state *state_of(const struct pl *pl)
 {
-	return pl->p ? pipeline_state(pl->p) : pl->have_ro ? &pl->ro : NULL;
+	return run_model_state(pl->m);
 }
 
 static const struct table *table_of(const struct pl *pl)
 {
-	return pl->p ? pipeline_table(pl->p) : pl->ro_table;
+	return run_model_table(pl->m);
 }
 
 static size_t nstages(const struct pl *pl)
 {
 	const struct table *t = table_of(pl);
 	return t ? t->nstages : 0;
-}
-
-static const struct attempt *latest(const struct run_state *st, char stage)
-{
-	for (size_t i = st->natt; i-- > 0;)
-		if (st->att[i].stage == stage)
-			return &st->att[i];
-	return NULL;
-}
-
-static const struct attempt *by_seq(const struct run_state *st, int seq)
-{
-	for (size_t i = 0; i < st->natt; i++)
-		if (st->att[i].seq == seq)
-			return &st->att[i];
-	return NULL;
-}
-
-static bool is_running(const struct pl *pl, const struct attempt *a)
-{
-	if (a->state != ATTEMPT_RUNNING)
-		return false;
-	if (pl->p) {
-		const struct attempt *r = pipeline_running(pl->p);
-		return r && r->seq == a->seq;
-	}
-	/* Read-only: running if another orchestrator holds the run. */
-	return pl->why_ro && run_locked(pl->run_dir);
 }
 
 /* ---- events ---- */
@@ -153,11 +109,9 @@ static void clear_events(struct pl *pl)
 static void load_events(struct pl *pl)
 {
 	clear_events(pl);
-	cJSON *all = events_read(pl->run_dir, NULL);
 	const cJSON *ev;
-	cJSON_ArrayForEach(ev, all)
+	cJSON_ArrayForEach(ev, run_model_events(pl->m))
 		add_event(pl, ev);
-	cJSON_Delete(all);
 }
 
 static void set_lines(struct view *v)
@@ -174,10 +128,10 @@ static void show_lower(struct view *v, bool force)
 	struct pl *pl = v->priv;
 	const struct run_state *st = state_of(pl);
 	const struct table *t = table_of(pl);
-	if (!st || !t || v->lineno >= t->nstages)
+	if (!t || v->lineno >= t->nstages)
 		return;
 	const struct stage_def *sd = &t->stages[v->lineno];
-	const struct attempt *a = latest(st, sd->letter);
+	const struct attempt *a = run_model_latest(pl->m, sd->letter);
 	if (!a) {
 		/* Keep the pane (the layout stays put) and say why it is empty. */
 		if (pl->lower_seq == -sd->letter && v->lower)
@@ -190,12 +144,14 @@ static void show_lower(struct view *v, bool force)
 		free(msg);
 		return;
 	}
-	bool live = pl->p && is_running(pl, a);
+	/* A stage this screen runs streams its lines to the pane; any other
+	 * transcript is read from its file. */
+	bool live = run_model_pipeline(pl->m) && run_model_running(pl->m, a);
 	if (!force && v->lower && pl->lower_seq == a->seq && pl->lower_live == live)
 		return;
 	char *dir = run_attempt_dir(st, a);
-	struct view_arg arg = {.path = dir, .name = a->dir, .model = live ? (void *)pl->p : NULL,
-			       .line = -1};
+	struct view_arg arg = {.path = dir, .name = a->dir, .run = live ? pl->m : NULL,
+			       .index = a->seq, .line = -1};
 	if (v->host->open(v->host, v, VIEW_TRANSCRIPT, &arg, OPEN_SPLIT | OPEN_NOFOCUS | OPEN_REUSE)) {
 		pl->lower_seq = a->seq;
 		pl->lower_live = live;
@@ -208,7 +164,7 @@ static void select_running(struct view *v)
 	struct pl *pl = v->priv;
 	const struct run_state *st = state_of(pl);
 	const struct table *t = table_of(pl);
-	if (!st || !t || !st->natt)
+	if (!t || !st->natt)
 		return;
 	char stage = st->att[st->natt - 1].stage;
 	for (size_t i = 0; i < t->nstages; i++)
@@ -216,81 +172,29 @@ static void select_running(struct view *v)
 			view_select(v, i);
 }
 
-static void on_event(struct pipeline *p, const struct pipeline_event *e, void *ud)
+static void on_change(struct run_model *m, const struct run_change *c, void *ud)
 {
-	(void)p;
+	(void)m;
 	struct view *v = ud;
 	struct pl *pl = v->priv;
-	const struct run_state *st = state_of(pl);
-	if (e->kind == PEV_OUTPUT) {
-		if (e->is_stderr)
-			return;
-		const struct attempt *a = st ? by_seq(st, e->seq) : NULL;
-		if (a && v->host->feed)
-			v->host->feed(v->host, a->dir, e->line, e->len);
-		return;
+	if (c->kind == RUN_OUTPUT)
+		return; /* the transcript pane takes its own lines */
+	bool started = false, ended = false;
+	if (c->kind == RUN_EVENT) {
+		add_event(pl, c->ev);
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->ev, "type"));
+		started = type && !strcmp(type, "stage_started");
+		ended = type && !strcmp(type, "stage_ended");
+	} else {
+		load_events(pl);
 	}
-	add_event(pl, e->ev);
 	set_lines(v);
-	const cJSON *type = cJSON_GetObjectItemCaseSensitive(e->ev, "type");
-	bool started = cJSON_IsString(type) && !strcmp(type->valuestring, "stage_started");
-	bool ended = cJSON_IsString(type) && !strcmp(type->valuestring, "stage_ended");
-	if (started && pl->follow_run)
+	if ((started || c->kind == RUN_CHANGED) && pl->follow_run)
 		select_running(v);
 	v->ticking = true;
 	/* A new attempt, or the end of the one shown (its file is complete
 	 * now): show it afresh. */
 	show_lower(v, started || ended);
-}
-
-/* ---- read-only model ---- */
-
-static int64_t mtime_ms(const char *path, long long *size)
-{
-	struct stat sb;
-	if (stat(path, &sb) < 0)
-		return 0;
-	if (size)
-		*size = (long long)sb.st_size;
-	return (int64_t)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000;
-}
-
-static int load_readonly(struct pl *pl, struct tp_err *err)
-{
-	char *sp = run_path(pl->run_dir, "state.json");
-	char *ep = run_path(pl->run_dir, "events.jsonl");
-	long long evsize = 0;
-	int64_t m = mtime_ms(sp, NULL);
-	mtime_ms(ep, &evsize);
-	int rc = 0;
-	if (!pl->have_ro || m != pl->ro_mtime) {
-		struct run_state st;
-		if (run_state_load(pl->run_dir, &st, err) < 0) {
-			rc = -1;
-		} else {
-			if (pl->have_ro)
-				run_state_free(&pl->ro);
-			pl->ro = st;
-			pl->have_ro = true;
-			pl->ro_mtime = m;
-		}
-	}
-	if (rc == 0 && !pl->ro_table) {
-		char *tp = pl->ro.table && path_is_file(pl->ro.table) ? xstrdup(pl->ro.table)
-								      : table_default_path();
-		pl->ro_table = table_load(tp, err);
-		free(tp);
-		if (!pl->ro_table)
-			rc = -1;
-	}
-	if (rc == 0 && evsize != pl->ro_events_size) {
-		load_events(pl);
-		pl->ro_events_size = evsize;
-	}
-	pl->ro_checked = now_ms();
-	free(sp);
-	free(ep);
-	return rc;
 }
 
 /* ---- ops ---- */
@@ -299,34 +203,24 @@ static int pl_open(struct view *v, const struct view_arg *arg, struct tp_err *er
 {
 	struct pl *pl = v->priv;
 	pl->follow_run = true;
-	if (!arg->path && !arg->model) {
+	if (arg->run) {
+		pl->m = run_model_ref(arg->run);
+	} else if (!arg->path) {
 		tp_err_set(err, TP_EXIT_USAGE, "pipeline view: no run given");
 		return -1;
-	}
-	pl->p = arg->model;
-	if (!pl->p && arg->path && v->host->attach) {
-		struct tp_err aerr;
-		tp_err_clear(&aerr);
-		pl->p = v->host->attach(v->host, arg->path, &aerr);
-		pl->owned = pl->p != NULL;
-		if (!pl->p)
-			pl->why_ro = xstrdup(aerr.msg[0] ? aerr.msg : "cannot attach");
-	} else if (!pl->p) {
-		pl->why_ro = xstrdup("nothing can drive runs from here");
-	}
-	if (pl->p) {
-		pl->run_dir = xstrdup(pipeline_state(pl->p)->run_dir);
-		pipeline_listen(pl->p, on_event, v);
-		pl->listening = true;
-		load_events(pl);
 	} else {
-		pl->run_dir = xstrdup(arg->path);
-		if (load_readonly(pl, err) < 0)
+		pl->m = session_run(v->host->session, arg->path, err);
+		if (!pl->m)
 			return -1;
-		v->ticking = true;
+		/* Drive it from here if nobody else does (and the screen may);
+		 * else it stays followed, and the title says read-only. */
+		struct tp_err aerr;
+		run_model_attach(pl->m, NULL, &aerr);
 	}
+	run_model_listen(pl->m, on_change, v);
+	load_events(pl);
 	const struct run_state *st = state_of(pl);
-	v->ref = xstrdup(st->op ? st->op : pl->run_dir);
+	v->ref = xstrdup(st->op ? st->op : st->run_dir);
 	v->ticking = true;
 	set_lines(v);
 	select_running(v);
@@ -366,14 +260,14 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 {
 	struct pl *pl = v->priv;
 	const struct run_state *st = state_of(pl);
-	const struct attempt *a = latest(st, s->letter);
+	const struct attempt *a = run_model_latest(pl->m, s->letter);
 	const char *glyph = "\xc2\xb7", *status = "-";
 	enum line_type stype = LINE_STATE_PENDING;
 	char buf[64];
 	if (!a) {
 		if (st->next.set && st->next.stage == s->letter && !st->final) {
 			glyph = "\xe2\x96\xb8";
-			status = st->status && !strcmp(st->status, "waiting") ? "waiting" : "next";
+			status = st->status == RUN_WAITING ? "waiting" : "next";
 			stype = LINE_STATE_WARN;
 		}
 	} else if (a->state == ATTEMPT_SKIPPED) {
@@ -381,7 +275,7 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 		status = "skipped";
 		stype = LINE_STATE_SKIPPED;
 	} else if (a->state == ATTEMPT_RUNNING) {
-		if (is_running(pl, a)) {
+		if (run_model_running(pl->m, a)) {
 			glyph = spinner[pl->spin % TP_ARRAY_LEN(spinner)];
 			status = "running";
 			stype = LINE_STATE_RUNNING;
@@ -424,25 +318,17 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 			fmt_elapsed(end - a->started, el, sizeof(el));
 	}
 	lo_col(out, LINE_DIM, 7, ALIGN_RIGHT, el);
-	long long tin = 0, tout = 0;
-	double cost = 0;
-	for (size_t i = 0; i < st->natt; i++) {
-		if (st->att[i].stage == s->letter) {
-			tin += st->att[i].tokens_in;
-			tout += st->att[i].tokens_out;
-			cost += st->att[i].cost;
-		}
-	}
+	struct run_usage u = run_model_usage(pl->m, s->letter);
 	if (v->width >= 100) {
 		char a1[16], a2[16], tok[40];
-		fmt_count(tin, a1, sizeof(a1));
-		fmt_count(tout, a2, sizeof(a2));
+		fmt_count(u.tokens_in, a1, sizeof(a1));
+		fmt_count(u.tokens_out, a2, sizeof(a2));
 		snprintf(tok, sizeof(tok), "%s/%s", a1, a2);
-		lo_col(out, LINE_COST, 13, ALIGN_RIGHT, tin || tout ? tok : "-");
+		lo_col(out, LINE_COST, 13, ALIGN_RIGHT, u.tokens_in || u.tokens_out ? tok : "-");
 	}
 	char c[32] = "-";
-	if (cost > 0)
-		snprintf(c, sizeof(c), "$%.2f", cost);
+	if (u.cost > 0)
+		snprintf(c, sizeof(c), "$%.2f", u.cost);
 	lo_cell(out, LINE_COST, 8, ALIGN_RIGHT, c);
 }
 
@@ -474,23 +360,22 @@ static void pl_select(struct view *v)
 	v->ticking = true;
 }
 
-static struct step_target target(struct view *v)
+/* The selected stage and its latest attempt; stage 0 on the events. */
+static struct attempt_target target(struct view *v)
 {
 	struct pl *pl = v->priv;
-	struct step_target t = {.p = pl->p, .why_readonly = pl->why_ro};
+	struct attempt_target t = {.m = pl->m};
 	const struct table *tb = table_of(pl);
-	const struct run_state *st = state_of(pl);
-	size_t row = v->lineno < nstages(pl) ? v->lineno : 0;
-	if (tb && tb->nstages) {
-		t.stage = tb->stages[row].letter;
-		const struct attempt *a = latest(st, t.stage);
+	if (tb && v->lineno < tb->nstages) {
+		t.stage = tb->stages[v->lineno].letter;
+		const struct attempt *a = run_model_latest(pl->m, t.stage);
 		t.seq = a ? a->seq : 0;
 	}
 	return t;
 }
 
-/* Leaving frees an attached pipeline, which kills the running stage;
- * the attempt stays "running" in state.json and resume runs it again. */
+/* Leaving frees an attached run, which kills the running stage; the
+ * attempt stays "running" in state.json and resume runs it again. */
 static void leave_confirmed(struct view *v, const char *answer, void *ud)
 {
 	if (!v || !answer)
@@ -504,54 +389,31 @@ static void leave_confirmed(struct view *v, const char *answer, void *ud)
 static enum request pl_request(struct view *v, enum request req)
 {
 	struct pl *pl = v->priv;
+	struct pipeline *p = run_model_pipeline(pl->m);
 	switch (req) {
 	case REQ_ENTER:
 	case REQ_VIEW_STAGE: {
-		struct step_target t = target(v);
-		if (v->lineno >= nstages(pl) || !t.seq) {
+		struct attempt_target t = target(v);
+		if (!t.seq) {
 			view_error(v, "Select a stage that has run");
 			return REQ_NONE;
 		}
-		const struct attempt *a = by_seq(state_of(pl), t.seq);
-		char *dir = run_attempt_dir(state_of(pl), a);
-		struct view_arg arg = {.path = dir, .name = a->dir, .model = pl->p, .index = a->seq};
-		v->host->open(v->host, v, VIEW_STAGE, &arg, 0);
-		free(dir);
+		attempt_view_open(v, VIEW_STAGE, pl->m, run_model_attempt(pl->m, t.seq), 0);
 		return REQ_NONE;
 	}
 	case REQ_VIEW_TRANSCRIPT: {
-		struct step_target t = target(v);
-		const struct run_state *st = state_of(pl);
-		const struct attempt *a = t.seq ? by_seq(st, t.seq) : NULL;
+		struct attempt_target t = target(v);
+		const struct attempt *a = t.seq ? run_model_attempt(pl->m, t.seq) : NULL;
 		if (!a) {
 			view_error(v, "Stage %c has not run yet", t.stage ? t.stage : '?');
 			return REQ_NONE;
 		}
-		char *dir = run_attempt_dir(st, a);
-		bool live = pl->p && is_running(pl, a);
-		struct view_arg arg = {.path = dir, .name = a->dir, .model = live ? (void *)pl->p : NULL};
+		char *dir = run_model_attempt_path(pl->m, a, NULL);
+		bool live = p && run_model_running(pl->m, a);
+		struct view_arg arg = {.path = dir, .name = a->dir, .run = live ? pl->m : NULL,
+				       .index = a->seq};
 		v->host->open(v->host, v, VIEW_TRANSCRIPT, &arg, 0);
 		free(dir);
-		return REQ_NONE;
-	}
-	case REQ_VIEW_IRDIFF: {
-		struct step_target t = target(v);
-		if (v->lineno >= nstages(pl) || (t.stage != 'B' && t.stage != 'C')) {
-			view_error(v, "Select stage B or C to see the IR diff");
-			return REQ_NONE;
-		}
-		struct view_arg arg = {.path = pl->run_dir};
-		v->host->open(v->host, v, VIEW_IRDIFF, &arg, 0);
-		return REQ_NONE;
-	}
-	case REQ_VIEW_SOURCE: {
-		struct step_target t = target(v);
-		const struct run_state *st = state_of(pl);
-		if (v->lineno >= nstages(pl) || t.stage != 'B' || !st) {
-			view_error(v, "Select stage B to see the source beside its Rust");
-			return REQ_NONE;
-		}
-		source_open_run(v, st->workspace, st->op, pl->run_dir);
 		return REQ_NONE;
 	}
 	case REQ_TOGGLE_FOLLOW:
@@ -564,24 +426,20 @@ static enum request pl_request(struct view *v, enum request req)
 		return REQ_NONE;
 	case REQ_VIEW_CLOSE:
 	case REQ_QUIT:
-		if (pl->p && pipeline_running(pl->p)) {
+		if (p && pipeline_running(p)) {
 			v->host->confirm(v->host, v, "A stage is running; leaving stops it (resume runs it "
 					 "again). Leave?", leave_confirmed, req == REQ_QUIT ? (void *)1 : NULL);
 			return REQ_NONE;
 		}
 		return req;
-	case REQ_REFRESH:
-		if (!pl->p) {
-			pl->ro_mtime = 0;
-			pl->ro_events_size = -1;
-			struct tp_err err;
-			if (load_readonly(pl, &err) < 0)
-				view_error(v, "%s", err.msg);
-		} else {
-			load_events(pl);
-		}
+	case REQ_REFRESH: {
+		struct tp_err err;
+		if (run_model_refresh(pl->m, &err) < 0)
+			view_error(v, "%s", err.msg);
+		load_events(pl);
 		set_lines(v);
 		return REQ_NONE;
+	}
 	case REQ_MOVE_UP:
 	case REQ_MOVE_DOWN:
 	case REQ_MOVE_PAGE_UP:
@@ -594,23 +452,23 @@ static enum request pl_request(struct view *v, enum request req)
 	default:
 		break;
 	}
-	struct step_target t = target(v);
-	return step_request(v, &t, req);
+	struct attempt_target t = target(v);
+	return attempt_request(v, &t, req);
 }
 
 static void pl_title(struct view *v, struct sbuf *out)
 {
 	struct pl *pl = v->priv;
 	const struct run_state *st = state_of(pl);
-	sb_adds(out, st->final ? st->final : st->status ? st->status : "?");
+	struct pipeline *p = run_model_pipeline(pl->m);
+	sb_adds(out, st->final ? st->final : run_status_name(st->status));
 	if (st->offline)
 		sb_adds(out, " (offline)");
-	if (st->status && !strcmp(st->status, "waiting"))
+	if (st->status == RUN_WAITING)
 		sb_adds(out, ": C continues");
-	else if (pl->p && !st->final && !pipeline_busy(pl->p) && st->status &&
-		 !strcmp(st->status, "running"))
+	else if (p && !st->final && !pipeline_busy(p) && st->status == RUN_RUNNING)
 		sb_adds(out, ", nothing running: C continues");
-	if (!pl->p)
+	if (!p)
 		sb_adds(out, " [read-only]");
 	else if (!pl->follow_run)
 		sb_adds(out, " [paused]");
@@ -619,29 +477,16 @@ static void pl_title(struct view *v, struct sbuf *out)
 static void pl_tick(struct view *v)
 {
 	struct pl *pl = v->priv;
-	const struct run_state *st = state_of(pl);
 	const struct table *t = table_of(pl);
-	if (!pl->p && now_ms() - pl->ro_checked >= RELOAD_MS) {
-		int64_t m = pl->ro_mtime;
-		long long es = pl->ro_events_size;
-		struct tp_err err;
-		if (load_readonly(pl, &err) == 0 && (m != pl->ro_mtime || es != pl->ro_events_size)) {
-			set_lines(v);
-			if (pl->follow_run)
-				select_running(v);
-			show_lower(v, false);
-		}
-		st = state_of(pl);
-	}
 	if (pl->lower_due && now_ms() >= pl->lower_due) {
 		pl->lower_due = 0;
 		show_lower(v, false);
-		v->title_dirty = true; /* no longer busy: the title drops [paused] */
+		v->title_dirty = true; /* no longer busy: the title bar says so */
 	}
 	bool running = false;
-	for (size_t i = 0; t && st && i < t->nstages; i++) {
-		const struct attempt *a = latest(st, t->stages[i].letter);
-		if (a && is_running(pl, a)) {
+	for (size_t i = 0; t && i < t->nstages; i++) {
+		const struct attempt *a = run_model_latest(pl->m, t->stages[i].letter);
+		if (run_model_running(pl->m, a)) {
 			running = true;
 			view_line_dirty(v, i);
 		}
@@ -652,59 +497,53 @@ static void pl_tick(struct view *v)
 	if (sec != pl->drawn_sec)
 		v->title_dirty = true;
 	pl->drawn_sec = sec;
-	v->ticking = running || !pl->p || pl->lower_due;
+	v->ticking = running || pl->lower_due;
 }
 
 static bool pl_stop(struct view *v)
 {
 	struct pl *pl = v->priv;
-	if (!pl->p)
+	struct pipeline *p = run_model_pipeline(pl->m);
+	if (!p)
 		return false;
-	if (!pl->stopping && !pipeline_finished(pl->p)) {
+	if (!pl->stopping && !pipeline_finished(p)) {
 		struct tp_err err;
-		pipeline_abort(pl->p, &err);
+		pipeline_abort(p, &err);
 	}
 	pl->stopping = true;
-	return pipeline_busy(pl->p);
+	return pipeline_busy(p);
 }
 
 static bool pl_busy(struct view *v)
 {
 	struct pl *pl = v->priv;
-	return (pl->p && pipeline_busy(pl->p)) || pl->lower_due;
+	struct pipeline *p = run_model_pipeline(pl->m);
+	return (p && pipeline_busy(p)) || pl->lower_due;
 }
 
 static const char *pl_file(struct view *v, long *line)
 {
 	(void)line;
 	struct pl *pl = v->priv;
-	struct step_target t = target(v);
-	const struct run_state *st = state_of(pl);
-	const struct attempt *a = t.seq ? by_seq(st, t.seq) : NULL;
+	struct attempt_target t = target(v);
+	const struct attempt *a = t.seq ? run_model_attempt(pl->m, t.seq) : NULL;
 	if (!a)
 		return NULL;
 	static char *path;
 	free(path);
-	char *dir = run_attempt_dir(st, a);
-	path = path_join(dir, "transcript.jsonl");
-	free(dir);
+	path = run_model_attempt_path(pl->m, a, "transcript.jsonl");
 	return path;
 }
 
 static void pl_done(struct view *v)
 {
 	struct pl *pl = v->priv;
-	if (pl->listening)
-		pipeline_unlisten(pl->p, on_event, v);
-	if (pl->owned)
-		pipeline_free(pl->p);
-	if (pl->have_ro)
-		run_state_free(&pl->ro);
-	table_free(pl->ro_table);
+	if (pl->m) {
+		run_model_unlisten(pl->m, on_change, v);
+		run_model_free(pl->m);
+	}
 	clear_events(pl);
 	free(pl->ev);
-	free(pl->why_ro);
-	free(pl->run_dir);
 }
 
 const struct view_ops pipeline_view_ops = {

@@ -22,12 +22,13 @@ struct runs {
 
 static enum line_type state_type(const struct run_summary *r)
 {
-	const char *s = r->status ? r->status : "";
-	if (r->running || !strcmp(s, "running"))
+	if (r->error)
+		return LINE_STATE_WARN;
+	if (r->running || r->status == RUN_RUNNING)
 		return LINE_STATE_RUNNING;
-	if (!strcmp(s, "complete") || !strcmp(s, "offline_complete"))
+	if (r->status == RUN_COMPLETE || r->status == RUN_OFFLINE_COMPLETE)
 		return LINE_STATE_OK;
-	if (!strcmp(s, "stopped") || !strcmp(s, "aborted"))
+	if (r->status == RUN_STOPPED || r->status == RUN_ABORTED)
 		return LINE_STATE_FAIL;
 	return LINE_STATE_WARN;
 }
@@ -103,7 +104,7 @@ static void runs_line(struct view *v, size_t idx, struct line_out *out)
 	lo_reset(out, LINE_DEFAULT);
 	lo_col(out, LINE_DEFAULT, 20, ALIGN_LEFT, s->op);
 	char state[64];
-	const char *word = run_display_state(s->status, s->final, s->running);
+	const char *word = run_summary_state(s);
 	snprintf(state, sizeof(state), "%s%s", s->running ? "\xe2\x97\x8f " : "", word);
 	lo_col(out, st, 17, ALIGN_LEFT, state);
 	char stage[4] = {s->stage ? s->stage : '-', 0};

@@ -11,13 +11,14 @@
  *
  * Opened on a .py and its kernel.rs (`tileport open KERNEL.py KERNEL.rs`,
  * view_arg path and path2), on a .py alone (path2 NULL: the translation
- * is made in memory, `tileport translate --tui`), and from a run's stage
- * B (the workspace's source and the run's kernel.rs). Nothing is written. */
+ * is made in memory, `tileport translate --tui`), and on a run's stage B
+ * (view_arg run: the workspace's source and the run's kernel.rs). Nothing
+ * is written. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "views/source.h"
+#include "engine/core/session.h"
 #include "views/source_int.h"
 #include "views/width.h"
 
@@ -402,20 +403,45 @@ static const char *src_file_of(struct view *v, long *line)
 	return x->doc.f[x->side].path;
 }
 
+/* A run's stage B: the op's source in the run's workspace, and the run's
+ * kernel.rs (translated in memory while B has not written one). */
+static int open_run(struct srcv *x, const struct run_state *st, struct tp_err *err)
+{
+	char *rel = st->workspace && st->op ? port_source_of(st->workspace, st->op) : NULL;
+	if (!rel) {
+		tp_err_set(err, TP_EXIT_USAGE, "no src/tilegym/ops/cutile/%s.py or ops/triton/%s.py in %s",
+			   st->op ? st->op : "?", st->op ? st->op : "?",
+			   st->workspace ? st->workspace : "the run's workspace");
+		return -1;
+	}
+	x->py_arg = path_join(st->workspace, rel);
+	free(rel);
+	char *rs = path_join(st->run_dir, "kernel.rs");
+	if (path_is_file(rs))
+		x->rs_arg = rs;
+	else
+		free(rs);
+	return 0;
+}
+
 static int src_open(struct view *v, const struct view_arg *arg, struct tp_err *err)
 {
 	struct srcv *x = v->priv;
-	if (!arg->path) {
+	if (arg->run) {
+		if (open_run(x, run_model_state(arg->run), err) < 0)
+			return -1;
+	} else if (arg->path) {
+		x->py_arg = xstrdup(arg->path);
+		x->rs_arg = arg->path2 ? xstrdup(arg->path2) : NULL;
+	} else {
 		tp_err_set(err, TP_EXIT_USAGE, "the source view opens on a run's stage B, with "
 						"tileport translate --tui or tileport open KERNEL.py");
 		return -1;
 	}
-	x->py_arg = xstrdup(arg->path);
-	x->rs_arg = arg->path2 ? xstrdup(arg->path2) : NULL;
-	const char *a = strrchr(arg->path, '/');
-	const char *b = arg->path2 ? strrchr(arg->path2, '/') : NULL;
-	v->ref = xasprintf("%s \xe2\x86\x94 %s", arg->name ? arg->name : a ? a + 1 : arg->path,
-			   arg->path2 ? (b ? b + 1 : arg->path2) : "translation");
+	const char *a = strrchr(x->py_arg, '/');
+	const char *b = x->rs_arg ? strrchr(x->rs_arg, '/') : NULL;
+	v->ref = xasprintf("%s \xe2\x86\x94 %s", a ? a + 1 : x->py_arg,
+			   x->rs_arg ? (b ? b + 1 : x->rs_arg) : "translation");
 	if (load(v, err) < 0)
 		return -1;
 	long line = arg->line > 0 ? arg->line : x->doc.start_line;
@@ -433,27 +459,12 @@ static void src_done(struct view *v)
 	free(x->rs_arg);
 }
 
-void source_open_run(struct view *from, const char *workspace, const char *op,
-		     const char *run_dir)
-{
-	char *rel = workspace && op ? port_source_of(workspace, op) : NULL;
-	if (!rel) {
-		view_error(from, "No src/tilegym/ops/cutile/%s.py or ops/triton/%s.py in %s",
-			   op ? op : "?", op ? op : "?", workspace ? workspace : "the workspace");
-		return;
-	}
-	char *py = path_join(workspace, rel);
-	char *rs = path_join(run_dir, "kernel.rs");
-	struct view_arg arg = {.path = py, .path2 = path_is_file(rs) ? rs : NULL};
-	from->host->open(from->host, from, VIEW_SOURCE, &arg, 0);
-	free(rs);
-	free(py);
-	free(rel);
-}
-
 const struct view_ops source_view_ops = {
 	.type = "source",
 	.private_size = sizeof(struct srcv),
+	/* B writes the kernel the source is read beside */
+	.stages = "B",
+	.noun = "source view",
 	.open = src_open,
 	.line = src_line_out,
 	.request = src_request,

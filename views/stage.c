@@ -6,22 +6,17 @@
  * validation state, and the stage's other attempts. Enter opens the line's
  * file (or finding's location, or attempt); e and v open it in $EDITOR and
  * $PAGER; the stepping keys act on this attempt. */
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "engine/core/pipeline.h"
-#include "engine/core/prompt.h"
-#include "engine/core/run.h"
-#include "engine/core/table.h"
-#include "views/source.h"
-#include "views/step.h"
+#include "engine/core/session.h"
+#include "views/attempt.h"
 #include "views/view.h"
 
-#define REBUILD_MS 500
+#define REBUILD_MS 500 /* a running attempt's elapsed time */
 
 enum skind { S_TEXT, S_FILE, S_FINDING, S_ARTIFACT, S_ATTEMPT };
 
@@ -36,10 +31,7 @@ struct sline {
 };
 
 struct stage {
-	struct pipeline *p;
-	struct run_state ro;
-	bool have_ro;
-	struct table *ro_table;
+	struct run_model *m;
 	char *run_dir, *dir;
 	int seq;
 	struct sline *l;
@@ -47,23 +39,9 @@ struct stage {
 	int64_t built;
 };
 
-static const struct run_state *state_of(struct stage *s)
-{
-	return s->p ? pipeline_state(s->p) : &s->ro;
-}
-
-static const struct table *table_of(struct stage *s)
-{
-	return s->p ? pipeline_table(s->p) : s->ro_table;
-}
-
 static const struct attempt *attempt_of(struct stage *s)
 {
-	const struct run_state *st = state_of(s);
-	for (size_t i = 0; i < st->natt; i++)
-		if (st->att[i].seq == s->seq)
-			return &st->att[i];
-	return NULL;
+	return run_model_attempt(s->m, s->seq);
 }
 
 static void clear(struct stage *s)
@@ -151,15 +129,15 @@ static void build_record(struct stage *s, const struct attempt *a, const struct 
 			 a->class_defaulted ? " (tag missing: the table's default)" : "");
 		field(s, "owner", LINE_DEFAULT, buf);
 	}
-	if (a->gate) {
-		snprintf(buf, sizeof(buf), "%s%s%s", a->gate, a->gate_reason ? ": " : "",
+	if (a->gate != GATE_NONE) {
+		snprintf(buf, sizeof(buf), "%s%s%s", gate_outcome_name(a->gate), a->gate_reason ? ": " : "",
 			 a->gate_reason ? a->gate_reason : "");
-		field(s, "gate", strcmp(a->gate, "accepted") ? LINE_STATE_WARN : LINE_DEFAULT, buf);
+		field(s, "gate", a->gate != GATE_ACCEPT ? LINE_STATE_WARN : LINE_DEFAULT, buf);
 	}
-	if (a->validator)
-		field(s, "validator", !strcmp(a->validator, "pass") ? LINE_STATE_OK
-				      : !strcmp(a->validator, "fail") ? LINE_STATE_FAIL : LINE_STATE_WARN,
-		      a->validator);
+	if (a->validator != VALIDATOR_NOT_RUN)
+		field(s, "validator", a->validator == VALIDATOR_PASS ? LINE_STATE_OK
+				      : a->validator == VALIDATOR_FAIL ? LINE_STATE_FAIL : LINE_STATE_WARN,
+		      validator_result_name(a->validator));
 	if (a->action) {
 		if (a->route_row)
 			snprintf(buf, sizeof(buf), "%s (table row %d, line %d)", a->action, a->route_row,
@@ -342,79 +320,47 @@ static size_t findings_for(struct stage *s, size_t from, const char *rel)
 	return n;
 }
 
-static void artifact_line(struct stage *s, const struct attempt *a, const char *full, bool exists,
+static void artifact_line(struct stage *s, const struct attempt *a, const struct run_artifact *art,
 			  size_t findings_at)
 {
-	size_t rl = strlen(s->run_dir);
-	const char *rel = !strncmp(full, s->run_dir, rl) && full[rl] == '/' ? full + rl + 1 : full;
 	struct sline *l = add(s, S_ARTIFACT, LINE_DEFAULT);
-	size_t bad = exists ? findings_for(s, findings_at, rel) : 0;
+	size_t bad = art->exists ? findings_for(s, findings_at, art->rel) : 0;
 	const char *glyph, *state;
 	enum line_type t;
 	char buf[64];
-	if (!exists) {
+	if (!art->exists) {
 		glyph = "\xc2\xb7", state = "missing", t = LINE_ARTIFACT_MISSING;
 	} else if (bad) {
 		snprintf(buf, sizeof(buf), "%zu finding%s", bad, bad == 1 ? "" : "s");
 		glyph = "\xe2\x9c\x97", state = buf, t = LINE_ARTIFACT_FAIL;
-	} else if (a->validator && !strcmp(a->validator, "pass")) {
+	} else if (a->validator == VALIDATOR_PASS) {
 		glyph = "\xe2\x9c\x93", state = "validated", t = LINE_ARTIFACT_OK;
-	} else if (a->validator && !strcmp(a->validator, "fail")) {
+	} else if (a->validator == VALIDATOR_FAIL) {
 		glyph = "?", state = "present, validator failed", t = LINE_ARTIFACT_FAIL;
 	} else {
 		glyph = "\xe2\x9c\x93", state = "present, not validated", t = LINE_ARTIFACT_OK;
 	}
 	cell(l, 0, t, glyph);
-	cell(l, 1, LINE_DEFAULT, rel);
+	cell(l, 1, LINE_DEFAULT, art->rel);
 	cell(l, 2, t, state);
-	l->path = xstrdup(full);
+	l->path = xstrdup(art->path);
 }
 
-static void build_artifacts(struct stage *s, const struct attempt *a, const struct stage_def *d,
-			    size_t findings_at)
+static void build_artifacts(struct stage *s, const struct attempt *a, size_t findings_at)
 {
-	const struct run_state *st = state_of(s);
-	const struct table *t = table_of(s);
 	section(s, "Artifacts of stage %c", a->stage);
-	char *skill = NULL;
-	if (t && t->path) {
-		skill = xstrdup(t->path);
-		char *slash = strrchr(skill, '/');
-		if (slash)
-			*slash = '\0';
-	}
-	struct prompt_ctx c = {.op = st->op, .workspace = st->workspace, .out_root = st->out_root,
-			       .out = s->run_dir, .skill = skill ? skill : ".", .attempt = a->n,
-			       .offline = st->offline};
-	size_t before = s->n;
-	for (size_t i = 0; d && d->artifacts && d->artifacts[i]; i++) {
-		const char *tmpl = d->artifacts[i][0] == '?' ? d->artifacts[i] + 1 : d->artifacts[i];
-		char *exp = prompt_expand(tmpl, &c);
-		char *full = exp[0] == '/' ? xstrdup(exp) : path_join(s->run_dir, exp);
-		free(exp);
-		if (strpbrk(full, "*?[")) {
-			glob_t g;
-			if (glob(full, 0, NULL, &g) == 0) {
-				for (size_t k = 0; k < g.gl_pathc; k++)
-					artifact_line(s, a, g.gl_pathv[k], true, findings_at);
-			} else {
-				artifact_line(s, a, full, false, findings_at);
-			}
-			globfree(&g);
-		} else {
-			struct stat sb;
-			artifact_line(s, a, full, stat(full, &sb) == 0, findings_at);
-		}
-		free(full);
-	}
-	if (s->n == before)
+	struct run_artifact *art;
+	size_t n = run_model_artifacts(s->m, a, &art);
+	for (size_t i = 0; i < n; i++)
+		artifact_line(s, a, &art[i], findings_at);
+	if (!n)
 		cell(add(s, S_TEXT, LINE_EMPTY), 0, LINE_EMPTY, "the table lists no artifacts");
-	free(skill);
+	run_artifacts_free(art, n);
 }
 
 static void build_attempts(struct stage *s, const struct attempt *cur, const struct stage_def *d)
 {
-	const struct run_state *st = state_of(s);
+	const struct run_state *st = run_model_state(s->m);
 	section(s, "Attempts of stage %c", cur->stage);
 	for (size_t i = 0; i < st->natt; i++) {
 		const struct attempt *a = &st->att[i];
@@ -440,7 +386,7 @@ static void build(struct view *v)
 	if (!a) {
 		cell(add(s, S_TEXT, LINE_EMPTY), 0, LINE_EMPTY, "This attempt is not in the run's state");
 	} else {
-		const struct stage_def *d = table_stage(table_of(s), a->stage);
+		const struct stage_def *d = table_stage(run_model_table(s->m), a->stage);
 		build_record(s, a, d);
 		section(s, "Files");
 		static const char *const files[] = {"prompt.md", "transcript.jsonl", "stderr.log",
@@ -449,7 +395,7 @@ static void build(struct view *v)
 			file_line(s, files[i]);
 		size_t findings_at = s->n;
 		build_findings(s);
-		build_artifacts(s, a, d, findings_at);
+		build_artifacts(s, a, findings_at);
 		build_attempts(s, a, d);
 	}
 	s->built = now_ms();
@@ -459,49 +405,28 @@ static void build(struct view *v)
 		view_select(v, keep);
 }
 
-static char *run_dir_of(const char *attempt_dir)
+static void on_change(struct run_model *m, const struct run_change *c, void *ud)
 {
-	/* RUN/.tileport/attempts/NN-Xn */
-	char *r = xstrdup(attempt_dir);
-	for (int up = 0; up < 3; up++) {
-		size_t n = strlen(r);
-		while (n > 1 && r[n - 1] == '/')
-			r[--n] = '\0';
-		char *slash = strrchr(r, '/');
-		if (!slash) {
-			free(r);
-			return xstrdup(".");
-		}
-		*slash = '\0';
-	}
-	return r;
+	(void)m;
+	if (c->kind != RUN_OUTPUT)
+		build(ud);
 }
 
 static int stage_open(struct view *v, const struct view_arg *arg, struct tp_err *err)
 {
 	struct stage *s = v->priv;
-	if (!arg->path || !arg->index) {
+	if (!arg->run || !arg->index || !run_model_attempt(arg->run, arg->index)) {
 		tp_err_set(err, TP_EXIT_USAGE, "stage view: no attempt given");
 		return -1;
 	}
-	s->dir = xstrdup(arg->path);
-	s->run_dir = run_dir_of(arg->path);
+	s->m = run_model_ref(arg->run);
 	s->seq = arg->index;
-	s->p = arg->model;
-	if (!s->p) {
-		if (run_state_load(s->run_dir, &s->ro, err) < 0)
-			return -1;
-		s->have_ro = true;
-		char *tp = s->ro.table && path_is_file(s->ro.table) ? xstrdup(s->ro.table)
-								    : table_default_path();
-		s->ro_table = table_load(tp, err);
-		free(tp);
-		if (!s->ro_table)
-			return -1;
-	}
 	const struct attempt *a = attempt_of(s);
-	v->ref = xstrdup(a ? a->dir : arg->name ? arg->name : "?");
-	v->ticking = s->p != NULL;
+	s->run_dir = xstrdup(run_model_state(s->m)->run_dir);
+	s->dir = run_model_attempt_path(s->m, a, NULL);
+	v->ref = xstrdup(a->dir);
+	run_model_listen(s->m, on_change, v);
+	v->ticking = run_model_running(s->m, a);
 	build(v);
 	return 0;
 }
@@ -550,16 +475,9 @@ static void open_line(struct view *v, const struct sline *l)
 {
 	struct stage *s = v->priv;
 	if (l->kind == S_ATTEMPT) {
-		const struct run_state *st = state_of(s);
-		for (size_t i = 0; i < st->natt; i++) {
-			if (st->att[i].seq != l->seq || l->seq == s->seq)
-				continue;
-			char *dir = run_attempt_dir(st, &st->att[i]);
-			struct view_arg arg = {.path = dir, .name = st->att[i].dir, .model = s->p,
-					       .index = l->seq};
-			v->host->open(v->host, v, VIEW_STAGE, &arg, 0);
-			free(dir);
-		}
+		const struct attempt *other = run_model_attempt(s->m, l->seq);
+		if (other && l->seq != s->seq)
+			attempt_view_open(v, VIEW_STAGE, s->m, other, 0);
 		return;
 	}
 	if (!l->path) {
@@ -573,9 +491,9 @@ static void open_line(struct view *v, const struct sline *l)
 	}
 	bool tx = str_ends(l->path, ".jsonl");
 	const struct attempt *a = attempt_of(s);
-	bool live = tx && s->p && a && a->state == ATTEMPT_RUNNING;
+	bool live = tx && run_model_pipeline(s->m) && run_model_running(s->m, a);
 	struct view_arg arg = {.path = l->path, .line = l->line, .name = tx && a ? a->dir : NULL,
-			       .model = live ? (void *)s->p : NULL};
+			       .run = live ? s->m : NULL, .index = s->seq};
 	v->host->open(v->host, v, tx ? VIEW_TRANSCRIPT : VIEW_TEXT, &arg, 0);
 }
 
@@ -596,29 +514,6 @@ static enum request stage_request(struct view *v, enum request req)
 	case REQ_REFRESH:
 		build(v);
 		return REQ_NONE;
-	case REQ_VIEW_IRDIFF: {
-		/* The IR diff belongs to the stages that make (B) and read (C) it. */
-		const struct attempt *a = attempt_of(s);
-		if (!a || (a->stage != 'B' && a->stage != 'C')) {
-			view_error(v, "The IR diff is shown from stages B and C (this is stage %c)",
-				   a ? a->stage : '?');
-			return REQ_NONE;
-		}
-		struct view_arg arg = {.path = s->run_dir};
-		v->host->open(v->host, v, VIEW_IRDIFF, &arg, 0);
-		return REQ_NONE;
-	}
-	case REQ_VIEW_SOURCE: {
-		const struct attempt *a = attempt_of(s);
-		const struct run_state *st = state_of(s);
-		if (!a || a->stage != 'B' || !st) {
-			view_error(v, "The source view is shown from stage B (this is stage %c)",
-				   a ? a->stage : '?');
-			return REQ_NONE;
-		}
-		source_open_run(v, st->workspace, st->op, s->run_dir);
-		return REQ_NONE;
-	}
 	case REQ_MOVE_NEXT_SECTION:
 	case REQ_MOVE_PREV_SECTION: {
 		bool next = req == REQ_MOVE_NEXT_SECTION;
@@ -635,9 +530,8 @@ static enum request stage_request(struct view *v, enum request req)
 		break;
 	}
 	const struct attempt *a = attempt_of(s);
-	struct step_target t = {.p = s->p, .why_readonly = "open the run with 'tileport open RUN' to act",
-				.stage = a ? a->stage : 0, .seq = s->seq};
-	enum request r = step_request(v, &t, req);
+	struct attempt_target t = {.m = s->m, .stage = a ? a->stage : 0, .seq = s->seq};
+	enum request r = attempt_request(v, &t, req);
 	if (r == REQ_NONE)
 		build(v);
 	return r;
@@ -648,6 +542,7 @@ static void stage_tick(struct view *v)
 	struct stage *s = v->priv;
 	if (now_ms() - s->built >= REBUILD_MS)
 		build(v);
+	v->ticking = run_model_running(s->m, attempt_of(s));
 }
 
 static const char *stage_file(struct view *v, long *line)
@@ -664,9 +559,10 @@ static void stage_done(struct view *v)
 	struct stage *s = v->priv;
 	clear(s);
 	free(s->l);
-	if (s->have_ro)
-		run_state_free(&s->ro);
-	table_free(s->ro_table);
+	if (s->m) {
+		run_model_unlisten(s->m, on_change, v);
+		run_model_free(s->m);
+	}
 	free(s->run_dir);
 	free(s->dir);
 }

@@ -1,11 +1,12 @@
-/* The transcript view: an attempt's transcript.jsonl (design §4.4) as
- * readable lines, tool calls folded to one line with their result behind
- * them (o expands one, z all). Built to stay fast on a million records:
- * a record is 16 bytes of index (file offset or streamed-buffer offset,
- * type, flags, its display line count and first display line); text is
- * parsed again only for the records on screen; the file is indexed in
- * slices between frames; search scans raw bytes first. Lines a live stage
- * prints arrive through the read op and are kept in memory. */
+/* The transcript view: an attempt's transcript.jsonl (docs/architecture.md,
+ * "Agent transcripts") as readable lines, tool calls folded to one line with
+ * their result behind them (o expands one, z all). Built to stay fast on a
+ * million records: a record is 16 bytes of index (file offset or streamed-
+ * buffer offset, type, flags, its display line count and first display
+ * line); text is parsed again only for the records on screen; the file is
+ * indexed in slices between frames; search scans raw bytes first. Lines a
+ * live stage prints arrive from the run model's stream and are kept in
+ * memory. */
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 
 #include <cJSON.h>
 
+#include "engine/core/session.h"
 #include "views/view.h"
 
 #include "views/transcript_int.h"
@@ -261,7 +263,7 @@ static bool tx_pump(struct view *v, int64_t budget_ms)
 	struct tx *t = v->priv;
 	/* A watched file may be mid-line at its end: wait for the newline. */
 	bool more = t->fd >= 0 && t->scanned < t->limit &&
-		    index_file(t, budget_ms, !t->live && !v->ticking);
+		    index_file(t, budget_ms, !t->run && !v->ticking);
 	if (!more)
 		index_pending(t);
 	view_set_lines(v, t->total);
@@ -303,6 +305,28 @@ static void tx_line(struct view *v, size_t idx, struct line_out *out)
 	lo_add(out, type, r->text.buf + r->l[sub].off, r->l[sub].len);
 }
 
+/* A line the stage prints, from the run's stream. */
+static void on_change(struct run_model *m, const struct run_change *c, void *ud)
+{
+	(void)m;
+	struct view *v = ud;
+	struct tx *t = v->priv;
+	if (c->kind != RUN_OUTPUT || c->is_stderr || c->attempt->seq != t->seq)
+		return;
+	size_t n = c->len;
+	if (n && c->line[n - 1] == '\r')
+		n--;
+	if (!n)
+		return;
+	sb_add(&t->mem, c->line, n);
+	sb_addc(&t->mem, '\n');
+	/* Records stay in order: the file's first, then what streamed. */
+	if (v->loading)
+		return;
+	index_pending(t);
+	view_set_lines(v, t->total);
+}
+
 static int tx_open(struct view *v, const struct view_arg *arg, struct tp_err *err)
 {
 	struct tx *t = v->priv;
@@ -320,49 +344,34 @@ static int tx_open(struct view *v, const struct view_arg *arg, struct tp_err *er
 	}
 	t->path = path_is_dir(arg->path) ? path_join(arg->path, "transcript.jsonl")
 					 : xstrdup(arg->path);
-	t->key = arg->name ? xstrdup(arg->name) : NULL;
-	t->live = arg->model != NULL;
+	bool live = arg->run != NULL;
 	t->fd = open(t->path, O_RDONLY | O_CLOEXEC);
-	if (t->fd < 0 && !(t->live && errno == ENOENT)) {
+	if (t->fd < 0 && !(live && errno == ENOENT)) {
 		tp_err_set(err, TP_EXIT_USAGE, "cannot open %s: %s", t->path, strerror(errno));
 		return -1;
 	}
 	t->block = xmalloc(BLOCK);
 	/* A live attempt's file is read up to where it is now; what the stage
-	 * prints from here on arrives through the read op. */
+	 * prints from here on arrives from the run's stream. */
 	struct stat sb;
 	t->limit = UINT64_MAX;
-	if (t->live)
+	if (live) {
 		t->limit = t->fd >= 0 && fstat(t->fd, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+		t->run = run_model_ref(arg->run);
+		t->seq = arg->index;
+		run_model_listen(t->run, on_change, v);
+	}
 	v->ref = xstrdup(arg->name ? arg->name : t->path);
-	v->follow = t->live || arg->line < 0;
+	v->follow = live || arg->line < 0;
 	/* Following a file nobody feeds us (another tileport writes it):
 	 * watch it grow. */
-	v->ticking = v->follow && !t->live;
+	v->ticking = v->follow && !live;
 	v->loading = tx_pump(v, 5);
 	if (arg->line > 0)
 		view_select(v, (size_t)arg->line - 1);
 	else if (arg->line < 0 && v->nlines)
 		view_select(v, v->nlines - 1);
 	return 0;
-}
-
-static void tx_read(struct view *v, const char *key, const char *line, size_t n)
-{
-	struct tx *t = v->priv;
-	if (!t->live || !t->key || !key || strcmp(key, t->key) != 0)
-		return;
-	if (n && line[n - 1] == '\r')
-		n--;
-	if (!n)
-		return;
-	sb_add(&t->mem, line, n);
-	sb_addc(&t->mem, '\n');
-	/* Records stay in order: the file's first, then what streamed. */
-	if (v->loading)
-		return;
-	index_pending(t);
-	view_set_lines(v, t->total);
 }
 
 static void toggle(struct tx *t, size_t ri)
@@ -429,7 +438,7 @@ static enum request tx_request(struct view *v, enum request req)
 		return REQ_NONE;
 	}
 	case REQ_TOGGLE_FOLLOW:
-		v->ticking = !v->follow && !t->live;
+		v->ticking = !v->follow && !t->run;
 		return req;
 	case REQ_REFRESH:
 		return REQ_NONE;
@@ -534,9 +543,12 @@ static void tx_done(struct view *v)
 	struct tx *t = v->priv;
 	if (t->fd >= 0)
 		close(t->fd);
+	if (t->run) {
+		run_model_unlisten(t->run, on_change, v);
+		run_model_free(t->run);
+	}
 	free(t->path);
 	free(t->placeholder);
-	free(t->key);
 	free(t->block);
 	free(t->ibuf);
 	sb_free(&t->mem);
@@ -556,7 +568,6 @@ const struct view_ops transcript_view_ops = {
 	.title = tx_title,
 	.pump = tx_pump,
 	.find = tx_find,
-	.read = tx_read,
 	.tick = tx_tick,
 	.file = tx_file,
 	.done = tx_done,

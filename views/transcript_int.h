@@ -44,7 +44,9 @@ struct rendered {
 };
 
 struct tx {
-	char *path, *key;
+	char *path;
+	struct run_model *run; /* the live run streaming attempt `seq`, or NULL */
+	int seq;
 	int fd;
 	uint64_t scanned, limit; /* bytes indexed; where to stop */
 	char *block;          /* file bytes [block_off, block_off + block_len) */
@@ -61,7 +63,6 @@ struct tx {
 	uint32_t *res_key, *res_val; /* call record -> result record (open hash) */
 	size_t res_cap, res_n;
 	struct rendered r;
-	bool live;
 	char *placeholder;
 };
 

@@ -1,7 +1,8 @@
-/* What one transcript record shows (design §4.4): start, text, tool call
- * (folded to one line with its result's mark, or open with arguments and
- * result), tool result, usage, error, final message (validator block and
- * verdict typed apart), and lines that are not records. */
+/* What one transcript record shows (docs/architecture.md, "Agent
+ * transcripts"): start, text, tool call (folded to one line with its result's
+ * mark, or open with arguments and result), tool result, usage, error, final
+ * message (validator block and verdict typed apart), and lines that are not
+ * records. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

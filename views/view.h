@@ -13,8 +13,8 @@
 
 #include "engine/core/util.h"
 
-struct loop;
-struct pipeline;
+struct run_model;
+struct session;
 
 /* ---- line types (views/lines.def) ---- */
 enum line_type {
@@ -129,12 +129,15 @@ void lo_col(struct line_out *o, enum line_type type, int width, enum cell_align 
 struct view;
 struct view_host;
 
-/* What to open: each view reads the fields it needs. */
+/* What to open: each view reads the fields it needs. A view of one
+ * attempt (attempt_view_open in views/attempt.h) gets run, index (the
+ * attempt's sequence number) and path (the run directory). */
 struct view_arg {
 	const char *path;    /* file, attempt/run directory or output root */
 	const char *path2;   /* a second file (the IR diff's generated side) */
 	const char *name;    /* stage key ("03-D1"), run name, title override */
-	void *model;         /* live engine model (struct pipeline *) or NULL */
+	struct run_model *run; /* the run (engine/core/session.h); the view takes a reference */
+	void *model;         /* a view's own shared model (the IR diff's findings pane) */
 	long line;           /* 1-based line to select first; 0 = none; -1 = the
 	                      * last line, following what is appended */
 	int index;           /* view-specific (attempt sequence number) */
@@ -161,6 +164,11 @@ enum view_open_flags {
 struct view_ops {
 	const char *type;  /* shown in the title bar */
 	size_t private_size;
+	/* A view of one attempt's artifacts, opened by its view-NAME key from
+	 * the pipeline or stage view with a stage selected: the stages it is
+	 * for ("BC"), and what it is called in messages ("IR diff"). */
+	const char *stages;
+	const char *noun;
 	/* Fill the view; may start loading (set v->loading and use pump). */
 	int (*open)(struct view *v, const struct view_arg *arg, struct tp_err *err);
 	/* Format line idx (< v->nlines) into out. */
@@ -183,9 +191,6 @@ struct view_ops {
 	/* Optional: a faster search than formatting every line. Returns the
 	 * matching line index or -1. */
 	ssize_t (*find)(struct view *v, size_t from, bool backward, const struct view_search *s);
-	/* Optional: one line a running stage printed, for views that follow
-	 * it; key names the attempt ("03-D1"), so a view takes only its own. */
-	void (*read)(struct view *v, const char *key, const char *line, size_t n);
 	/* Optional: called every ~100 ms while v->ticking (spinners, ages). */
 	void (*tick)(struct view *v);
 	/* Optional: still producing (a live run): keeps the wait short and
@@ -232,10 +237,11 @@ struct view {
 	struct view *upper;  /* set on a lower pane: the view above it */
 };
 
-/* Every view's ops, named after its views.def entry. */
+/* Every view's ops, named after its views.def entry, and by id. */
 #define VIEW(id, name, keys, help) extern const struct view_ops name##_view_ops;
 #include "views/views.def"
 #undef VIEW
+extern const struct view_ops *const view_ops_table[VIEW__COUNT];
 
 /* ---- services the screen layer gives to views ---- */
 typedef void (*view_answer_cb)(struct view *v, const char *answer, void *ctx);
@@ -262,16 +268,11 @@ struct view_host {
 	void (*quit)(struct view_host *h);
 	/* The keys bound to req in a keymap, in config syntax, space separated. */
 	void (*keys_for)(struct view_host *h, int keymap, enum request req, struct sbuf *out);
-	/* Attach to a run for manual actions (tileport open RUN, Enter in the
-	 * runs view): a pipeline on the shared loop, built the way the CLI
-	 * builds one. NULL with err set when it cannot (another tileport holds
-	 * the run, no hook): the view then shows the run read-only. */
-	struct pipeline *(*attach)(struct view_host *h, const char *run_dir, struct tp_err *err);
-	/* Hand a streamed line to every open view with a read op. */
-	void (*feed)(struct view_host *h, const char *key, const char *line, size_t n);
 	/* The prompt commands. */
 	const struct command_info *(*commands)(struct view_host *h, size_t *n);
-	struct loop *loop;   /* the shared event loop */
+	/* Where runs come from (engine/core/session.h): views open and attach
+	 * run models through it. */
+	struct session *session;
 };
 
 void view_report(struct view *v, const char *fmt, ...) TP_PRINTF(2, 3);
@@ -298,12 +299,6 @@ void view_set_search(struct view *v, const char *pattern);
 /* Wall-clock now in ms; TILEPORT_NOW (ms since the epoch) freezes it so
  * screen tests can show ages and elapsed times. */
 int64_t view_now_ms(void);
-/* "12s", "5m", "3h", "2d" */
-void fmt_age(int64_t ms, char *buf, size_t n);
-/* "0:07", "12:30", "1:02:03" */
-void fmt_elapsed(int64_t ms, char *buf, size_t n);
-/* "950", "12.3k", "4.5M" */
-void fmt_count(long long v, char *buf, size_t n);
 
 /* Format line idx through the ops (with a reusable buffer). */
 void view_format(struct view *v, size_t idx, struct line_out *out);

@@ -183,8 +183,9 @@ int check_stage(char stage, const struct check_ctx *ctx, struct check_report *r,
  * rq->stage is 0. rq->deferred names the steps the stage deferred (unknown
  * names are ignored and noted); an offline run's final contract defers
  * every step. Fills text (as `tileport validate` prints it), json (the
- * findings array), summary and status. Register it with
- * pipeline_set_checker(check_pipeline_checker). */
+ * findings array), summary and status. The CLI hands it to every session
+ * (session_opts.checker, engine/core/session.h), which gives it to the
+ * runs it drives. */
 struct check_request;
 struct check_outcome;
 int check_pipeline_checker(const struct check_request *rq, struct check_outcome *out);

@@ -1,6 +1,6 @@
-/* The orchestrator's "builtin" validator: adapts engine/check to the hook
- * engine/core/pipeline.h declares (core cannot depend on check; the CLI
- * registers this function with pipeline_set_checker). */
+/* The orchestrator's "builtin" validator: adapts engine/check to the
+ * pipeline_checker engine/core/pipeline.h declares (core cannot depend on
+ * check; the CLI passes this function to its session). */
 #include "engine/check/check_impl.h"
 
 #include <stdlib.h>
@@ -44,9 +44,8 @@ int check_pipeline_checker(const struct check_request *rq, struct check_outcome 
 		return -1;
 	}
 	enum check_sev v = check_report_verdict(r);
-	out->status = v == CHECK_FAIL ? CHECK_STATUS_FAIL
-		    : v == CHECK_DEFERRED ? CHECK_STATUS_DEFERRED
-					  : CHECK_STATUS_PASS;
+	out->status = v == CHECK_FAIL ? VALIDATOR_FAIL : v == CHECK_DEFERRED ? VALIDATOR_DEFERRED
+								       : VALIDATOR_PASS;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);

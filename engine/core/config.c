@@ -98,23 +98,15 @@ int config_load_file(struct config *c, const char *path, struct tp_err *err)
 	return rc;
 }
 
-int config_load_default(struct config *c, const char *workspace, struct tp_err *err)
+char *config_user_path(void)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME");
 	const char *home = getenv("HOME");
-	char *user = NULL;
 	if (xdg && *xdg)
-		user = xasprintf("%s/tileport/config", xdg);
-	else if (home && *home)
-		user = xasprintf("%s/.config/tileport/config", home);
-	int rc = user ? config_load_file(c, user, err) : 0;
-	free(user);
-	if (rc == 0 && workspace) {
-		char *ws = path_join(workspace, ".tileport.conf");
-		rc = config_load_file(c, ws, err);
-		free(ws);
-	}
-	return rc;
+		return xasprintf("%s/tileport/config", xdg);
+	if (home && *home)
+		return xasprintf("%s/.config/tileport/config", home);
+	return NULL;
 }
 
 const struct config_entry *config_find(const struct config *c, const char *key)

@@ -1,9 +1,10 @@
-/* Configuration files (design §7): `key = value` lines, `[section]`
- * headers that prefix the keys that follow ("section.key"), `#` comments,
- * and directive lines without '=' (such as `bind VIEW KEY ACTION`), which
- * are kept verbatim for the layer that understands them. Later files
- * override earlier ones; environment variables win over both (the
- * caller decides which keys an environment variable maps to). */
+/* Configuration files (docs/architecture.md, "Configuration"): `key = value`
+ * lines, `[section]` headers that prefix the keys that follow
+ * ("section.key"), `#` comments, and directive lines without '=' (such as
+ * `bind VIEW KEY ACTION`), which are kept verbatim for the layer that
+ * understands them. Later files override earlier ones; environment variables
+ * win over both (the caller decides which keys an environment variable maps
+ * to). */
 #ifndef TILEPORT_CORE_CONFIG_H
 #define TILEPORT_CORE_CONFIG_H
 
@@ -26,9 +27,11 @@ struct config {
 /* Parse one file and append its entries. A missing file is not an error.
  * A malformed line is: "FILE:LINE: expected 'key = value' ...", exit 2. */
 int config_load_file(struct config *c, const char *path, struct tp_err *err);
-/* The standard files: $XDG_CONFIG_HOME/tileport/config (or
- * ~/.config/tileport/config), then WORKSPACE/.tileport.conf. */
-int config_load_default(struct config *c, const char *workspace, struct tp_err *err);
+/* The user's file: $XDG_CONFIG_HOME/tileport/config, else
+ * ~/.config/tileport/config; NULL when neither variable is set. Caller frees.
+ * (The workspace's is WORKSPACE/.tileport.conf; engine/core/session.h reads
+ * both.) */
+char *config_user_path(void);
 /* Last value set for key, or NULL. */
 const char *config_get(const struct config *c, const char *key);
 /* Last entry for key (for its file and line), or NULL. */

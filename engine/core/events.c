@@ -74,34 +74,49 @@ int events_repair(const char *run_dir)
 	return rc;
 }
 
-cJSON *events_read(const char *run_dir, struct tp_err *err)
+int events_read_more(const char *run_dir, long long *offset, cJSON *into, struct tp_err *err)
 {
 	char *path = run_path(run_dir, "events.jsonl");
-	cJSON *arr = cJSON_CreateArray();
-	if (!path_is_file(path)) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int rc = errno == ENOENT ? 0 : -1;
+		if (rc < 0)
+			tp_err_set(err, TP_EXIT_ENV, "%s: cannot read: %s", path, strerror(errno));
 		free(path);
-		return arr;
+		return rc;
 	}
-	size_t len;
-	char *text = read_file(path, &len, err);
+	struct sbuf sb = SBUF_INIT;
+	char buf[65536];
+	ssize_t got;
+	off_t at = (off_t)*offset;
+	while ((got = pread(fd, buf, sizeof(buf), at)) > 0) {
+		sb_add(&sb, buf, (size_t)got);
+		at += got;
+	}
+	int rc = 0;
+	if (got < 0) {
+		tp_err_set(err, TP_EXIT_ENV, "%s: cannot read: %s", path, strerror(errno));
+		rc = -1;
+	}
+	close(fd);
 	free(path);
-	if (!text) {
-		cJSON_Delete(arr);
-		return NULL;
-	}
-	char *line = text;
-	while (line < text + len) {
-		char *nl = memchr(line, '\n', (size_t)(text + len - line));
+	size_t used = 0;
+	for (char *line = sb.buf; rc >= 0 && line && line < sb.buf + sb.len;) {
+		char *nl = memchr(line, '\n', (size_t)(sb.buf + sb.len - line));
 		if (!nl)
-			break; /* torn tail */
+			break; /* still being written, or torn by a crash */
 		*nl = '\0';
 		cJSON *o = cJSON_Parse(line);
-		if (cJSON_IsObject(o))
-			cJSON_AddItemToArray(arr, o);
-		else
+		if (cJSON_IsObject(o)) {
+			cJSON_AddItemToArray(into, o);
+			rc++;
+		} else {
 			cJSON_Delete(o);
+		}
 		line = nl + 1;
+		used = (size_t)(line - sb.buf);
 	}
-	free(text);
-	return arr;
+	*offset += (long long)used;
+	sb_free(&sb);
+	return rc;
 }

@@ -1,8 +1,9 @@
-/* The run's event log, .tileport/events.jsonl (design §4.2): one JSON
- * object per line, append-only, each with "ts" (ISO 8601 UTC), "t" (ms
- * since the epoch), "type" and the event's fields. The TUI can replay a run
- * from it. A crash can leave a torn last line; readers skip it and
- * events_repair() cuts it off before new events are appended. */
+/* The run's event log, .tileport/events.jsonl (docs/architecture.md, "The
+ * run directory"): one JSON object per line, append-only, each with "ts"
+ * (ISO 8601 UTC), "t" (ms since the epoch), "type" and the event's fields.
+ * The TUI can replay a run from it. A crash can leave a torn last line;
+ * readers skip it and events_repair() cuts it off before new events are
+ * appended. */
 #ifndef TILEPORT_CORE_EVENTS_H
 #define TILEPORT_CORE_EVENTS_H
 
@@ -17,7 +18,10 @@ int events_append(const char *run_dir, const char *type, cJSON *fields, cJSON **
 		  struct tp_err *err);
 /* Cut a torn trailing line left by a crash. */
 int events_repair(const char *run_dir);
-/* Read every complete event line; returns a cJSON array (caller deletes). */
-cJSON *events_read(const char *run_dir, struct tp_err *err);
+/* Read the log, and follow it: append to `into` (a cJSON array) the complete lines from
+ * byte *offset on and move *offset past the last of them; a line still
+ * being written stays for the next call. Returns how many were added, or
+ * -1 when the file cannot be read (a missing file adds none). */
+int events_read_more(const char *run_dir, long long *offset, cJSON *into, struct tp_err *err);
 
 #endif

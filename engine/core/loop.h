@@ -1,7 +1,7 @@
-/* The one event loop (design §2.7): poll() over registered file
- * descriptors, one-shot timers on the monotonic clock, and signals
- * delivered through a self-pipe so handlers run as ordinary callbacks.
- * The headless orchestrator and the TUI share one instance. */
+/* The one event loop (docs/architecture.md, "Principles"): poll() over
+ * registered file descriptors, one-shot timers on the monotonic clock, and
+ * signals delivered through a self-pipe so handlers run as ordinary
+ * callbacks. The headless orchestrator and the TUI share one instance. */
 #ifndef TILEPORT_CORE_LOOP_H
 #define TILEPORT_CORE_LOOP_H
 

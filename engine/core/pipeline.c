@@ -1,12 +1,11 @@
-/* The automatic part of the orchestrator: creating and resuming runs,
- * scheduling spawns on the loop, routing by the table under the caps,
- * finishing a run, and telling listeners. */
+/* The orchestrator's front: creating a run (after checking the table, the
+ * workspace, the op and the drivers) and resuming one, starting, freeing,
+ * listeners and what callers may ask about it. */
 #include "engine/core/pipeline_int.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,314 +13,19 @@
 #include "engine/core/events.h"
 #include "engine/core/preflight.h"
 
-struct attempt *pl_cur(struct pipeline *p)
-{
-	return run_attempt_by_seq(&p->st, p->cur_seq);
-}
 
-cJSON *pl_attempt_fields(const struct attempt *a)
-{
-	cJSON *f = cJSON_CreateObject();
-	char l[2] = {a->stage, 0};
-	cJSON_AddNumberToObject(f, "seq", a->seq);
-	cJSON_AddStringToObject(f, "stage", l);
-	cJSON_AddNumberToObject(f, "attempt", a->n);
-	if (a->repair)
-		cJSON_AddBoolToObject(f, "repair", true);
-	if (a->verdict)
-		cJSON_AddStringToObject(f, "verdict", a->verdict);
-	return f;
-}
 
-void pl_emit(struct pipeline *p, const char *type, cJSON *fields, const char *fmt, ...)
-{
-	if (!fields)
-		fields = cJSON_CreateObject();
-	if (fmt) {
-		va_list ap;
-		va_start(ap, fmt);
-		char *msg = xvasprintf(fmt, ap);
-		va_end(ap);
-		cJSON_AddStringToObject(fields, "msg", msg);
-		free(msg);
-	}
-	cJSON *ev = NULL;
-	struct tp_err err;
-	if (events_append(p->st.run_dir, type, fields, &ev, &err) < 0)
-		fprintf(stderr, "tileport: %s\n", err.msg);
-	tp_crashpoint();
-	struct pipeline_event e = {.kind = PEV_EVENT, .ev = ev};
-	for (size_t i = 0; i < p->nls; i++)
-		p->ls[i].fn(p, &e, p->ls[i].ud);
-	cJSON_Delete(ev);
-}
 
-void pl_save(struct pipeline *p)
-{
-	struct tp_err err;
-	p->st.updated = wall_ms();
-	tp_crashpoint();
-	if (run_state_save(&p->st, &err) < 0 && !p->broken) {
-		/* Without a saved state a crash would lose the run: go no further. */
-		p->broken = true;
-		fprintf(stderr, "tileport: cannot save the run state, stopping: %s\n", err.msg);
-	}
-	tp_crashpoint();
-}
 
-static void step(struct loop *l, void *ud);
 
-void pl_aborted(struct pipeline *p)
-{
-	struct attempt *a = pl_cur(p);
-	p->aborting = false;
-	pl_set(&p->st.status, "aborted");
-	pl_set(&p->st.reason, "aborted by hand while running");
-	pl_save(p);
-	pl_emit(p, "run_aborted", NULL, "run aborted; %c%d will be run again on resume", a->stage, a->n);
-}
 
-static bool aborted(const struct pipeline *p)
-{
-	return p->st.status && strcmp(p->st.status, "aborted") == 0;
-}
 
-void pl_schedule(struct pipeline *p)
-{
-	if (p->started && !p->step_timer)
-		p->step_timer = loop_add_timer(p->loop, 0, step, p);
-}
 
-/* Set the end state (and check the output contract) without saving, so that
- * routing can record the attempt and the end in one atomic save. */
-static cJSON *finish_state(struct pipeline *p, const char *final, const char *reason)
-{
-	struct run_state *st = &p->st;
-	pl_set(&st->final, final);
-	pl_set(&st->reason, reason);
-	st->next.set = false;
-	pl_set(&st->status, strcmp(final, "PIPELINE_COMPLETE") == 0	? "complete"
-			    : strcmp(final, "OFFLINE_COMPLETE") == 0 ? "offline_complete"
-								      : "stopped");
-	cJSON *f = cJSON_CreateObject();
-	cJSON_AddStringToObject(f, "final", final);
-	if (reason)
-		cJSON_AddStringToObject(f, "reason", reason);
-	if (strcmp(final, "PIPELINE_COMPLETE") == 0) {
-		/* The final output contract is checked and recorded, never repaired. */
-		struct check_outcome o = {0};
-		int ran = p->table->final_validator ? pl_final_check(p, &o) : -1;
-		pl_set(&st->contract, ran < 0 ? "not_run" : o.status == CHECK_STATUS_PASS ? "pass" : "fail");
-		cJSON_AddStringToObject(f, "contract", st->contract);
-		if (o.summary)
-			cJSON_AddStringToObject(f, "contract_summary", o.summary);
-		if (o.text) {
-			char *path = run_path(st->run_dir, "contract.txt"); /* .tileport/contract.txt */
-			write_file(path, o.text, strlen(o.text), NULL);
-			free(path);
-		}
-		check_outcome_free(&o);
-	}
-	if (strcmp(final, "OFFLINE_COMPLETE") == 0) {
-		cJSON *d = cJSON_AddArrayToObject(f, "deferred");
-		for (size_t i = 0; i < st->natt; i++) {
-			const struct attempt *a = &st->att[i];
-			if (!a->verdict || strcmp(a->verdict, "DEFERRED") != 0)
-				continue;
-			for (size_t k = 0; a->deferred && a->deferred[k]; k++) {
-				char *s = xasprintf("%c:%s", a->stage, a->deferred[k]);
-				cJSON_AddItemToArray(d, cJSON_CreateString(s));
-				free(s);
-			}
-		}
-	}
-	return f;
-}
 
-static void finish_emit(struct pipeline *p, cJSON *f)
-{
-	const struct run_state *st = &p->st;
-	bool complete = strcmp(st->final, "PIPELINE_COMPLETE") == 0;
-	pl_emit(p, "run_finished", f, "%s%s%s%s%s", st->final, st->reason ? ": " : "",
-		st->reason ? st->reason : "", complete && st->contract ? "; output contract: " : "",
-		complete && st->contract ? st->contract : "");
-}
 
-void pl_finish(struct pipeline *p, const char *final, const char *reason)
-{
-	cJSON *f = finish_state(p, final, reason);
-	pl_save(p);
-	finish_emit(p, f);
-}
 
-static bool cond_eval(const struct route_cond *c, void *ud)
-{
-	struct pipeline *p = ud;
-	int n = run_count(&p->st, c->stage);
-	return c->kind == COND_NOT_RUN ? n == 0 : n <= 1;
-}
 
-void pl_route(struct pipeline *p, struct attempt *a)
-{
-	struct run_state *st = &p->st;
-	if (a->verdict && strcmp(a->verdict, "DEFERRED") == 0)
-		a->counts = false; /* deferred work does not use up the cap */
-	a->state = a->state == ATTEMPT_SKIPPED ? ATTEMPT_SKIPPED : ATTEMPT_DONE;
-	const struct route_row *r = table_route(p->table, a->stage, a->n, a->verdict, a->klass,
-						st->offline, cond_eval, p);
-	char action[64];
-	const char *final = NULL;
-	char *reason = NULL;
-	if (!r) {
-		snprintf(action, sizeof(action), "STOP");
-		final = "STOP";
-		reason = xasprintf("no routing row for stage %c attempt %d verdict %s", a->stage, a->n,
-				   a->verdict ? a->verdict : "(none)");
-	} else {
-		route_row_action_str(r, action, sizeof(action));
-		a->route_row = r->index;
-		a->route_line = r->line;
-		if (r->action == ROUTE_SPAWN) {
-			const struct stage_def *t = table_stage(p->table, r->target);
-			int n = run_count(st, r->target);
-			if (st->offline && !t->deferrable) {
-				final = "OFFLINE_COMPLETE";
-				reason = xasprintf("stage %c needs the toolchain; resume online to run it", t->letter);
-			} else if (n >= t->cap) {
-				final = "PIPELINE_COMPLETE";
-				reason = xasprintf("spawn cap reached: %c ran %d time%s (cap %d)", t->letter, n,
-						   n == 1 ? "" : "s", t->cap);
-				pl_emit(p, "cap_reached", pl_attempt_fields(a), "%s", reason);
-			} else {
-				st->next = (struct run_next){.set = true, .stage = t->letter};
-			}
-		} else if (r->action == ROUTE_STOP) {
-			final = "STOP";
-			reason = xasprintf("%c returned %s", a->stage, a->verdict);
-		} else if (r->action == ROUTE_COMPLETE) {
-			final = "PIPELINE_COMPLETE";
-		} else {
-			final = "OFFLINE_COMPLETE";
-			reason = xstrdup("offline work done; deferred steps need the toolchain");
-		}
-	}
-	pl_set(&a->action, action);
-	cJSON *f = pl_attempt_fields(a);
-	if (a->klass)
-		cJSON_AddStringToObject(f, "class", a->klass);
-	if (r) {
-		cJSON_AddNumberToObject(f, "row", r->index);
-		cJSON_AddNumberToObject(f, "line", r->line);
-	}
-	cJSON_AddStringToObject(f, "action", action);
-	char cls[48] = "";
-	if (a->klass)
-		snprintf(cls, sizeof(cls), " (%s%s)", a->klass, a->class_defaulted ? ", defaulted" : "");
-	cJSON *fin = final ? finish_state(p, final, reason) : NULL;
-	pl_save(p); /* the attempt's result, the route and any end state at once */
-	if (r)
-		pl_emit(p, "routed", f, "route %c%d %s%s -> %s (row %d, %s:%d)", a->stage, a->n, a->verdict,
-			cls, action, r->index, p->table->path, r->line);
-	else
-		pl_emit(p, "routed", f, "route %c%d %s%s -> STOP (no row)", a->stage, a->n,
-			a->verdict ? a->verdict : "-", cls);
-	if (fin)
-		finish_emit(p, fin);
-	else
-		pl_schedule(p);
-	free(reason);
-}
 
-/* ---- spawning the next stage ---- */
-
-struct attempt *pl_new_attempt(struct pipeline *p)
-{
-	struct run_state *st = &p->st;
-	struct run_next nx = st->next;
-	struct attempt *prev = NULL;
-	for (size_t i = st->natt; i-- > 0 && !prev;)
-		if (st->att[i].stage == nx.stage)
-			prev = &st->att[i];
-	int prev_n = prev ? prev->n : 0;
-	struct attempt *a = run_add_attempt(st);
-	a->stage = nx.stage;
-	a->repair = nx.repair;
-	a->manual = nx.manual;
-	a->offline = st->offline;
-	a->n = nx.repair ? prev_n : run_count(st, nx.stage) + 1;
-	a->counts = !nx.repair;
-	a->dir = xasprintf("%02d-%c%d%s", a->seq, a->stage, a->n, a->repair ? "r" : "");
-	a->state = ATTEMPT_RUNNING;
-	st->next.set = false;
-	return a;
-}
-
-static void step(struct loop *l, void *ud)
-{
-	struct pipeline *p = ud;
-	(void)l;
-	p->step_timer = 0;
-	struct run_state *st = &p->st;
-	if (p->proc || p->vproc || st->final || aborted(p) || p->broken)
-		return;
-	if (p->reroute) {
-		p->reroute = false;
-		pl_route(p, run_last_attempt(st));
-		return;
-	}
-	if (p->rerun_seq) {
-		struct attempt *a = run_attempt_by_seq(st, p->rerun_seq);
-		if (st->hold && !p->go_once) {
-			pl_set(&st->status, "waiting");
-			pl_save(p);
-			return;
-		}
-		p->go_once = false;
-		p->rerun_seq = 0;
-		pl_set(&st->status, "running");
-		pl_emit(p, "attempt_rerun", pl_attempt_fields(a),
-			"%c%d was interrupted; running it again under the same number", a->stage, a->n);
-		/* a repair retry is re-run with the reason recorded on its parent */
-		const char *why = NULL;
-		for (size_t i = 0; a->repair && i < st->natt; i++)
-			if (st->att[i].seq < a->seq && st->att[i].stage == a->stage && st->att[i].note)
-				why = st->att[i].note;
-		pl_spawn(p, a, why, NULL);
-		return;
-	}
-	if (!st->next.set)
-		return;
-	if (st->hold && !p->go_once) {
-		pl_set(&st->status, "waiting");
-		char *why = xasprintf("waiting for continue before %c", st->next.stage);
-		pl_set(&st->reason, why);
-		pl_save(p);
-		pl_emit(p, "waiting", NULL, "%s", why);
-		free(why);
-		return;
-	}
-	p->go_once = false;
-	pl_set(&st->status, "running");
-	pl_set(&st->reason, NULL);
-	const char *why = NULL;
-	struct attempt *prev = run_last_attempt(st);
-	if (st->next.repair && prev)
-		why = prev->note;
-	char *reason = why ? xstrdup(why) : NULL;
-	char *vnotes = NULL;
-	if (st->next.repair && prev) {
-		char *dir = run_attempt_dir(st, prev);
-		char *vp = path_join(dir, "validator.txt");
-		vnotes = read_file(vp, NULL, NULL);
-		free(vp);
-		free(dir);
-	}
-	struct attempt *a = pl_new_attempt(p);
-	pl_save(p); /* the attempt exists before anything runs */
-	pl_spawn(p, a, reason, vnotes);
-	free(reason);
-	free(vnotes);
-}
 
 /* ---- creating and resuming ---- */
 
@@ -366,14 +70,15 @@ static int check_op(const char *ws, const char *op, struct tp_err *err)
 }
 
 /* Every stage the run can reach on its own needs a driver that parses. */
-static int check_drivers(const struct table *t, char *const *drivers, bool offline, struct tp_err *err)
+static int check_drivers(const struct table *t, const char *const *drivers, bool offline,
+			 struct tp_err *err)
 {
 	struct sbuf missing = SBUF_INIT;
 	for (size_t i = 0; i < t->nstages; i++) {
 		const struct stage_def *s = &t->stages[i];
 		if (s->manual || (offline && !s->deferrable))
 			continue;
-		const char *spec = drivers[s->letter - 'A'];
+		const char *spec = drivers[stage_slot(s->letter)];
 		if (!spec) {
 			sb_printf(&missing, "%s%c", missing.len ? ", " : "", s->letter);
 			continue;
@@ -401,6 +106,7 @@ static struct pipeline *pl_new(struct loop *l, const struct pipeline_opts *o)
 {
 	struct pipeline *p = xcalloc(1, sizeof(*p));
 	p->loop = l;
+	p->checker = o->checker;
 	p->lock_fd = -1;
 	p->grace_ms = o->kill_grace_ms > 0 ? o->kill_grace_ms : 2000;
 	p->skill_dir = path_join(tp_data_dir(), "skill");
@@ -421,11 +127,11 @@ static void set_command(struct pipeline *p, char **field, const char *cmd)
 
 static void apply_opts(struct pipeline *p, const struct pipeline_opts *o)
 {
-	for (int i = 0; i < 26; i++) {
-		if (o->drivers[i])
-			set_command(p, &p->st.drivers[i], o->drivers[i]);
-		if (o->validators[i])
-			set_command(p, &p->st.validators[i], o->validators[i]);
+	for (int i = 0; i < STAGE_LETTERS; i++) {
+		if (o->commands.drivers[i])
+			set_command(p, &p->st.drivers[i], o->commands.drivers[i]);
+		if (o->commands.validators[i])
+			set_command(p, &p->st.validators[i], o->commands.validators[i]);
 	}
 	if (o->hold)
 		p->st.hold = true;
@@ -471,10 +177,7 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 		goto fail;
 	}
 	bool offline = !pf.online;
-	char *drv[26] = {0};
-	for (int i = 0; i < 26; i++)
-		drv[i] = (char *)o->drivers[i];
-	if (check_drivers(t, drv, offline, err) < 0) {
+	if (check_drivers(t, o->commands.drivers, offline, err) < 0) {
 		preflight_free(&pf);
 		goto fail;
 	}
@@ -509,7 +212,7 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	st->out_root = real_or_copy(o->out_root);
 	st->run_dir = real_or_copy(run_dir);
 	st->table = xstrdup(t->path);
-	st->status = xstrdup("running");
+	st->status = RUN_RUNNING;
 	st->offline = offline;
 	st->missing = preflight_missing(&pf);
 	st->created = wall_ms();
@@ -633,10 +336,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 			pipeline_free(p);
 			return -1;
 		}
-		char *drv[26];
-		for (int i = 0; i < 26; i++)
-			drv[i] = st->drivers[i];
-		if (check_drivers(p->table, drv, false, err) < 0) {
+		if (check_drivers(p->table, (const char *const *)st->drivers, false, err) < 0) {
 			pipeline_free(p);
 			return -1;
 		}
@@ -645,7 +345,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 		st->missing = xcalloc(1, sizeof(char *));
 		pl_set(&st->final, NULL);
 		pl_set(&st->reason, NULL);
-		pl_set(&st->status, "running");
+		st->status = RUN_RUNNING;
 		st->next = (struct run_next){.set = true, .stage = first};
 		pl_save(p);
 		char l1[2] = {first, 0};
@@ -707,8 +407,8 @@ void pipeline_start(struct pipeline *p)
 			st->offline ? "offline" : "online", st->op, *miss ? " (missing: " : "", miss,
 			*miss ? ")" : "");
 	free(miss);
-	if (aborted(p))
-		pl_set(&p->st.status, "running");
+	if (p->st.status == RUN_ABORTED)
+		p->st.status = RUN_RUNNING;
 	p->started = true;
 	pl_schedule(p);
 }
@@ -749,7 +449,7 @@ bool pipeline_busy(const struct pipeline *p)
 
 bool pipeline_finished(const struct pipeline *p)
 {
-	return p->st.final || (p->st.status && strcmp(p->st.status, "aborted") == 0);
+	return p->st.final || p->st.status == RUN_ABORTED;
 }
 
 int pipeline_exit_code(const struct pipeline *p)

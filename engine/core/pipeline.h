@@ -1,10 +1,10 @@
-/* The orchestrator (design §5, core/pipeline): a deterministic state
- * machine over the pipeline table. It spawns one stage at a time through
- * its driver, applies the acceptance gate to the reply, runs the stage's
- * validator itself, reads the owner class, routes by the table under the
- * spawn caps, applies one repair retry per letter and the soft markers,
- * checks the final output contract, and records everything in the run
- * store. It runs on the shared event loop; listeners (the headless
+/* The orchestrator (docs/architecture.md, "Modules and their doors"): a
+ * deterministic state machine over the pipeline table. It spawns one stage
+ * at a time through its driver, applies the acceptance gate to the reply,
+ * runs the stage's validator itself, reads the owner class, routes by the
+ * table under the spawn caps, applies one repair retry per letter and the
+ * soft markers, checks the final output contract, and records everything in
+ * the run store. It runs on the shared event loop; listeners (the headless
  * printer, the TUI) see every event and every line a stage prints.
  *
  * Crash safety: state.json is rewritten atomically at every step; an
@@ -23,25 +23,9 @@
 
 struct pipeline;
 
-struct pipeline_opts {
-	const char *op;         /* new runs */
-	const char *workspace;  /* TileGym checkout */
-	const char *out_root;   /* where the run directory goes */
-	const char *table_path; /* NULL: table_default_path() */
-	const char *drivers[26];    /* driver spec per stage letter */
-	const char *validators[26]; /* validator command override per stage */
-	bool hold;              /* wait for pipeline_continue() before each spawn */
-	bool online;            /* resume: re-run the deferred stages with the toolchain */
-	int64_t kill_grace_ms;  /* TERM -> KILL delay for stages (0: 2000) */
-};
-
 /* A stage's own validation, supplied by engine/check through the CLI (core
- * cannot depend on it). Returns 0 when it ran; *status says the outcome. */
-enum check_status {
-	CHECK_STATUS_PASS,
-	CHECK_STATUS_FAIL,
-	CHECK_STATUS_DEFERRED, /* passes, except checks of deferred steps */
-};
+ * cannot depend on it). Returns 0 when it ran; status says the outcome
+ * (VALIDATOR_PASS, VALIDATOR_FAIL or VALIDATOR_DEFERRED). */
 struct check_request {
 	const char *op, *run_dir, *out_root, *workspace;
 	char stage; /* 0 for the final output contract */
@@ -49,14 +33,32 @@ struct check_request {
 	bool offline;
 };
 struct check_outcome {
-	enum check_status status;
+	enum validator_result status;
 	char *text;    /* report as the reference scripts print it */
 	char *json;    /* findings as a JSON array, or NULL */
 	char *summary; /* one line */
 };
 typedef int (*pipeline_checker)(const struct check_request *rq, struct check_outcome *out);
-void pipeline_set_checker(pipeline_checker fn);
 void check_outcome_free(struct check_outcome *o);
+
+/* The driver spec and the validator command per stage letter (NULL: none
+ * given; docs/pipeline.md, "Drivers"). */
+struct stage_commands {
+	const char *drivers[STAGE_LETTERS];
+	const char *validators[STAGE_LETTERS];
+};
+
+struct pipeline_opts {
+	const char *op;         /* new runs */
+	const char *workspace;  /* TileGym checkout */
+	const char *out_root;   /* where the run directory goes */
+	const char *table_path; /* NULL: table_default_path() */
+	struct stage_commands commands; /* override the run's own where set */
+	bool hold;              /* wait for pipeline_continue() before each spawn */
+	bool online;            /* resume: re-run the deferred stages with the toolchain */
+	int64_t kill_grace_ms;  /* TERM -> KILL delay for stages (0: 2000) */
+	pipeline_checker checker; /* the "builtin" validators; NULL: not in this build */
+};
 
 enum pipeline_event_kind {
 	PEV_EVENT,  /* a record appended to events.jsonl (ev) */
@@ -97,9 +99,9 @@ const struct table *pipeline_table(const struct pipeline *p);
 /* The attempt running now, or NULL. */
 const struct attempt *pipeline_running(const struct pipeline *p);
 
-/* Manual actions (design §6: stepping by hand). Each records a manual event
- * in events.jsonl. They fail (with a message) while a stage runs, except
- * abort. */
+/* Manual actions (docs/pipeline.md, "Manual actions"). Each records a manual
+ * event in events.jsonl. They fail (with a message) while a stage runs,
+ * except abort. */
 int pipeline_continue(struct pipeline *p, struct tp_err *err);
 int pipeline_abort(struct pipeline *p, struct tp_err *err);
 int pipeline_override(struct pipeline *p, int seq, const char *verdict, const char *reason,

@@ -1,6 +1,4 @@
-/* Internals shared by pipeline.c (the automatic state machine),
- * pipeline_stage.c (one attempt: spawn, transcript, gate, validator) and
- * pipeline_manual.c (actions taken by a person). Not a public header. */
+/* Internals shared by the orchestrator's files. Not a public header. */
 #ifndef TILEPORT_CORE_PIPELINE_INT_H
 #define TILEPORT_CORE_PIPELINE_INT_H
 
@@ -18,6 +16,7 @@ struct listener {
 
 struct pipeline {
 	struct loop *loop;
+	pipeline_checker checker;
 	struct table *table;
 	struct run_state st;
 	int lock_fd;
@@ -35,9 +34,11 @@ struct pipeline {
 	char **secrets; /* secret NAME=VALUE entries hidden from transcripts and logs */
 	bool aborting;
 
-	/* a command validator running for cur_seq */
+	/* a command validator running for attempt vseq */
 	struct proc *vproc;
 	struct sbuf vout;
+	int vseq;
+	bool vmanual; /* a re-validation by hand: it records, it does not route */
 
 	uint64_t step_timer;
 	bool started;
@@ -47,31 +48,40 @@ struct pipeline {
 	bool reroute;   /* resume found a result without its routing */
 };
 
-/* pipeline.c */
-void pl_emit(struct pipeline *p, const char *type, cJSON *fields, const char *fmt, ...) TP_PRINTF(4, 5);
-void pl_save(struct pipeline *p);
-void pl_schedule(struct pipeline *p);
-void pl_route(struct pipeline *p, struct attempt *a);
-void pl_finish(struct pipeline *p, const char *final, const char *reason);
+/* The files call downwards only: pipeline.c and pipeline_manual.c (what
+ * the API and a person ask for) -> pipeline_stage.c (one attempt, and the
+ * step that starts the next) -> pipeline_route.c (what comes next) ->
+ * pipeline_record.c (state, events, listeners). */
+
+/* pipeline_record.c */
+void pl_set(char **field, const char *value);
 struct attempt *pl_cur(struct pipeline *p);
 cJSON *pl_attempt_fields(const struct attempt *a);
-
+/* Append an event to events.jsonl and tell the listeners. */
+void pl_emit(struct pipeline *p, const char *type, cJSON *fields, const char *fmt, ...) TP_PRINTF(4, 5);
+void pl_notify(struct pipeline *p, const struct pipeline_event *e);
+void pl_save(struct pipeline *p);
 /* The abort of a running attempt took effect: save it as interrupted. */
 void pl_aborted(struct pipeline *p);
-/* An attempt record for st.next (numbered, counted); clears st.next. */
-struct attempt *pl_new_attempt(struct pipeline *p);
+/* The final output contract through the run's checker; -1 when none. */
+int pl_final_check(struct pipeline *p, struct check_outcome *o);
+
+/* pipeline_route.c */
+/* Route a's result by the table and save it. Returns true when another
+ * stage is due (the caller schedules it), false when the run ended. */
+bool pl_route(struct pipeline *p, struct attempt *a);
+void pl_finish(struct pipeline *p, const char *final, const char *reason);
 
 /* pipeline_stage.c */
+/* Take the next step on the loop (never inline). */
+void pl_schedule(struct pipeline *p);
+/* An attempt record for st.next (numbered, counted); clears st.next. */
+struct attempt *pl_new_attempt(struct pipeline *p);
 /* Owner class of a's verdict from its report; the table's default if absent. */
 void pl_classify(struct pipeline *p, struct attempt *a);
-int pl_spawn(struct pipeline *p, struct attempt *a, const char *repair_reason,
-	     const char *validator_notes);
-/* Run the stage's own validator for `a` synchronously (manual re-validate)
- * or asynchronously (after a stage; ends in pl_after_validator). */
-void pl_validate(struct pipeline *p, struct attempt *a, bool sync);
+/* Run the stage's own validator for `a` on the loop: after a stage (then
+ * route), or by hand (record the result, route nothing). */
+void pl_validate(struct pipeline *p, struct attempt *a, bool manual);
 void pl_kill_leftover(const struct attempt *a);
-/* The final output contract through the registered checker; -1 when none. */
-int pl_final_check(struct pipeline *p, struct check_outcome *o);
-void pl_set(char **field, const char *value);
 
 #endif

@@ -1,8 +1,8 @@
-/* Actions a person takes on a run (design §6, "stepping by hand"): continue,
- * abort, override a verdict with a reason, skip a stage, re-spawn a stage
- * (beyond its cap only when confirmed), re-validate. Each one is recorded in
- * events.jsonl as a manual event, then the run goes on through the same
- * routing as everything else. */
+/* Actions a person takes on a run (docs/pipeline.md, "Manual actions"):
+ * continue, abort, override a verdict with a reason, skip a stage, re-spawn
+ * a stage (beyond its cap only when confirmed), re-validate. Each one is
+ * recorded in events.jsonl as a manual event, then the run goes on through
+ * the same routing as everything else. */
 #include "engine/core/pipeline_int.h"
 
 #include <stdlib.h>
@@ -12,7 +12,7 @@ static int busy_refusal(struct pipeline *p, const char *what, struct tp_err *err
 {
 	if (!p->proc && !p->vproc)
 		return 0;
-	struct attempt *a = pl_cur(p);
+	struct attempt *a = p->proc ? pl_cur(p) : run_attempt_by_seq(&p->st, p->vseq);
 	tp_err_set(err, TP_EXIT_USAGE, "cannot %s while %c%d is running; abort it first", what,
 		   a ? a->stage : '?', a ? a->n : 0);
 	return -1;
@@ -22,8 +22,8 @@ static void reopen(struct pipeline *p)
 {
 	pl_set(&p->st.final, NULL);
 	pl_set(&p->st.reason, NULL);
-	pl_set(&p->st.contract, NULL);
-	pl_set(&p->st.status, "running");
+	p->st.contract = VALIDATOR_NOT_RUN;
+	p->st.status = RUN_RUNNING;
 	p->st.next.set = false;
 }
 
@@ -42,7 +42,7 @@ int pipeline_continue(struct pipeline *p, struct tp_err *err)
 		return -1;
 	}
 	p->go_once = true;
-	pl_set(&st->status, "running");
+	st->status = RUN_RUNNING;
 	pl_save(p);
 	char l[2] = {p->rerun_seq ? run_attempt_by_seq(st, p->rerun_seq)->stage : st->next.stage, 0};
 	cJSON *f = cJSON_CreateObject();
@@ -59,7 +59,7 @@ int pipeline_abort(struct pipeline *p, struct tp_err *err)
 	if (p->proc || p->vproc) {
 		/* The attempt stays "running" in state.json: resume runs it again. */
 		p->aborting = true;
-		struct attempt *a = pl_cur(p);
+		struct attempt *a = p->proc ? pl_cur(p) : run_attempt_by_seq(&p->st, p->vseq);
 		pl_emit(p, "manual_abort", pl_attempt_fields(a), "abort by hand: stopping %c%d%s", a->stage,
 			a->n, p->proc ? "" : "'s validator");
 		proc_kill(p->proc ? p->proc : p->vproc);
@@ -69,7 +69,7 @@ int pipeline_abort(struct pipeline *p, struct tp_err *err)
 		loop_cancel_timer(p->loop, p->step_timer);
 		p->step_timer = 0;
 	}
-	pl_set(&p->st.status, "aborted");
+	p->st.status = RUN_ABORTED;
 	pl_set(&p->st.reason, "aborted by hand");
 	pl_save(p);
 	pl_emit(p, "manual_abort", NULL, "abort by hand");
@@ -120,7 +120,8 @@ int pipeline_override(struct pipeline *p, int seq, const char *verdict, const ch
 	free(from);
 	p->started = true;
 	pl_classify(p, a);
-	pl_route(p, a);
+	if (pl_route(p, a))
+		pl_schedule(p);
 	return 0;
 }
 
@@ -152,18 +153,19 @@ int pipeline_skip(struct pipeline *p, char stage, const char *reason, struct tp_
 	a->manual = true;
 	a->started = a->ended = wall_ms();
 	pl_set(&a->verdict, s->success[0]);
-	pl_set(&a->gate, "skipped");
+	a->gate = GATE_SKIPPED;
 	char *note = xasprintf("skipped by hand: %s", reason);
 	pl_set(&a->note, note);
 	free(note);
 	cJSON *f = pl_attempt_fields(a);
 	cJSON_AddStringToObject(f, "reason", reason);
-	pl_set(&st->status, "running");
+	st->status = RUN_RUNNING;
 	pl_emit(p, "manual_skip", f, "skip by hand: %c%d routed as %s (%s)", a->stage, a->n, a->verdict,
 		reason);
 	p->started = true;
 	pl_classify(p, a);
-	pl_route(p, a);
+	if (pl_route(p, a))
+		pl_schedule(p);
 	return 0;
 }
 

@@ -1,9 +1,10 @@
-/* One attempt of a stage: spawn through its driver, stream the transcript,
- * then the acceptance gate, the orchestrator's own validator and the owner
- * class, and hand over to routing. */
+/* One attempt of a stage: the step that starts the next one, the spawn
+ * through its driver, the streamed transcript, then the acceptance gate,
+ * the orchestrator's own validator and the owner class, and routing
+ * (pipeline_route.c) to decide what comes next. The loop's step timer is
+ * the only way back to the top of this cycle. */
 #include "engine/core/pipeline_int.h"
 
-#include <errno.h>
 #include <glob.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -11,46 +12,22 @@
 #include <unistd.h>
 
 #include "engine/core/driver.h"
-#include "engine/core/events.h"
 #include "engine/core/prompt.h"
 
-static pipeline_checker checker;
+static void step(struct loop *l, void *ud);
+static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reason,
+		 const char *validator_notes);
 
-void pipeline_set_checker(pipeline_checker fn)
-{
-	checker = fn;
-}
 
-int pl_final_check(struct pipeline *p, struct check_outcome *o)
-{
-	if (!checker)
-		return -1;
-	struct check_request rq = {p->st.op, p->st.run_dir, p->st.out_root, p->st.workspace, 0, NULL,
-				   p->st.offline};
-	return checker(&rq, o);
-}
 
-void check_outcome_free(struct check_outcome *o)
-{
-	free(o->text);
-	free(o->json);
-	free(o->summary);
-	memset(o, 0, sizeof(*o));
-}
 
-void pl_set(char **field, const char *value)
-{
-	free(*field);
-	*field = value ? xstrdup(value) : NULL;
-}
 
 static void notify_line(struct pipeline *p, const char *line, size_t n, bool is_stderr)
 {
 	struct attempt *a = pl_cur(p);
 	struct pipeline_event e = {PEV_OUTPUT, NULL, line, n, is_stderr, a ? a->seq : 0,
 				   a ? a->stage : 0};
-	for (size_t i = 0; i < p->nls; i++)
-		p->ls[i].fn(p, &e, p->ls[i].ud);
+	pl_notify(p, &e);
 }
 
 static void on_line(const char *line, size_t n, void *ud)
@@ -209,12 +186,12 @@ static void write_verdict_json(struct pipeline *p, struct attempt *a, const stru
 
 static bool repair_left(struct pipeline *p, char letter)
 {
-	return p->st.repairs[letter - 'A'] < p->table->repairs_per_letter;
+	return p->st.repairs[stage_slot(letter)] < p->table->repairs_per_letter;
 }
 
 static void schedule_repair(struct pipeline *p, struct attempt *a, const char *reason)
 {
-	p->st.repairs[a->stage - 'A']++;
+	p->st.repairs[stage_slot(a->stage)]++;
 	a->state = ATTEMPT_DONE;
 	pl_set(&a->action, "repair");
 	pl_set(&a->note, reason);
@@ -267,14 +244,14 @@ static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_rep
 			return;
 		}
 		attempt_add_soft(a, "SOFT_VALIDATOR_FAILED");
-		pl_set(&a->gate, "soft_failed");
+		a->gate = GATE_SOFT_FAILED;
 		bool usable = r->verdict && stage_has_verdict(s, r->verdict, p->st.offline);
 		pl_set(&a->verdict, usable ? r->verdict : fallback_verdict(s));
 		pl_emit(p, "soft_marker", pl_attempt_fields(a),
 			"%c%d: SOFT_VALIDATOR_FAILED (repair spent); routing on %s", a->stage, a->n,
 			a->verdict);
 	} else {
-		pl_set(&a->gate, g->outcome == GATE_ACCEPT ? "accepted" : "soft_missing");
+		a->gate = g->outcome;
 		pl_set(&a->verdict, r->verdict);
 		if (g->outcome == GATE_ACCEPT_SOFT_MISSING) {
 			attempt_add_soft(a, "SOFT_VALIDATOR_MISSING");
@@ -290,7 +267,7 @@ static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_rep
 /* ---- the orchestrator's own validator ---- */
 
 static void validator_done(struct pipeline *p, struct attempt *a, int code, const char *out,
-			   const char *summary, const char *findings, bool sync);
+			   const char *summary, const char *findings, bool manual);
 
 static void on_vout(struct proc *pr, const char *d, size_t n, void *ud)
 {
@@ -307,12 +284,16 @@ static void on_vexit(struct proc *pr, const struct proc_status *st, void *ud)
 	proc_free(done);
 	char *out = sb_detach(&p->vout);
 	if (p->aborting) {
+		/* Stopping a re-validation by hand leaves the run as it was. */
 		free(out);
-		pl_aborted(p);
+		if (p->vmanual)
+			p->aborting = false;
+		else
+			pl_aborted(p);
 		return;
 	}
 	int code = st->end == PROC_EXITED ? st->code : 1;
-	validator_done(p, pl_cur(p), code, out, NULL, NULL, false);
+	validator_done(p, run_attempt_by_seq(&p->st, p->vseq), code, out, NULL, NULL, p->vmanual);
 	free(out);
 }
 
@@ -382,37 +363,38 @@ static char **owed_steps(struct pipeline *p, const struct attempt *a)
 	return v;
 }
 
-void pl_validate(struct pipeline *p, struct attempt *a, bool sync)
+void pl_validate(struct pipeline *p, struct attempt *a, bool manual)
 {
 	const struct stage_def *s = table_stage(p->table, a->stage);
-	const char *cmd = p->st.validators[a->stage - 'A'];
+	const char *cmd = p->st.validators[stage_slot(a->stage)];
 	if (!cmd)
 		cmd = s->validator;
 	if (!cmd || strcmp(cmd, "none") == 0) {
-		validator_done(p, a, -2, "no validator configured for this stage\n", NULL, NULL, sync);
+		validator_done(p, a, -2, "no validator configured for this stage\n", NULL, NULL, manual);
 		return;
 	}
 	if (strcmp(cmd, "builtin") == 0) {
-		if (!checker) {
+		if (!p->checker) {
 			validator_done(p, a, -1, "built-in validators are not available in this build\n", NULL, NULL,
-				       sync);
+				       manual);
 			return;
 		}
 		char **deferred = owed_steps(p, a);
 		struct check_request rq = {p->st.op, p->st.run_dir, p->st.out_root, p->st.workspace,
 					   a->stage, deferred, p->st.offline};
 		struct check_outcome o = {0};
-		if (checker(&rq, &o) < 0) {
+		/* In-process and quick (milliseconds): no child to wait for. */
+		if (p->checker(&rq, &o) < 0) {
 			validator_done(p, a, -1, o.text ? o.text : "built-in validator could not run\n",
-				       o.summary, NULL, sync);
+				       o.summary, NULL, manual);
 		} else {
-			int code = o.status == CHECK_STATUS_PASS ? 0 : o.status == CHECK_STATUS_DEFERRED ? 3 : 1;
+			int code = o.status == VALIDATOR_PASS ? 0 : o.status == VALIDATOR_DEFERRED ? 3 : 1;
 			if (o.json) {
 				char *dir = run_attempt_dir(&p->st, a);
 				write_in(dir, "validator.json", o.json);
 				free(dir);
 			}
-			validator_done(p, a, code, o.text ? o.text : "", o.summary, o.json, sync);
+			validator_done(p, a, code, o.text ? o.text : "", o.summary, o.json, manual);
 		}
 		check_outcome_free(&o);
 		strv_free(deferred);
@@ -427,27 +409,19 @@ void pl_validate(struct pipeline *p, struct attempt *a, bool sync)
 		free(name);
 	}
 	char *log = run_path(p->st.run_dir, "commands.log");
+	/* A command validator is a child on the loop like a stage, whether it
+	 * follows a stage or a person asked for it: a slow one never freezes
+	 * the screen. */
 	struct proc_opts o = {.argv = argv, .env = env, .cwd = p->st.run_dir, .timeout_ms = 600000,
-			      .kill_grace_ms = p->grace_ms, .command_log = log};
+			      .kill_grace_ms = p->grace_ms, .command_log = log,
+			      .on_stdout = on_vout, .on_stderr = on_vout, .on_exit = on_vexit, .ud = p};
 	struct tp_err err;
-	if (sync) {
-		struct sbuf out = SBUF_INIT;
-		struct proc_status st;
-		if (proc_run_sync(&o, &out, &out, &st, &err) < 0)
-			validator_done(p, a, 1, err.msg, NULL, NULL, true);
-		else
-			validator_done(p, a, st.end == PROC_EXITED ? st.code : 1, sb_str(&out), NULL, NULL, true);
-		sb_free(&out);
-	} else {
-		o.on_stdout = on_vout;
-		o.on_stderr = on_vout;
-		o.on_exit = on_vexit;
-		o.ud = p;
-		sb_reset(&p->vout);
-		p->vproc = proc_spawn(p->loop, &o, &err);
-		if (!p->vproc)
-			validator_done(p, a, 1, err.msg, NULL, NULL, false);
-	}
+	sb_reset(&p->vout);
+	p->vseq = a->seq;
+	p->vmanual = manual;
+	p->vproc = proc_spawn(p->loop, &o, &err);
+	if (!p->vproc)
+		validator_done(p, a, 1, err.msg, NULL, NULL, manual);
 	free(log);
 	strv_free(env);
 }
@@ -482,7 +456,7 @@ static char *verdict_file_mismatch(struct pipeline *p, const struct stage_def *s
 }
 
 static void validator_done(struct pipeline *p, struct attempt *a, int code, const char *out_raw,
-			   const char *summary_in, const char *findings, bool sync)
+			   const char *summary_in, const char *findings, bool manual)
 {
 	char *out = redact_secrets(out_raw, p->secrets);
 	const struct stage_def *s = table_stage(p->table, a->stage);
@@ -497,12 +471,14 @@ static void validator_done(struct pipeline *p, struct attempt *a, int code, cons
 	free(vpath);
 	free(dir);
 
-	const char *result = code == 0 ? "pass" : code == 3 ? "deferred" : code == -1 ? "unavailable"
-			   : code == -2 ? "none" : "fail";
+	enum validator_result res = code == 0 ? VALIDATOR_PASS : code == 3 ? VALIDATOR_DEFERRED
+				  : code == -1 ? VALIDATOR_UNAVAILABLE : code == -2 ? VALIDATOR_NONE
+				  : VALIDATOR_FAIL;
 	char *mismatch = code >= 0 ? verdict_file_mismatch(p, s, a->verdict) : NULL;
 	if (mismatch)
-		result = "fail";
-	pl_set(&a->validator, result);
+		res = VALIDATOR_FAIL;
+	a->validator = res;
+	const char *result = validator_result_name(res);
 	/* first line of the output as the summary */
 	char *summary = mismatch ? xstrdup(mismatch)
 			: summary_in ? xstrdup(summary_in) : xstrndup(out, strcspn(out, "\n"));
@@ -523,15 +499,15 @@ static void validator_done(struct pipeline *p, struct attempt *a, int code, cons
 		cJSON_AddItemToObject(f, "findings", keep);
 	}
 	cJSON_Delete(fj);
-	pl_emit(p, sync ? "manual_revalidate" : "validator_result", f, "%c%d validator: %s%s%s", a->stage,
+	pl_emit(p, manual ? "manual_revalidate" : "validator_result", f, "%c%d validator: %s%s%s", a->stage,
 		a->n, result, *summary ? " - " : "", summary);
 	free(summary);
 	free(mismatch);
 	free(out);
-	if (sync)
+	if (manual)
 		pl_save(p);
 	else
-		after_validator(p, a, strcmp(result, "fail") == 0);
+		after_validator(p, a, res == VALIDATOR_FAIL);
 }
 
 void pl_classify(struct pipeline *p, struct attempt *a)
@@ -585,7 +561,8 @@ static void after_validator(struct pipeline *p, struct attempt *a, bool failed)
 		free(why);
 	}
 	pl_classify(p, a);
-	pl_route(p, a);
+	if (pl_route(p, a))
+		pl_schedule(p);
 }
 
 /* ---- spawning ---- */
@@ -614,7 +591,8 @@ static int spawn_failed(struct pipeline *p, struct attempt *a, const char *why)
 	return -1;
 }
 
-int pl_spawn(struct pipeline *p, struct attempt *a, const char *repair_reason, const char *validator_notes)
+static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reason,
+		 const char *validator_notes)
 {
 	const struct stage_def *s = table_stage(p->table, a->stage);
 	char *dir = run_attempt_dir(&p->st, a);
@@ -635,7 +613,7 @@ int pl_spawn(struct pipeline *p, struct attempt *a, const char *repair_reason, c
 	}
 
 	struct driver d;
-	const char *spec = p->st.drivers[a->stage - 'A'];
+	const char *spec = p->st.drivers[stage_slot(a->stage)];
 	if (!spec || driver_parse(spec, &d, &err) < 0) {
 		char *why = spec ? xstrdup(err.msg) : xasprintf("no driver configured for stage %c", a->stage);
 		free(dir);
@@ -690,4 +668,99 @@ int pl_spawn(struct pipeline *p, struct attempt *a, const char *repair_reason, c
 	pl_emit(p, "stage_started", f, "%c%d started%s%s (%s)", a->stage, a->n, a->repair ? " as repair retry" : "",
 		a->manual ? " by hand" : "", a->dir);
 	return 0;
+}
+
+/* ---- the next step ---- */
+
+void pl_schedule(struct pipeline *p)
+{
+	if (p->started && !p->step_timer)
+		p->step_timer = loop_add_timer(p->loop, 0, step, p);
+}
+
+struct attempt *pl_new_attempt(struct pipeline *p)
+{
+	struct run_state *st = &p->st;
+	struct run_next nx = st->next;
+	const struct attempt *prev = run_latest_attempt(st, nx.stage);
+	int prev_n = prev ? prev->n : 0;
+	struct attempt *a = run_add_attempt(st);
+	a->stage = nx.stage;
+	a->repair = nx.repair;
+	a->manual = nx.manual;
+	a->offline = st->offline;
+	a->n = nx.repair ? prev_n : run_count(st, nx.stage) + 1;
+	a->counts = !nx.repair;
+	a->dir = xasprintf("%02d-%c%d%s", a->seq, a->stage, a->n, a->repair ? "r" : "");
+	a->state = ATTEMPT_RUNNING;
+	st->next.set = false;
+	return a;
+}
+
+static void step(struct loop *l, void *ud)
+{
+	struct pipeline *p = ud;
+	(void)l;
+	p->step_timer = 0;
+	struct run_state *st = &p->st;
+	if (p->proc || p->vproc || st->final || st->status == RUN_ABORTED || p->broken)
+		return;
+	if (p->reroute) {
+		p->reroute = false;
+		if (pl_route(p, run_last_attempt(st)))
+			pl_schedule(p);
+		return;
+	}
+	if (p->rerun_seq) {
+		struct attempt *a = run_attempt_by_seq(st, p->rerun_seq);
+		if (st->hold && !p->go_once) {
+			st->status = RUN_WAITING;
+			pl_save(p);
+			return;
+		}
+		p->go_once = false;
+		p->rerun_seq = 0;
+		st->status = RUN_RUNNING;
+		pl_emit(p, "attempt_rerun", pl_attempt_fields(a),
+			"%c%d was interrupted; running it again under the same number", a->stage, a->n);
+		/* a repair retry is re-run with the reason recorded on its parent */
+		const char *why = NULL;
+		for (size_t i = 0; a->repair && i < st->natt; i++)
+			if (st->att[i].seq < a->seq && st->att[i].stage == a->stage && st->att[i].note)
+				why = st->att[i].note;
+		spawn(p, a, why, NULL);
+		return;
+	}
+	if (!st->next.set)
+		return;
+	if (st->hold && !p->go_once) {
+		st->status = RUN_WAITING;
+		char *why = xasprintf("waiting for continue before %c", st->next.stage);
+		pl_set(&st->reason, why);
+		pl_save(p);
+		pl_emit(p, "waiting", NULL, "%s", why);
+		free(why);
+		return;
+	}
+	p->go_once = false;
+	st->status = RUN_RUNNING;
+	pl_set(&st->reason, NULL);
+	const char *why = NULL;
+	struct attempt *prev = run_last_attempt(st);
+	if (st->next.repair && prev)
+		why = prev->note;
+	char *reason = why ? xstrdup(why) : NULL;
+	char *vnotes = NULL;
+	if (st->next.repair && prev) {
+		char *dir = run_attempt_dir(st, prev);
+		char *vp = path_join(dir, "validator.txt");
+		vnotes = read_file(vp, NULL, NULL);
+		free(vp);
+		free(dir);
+	}
+	struct attempt *a = pl_new_attempt(p);
+	pl_save(p); /* the attempt exists before anything runs */
+	spawn(p, a, reason, vnotes);
+	free(reason);
+	free(vnotes);
 }

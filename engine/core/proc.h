@@ -1,8 +1,8 @@
-/* The process layer (design §5, core/proc): spawn a child in its own
- * session and process group with piped stdout/stderr, stdin from a file or
- * /dev/null and an explicit environment; wall-clock and inactivity
- * timeouts; TERM then KILL of the whole group; exit status or signal.
- * Every command line is appended to a command log when one is given.
+/* The process layer (docs/architecture.md, "Modules and their doors"): spawn
+ * a child in its own session and process group with piped stdout/stderr,
+ * stdin from a file or /dev/null and an explicit environment; wall-clock and
+ * inactivity timeouts; TERM then KILL of the whole group; exit status or
+ * signal. Every command line is appended to a command log when one is given.
  *
  * Children run under the shared event loop. When the group leader exits,
  * whatever it left running in its group is killed: a stage never outlives

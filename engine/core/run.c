@@ -34,6 +34,65 @@ void run_state_init(struct run_state *st)
 	st->schema = RUN_SCHEMA;
 }
 
+/* ---- the vocabulary ---- */
+
+static const char *const run_status_names[] = {
+	[RUN_RUNNING] = "running",   [RUN_WAITING] = "waiting",
+	[RUN_COMPLETE] = "complete", [RUN_OFFLINE_COMPLETE] = "offline_complete",
+	[RUN_STOPPED] = "stopped",   [RUN_ABORTED] = "aborted",
+};
+static const char *const gate_names[] = {
+	[GATE_NONE] = "none",
+	[GATE_ACCEPT] = "accepted",
+	[GATE_ACCEPT_SOFT_MISSING] = "soft_missing",
+	[GATE_REPAIR] = "repair",
+	[GATE_SOFT_FAILED] = "soft_failed",
+	[GATE_SKIPPED] = "skipped",
+};
+static const char *const validator_names[] = {
+	[VALIDATOR_NOT_RUN] = "not_run", [VALIDATOR_PASS] = "pass",
+	[VALIDATOR_FAIL] = "fail",       [VALIDATOR_DEFERRED] = "deferred",
+	[VALIDATOR_NONE] = "none",       [VALIDATOR_UNAVAILABLE] = "unavailable",
+};
+
+static int name_index(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *run_status_name(enum run_status s)
+{
+	return (size_t)s < TP_ARRAY_LEN(run_status_names) ? run_status_names[s] : "?";
+}
+
+int run_status_parse(const char *name)
+{
+	return name_index(run_status_names, TP_ARRAY_LEN(run_status_names), name);
+}
+
+const char *gate_outcome_name(enum gate_outcome o)
+{
+	return (size_t)o < TP_ARRAY_LEN(gate_names) ? gate_names[o] : "?";
+}
+
+int gate_outcome_parse(const char *name)
+{
+	return name_index(gate_names, TP_ARRAY_LEN(gate_names), name);
+}
+
+const char *validator_result_name(enum validator_result r)
+{
+	return (size_t)r < TP_ARRAY_LEN(validator_names) ? validator_names[r] : "?";
+}
+
+int validator_result_parse(const char *name)
+{
+	return name_index(validator_names, TP_ARRAY_LEN(validator_names), name);
+}
+
 static void attempt_free(struct attempt *a)
 {
 	free(a->dir);
@@ -42,9 +101,7 @@ static void attempt_free(struct attempt *a)
 	free(a->claimed);
 	free(a->verdict);
 	free(a->klass);
-	free(a->gate);
 	free(a->gate_reason);
-	free(a->validator);
 	strv_free(a->soft);
 	strv_free(a->deferred);
 	free(a->action);
@@ -59,18 +116,16 @@ void run_state_free(struct run_state *st)
 	free(st->out_root);
 	free(st->run_dir);
 	free(st->table);
-	free(st->status);
 	free(st->final);
 	free(st->reason);
 	strv_free(st->missing);
 	for (size_t i = 0; i < st->natt; i++)
 		attempt_free(&st->att[i]);
 	free(st->att);
-	for (int i = 0; i < 26; i++) {
+	for (int i = 0; i < STAGE_LETTERS; i++) {
 		free(st->drivers[i]);
 		free(st->validators[i]);
 	}
-	free(st->contract);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -94,6 +149,14 @@ struct attempt *run_attempt_by_seq(struct run_state *st, int seq)
 struct attempt *run_last_attempt(struct run_state *st)
 {
 	return st->natt ? &st->att[st->natt - 1] : NULL;
+}
+
+struct attempt *run_latest_attempt(struct run_state *st, char stage)
+{
+	for (size_t i = st->natt; i-- > 0;)
+		if (st->att[i].stage == stage)
+			return &st->att[i];
+	return NULL;
 }
 
 int run_count(const struct run_state *st, char stage)
@@ -144,12 +207,12 @@ const char *attempt_state_name(enum attempt_state s)
 	return s == ATTEMPT_RUNNING ? "running" : s == ATTEMPT_DONE ? "done" : "skipped";
 }
 
-static cJSON *attempt_json(const struct attempt *a)
+static cJSON *attempt_to_json(const struct attempt *a)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "seq", a->seq);
 	put_letter(o, "stage", a->stage);
-	cJSON_AddNumberToObject(o, "n", a->n);
+	cJSON_AddNumberToObject(o, "attempt", a->n);
 	cJSON_AddBoolToObject(o, "repair", a->repair);
 	cJSON_AddBoolToObject(o, "counts", a->counts);
 	cJSON_AddBoolToObject(o, "manual", a->manual);
@@ -169,9 +232,11 @@ static cJSON *attempt_json(const struct attempt *a)
 	put_str(o, "class", a->klass);
 	if (a->class_defaulted)
 		cJSON_AddBoolToObject(o, "class_defaulted", true);
-	put_str(o, "gate", a->gate);
+	if (a->gate != GATE_NONE)
+		cJSON_AddStringToObject(o, "gate", gate_outcome_name(a->gate));
 	put_str(o, "gate_reason", a->gate_reason);
-	put_str(o, "validator", a->validator);
+	if (a->validator != VALIDATOR_NOT_RUN)
+		cJSON_AddStringToObject(o, "validator", validator_result_name(a->validator));
 	put_strv(o, "soft", a->soft);
 	put_strv(o, "deferred", a->deferred);
 	cJSON_AddNumberToObject(o, "tokens_in", (double)a->tokens_in);
@@ -186,7 +251,7 @@ static cJSON *attempt_json(const struct attempt *a)
 	return o;
 }
 
-int run_state_save(const struct run_state *st, struct tp_err *err)
+cJSON *run_state_to_json(const struct run_state *st)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "schema", st->schema);
@@ -196,13 +261,13 @@ int run_state_save(const struct run_state *st, struct tp_err *err)
 	put_str(o, "out_root", st->out_root);
 	put_str(o, "run_dir", st->run_dir);
 	put_str(o, "table", st->table);
-	put_str(o, "status", st->status);
+	cJSON_AddStringToObject(o, "status", run_status_name(st->status));
 	put_str(o, "final", st->final);
 	put_str(o, "reason", st->reason);
 	cJSON_AddStringToObject(o, "mode", st->offline ? "offline" : "online");
 	put_strv(o, "missing", st->missing);
 	cJSON_AddNumberToObject(o, "created", (double)st->created);
-	cJSON_AddNumberToObject(o, "updated", (double)wall_ms());
+	cJSON_AddNumberToObject(o, "updated", (double)st->updated);
 	cJSON_AddBoolToObject(o, "hold", st->hold);
 	if (st->next.set) {
 		cJSON *n = cJSON_AddObjectToObject(o, "next");
@@ -214,8 +279,8 @@ int run_state_save(const struct run_state *st, struct tp_err *err)
 	cJSON *rep = cJSON_AddObjectToObject(o, "repairs");
 	cJSON *drv = cJSON_AddObjectToObject(o, "drivers");
 	cJSON *val = cJSON_AddObjectToObject(o, "validators");
-	for (int i = 0; i < 26; i++) {
-		char l[2] = {(char)('A' + i), 0};
+	for (int i = 0; i < STAGE_LETTERS; i++) {
+		char l[2] = {stage_at_slot(i), 0};
 		if (st->repairs[i])
 			cJSON_AddNumberToObject(rep, l, st->repairs[i]);
 		if (st->drivers[i])
@@ -225,8 +290,15 @@ int run_state_save(const struct run_state *st, struct tp_err *err)
 	}
 	cJSON *att = cJSON_AddArrayToObject(o, "attempts");
 	for (size_t i = 0; i < st->natt; i++)
-		cJSON_AddItemToArray(att, attempt_json(&st->att[i]));
-	put_str(o, "contract", st->contract);
+		cJSON_AddItemToArray(att, attempt_to_json(&st->att[i]));
+	if (st->status == RUN_COMPLETE)
+		cJSON_AddStringToObject(o, "contract", validator_result_name(st->contract));
+	return o;
+}
+
+int run_state_save(const struct run_state *st, struct tp_err *err)
+{
+	cJSON *o = run_state_to_json(st);
 	char *text = cJSON_Print(o);
 	cJSON_Delete(o);
 	char *path = run_path(st->run_dir, "state.json");
@@ -274,7 +346,7 @@ static bool get_bool(const cJSON *o, const char *k)
 static char get_letter(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	if (!cJSON_IsString(v) || v->valuestring[0] < 'A' || v->valuestring[0] > 'Z' || v->valuestring[1])
+	if (!cJSON_IsString(v) || !stage_letter_ok(v->valuestring[0]) || v->valuestring[1])
 		return 0;
 	return v->valuestring[0];
 }
@@ -293,21 +365,41 @@ static char **get_strv(const cJSON *o, const char *k)
 	return v;
 }
 
-static int load_attempt(struct attempt *a, const cJSON *o)
+/* A word of the vocabulary; absent is `none`; *bad names the first key whose
+ * word is unknown. */
+static int get_word(const cJSON *o, const char *k, int (*parse)(const char *), int none,
+		    const char **bad)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!v)
+		return none;
+	int w = cJSON_IsString(v) ? parse(v->valuestring) : -1;
+	if (w < 0 && !*bad)
+		*bad = k;
+	return w < 0 ? none : w;
+}
+
+static int attempt_state_parse(const char *name)
+{
+	return !strcmp(name, "running") ? ATTEMPT_RUNNING
+	       : !strcmp(name, "done")	  ? ATTEMPT_DONE
+	       : !strcmp(name, "skipped") ? ATTEMPT_SKIPPED
+					  : -1;
+}
+
+/* 0, or -1 when the record lacks what names it; *bad: a key whose word is
+ * unknown. */
+static int load_attempt(struct attempt *a, const cJSON *o, const char **bad)
 {
 	a->seq = get_int(o, "seq");
 	a->stage = get_letter(o, "stage");
-	a->n = get_int(o, "n");
+	/* "n" in files written before the key was "attempt" everywhere */
+	a->n = get_int(o, cJSON_HasObjectItem(o, "attempt") ? "attempt" : "n");
 	a->repair = get_bool(o, "repair");
 	a->counts = get_bool(o, "counts");
 	a->manual = get_bool(o, "manual");
 	a->offline = get_bool(o, "offline");
-	char *state = get_str(o, "state");
-	a->state = !state ? ATTEMPT_RUNNING
-		   : strcmp(state, "done") == 0	   ? ATTEMPT_DONE
-		   : strcmp(state, "skipped") == 0 ? ATTEMPT_SKIPPED
-						   : ATTEMPT_RUNNING;
-	free(state);
+	a->state = get_word(o, "state", attempt_state_parse, ATTEMPT_RUNNING, bad);
 	a->dir = get_str(o, "dir");
 	a->driver = get_str(o, "driver");
 	a->started = (int64_t)get_ll(o, "started");
@@ -319,9 +411,9 @@ static int load_attempt(struct attempt *a, const cJSON *o)
 	a->verdict = get_str(o, "verdict");
 	a->klass = get_str(o, "class");
 	a->class_defaulted = get_bool(o, "class_defaulted");
-	a->gate = get_str(o, "gate");
+	a->gate = get_word(o, "gate", gate_outcome_parse, GATE_NONE, bad);
 	a->gate_reason = get_str(o, "gate_reason");
-	a->validator = get_str(o, "validator");
+	a->validator = get_word(o, "validator", validator_result_parse, VALIDATOR_NOT_RUN, bad);
 	a->soft = get_strv(o, "soft");
 	a->deferred = get_strv(o, "deferred");
 	a->tokens_in = get_ll(o, "tokens_in");
@@ -366,7 +458,9 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 	st->out_root = get_str(o, "out_root");
 	st->run_dir = xstrdup(run_dir); /* the directory may have moved */
 	st->table = get_str(o, "table");
-	st->status = get_str(o, "status");
+	const char *bad = NULL;
+	bool has_status = cJSON_HasObjectItem(o, "status");
+	st->status = get_word(o, "status", run_status_parse, RUN_RUNNING, &bad);
 	st->final = get_str(o, "final");
 	st->reason = get_str(o, "reason");
 	char *mode = get_str(o, "mode");
@@ -384,22 +478,32 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 		st->next.manual = get_bool(next, "manual");
 		st->next.beyond_cap = get_bool(next, "beyond_cap");
 	}
-	for (int i = 0; i < 26; i++) {
-		char l[2] = {(char)('A' + i), 0};
+	for (int i = 0; i < STAGE_LETTERS; i++) {
+		char l[2] = {stage_at_slot(i), 0};
 		st->repairs[i] = get_int(cJSON_GetObjectItemCaseSensitive(o, "repairs"), l);
 		st->drivers[i] = get_str(cJSON_GetObjectItemCaseSensitive(o, "drivers"), l);
 		st->validators[i] = get_str(cJSON_GetObjectItemCaseSensitive(o, "validators"), l);
 	}
 	const cJSON *att = cJSON_GetObjectItemCaseSensitive(o, "attempts"), *it;
-	int bad = 0;
+	size_t incomplete = 0;
 	cJSON_ArrayForEach(it, att)
-		if (load_attempt(run_add_attempt(st), it) < 0)
-			bad = (int)st->natt;
-	st->contract = get_str(o, "contract");
+		if (load_attempt(run_add_attempt(st), it, &bad) < 0 && !incomplete)
+			incomplete = st->natt;
+	st->contract = get_word(o, "contract", validator_result_parse, VALIDATOR_NOT_RUN, &bad);
 	cJSON_Delete(o);
-	if (!st->op || !st->status || bad) {
-		tp_err_set(err, TP_EXIT_USAGE, "%s: incomplete state (%s)", path,
-			   bad ? "an attempt lacks seq, stage or dir" : "no op or status");
+	int rc = 0;
+	if (!st->op || !has_status) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s: incomplete state (no op or status)", path);
+		rc = -1;
+	} else if (incomplete) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s: incomplete state (attempt %zu lacks seq, stage or dir)",
+			   path, incomplete);
+		rc = -1;
+	} else if (bad) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s: a '%s' value this tileport does not know", path, bad);
+		rc = -1;
+	}
+	if (rc < 0) {
 		free(path);
 		run_state_free(st);
 		return -1;
@@ -503,13 +607,12 @@ int runs_list(const char *out_root, struct run_summary **out, size_t *n, struct 
 			/* A damaged run is shown, not silently dropped. */
 			s->op = xstrdup(e->d_name);
 			s->run_dir = dir;
-			s->status = xstrdup("unreadable");
 			s->error = xstrdup(lerr.msg);
 			continue;
 		}
 		s->op = xstrdup(st.op);
 		s->run_dir = dir;
-		s->status = xstrdup(st.status);
+		s->status = st.status;
 		s->final = st.final ? xstrdup(st.final) : NULL;
 		s->stage = st.natt ? st.att[st.natt - 1].stage : 0;
 		s->running = run_locked(dir);
@@ -523,13 +626,16 @@ int runs_list(const char *out_root, struct run_summary **out, size_t *n, struct 
 	return 0;
 }
 
-const char *run_display_state(const char *status, const char *final, bool locked)
+const char *run_display_state(enum run_status status, const char *final, bool locked)
 {
-	if (!status)
-		return "?";
-	if (!locked && (strcmp(status, "running") == 0 || strcmp(status, "waiting") == 0))
+	if (!locked && (status == RUN_RUNNING || status == RUN_WAITING))
 		return "interrupted";
-	return final ? final : status;
+	return final ? final : run_status_name(status);
+}
+
+const char *run_summary_state(const struct run_summary *s)
+{
+	return s->error ? "unreadable" : run_display_state(s->status, s->final, s->running);
 }
 
 void runs_free(struct run_summary *v, size_t n)
@@ -537,30 +643,10 @@ void runs_free(struct run_summary *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].op);
 		free(v[i].run_dir);
-		free(v[i].status);
 		free(v[i].final);
 		free(v[i].error);
 	}
 	free(v);
-}
-
-char *run_out_root(const char *opt_out, const char *workspace, const char *config_out)
-{
-	const char *env = getenv("CUTILE_KERNEL_OUT_ROOT");
-	if (opt_out && *opt_out)
-		return xstrdup(opt_out);
-	if (env && *env)
-		return xstrdup(env);
-	if (config_out && *config_out)
-		return xstrdup(config_out);
-	return path_join(workspace ? workspace : ".", "cutile_kernel_out");
-}
-
-char *run_resolve(const char *arg, const char *out_root)
-{
-	if (strchr(arg, '/') || run_exists(arg))
-		return xstrdup(arg);
-	return path_join(out_root, arg);
 }
 
 long long proc_start_time(long pid)

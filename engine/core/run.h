@@ -1,5 +1,6 @@
-/* The run store (design §4.2): a run directory OUT = OUT_ROOT/{op}/ in the
- * reference layout, plus .tileport/ for our own state:
+/* The run store (docs/architecture.md, "The run directory"): a run
+ * directory OUT = OUT_ROOT/{op}/ in the reference layout, plus .tileport/
+ * for our own state:
  *   state.json     the run state, schema-versioned, rewritten atomically
  *   events.jsonl   append-only event log (engine/core/events.h)
  *   attempts/NN-Xn[r]/  prompt.md, transcript.jsonl, stderr.log,
@@ -9,13 +10,56 @@
 #ifndef TILEPORT_CORE_RUN_H
 #define TILEPORT_CORE_RUN_H
 
+#include <cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/core/table.h"
 #include "engine/core/util.h"
 
 #define RUN_SCHEMA 1
+
+/* The run store's vocabulary: every word state.json, status output and the
+ * screen use for a run's status, a gate outcome and a validator result
+ * comes from one name table each (run_status_name, gate_outcome_name,
+ * validator_result_name); *_parse maps a word back, -1 when unknown. */
+
+enum run_status {
+	RUN_RUNNING,          /* "running" */
+	RUN_WAITING,          /* "waiting": holding for continue */
+	RUN_COMPLETE,         /* "complete": ended PIPELINE_COMPLETE */
+	RUN_OFFLINE_COMPLETE, /* "offline_complete": ended OFFLINE_COMPLETE */
+	RUN_STOPPED,          /* "stopped": ended STOP */
+	RUN_ABORTED,          /* "aborted" by hand (resume continues it) */
+};
+const char *run_status_name(enum run_status s);
+int run_status_parse(const char *name);
+
+/* What the acceptance gate made of an attempt's reply. */
+enum gate_outcome {
+	GATE_NONE,                /* "none": not gated (yet) */
+	GATE_ACCEPT,              /* "accepted": a block with every exit 0 */
+	GATE_ACCEPT_SOFT_MISSING, /* "soft_missing": no block, clean success text */
+	GATE_REPAIR,              /* "repair": respawn once to repair the return */
+	GATE_SOFT_FAILED,         /* "soft_failed": the repair was spent; routed anyway */
+	GATE_SKIPPED,             /* "skipped": a person skipped the stage */
+};
+const char *gate_outcome_name(enum gate_outcome o);
+int gate_outcome_parse(const char *name);
+
+/* What the orchestrator's own validator said (of an attempt, or of the
+ * final output contract). */
+enum validator_result {
+	VALIDATOR_NOT_RUN,     /* "not_run" */
+	VALIDATOR_PASS,        /* "pass" */
+	VALIDATOR_FAIL,        /* "fail" */
+	VALIDATOR_DEFERRED,    /* "deferred": passes, except checks of steps deferred offline */
+	VALIDATOR_NONE,        /* "none": no validator configured for the stage */
+	VALIDATOR_UNAVAILABLE, /* "unavailable": built-in validators not in this build */
+};
+const char *validator_result_name(enum validator_result r);
+int validator_result_parse(const char *name);
 
 enum attempt_state {
 	ATTEMPT_RUNNING, /* spawned; no result recorded yet */
@@ -42,9 +86,9 @@ struct attempt {
 	char *verdict;          /* the verdict routed on */
 	char *klass;            /* owner class routed on */
 	bool class_defaulted;   /* the tag was missing; the table's default applied */
-	char *gate;             /* accepted, soft_missing, repair, soft_failed */
+	enum gate_outcome gate;
 	char *gate_reason;
-	char *validator;        /* pass, fail, deferred, missing, none */
+	enum validator_result validator;
 	char **soft;            /* soft markers recorded for this attempt */
 	char **deferred;        /* toolchain steps the agent deferred */
 	long long tokens_in, tokens_out;
@@ -66,7 +110,7 @@ struct run_state {
 	int schema;
 	char *version;
 	char *op, *workspace, *out_root, *run_dir, *table;
-	char *status; /* running, waiting, complete, offline_complete, stopped, aborted */
+	enum run_status status;
 	char *final;  /* PIPELINE_COMPLETE, OFFLINE_COMPLETE, STOP or NULL */
 	char *reason; /* why the run ended or waits, in words */
 	bool offline;
@@ -75,10 +119,10 @@ struct run_state {
 	struct run_next next;
 	struct attempt *att;
 	size_t natt, capatt;
-	int repairs[26];   /* repair retries used per letter */
-	char *drivers[26]; /* driver spec per stage letter, as configured */
-	char *validators[26];
-	char *contract; /* final output contract: pass, fail, not_run */
+	int repairs[STAGE_LETTERS];   /* repair retries used per letter */
+	char *drivers[STAGE_LETTERS]; /* driver spec per stage letter, as configured */
+	char *validators[STAGE_LETTERS];
+	enum validator_result contract; /* the final output contract (of a complete run) */
 	bool hold;      /* wait for "continue" before each spawn */
 };
 
@@ -88,6 +132,8 @@ char *run_attempt_dir(const struct run_state *st, const struct attempt *a);
 
 void run_state_init(struct run_state *st);
 void run_state_free(struct run_state *st);
+/* The state as state.json holds it (caller deletes). */
+cJSON *run_state_to_json(const struct run_state *st);
 int run_state_save(const struct run_state *st, struct tp_err *err);
 int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err);
 bool run_exists(const char *run_dir);
@@ -95,6 +141,8 @@ bool run_exists(const char *run_dir);
 struct attempt *run_add_attempt(struct run_state *st);
 struct attempt *run_attempt_by_seq(struct run_state *st, int seq);
 struct attempt *run_last_attempt(struct run_state *st);
+/* The latest attempt of a stage, or NULL when it has not run. */
+struct attempt *run_latest_attempt(struct run_state *st, char stage);
 /* Counted attempts of a stage (the cap and the routing conditions use this). */
 int run_count(const struct run_state *st, char stage);
 void attempt_add_soft(struct attempt *a, const char *marker);
@@ -110,8 +158,9 @@ bool run_locked(const char *run_dir);
 
 /* Runs in an output root, newest first. */
 struct run_summary {
-	char *op, *run_dir, *status, *final;
-	char *error; /* status "unreadable": why its state.json could not be read */
+	char *op, *run_dir, *final;
+	enum run_status status;
+	char *error; /* its state.json could not be read: why (the run is "unreadable") */
 	char stage;   /* stage of the latest attempt, or 0 */
 	bool running; /* an orchestrator holds the lock */
 	int64_t updated;
@@ -119,15 +168,13 @@ struct run_summary {
 };
 int runs_list(const char *out_root, struct run_summary **out, size_t *n, struct tp_err *err);
 /* The state to show: "interrupted" for a run saved as running or waiting
- * that no orchestrator holds (it died), else the final state or status. */
-const char *run_display_state(const char *status, const char *final, bool locked);
+ * that no orchestrator holds (it died), else the final state (when given)
+ * or the status. */
+const char *run_display_state(enum run_status status, const char *final, bool locked);
+/* The same for a listed run; "unreadable" when its state could not be read. */
+const char *run_summary_state(const struct run_summary *s);
 void runs_free(struct run_summary *v, size_t n);
 
-/* Where runs live: --out, else $CUTILE_KERNEL_OUT_ROOT, else the config's
- * out_root, else WORKSPACE/cutile_kernel_out. Caller frees. */
-char *run_out_root(const char *opt_out, const char *workspace, const char *config_out);
-/* Resolve a RUN argument: a run directory, or an op name under out_root. */
-char *run_resolve(const char *arg, const char *out_root);
 
 /* Start time of a process (field 22 of /proc/PID/stat), or -1. */
 long long proc_start_time(long pid);

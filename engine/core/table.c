@@ -112,7 +112,7 @@ static bool fail(struct ctx *c, int line, const char *fmt, ...)
 
 static bool letter_ok(const char *s)
 {
-	return s && s[0] >= 'A' && s[0] <= 'Z' && s[1] == '\0';
+	return s && stage_letter_ok(s[0]) && s[1] == '\0';
 }
 
 /* A NULL-terminated string vector from a JSON array of strings. */

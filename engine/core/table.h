@@ -1,6 +1,7 @@
-/* The pipeline table (skill/pipeline.json, design §4.3): stages, routing
- * rows, gate settings. Loaded and checked at start; every semantic error
- * names the file and the line of the offending stage or row. */
+/* The pipeline table (skill/pipeline.json; docs/architecture.md, "The
+ * pipeline table"): stages, routing rows, gate settings. Loaded and checked
+ * at start; every semantic error names the file and the line of the offending
+ * stage or row. */
 #ifndef TILEPORT_CORE_TABLE_H
 #define TILEPORT_CORE_TABLE_H
 
@@ -8,6 +9,23 @@
 #include <stdio.h>
 
 #include "engine/core/util.h"
+
+/* A stage is named by one capital letter. What is kept per stage (drivers,
+ * validators, repair counts) lives in arrays of STAGE_LETTERS slots indexed
+ * by stage_slot(). */
+#define STAGE_LETTERS 26
+static inline bool stage_letter_ok(char c)
+{
+	return c >= 'A' && c <= 'Z';
+}
+static inline int stage_slot(char letter)
+{
+	return letter - 'A';
+}
+static inline char stage_at_slot(int slot)
+{
+	return (char)('A' + slot);
+}
 
 enum route_action {
 	ROUTE_SPAWN,

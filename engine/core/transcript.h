@@ -1,4 +1,5 @@
-/* An agent's transcript (design §4.4). Drivers write JSON lines on stdout:
+/* An agent's transcript (docs/architecture.md, "Agent transcripts").
+ * Drivers write JSON lines on stdout:
  *   {"type":"start", ...}            {"type":"text","text":"..."}
  *   {"type":"tool_call","id":..,"name":..,"input":{..}}
  *   {"type":"tool_result","id":..,"output":"..","is_error":false}

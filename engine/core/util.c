@@ -578,3 +578,39 @@ size_t strv_len(char *const *v)
 		n++;
 	return n;
 }
+
+/* ---- numbers for people ---- */
+
+void fmt_age(int64_t ms, char *buf, size_t n)
+{
+	int64_t s = ms / 1000;
+	if (s < 0)
+		s = 0;
+	if (s < 60)
+		snprintf(buf, n, "%llds", (long long)s);
+	else if (s < 3600)
+		snprintf(buf, n, "%lldm", (long long)(s / 60));
+	else if (s < 86400)
+		snprintf(buf, n, "%lldh", (long long)(s / 3600));
+	else
+		snprintf(buf, n, "%lldd", (long long)(s / 86400));
+}
+
+void fmt_elapsed(int64_t ms, char *buf, size_t n)
+{
+	long long s = ms > 0 ? (long long)(ms / 1000) : 0;
+	if (s >= 3600)
+		snprintf(buf, n, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(buf, n, "%lld:%02lld", s / 60, s % 60);
+}
+
+void fmt_count(long long v, char *buf, size_t n)
+{
+	if (v < 1000)
+		snprintf(buf, n, "%lld", v);
+	else if (v < 1000000)
+		snprintf(buf, n, "%.1fk", (double)v / 1e3);
+	else
+		snprintf(buf, n, "%.1fM", (double)v / 1e6);
+}

@@ -1,6 +1,6 @@
 /* Small shared helpers: allocation that cannot fail silently, a growable
  * string buffer, error records that carry an exit code, file and path
- * helpers (atomic writes), and clocks. */
+ * helpers (atomic writes), clocks, and numbers for people. */
 #ifndef TILEPORT_CORE_UTIL_H
 #define TILEPORT_CORE_UTIL_H
 
@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Exit codes shared by every command (design §7). */
+/* Exit codes shared by every command (docs/architecture.md, "Conventions"). */
 enum tp_exit {
 	TP_EXIT_OK = 0,     /* success */
 	TP_EXIT_FAILED = 1, /* the checked thing failed (STOP, FAIL verdict) */
@@ -93,6 +93,14 @@ const char *tp_data_dir(void);
 int64_t now_ms(void);       /* monotonic */
 int64_t wall_ms(void);      /* realtime, ms since epoch */
 void iso8601_utc(int64_t ms, char out[32]);
+
+/* Numbers for people, the same on the screen and in command output. */
+/* An age or a time ago: "12s", "5m", "3h", "2d" */
+void fmt_age(int64_t ms, char *buf, size_t n);
+/* A duration: "0:07", "12:30", "1:02:03" */
+void fmt_elapsed(int64_t ms, char *buf, size_t n);
+/* A count: "950", "12.3k", "4.5M" */
+void fmt_count(long long v, char *buf, size_t n);
 
 /* Test hook for crash safety: with TILEPORT_TEST_CRASH_AT=N the process
  * kills itself with SIGKILL at the Nth call (counting every call site), so

@@ -288,12 +288,6 @@ static bool nonzero_allowed(const struct stage_def *s, const char *verdict, cons
 	return false;
 }
 
-const char *gate_outcome_name(enum gate_outcome o)
-{
-	static const char *names[] = {"accepted", "soft_missing", "repair"};
-	return names[o];
-}
-
 void verdict_gate(const struct table *t, const struct stage_def *s, const struct verdict_reply *r,
 		  const char *text, bool offline, struct gate_result *out)
 {

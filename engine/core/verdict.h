@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "engine/core/run.h"
 #include "engine/core/table.h"
 #include "engine/core/util.h"
 
@@ -51,19 +52,10 @@ struct verdict_reply {
 void verdict_parse(const char *text, size_t len, char *const *vocab, struct verdict_reply *out);
 void verdict_reply_free(struct verdict_reply *r);
 
-enum gate_outcome {
-	GATE_ACCEPT,              /* a block with every exit 0 */
-	GATE_ACCEPT_SOFT_MISSING, /* no block, clean success text */
-	GATE_REPAIR,              /* respawn once to repair the return */
-};
-
 struct gate_result {
-	enum gate_outcome outcome;
+	enum gate_outcome outcome; /* GATE_ACCEPT, GATE_ACCEPT_SOFT_MISSING or GATE_REPAIR */
 	char reason[256];
 };
-
-/* "accepted", "soft_missing", "repair" */
-const char *gate_outcome_name(enum gate_outcome o);
 
 /* The mechanical acceptance gate (pipeline.md §2, steps 1-5) for a reply
  * of stage `s`. Offline, DEFERRED is part of the vocabulary. */

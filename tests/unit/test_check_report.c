@@ -208,7 +208,7 @@ static void test_pipeline_hook(void **state)
 	struct check_request rq = {"op", run, dir, "/nonexistent", 'F', NULL, false};
 	struct check_outcome o;
 	assert_int_equal(check_pipeline_checker(&rq, &o), 0);
-	assert_int_equal(o.status, CHECK_STATUS_PASS);
+	assert_int_equal(o.status, VALIDATOR_PASS);
 	assert_non_null(strstr(o.text, "agent-f"));
 	assert_string_equal(o.summary, "stage F: PASS (0 fail, 0 warn, 0 deferred)");
 	cJSON *j = cJSON_Parse(o.json);
@@ -222,7 +222,7 @@ static void test_pipeline_hook(void **state)
 	rq.stage = 'D';
 	rq.deferred = deferred;
 	assert_int_equal(check_pipeline_checker(&rq, &o), 0);
-	assert_int_equal(o.status, CHECK_STATUS_FAIL);
+	assert_int_equal(o.status, VALIDATOR_FAIL);
 	assert_non_null(strstr(o.text, "note: unknown deferred step(s) ignored: warp-drive\n"));
 	assert_non_null(strstr(o.text, "DEFERRED [agent-d.pytest-log]"));
 	assert_non_null(strstr(o.text, "FAIL [agent-d.log]"));
@@ -239,7 +239,7 @@ static void test_pipeline_hook(void **state)
 	rq.deferred = offline_b;
 	rq.workspace = NULL;
 	assert_int_equal(check_pipeline_checker(&rq, &o), 0);
-	assert_int_equal(o.status, CHECK_STATUS_DEFERRED);
+	assert_int_equal(o.status, VALIDATOR_DEFERRED);
 	assert_non_null(strstr(o.text, "VERDICT: DEFERRED"));
 	check_outcome_free(&o);
 
@@ -249,7 +249,7 @@ static void test_pipeline_hook(void **state)
 	rq.offline = true;
 	rq.workspace = dir;
 	assert_int_equal(check_pipeline_checker(&rq, &o), 0);
-	assert_int_equal(o.status, CHECK_STATUS_FAIL); /* ffi.rs, reports, wrapper... */
+	assert_int_equal(o.status, VALIDATOR_FAIL); /* ffi.rs, reports, wrapper... */
 	assert_non_null(strstr(o.text, "DEFERRED [kernel.ir]"));
 	assert_non_null(strstr(o.text, "FAIL [kernel.files]"));
 	check_outcome_free(&o);

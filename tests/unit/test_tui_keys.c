@@ -100,6 +100,23 @@ static void test_bind_overrides_and_unbinds(void **state)
 	keys_free();
 }
 
+/* The user's file, then the workspace's, as the session reads them. */
+static int tui_config_load(struct tui_config *c, const char *ws, struct tp_err *e)
+{
+	struct config raw = {0};
+	char *user = config_user_path();
+	char *wsconf = path_join(ws, ".tileport.conf");
+	int rc = config_load_file(&raw, user, e);
+	if (rc == 0)
+		rc = config_load_file(&raw, wsconf, e);
+	if (rc == 0)
+		rc = tui_config_apply(c, &raw, e);
+	config_free(&raw);
+	free(user);
+	free(wsconf);
+	return rc;
+}
+
 static void test_config_files(void **state)
 {
 	(void)state;

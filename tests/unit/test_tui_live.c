@@ -1,7 +1,7 @@
-/* tui_main on a live pipeline (TUI_START_PIPELINE, what `tileport run OP`
- * does without --headless): the screen follows the run to its end on the
- * caller's loop, in script mode on the virtual screen, and leaves the
- * pipeline to the caller. */
+/* tui_main on a live run (TUI_START_RUN with a live run model, what
+ * `tileport run OP` does without --headless): the screen follows the run to
+ * its end on the session's loop, in script mode on the virtual screen, and
+ * leaves the run to the caller. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +13,7 @@
 
 #include "engine/core/loop.h"
 #include "engine/core/pipeline.h"
+#include "engine/core/session.h"
 #include "tests/unit/testutil.h"
 #include "tui/tui.h"
 
@@ -41,19 +42,22 @@ static void test_live_run_in_the_pipeline_view(void **state)
 	char *xdg = path_join(dir, "xdg");
 	setenv("XDG_CONFIG_HOME", xdg, 1);
 
-	struct pipeline_opts o = {.op = "softmax", .workspace = ws, .out_root = out};
+	struct session_opts so = {.workspace = ws, .out_root = out};
 	for (int i = 0; i < 6; i++) {
-		o.drivers[i] = fake;
-		o.validators[i] = "none";
+		so.commands.drivers[i] = fake;
+		so.commands.validators[i] = "none";
 	}
-	struct loop *l = loop_new();
-	struct pipeline *p;
+	struct session *session;
 	struct tp_err err;
-	if (pipeline_create(&p, l, &o, &err) < 0)
+	if (session_open(&session, &so, &err) < 0)
 		fail_msg("%s", err.msg);
+	struct loop *l = session_loop(session);
+	struct run_model *m = session_new_run(session, "softmax", &err);
+	if (!m)
+		fail_msg("%s", err.msg);
+	struct pipeline *p = run_model_pipeline(m);
 	pipeline_start(p);
-	struct tui_start s = {.kind = TUI_START_PIPELINE, .pipeline = p, .loop = l,
-			      .run_dir = pipeline_state(p)->run_dir, .workspace = ws};
+	struct tui_start s = {.kind = TUI_START_RUN, .session = session, .run = m};
 	/* The script waits for the run to go idle, saves, and quits. */
 	assert_int_equal(tui_main(&s), 0);
 	assert_true(pipeline_finished(p));
@@ -74,8 +78,8 @@ static void test_live_run_in_the_pipeline_view(void **state)
 	assert_int_equal(pipeline_respawn(p, 'B', false, &err), 0);
 	while (pipeline_busy(p))
 		loop_run_once(l, -1);
-	pipeline_free(p);
-	loop_free(l);
+	run_model_free(m);
+	session_close(session);
 
 	unsetenv("TILEPORT_SCRIPT");
 	unsetenv("TILEPORT_NO_DISPLAY");

@@ -80,6 +80,34 @@ static void test_which(void **state)
 	assert_null(which("definitely-not-a-program-tileport"));
 }
 
+/* One formatter for ages, durations and counts: the runs command and the
+ * screen show the same "1m" for a run last updated 90 s ago. */
+static void test_numbers_for_people(void **state)
+{
+	(void)state;
+	char b[32];
+	fmt_age(59999, b, sizeof(b));
+	assert_string_equal(b, "59s");
+	fmt_age(90000, b, sizeof(b));
+	assert_string_equal(b, "1m");
+	fmt_age(3600000, b, sizeof(b));
+	assert_string_equal(b, "1h");
+	fmt_age(86400000LL * 3, b, sizeof(b));
+	assert_string_equal(b, "3d");
+	fmt_age(-5, b, sizeof(b));
+	assert_string_equal(b, "0s");
+	fmt_elapsed(7000, b, sizeof(b));
+	assert_string_equal(b, "0:07");
+	fmt_elapsed(3723000, b, sizeof(b));
+	assert_string_equal(b, "1:02:03");
+	fmt_count(950, b, sizeof(b));
+	assert_string_equal(b, "950");
+	fmt_count(12345, b, sizeof(b));
+	assert_string_equal(b, "12.3k");
+	fmt_count(4500000, b, sizeof(b));
+	assert_string_equal(b, "4.5M");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -87,6 +115,7 @@ int main(void)
 		cmocka_unit_test(test_split_trim),
 		cmocka_unit_test(test_atomic_write),
 		cmocka_unit_test(test_which),
+		cmocka_unit_test(test_numbers_for_people),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

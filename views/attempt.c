@@ -1,20 +1,23 @@
-#include "views/step.h"
+#include "views/attempt.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* What an answer to a prompt acts on: the run is held until then. */
 struct step_ctx {
+	struct run_model *m;
 	struct pipeline *p;
 	char stage;
 	int seq;
 	char *verdict;
 };
 
-static struct step_ctx *ctx_new(const struct step_target *t)
+static struct step_ctx *ctx_new(const struct attempt_target *t)
 {
 	struct step_ctx *c = xcalloc(1, sizeof(*c));
-	c->p = t->p;
+	c->m = run_model_ref(t->m);
+	c->p = run_model_pipeline(t->m);
 	c->stage = t->stage;
 	c->seq = t->seq;
 	return c;
@@ -22,17 +25,9 @@ static struct step_ctx *ctx_new(const struct step_target *t)
 
 static void ctx_free(struct step_ctx *c)
 {
+	run_model_free(c->m);
 	free(c->verdict);
 	free(c);
-}
-
-static const struct attempt *attempt_of(struct pipeline *p, int seq)
-{
-	const struct run_state *st = pipeline_state(p);
-	for (size_t i = 0; i < st->natt; i++)
-		if (st->att[i].seq == seq)
-			return &st->att[i];
-	return NULL;
 }
 
 static void done(struct view *v, int rc, const struct tp_err *err, const char *what)
@@ -91,7 +86,7 @@ static void override_verdict(struct view *v, const char *answer, void *ud)
 		ctx_free(c);
 		return;
 	}
-	const struct stage_def *s = table_stage(pipeline_table(c->p), c->stage);
+	const struct stage_def *s = table_stage(run_model_table(c->m), c->stage);
 	const char *verdict = s ? match_verdict(s, answer) : NULL;
 	if (!verdict) {
 		view_error(v, "'%s' is not a verdict of stage %c", answer, c->stage);
@@ -99,21 +94,21 @@ static void override_verdict(struct view *v, const char *answer, void *ud)
 		return;
 	}
 	c->verdict = xstrdup(verdict);
-	const struct attempt *a = attempt_of(c->p, c->seq);
+	const struct attempt *a = run_model_attempt(c->m, c->seq);
 	char *label = xasprintf("Reason for %s %s -> %s: ", a ? a->dir : "?",
 				a && a->verdict ? a->verdict : "(none)", verdict);
 	v->host->prompt(v->host, v, label, override_reason, c);
 	free(label);
 }
 
-static void start_override(struct view *v, const struct step_target *t)
+static void start_override(struct view *v, const struct attempt_target *t)
 {
-	const struct attempt *a = attempt_of(t->p, t->seq);
+	const struct attempt *a = run_model_attempt(t->m, t->seq);
 	if (!a) {
 		view_error(v, "Stage %c has no attempt to override", t->stage);
 		return;
 	}
-	const struct stage_def *s = table_stage(pipeline_table(t->p), t->stage);
+	const struct stage_def *s = table_stage(run_model_table(t->m), t->stage);
 	struct sbuf label = SBUF_INIT;
 	sb_printf(&label, "Override %s (%s) with", a->dir, a->verdict ? a->verdict : "no verdict");
 	for (size_t i = 0; s && s->verdicts && s->verdicts[i]; i++)
@@ -172,15 +167,15 @@ static void abort_confirmed(struct view *v, const char *answer, void *ud)
 	ctx_free(c);
 }
 
-static void respawn(struct view *v, const struct step_target *t)
+static void respawn(struct view *v, const struct attempt_target *t, struct pipeline *p)
 {
-	const struct table *tb = pipeline_table(t->p);
+	const struct table *tb = run_model_table(t->m);
 	const struct stage_def *s = table_stage(tb, t->stage);
 	if (!s) {
 		view_error(v, "No stage %c in the table", t->stage);
 		return;
 	}
-	int n = run_count(pipeline_state(t->p), t->stage);
+	int n = run_count(run_model_state(t->m), t->stage);
 	if (n >= s->cap) {
 		char *q = xasprintf("Stage %c is at its cap (%d of %d). Spawn it beyond the cap?",
 				    t->stage, n, s->cap);
@@ -189,14 +184,59 @@ static void respawn(struct view *v, const struct step_target *t)
 		return;
 	}
 	struct tp_err err;
-	int rc = pipeline_respawn(t->p, t->stage, false, &err);
+	int rc = pipeline_respawn(p, t->stage, false, &err);
 	char *msg = xasprintf("Re-spawning %c (run %d of %d)", t->stage, n + 1, s->cap);
 	done(v, rc, &err, msg);
 	free(msg);
 }
 
-enum request step_request(struct view *v, const struct step_target *t, enum request req)
+/* "B", "B and C", "B, C and E" */
+static void stage_list(const char *stages, char *buf, size_t n)
 {
+	size_t k = strlen(stages), at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < k && at + 8 < n; i++)
+		at += (size_t)snprintf(buf + at, n - at, "%s%c", i == 0 ? "" : i + 1 == k ? " and " : ", ",
+				       stages[i]);
+}
+
+struct view *attempt_view_open(struct view *from, enum view_id id, struct run_model *m,
+			       const struct attempt *a, unsigned flags)
+{
+	struct view_arg arg = {.run = m, .index = a->seq, .path = run_model_state(m)->run_dir};
+	return from->host->open(from->host, from, id, &arg, flags);
+}
+
+/* view-NAME of a view made for some stages' attempts. */
+static void open_attempt_view(struct view *v, const struct attempt_target *t, enum view_id id)
+{
+	const struct view_ops *ops = view_ops_table[id];
+	if (!t->stage) {
+		view_error(v, "Select a stage to see its %s", ops->noun);
+		return;
+	}
+	if (!strchr(ops->stages, t->stage)) {
+		char list[64];
+		stage_list(ops->stages, list, sizeof(list));
+		view_error(v, "The %s is shown from stage%s %s (this is stage %c)", ops->noun,
+			   strlen(ops->stages) > 1 ? "s" : "", list, t->stage);
+		return;
+	}
+	const struct attempt *a = t->seq ? run_model_attempt(t->m, t->seq) : NULL;
+	if (!a) {
+		view_error(v, "Stage %c has not run yet", t->stage);
+		return;
+	}
+	attempt_view_open(v, id, t->m, a, 0);
+}
+
+enum request attempt_request(struct view *v, const struct attempt_target *t, enum request req)
+{
+	int id = request_view(req);
+	if (id >= 0 && view_ops_table[id]->stages) {
+		open_attempt_view(v, t, (enum view_id)id);
+		return REQ_NONE;
+	}
 	switch (req) {
 	case REQ_REVALIDATE:
 	case REQ_RESPAWN:
@@ -208,8 +248,13 @@ enum request step_request(struct view *v, const struct step_target *t, enum requ
 	default:
 		return req;
 	}
-	if (!t->p) {
-		view_error(v, "Read-only: %s", t->why_readonly ? t->why_readonly : "no live pipeline");
+	struct pipeline *p = run_model_pipeline(t->m);
+	if (!p) {
+		view_error(v, "Read-only: %s", run_model_why_read_only(t->m));
+		return REQ_NONE;
+	}
+	if (!t->stage && req != REQ_CONTINUE && req != REQ_ABORT) {
+		view_error(v, "Select a stage first");
 		return REQ_NONE;
 	}
 	struct tp_err err;
@@ -220,11 +265,11 @@ enum request step_request(struct view *v, const struct step_target *t, enum requ
 			view_error(v, "Stage %c has no attempt to validate", t->stage);
 			break;
 		}
-		rc = pipeline_revalidate(t->p, t->seq, &err);
-		done(v, rc, &err, "Validator run again; see the events and validator.txt");
+		rc = pipeline_revalidate(p, t->seq, &err);
+		done(v, rc, &err, "Validator started; see the events and validator.txt");
 		break;
 	case REQ_RESPAWN:
-		respawn(v, t);
+		respawn(v, t, p);
 		break;
 	case REQ_OVERRIDE:
 		start_override(v, t);
@@ -236,7 +281,7 @@ enum request step_request(struct view *v, const struct step_target *t, enum requ
 		break;
 	}
 	case REQ_CONTINUE:
-		rc = pipeline_continue(t->p, &err);
+		rc = pipeline_continue(p, &err);
 		done(v, rc, &err, "Continuing");
 		break;
 	case REQ_ABORT:

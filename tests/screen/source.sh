@@ -96,7 +96,7 @@ tp 80x24 open --read-only out/softmax <<EOS
 s
 :save-display source-not-b.screen
 EOS
-expect "s outside stage B" source-not-b.screen "Select stage B to see the source beside its Rust"
+expect "s outside stage B" source-not-b.screen "The source view is shown from stage B (this is stage E)"
 COLUMNS=80 LINES=24 TILEPORT_SCRIPT=/dev/null "$TILEPORT" open "$SM" missing.rs >err.log 2>&1
 rc=$?
 if [ "$rc" -eq 2 ] && grep -qF "missing.rs" err.log; then

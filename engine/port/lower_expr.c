@@ -1314,6 +1314,13 @@ struct tval *lw_expr(struct lw *lw, const struct py_node *n)
 		lw_unsupported(lw, n, "the := operator");
 	case PY_SLICE:
 		lw_unsupported(lw, n, "a slice outside a subscript");
+	case PY_YIELD:
+		lw_unsupported(lw, n, "yield in a kernel");
+	case PY_AWAIT:
+		lw_unsupported(lw, n, "await in a kernel");
+	case PY_STARRED:
+	case PY_DSTAR:
+		lw_unsupported(lw, n, "unpacking with * or ** here");
 	default:
 		lw_unsupported(lw, n, "this expression");
 	}

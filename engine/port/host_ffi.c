@@ -19,41 +19,11 @@
 
 /* ---- the host's launch ---- */
 
-static const struct pm_func *host_of(const struct port_op *op, const struct tkernel *k,
-				     const struct py_node **call)
-{
-	const struct pymod *m = &op->m;
-	for (size_t i = 0; i < m->nfuncs; i++) {
-		const struct pm_func *h = &m->funcs[i];
-		if (h->role != PM_HOST)
-			continue;
-		const struct py_node *stack[512];
-		size_t sp = 0;
-		stack[sp++] = h->def->kids[3];
-		while (sp) {
-			const struct py_node *n = stack[--sp];
-			if (!n)
-				continue;
-			if (n->kind == PY_CALL && ((pymod_is(m, n->kids[0], "ct.launch") &&
-						    py_is_dotted(py_call_arg(n, 2), k->name)) ||
-						   (n->kids[0]->kind == PY_SUBSCRIPT &&
-						    py_is_name(n->kids[0]->kids[0], k->name)))) {
-				*call = n;
-				return h;
-			}
-			for (size_t c = 0; c < n->nkids && sp < 512; c++)
-				stack[sp++] = n->kids[c];
-		}
-	}
-	*call = NULL;
-	return NULL;
-}
-
 int port_launch_of(const struct port_op *op, const struct tkernel *k, struct port_launch *out,
 		   struct tp_err *err)
 {
 	memset(out, 0, sizeof(*out));
-	out->host = host_of(op, k, &out->call);
+	out->call = lw_launch_call(&op->m, k->name, &out->host);
 	if (!out->host) {
 		tp_err_set(err, TP_EXIT_FAILED,
 			   "%s:%d:1: unsupported: no host function launches `%s` (ct.launch or "

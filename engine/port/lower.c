@@ -1288,14 +1288,13 @@ static void make_params(struct lw *lw)
 	lw->api->mark_arrays(lw, lw->f->def);
 }
 
-const struct py_node *lw_host_arg(const struct pymod *m, const struct pm_func *k, size_t index,
-				  const struct pm_func **host)
+const struct py_node *lw_launch_call(const struct pymod *m, const char *kernel,
+				     const struct pm_func **host)
 {
 	for (size_t i = 0; i < m->nfuncs; i++) {
 		const struct pm_func *h = &m->funcs[i];
 		if (h->role != PM_HOST)
 			continue;
-		/* `ct.launch(stream, grid, K, (args))` or `K[grid](args)` */
 		const struct py_node *stack[512];
 		size_t sp = 0;
 		stack[sp++] = h->def->kids[3];
@@ -1303,32 +1302,43 @@ const struct py_node *lw_host_arg(const struct pymod *m, const struct pm_func *k
 			const struct py_node *n = stack[--sp];
 			if (!n)
 				continue;
-			const struct py_node *arg = NULL;
-			if (n->kind == PY_CALL && pymod_is(m, n->kids[0], "ct.launch") &&
-			    py_is_dotted(py_call_arg(n, 2), k->name)) {
-				const struct py_node *args = py_call_arg(n, 3);
-				if (args && (args->kind == PY_TUPLE || args->kind == PY_LIST) &&
-				    index < args->nkids)
-					arg = args->kids[index];
-			} else if (n->kind == PY_CALL && n->kids[0]->kind == PY_SUBSCRIPT &&
-				   py_is_name(n->kids[0]->kids[0], k->name)) {
-				const struct py_node *p = k->def->kids[1]->kids[index];
-				char *pname = py_str(p);
-				arg = py_call_kw(n, pname);
-				free(pname);
-				if (!arg)
-					arg = py_call_arg(n, index);
-			}
-			if (arg) {
+			if (n->kind == PY_CALL && ((pymod_is(m, n->kids[0], "ct.launch") &&
+						    py_is_dotted(py_call_arg(n, 2), kernel)) ||
+						   (n->kids[0]->kind == PY_SUBSCRIPT &&
+						    py_is_name(n->kids[0]->kids[0], kernel)))) {
 				if (host)
 					*host = h;
-				return arg;
+				return n;
 			}
 			for (size_t c = 0; c < n->nkids && sp < 512; c++)
 				stack[sp++] = n->kids[c];
 		}
 	}
+	if (host)
+		*host = NULL;
 	return NULL;
+}
+
+const struct py_node *lw_host_arg(const struct pymod *m, const struct pm_func *k, size_t index,
+				  const struct pm_func **host)
+{
+	const struct py_node *n = lw_launch_call(m, k->name, host);
+	if (!n)
+		return NULL;
+	if (n->kids[0]->kind != PY_SUBSCRIPT) {
+		/* ct.launch(stream, grid, K, (args)) */
+		const struct py_node *args = py_call_arg(n, 3);
+		return args && (args->kind == PY_TUPLE || args->kind == PY_LIST) && index < args->nkids
+			       ? args->kids[index]
+			       : NULL;
+	}
+	/* K[grid](args), by position or by the parameter's name */
+	if (index >= k->def->kids[1]->nkids)
+		return NULL;
+	char *pname = py_str(k->def->kids[1]->kids[index]);
+	const struct py_node *arg = py_call_kw(n, pname);
+	free(pname);
+	return arg ? arg : py_call_arg(n, index);
 }
 
 /* The host parameter or the last assignment that gives a name its value. */
@@ -1399,6 +1409,20 @@ static enum tdt torch_dtype(const struct pymod *m, const struct py_node *n)
 		d = tdt_from_name(c + strlen("torch."));
 	free(c);
 	return d;
+}
+
+void lw_array_dtypes(struct lw *lw)
+{
+	for (size_t i = 0; i < lw->k->nparams; i++) {
+		struct tparam *p = &lw->k->params[i];
+		if (p->kind != TP_ARRAY)
+			continue;
+		p->dt = lw_host_array_dtype(lw->m, lw->f, (size_t)p->source_index);
+		if (p->dt == DT_NONE) {
+			p->dt = DT_E;
+			p->dt_default = true;
+		}
+	}
 }
 
 enum tdt lw_host_array_dtype(const struct pymod *m, const struct pm_func *k, size_t index)

@@ -162,6 +162,10 @@ static inline const char *tv_rs(const struct tval *v)
 {
 	return v->var ? v->var->name : v->rs;
 }
+/* The first launch of `kernel` in a host function (`ct.launch(stream,
+ * grid, K, args)` or `K[grid](args)`) and that function; NULL when none. */
+const struct py_node *lw_launch_call(const struct pymod *m, const char *kernel,
+				     const struct pm_func **host);
 /* The host's argument for kernel parameter `index` at its launch site, and
  * the host function holding it; NULL when no launch is found. */
 const struct py_node *lw_host_arg(const struct pymod *m, const struct pm_func *k, size_t index,
@@ -172,9 +176,18 @@ const struct py_node *lw_host_assignment(const struct py_node *body, const struc
 /* The element type the host gives an array argument, DT_E when it is the
  * operator's data type or unknown. */
 enum tdt lw_host_array_dtype(const struct pymod *m, const struct pm_func *k, size_t index);
+/* Every array parameter's element type from the host (else the generic E). */
+void lw_array_dtypes(struct lw *lw);
 
 /* ---- expressions (lower_expr.c) ---- */
 struct tval *lw_expr(struct lw *lw, const struct py_node *n);
+/* Argument i (or keyword `name`) of a call, lowered; refused when absent. */
+struct tval *lw_required(struct lw *lw, const struct py_node *call, size_t i, const char *name);
+/* ct.static_assert / tl.static_assert: a condition known false is refused. */
+struct tval *lw_static_assert(struct lw *lw, const struct tval *c, const char *front,
+			      const struct py_node *call);
+/* The kernel parameter a bare name is, or -1. */
+int lw_param_named(struct lw *lw, const struct py_node *n);
 /* A compile-time int (known or a const generic expression), or refuse. */
 struct tval *lw_cint(struct lw *lw, const struct py_node *n, const char *what);
 bool lw_known_int(struct lw *lw, const struct py_node *n, int64_t *v);
@@ -240,6 +253,16 @@ struct tval *lw_full(struct lw *lw, const struct tshape *s, struct tval *value, 
 		     const struct py_node *at);
 struct tval *lw_reshape(struct lw *lw, struct tval *x, const struct tshape *s,
 			const struct py_node *at);
+/* The shape calls both front ends have; `fn` names the call in refusals. */
+struct tval *lw_reshape_to(struct lw *lw, struct tval *x, const struct py_node *shape,
+			   const struct py_node *at);
+struct tval *lw_broadcast_to(struct lw *lw, struct tval *x, const struct py_node *shape,
+			     const char *fn, const struct py_node *at);
+struct tval *lw_expand_dims(struct lw *lw, struct tval *x, const struct py_node *axis,
+			    const char *fn, const struct py_node *at);
+/* perm from a tuple of compile-time axes (`word`: "axes", "dims"). */
+void lw_permutation(struct lw *lw, const struct tval *x, const struct py_node *axes,
+		    const char *word, int *perm);
 struct tval *lw_permute(struct lw *lw, struct tval *x, const int *perm,
 			const struct py_node *at);
 /* View load/store of an array tile at an index (block units). */

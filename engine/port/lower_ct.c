@@ -8,29 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct py_node *arg(const struct py_node *call, size_t i, const char *name)
-{
-	return py_call_param(call, i, name);
-}
 
-static struct tval *req(struct lw *lw, const struct py_node *call, size_t i, const char *name)
-{
-	const struct py_node *a = arg(call, i, name);
-	if (!a)
-		lw_unsupported(lw, call, "a call without its `%s` argument", name);
-	return lw_expr(lw, a);
-}
-
-/* The dotted name of a parameter use (`X`), or -1. */
-static int param_named(struct lw *lw, const struct py_node *n)
-{
-	if (!n || n->kind != PY_NAME)
-		return -1;
-	for (size_t i = 0; i < lw->k->nparams; i++)
-		if (lw->k->params[i].source_index >= 0 && py_is_name(n, lw->k->params[i].name))
-			return (int)i;
-	return -1;
-}
 
 static void mark(struct lw *lw, const struct py_node *n, int depth)
 {
@@ -43,7 +21,7 @@ static void mark(struct lw *lw, const struct py_node *n, int depth)
 				    strcmp(api, "ct.num_tiles") == 0;
 			bool ptr = strcmp(api, "ct.gather") == 0 || strcmp(api, "ct.scatter") == 0 ||
 				   str_starts(api, "ct.atomic_");
-			int p = (view || ptr) ? param_named(lw, py_call_param(n, 0, "array")) : -1;
+			int p = (view || ptr) ? lw_param_named(lw, py_call_param(n, 0, "array")) : -1;
 			if (p >= 0) {
 				struct tparam *tp = &lw->k->params[p];
 				tp->kind = TP_ARRAY;
@@ -64,7 +42,7 @@ static void mark(struct lw *lw, const struct py_node *n, int depth)
 	}
 	if (n->kind == PY_ATTR && n->kids[0]->kind == PY_NAME &&
 	    ((n->n == 5 && memcmp(n->s, "dtype", 5) == 0) || (n->n == 5 && memcmp(n->s, "shape", 5) == 0))) {
-		int p = param_named(lw, n->kids[0]);
+		int p = lw_param_named(lw, n->kids[0]);
 		if (p >= 0)
 			lw->k->params[p].kind = TP_ARRAY;
 	}
@@ -77,17 +55,12 @@ static void ct_mark_arrays(struct lw *lw, const struct py_node *def)
 	mark(lw, def->kids[3], 0);
 	for (size_t i = 0; i < lw->k->nparams; i++) {
 		struct tparam *p = &lw->k->params[i];
-		if (p->kind != TP_ARRAY)
-			continue;
-		if (p->view && p->ptr)
-			lw_unsupported(lw, lw->f->def, "array `%s` is read both through tile views and through pointers",
+		if (p->kind == TP_ARRAY && p->view && p->ptr)
+			lw_unsupported(lw, lw->f->def,
+				       "array `%s` is read both through tile views and through pointers",
 				       p->name);
-		p->dt = lw_host_array_dtype(lw->m, lw->f, (size_t)p->source_index);
-		if (p->dt == DT_NONE) {
-			p->dt = DT_E;
-			p->dt_default = true;
-		}
 	}
+	lw_array_dtypes(lw);
 }
 
 /* ct.Constant, ct.Constant[int], ct.Constant[bool], and module aliases
@@ -283,14 +256,14 @@ static bool no_tma(struct lw *lw, const struct py_node *call)
 
 static struct tval *load(struct lw *lw, const struct py_node *call)
 {
-	struct tval *arr = req(lw, call, 0, "array");
-	const struct py_node *ix = arg(call, 1, "index");
+	struct tval *arr = lw_required(lw, call, 0, "array");
+	const struct py_node *ix = py_call_param(call, 1, "index");
 	if (!ix)
 		lw_unsupported(lw, call, "ct.load without an index");
 	struct tval **idx;
 	size_t n = index_list(lw, ix, &idx);
 	struct tshape s;
-	const struct py_node *sh = arg(call, 2, "shape");
+	const struct py_node *sh = py_call_param(call, 2, "shape");
 	if (!sh)
 		lw_unsupported(lw, call, "ct.load without a shape");
 	lw_shape(lw, sh, &s);
@@ -303,13 +276,13 @@ static struct tval *load(struct lw *lw, const struct py_node *call)
 
 static struct tval *store(struct lw *lw, const struct py_node *call)
 {
-	struct tval *arr = req(lw, call, 0, "array");
-	const struct py_node *ix = arg(call, 1, "index");
+	struct tval *arr = lw_required(lw, call, 0, "array");
+	const struct py_node *ix = py_call_param(call, 1, "index");
 	if (!ix)
 		lw_unsupported(lw, call, "ct.store without an index");
 	struct tval **idx;
 	size_t n = index_list(lw, ix, &idx);
-	struct tval *tile = req(lw, call, 2, "tile");
+	struct tval *tile = lw_required(lw, call, 2, "tile");
 	no_memory_flags(lw, call);
 	int buf[TIR_MAX_RANK];
 	if (tile->kind == TV_TILE && order(lw, py_call_kw(call, "order"), tile->shape.rank, buf))
@@ -375,8 +348,8 @@ static struct tval *user_mask(struct lw *lw, const struct py_node *call)
 
 static struct tval *gather(struct lw *lw, const struct py_node *call)
 {
-	struct tval *arr = req(lw, call, 0, "array");
-	const struct py_node *ix = arg(call, 1, "indices");
+	struct tval *arr = lw_required(lw, call, 0, "array");
+	const struct py_node *ix = py_call_param(call, 1, "indices");
 	if (!ix)
 		lw_unsupported(lw, call, "ct.gather without indices");
 	bool cb = lw_truthy(lw, py_call_kw(call, "check_bounds"), true);
@@ -392,11 +365,11 @@ static struct tval *gather(struct lw *lw, const struct py_node *call)
 
 static struct tval *scatter(struct lw *lw, const struct py_node *call)
 {
-	struct tval *arr = req(lw, call, 0, "array");
-	const struct py_node *ix = arg(call, 1, "indices");
+	struct tval *arr = lw_required(lw, call, 0, "array");
+	const struct py_node *ix = py_call_param(call, 1, "indices");
 	if (!ix)
 		lw_unsupported(lw, call, "ct.scatter without indices");
-	struct tval *value = req(lw, call, 2, "value");
+	struct tval *value = lw_required(lw, call, 2, "value");
 	bool cb = lw_truthy(lw, py_call_kw(call, "check_bounds"), true);
 	struct tval *bounds;
 	struct tval *off = gather_offsets(lw, arr, ix, cb, &bounds, call);
@@ -432,7 +405,7 @@ static struct tval *math1(struct lw *lw, const char *name, const struct py_node 
 {
 	if (!lw_math_fn(name))
 		return NULL;
-	struct tval *x = req(lw, call, 0, "x");
+	struct tval *x = lw_required(lw, call, 0, "x");
 	return lw_math1(lw, name, x, rounding(lw, py_call_kw(call, "rounding_mode")),
 			lw_truthy(lw, py_call_kw(call, "flush_to_zero"), false), call);
 }
@@ -453,7 +426,7 @@ static struct tval *arith(struct lw *lw, const char *name, const struct py_node 
 	for (size_t i = 0; i < TP_ARRAY_LEN(ops); i++) {
 		if (strcmp(name, ops[i].name) != 0)
 			continue;
-		struct tval *a = req(lw, call, 0, "x"), *b = req(lw, call, 1, "y");
+		struct tval *a = lw_required(lw, call, 0, "x"), *b = lw_required(lw, call, 1, "y");
 		const struct py_node *rm = py_call_kw(call, "rounding_mode");
 		const struct py_node *fz = py_call_kw(call, "flush_to_zero");
 		if (ops[i].modal && (rm || fz) && (lw_is_tile(a) || lw_is_tile(b))) {
@@ -469,10 +442,9 @@ static struct tval *arith(struct lw *lw, const char *name, const struct py_node 
 		(void)fz;
 		return lw_binop(lw, ops[i].op, a, b, call);
 	}
-	if (strcmp(name, "minimum") == 0 || strcmp(name, "maximum") == 0)
-	{
-		struct tval *x = req(lw, call, 0, "x");
-		struct tval *y = req(lw, call, 1, "y");
+	if (strcmp(name, "minimum") == 0 || strcmp(name, "maximum") == 0) {
+		struct tval *x = lw_required(lw, call, 0, "x");
+		struct tval *y = lw_required(lw, call, 1, "y");
 		bool nan = lw_truthy(lw, py_call_kw(call, "propagate_nan"), false);
 		bool ftz = lw_truthy(lw, py_call_kw(call, "flush_to_zero"), false);
 		return lw_minmax(lw, name[1] == 'i', x, y, nan, ftz, call);
@@ -484,8 +456,8 @@ static struct tval *arith(struct lw *lw, const char *name, const struct py_node 
 		    {"less_equal", PYOP_LE}, {"greater", PYOP_GT}, {"greater_equal", PYOP_GE}};
 	for (size_t i = 0; i < TP_ARRAY_LEN(cmps); i++)
 		if (strcmp(name, cmps[i].name) == 0) {
-			struct tval *x = req(lw, call, 0, "x");
-			struct tval *y = req(lw, call, 1, "y");
+			struct tval *x = lw_required(lw, call, 0, "x");
+			struct tval *y = lw_required(lw, call, 1, "y");
 			return lw_compare(lw, cmps[i].op, x, y, call);
 		}
 	return NULL;
@@ -493,53 +465,26 @@ static struct tval *arith(struct lw *lw, const char *name, const struct py_node 
 
 static struct tval *shape_call(struct lw *lw, const char *name, const struct py_node *call)
 {
-	if (strcmp(name, "reshape") == 0) {
-		struct tval *x = req(lw, call, 0, "x");
-		struct tshape s;
-		lw_shape(lw, arg(call, 1, "shape"), &s);
-		return lw_reshape(lw, x, &s, call);
-	}
-	if (strcmp(name, "broadcast_to") == 0) {
-		struct tval *x = req(lw, call, 0, "x");
-		struct tshape s;
-		lw_shape(lw, arg(call, 1, "shape"), &s);
-		if (x->kind != TV_TILE)
-			lw_unsupported(lw, call, "broadcast_to of a scalar (use full)");
-		return lw_broadcast(lw, x, &s, call);
-	}
-	if (strcmp(name, "expand_dims") == 0) {
-		struct tval *x = req(lw, call, 0, "x");
-		if (x->kind != TV_TILE)
-			lw_unsupported(lw, call, "expand_dims of a scalar");
-		int axis = lw_axis(lw, arg(call, 1, "axis"), x->shape.rank + 1);
-		struct tshape s = {0};
-		for (int i = 0, j = 0; i <= x->shape.rank; i++)
-			s.d[s.rank++] = i == axis ? (struct tdim){1, NULL} : x->shape.d[j++];
-		return lw_reshape(lw, x, &s, call);
-	}
+	if (strcmp(name, "reshape") == 0)
+		return lw_reshape_to(lw, lw_required(lw, call, 0, "x"), py_call_param(call, 1, "shape"),
+				     call);
+	if (strcmp(name, "broadcast_to") == 0)
+		return lw_broadcast_to(lw, lw_required(lw, call, 0, "x"),
+				       py_call_param(call, 1, "shape"), "ct.broadcast_to", call);
+	if (strcmp(name, "expand_dims") == 0)
+		return lw_expand_dims(lw, lw_required(lw, call, 0, "x"), py_call_param(call, 1, "axis"),
+				      "ct.expand_dims", call);
 	if (strcmp(name, "permute") == 0 || strcmp(name, "transpose") == 0) {
-		struct tval *x = req(lw, call, 0, "x");
+		struct tval *x = lw_required(lw, call, 0, "x");
 		if (x->kind != TV_TILE)
 			lw_unsupported(lw, call, "ct.%s of a scalar", name);
-		int perm[TIR_MAX_RANK];
-		const struct py_node *axes = arg(call, 1, name[0] == 'p' ? "axes" : "axes");
-		if (!axes) {
-			if (x->shape.rank != 2)
-				lw_unsupported(lw, call, "ct.transpose of a rank-%d tile without axes",
-					       x->shape.rank);
-			perm[0] = 1;
-			perm[1] = 0;
-		} else {
-			struct tval *v = lw_expr(lw, axes);
-			if (v->kind != TV_TUPLE || v->nelems != (size_t)x->shape.rank)
-				lw_unsupported(lw, axes, "axes that are not a tuple of %d",
-					       x->shape.rank);
-			for (size_t i = 0; i < v->nelems; i++) {
-				if (v->elems[i]->kind != TV_CINT || !v->elems[i]->known)
-					lw_unsupported(lw, axes, "axes that are not compile-time");
-				perm[i] = (int)v->elems[i]->ival;
-			}
-		}
+		int perm[TIR_MAX_RANK] = {1, 0};
+		const struct py_node *axes = py_call_param(call, 1, "axes");
+		if (axes)
+			lw_permutation(lw, x, axes, "axes", perm);
+		else if (x->shape.rank != 2)
+			lw_unsupported(lw, call, "ct.transpose of a rank-%d tile without axes",
+				       x->shape.rank);
 		return lw_permute(lw, x, perm, call);
 	}
 	return NULL;
@@ -551,13 +496,13 @@ static struct tval *ct_call(struct lw *lw, const char *api, const struct py_node
 		return NULL;
 	const char *name = api + 3;
 	if (strcmp(name, "bid") == 0 || strcmp(name, "num_blocks") == 0)
-		return lw_block_id(lw, name[0] == 'n', arg(call, 0, "axis"), call);
+		return lw_block_id(lw, name[0] == 'n', py_call_param(call, 0, "axis"), call);
 	if (strcmp(name, "num_tiles") == 0) {
-		struct tval *arr = req(lw, call, 0, "array");
+		struct tval *arr = lw_required(lw, call, 0, "array");
 		struct tshape s;
-		lw_shape(lw, arg(call, 2, "shape"), &s);
+		lw_shape(lw, py_call_param(call, 2, "shape"), &s);
 		lw_array(lw, arr, call, false, s.rank);
-		int axis = lw_axis(lw, arg(call, 1, "axis"), s.rank);
+		int axis = lw_axis(lw, py_call_param(call, 1, "axis"), s.rank);
 		int buf[TIR_MAX_RANK];
 		if (order(lw, py_call_kw(call, "order"), s.rank, buf))
 			lw_unsupported(lw, call, "ct.num_tiles with a permuted order");
@@ -584,15 +529,15 @@ static struct tval *ct_call(struct lw *lw, const char *api, const struct py_node
 	if (strcmp(name, "scatter") == 0)
 		return scatter(lw, call);
 	if (strcmp(name, "astype") == 0) {
-		struct tval *x = req(lw, call, 0, "x");
-		enum tdt d = lw_dtype(lw, arg(call, 1, "dtype"));
+		struct tval *x = lw_required(lw, call, 0, "x");
+		enum tdt d = lw_dtype(lw, py_call_param(call, 1, "dtype"));
 		if (x->kind != TV_TILE)
 			lw_unsupported(lw, call, "ct.astype of a scalar");
 		return lw_convert(lw, x, d, call);
 	}
 	if (strcmp(name, "arange") == 0) {
 		struct tshape s;
-		lw_shape(lw, arg(call, 0, "size"), &s);
+		lw_shape(lw, py_call_param(call, 0, "size"), &s);
 		const struct py_node *dn = py_call_kw(call, "dtype");
 		enum tdt d = dn ? lw_dtype(lw, dn) : DT_I32;
 		int64_t start = 0, step = 1;
@@ -603,21 +548,20 @@ static struct tval *ct_call(struct lw *lw, const char *api, const struct py_node
 	}
 	if (strcmp(name, "full") == 0 || strcmp(name, "zeros") == 0 || strcmp(name, "ones") == 0) {
 		struct tshape s;
-		lw_shape(lw, arg(call, 0, "shape"), &s);
+		lw_shape(lw, py_call_param(call, 0, "shape"), &s);
 		bool full = name[0] == 'f';
-		struct tval *value = full ? req(lw, call, 1, "fill_value")
+		struct tval *value = full ? lw_required(lw, call, 1, "fill_value")
 					  : tv_cint(lw->a, name[0] == 'o' ? 1 : 0);
-		const struct py_node *dn = arg(call, full ? 2 : 1, "dtype");
+		const struct py_node *dn = py_call_param(call, full ? 2 : 1, "dtype");
 		enum tdt d = dn ? lw_dtype(lw, dn) : DT_F32;
 		return lw_full(lw, &s, value, d, call);
 	}
-	if (strcmp(name, "exp") == 0)
-	{
-		struct tval *x = req(lw, call, 0, "x");
+	if (strcmp(name, "exp") == 0) {
+		struct tval *x = lw_required(lw, call, 0, "x");
 		return lw_exp(lw, x, lw_truthy(lw, py_call_kw(call, "flush_to_zero"), false), call);
 	}
 	if (strcmp(name, "abs") == 0 || strcmp(name, "negative") == 0) {
-		struct tval *x = req(lw, call, 0, "x");
+		struct tval *x = lw_required(lw, call, 0, "x");
 		if (x->kind != TV_TILE)
 			lw_unsupported(lw, call, "ct.%s of a scalar", name);
 		bool fl = tdt_is_float(x->dt);
@@ -630,39 +574,36 @@ static struct tval *ct_call(struct lw *lw, const char *api, const struct py_node
 	r = arith(lw, name, call);
 	if (r)
 		return r;
-	if (strcmp(name, "where") == 0)
-	{
-		struct tval *c = req(lw, call, 0, "cond");
-		struct tval *x = req(lw, call, 1, "x");
-		return lw_select(lw, c, x, req(lw, call, 2, "y"), call);
+	if (strcmp(name, "where") == 0) {
+		struct tval *c = lw_required(lw, call, 0, "cond");
+		struct tval *x = lw_required(lw, call, 1, "x");
+		return lw_select(lw, c, x, lw_required(lw, call, 2, "y"), call);
 	}
 	if (strcmp(name, "sum") == 0 || strcmp(name, "max") == 0 || strcmp(name, "min") == 0 ||
 	    strcmp(name, "prod") == 0)
-		return lw_reduction(lw, name, req(lw, call, 0, "x"), arg(call, 1, "axis"),
+		return lw_reduction(lw, name, lw_required(lw, call, 0, "x"), py_call_param(call, 1, "axis"),
 				 py_call_kw(call, "keepdims"), call);
 	r = shape_call(lw, name, call);
 	if (r)
 		return r;
-	if (strcmp(name, "mma") == 0)
-	{
-		struct tval *x = req(lw, call, 0, "x");
-		struct tval *y = req(lw, call, 1, "y");
-		return lw_mma(lw, x, y, req(lw, call, 2, "acc"), call);
+	if (strcmp(name, "mma") == 0) {
+		struct tval *x = lw_required(lw, call, 0, "x");
+		struct tval *y = lw_required(lw, call, 1, "y");
+		return lw_mma(lw, x, y, lw_required(lw, call, 2, "acc"), call);
 	}
 	if (strcmp(name, "matmul") == 0) {
-		struct tval *a = req(lw, call, 0, "x");
-		struct tval *acc = lw_mma(lw, a, req(lw, call, 1, "y"), NULL, call);
+		struct tval *a = lw_required(lw, call, 0, "x");
+		struct tval *acc = lw_mma(lw, a, lw_required(lw, call, 1, "y"), NULL, call);
 		return lw_convert(lw, acc, a->dt, call);
 	}
-	if (strcmp(name, "cdiv") == 0)
-	{
-		struct tval *x = req(lw, call, 0, "x");
-		return lw_cdiv(lw, x, req(lw, call, 1, "y"), call);
+	if (strcmp(name, "cdiv") == 0) {
+		struct tval *x = lw_required(lw, call, 0, "x");
+		return lw_cdiv(lw, x, lw_required(lw, call, 1, "y"), call);
 	}
 	if (strcmp(name, "assume_divisible_by") == 0) {
-		struct tval *x = req(lw, call, 0, "x");
+		struct tval *x = lw_required(lw, call, 0, "x");
 		int64_t d;
-		if (!lw_known_int(lw, arg(call, 1, "divisor"), &d) || d <= 0 || (d & (d - 1)))
+		if (!lw_known_int(lw, py_call_param(call, 1, "divisor"), &d) || d <= 0 || (d & (d - 1)))
 			lw_unsupported(lw, call, "a divisor that is not a power of two");
 		struct top *op = lw_op(lw, x->kind == TV_ARRAY && lw->k->params[x->param].ptr
 						   ? TOP_ASSUME
@@ -680,12 +621,8 @@ static struct tval *ct_call(struct lw *lw, const char *api, const struct py_node
 		}
 		return x;
 	}
-	if (strcmp(name, "static_assert") == 0) {
-		struct tval *c = req(lw, call, 0, "condition");
-		if ((c->kind == TV_CBOOL || c->kind == TV_CINT) && c->known && !c->ival)
-			lw_unsupported(lw, call, "a ct.static_assert that fails");
-		return tv_new(lw->a, TV_NONE);
-	}
+	if (strcmp(name, "static_assert") == 0)
+		return lw_static_assert(lw, lw_required(lw, call, 0, "condition"), "ct", call);
 	return NULL;
 }
 
@@ -695,7 +632,7 @@ static struct tval *ct_method(struct lw *lw, struct tval *self, const char *meth
 	if (self->kind != TV_TILE)
 		return NULL;
 	if (strcmp(meth, "astype") == 0)
-		return lw_convert(lw, self, lw_dtype(lw, arg(call, 0, "dtype")), call);
+		return lw_convert(lw, self, lw_dtype(lw, py_call_param(call, 0, "dtype")), call);
 	if (strcmp(meth, "reshape") == 0) {
 		struct tshape s;
 		if (py_call_nargs(call) > 1) {
@@ -704,7 +641,7 @@ static struct tval *ct_method(struct lw *lw, struct tval *self, const char *meth
 				t->elems[i] = lw_expr(lw, py_call_arg(call, i));
 			lw_shape_of(lw, t, call, &s);
 		} else {
-			lw_shape(lw, arg(call, 0, "shape"), &s);
+			lw_shape(lw, py_call_param(call, 0, "shape"), &s);
 		}
 		return lw_reshape(lw, self, &s, call);
 	}
@@ -723,7 +660,7 @@ static struct tval *ct_method(struct lw *lw, struct tval *self, const char *meth
 		return lw_permute(lw, self, perm, call);
 	}
 	if (strcmp(meth, "sum") == 0 || strcmp(meth, "max") == 0 || strcmp(meth, "min") == 0)
-		return lw_reduction(lw, meth, self, arg(call, 0, "axis"), py_call_kw(call, "keepdims"),
+		return lw_reduction(lw, meth, self, py_call_param(call, 0, "axis"), py_call_kw(call, "keepdims"),
 				 call);
 	return NULL;
 }

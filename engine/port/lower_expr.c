@@ -11,6 +11,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct tval *lw_required(struct lw *lw, const struct py_node *call, size_t i, const char *name)
+{
+	const struct py_node *a = py_call_param(call, i, name);
+	if (!a)
+		lw_unsupported(lw, call, "a call without its `%s` argument", name);
+	return lw_expr(lw, a);
+}
+
+struct tval *lw_static_assert(struct lw *lw, const struct tval *c, const char *front,
+			      const struct py_node *call)
+{
+	if ((c->kind == TV_CBOOL || c->kind == TV_CINT) && c->known && !c->ival)
+		lw_unsupported(lw, call, "a %s.static_assert that fails", front);
+	return tv_new(lw->a, TV_NONE);
+}
+
+int lw_param_named(struct lw *lw, const struct py_node *n)
+{
+	if (!n || n->kind != PY_NAME)
+		return -1;
+	for (size_t i = 0; i < lw->k->nparams; i++)
+		if (lw->k->params[i].source_index >= 0 && py_is_name(n, lw->k->params[i].name))
+			return (int)i;
+	return -1;
+}
+
 const char *lw_kind(const struct tval *v)
 {
 	switch (v->kind) {
@@ -504,32 +530,39 @@ static int64_t pymod(int64_t a, int64_t b)
 	return r;
 }
 
+/* How each binary operator is written: on runtime integer scalars, on
+ * integer and float tiles (NULL: not defined there), and its name in the
+ * op inventory. */
+static const struct binop_info {
+	int op;
+	const char *int_rs, *int_tile, *float_tile, *inv;
+} binops[] = {
+	{PYOP_ADD, "+", "+", "+", "add"},
+	{PYOP_SUB, "-", "-", "-", "sub"},
+	{PYOP_MUL, "*", "*", "*", "mul"},
+	{PYOP_DIV, NULL, NULL, "true_div", "div"},
+	{PYOP_FLOORDIV, "/", "/", NULL, "floordiv"},
+	{PYOP_MOD, "%", "remi", "remf", "rem"},
+	{PYOP_POW, NULL, NULL, "pow", "pow"},
+	{PYOP_LSHIFT, "<<", "shli", NULL, "shl"},
+	{PYOP_RSHIFT, ">>", "shri", NULL, "shr"},
+	{PYOP_BITAND, "&", "andi", NULL, "and"},
+	{PYOP_BITOR, "|", "ori", NULL, "or"},
+	{PYOP_BITXOR, "^", "xori", NULL, "xor"},
+};
+
+static const struct binop_info *binop_of(int op)
+{
+	for (size_t i = 0; i < TP_ARRAY_LEN(binops); i++)
+		if (binops[i].op == op)
+			return &binops[i];
+	return NULL;
+}
+
 static const char *int_op(int op)
 {
-	switch (op) {
-	case PYOP_ADD:
-		return "+";
-	case PYOP_SUB:
-		return "-";
-	case PYOP_MUL:
-		return "*";
-	case PYOP_FLOORDIV:
-		return "/";
-	case PYOP_MOD:
-		return "%";
-	case PYOP_LSHIFT:
-		return "<<";
-	case PYOP_RSHIFT:
-		return ">>";
-	case PYOP_BITAND:
-		return "&";
-	case PYOP_BITOR:
-		return "|";
-	case PYOP_BITXOR:
-		return "^";
-	default:
-		return NULL;
-	}
+	const struct binop_info *b = binop_of(op);
+	return b ? b->int_rs : NULL;
 }
 
 static bool is_known_num(const struct tval *v)
@@ -671,67 +704,17 @@ static struct tval *int_to_float_tile(struct lw *lw, struct tval *v, const struc
 
 static const char *tile_op_fn(int op, enum tdt dt)
 {
-	bool fl = tdt_is_float(dt);
-	switch (op) {
-	case PYOP_ADD:
-		return dt == DT_BOOL ? NULL : "+";
-	case PYOP_SUB:
-		return dt == DT_BOOL ? NULL : "-";
-	case PYOP_MUL:
-		return dt == DT_BOOL ? NULL : "*";
-	case PYOP_DIV:
-		return fl ? "true_div" : NULL;
-	case PYOP_FLOORDIV:
-		return fl ? NULL : "/";
-	case PYOP_MOD:
-		return fl ? "remf" : "remi";
-	case PYOP_POW:
-		return fl ? "pow" : NULL;
-	case PYOP_LSHIFT:
-		return fl ? NULL : "shli";
-	case PYOP_RSHIFT:
-		return fl ? NULL : "shri";
-	case PYOP_BITAND:
-		return fl ? NULL : "andi";
-	case PYOP_BITOR:
-		return fl ? NULL : "ori";
-	case PYOP_BITXOR:
-		return fl ? NULL : "xori";
-	default:
+	const struct binop_info *b = binop_of(op);
+	/* bool tiles have the bitwise operators, not arithmetic */
+	if (!b || (dt == DT_BOOL && (op == PYOP_ADD || op == PYOP_SUB || op == PYOP_MUL)))
 		return NULL;
-	}
+	return tdt_is_float(dt) ? b->float_tile : b->int_tile;
 }
 
 static const char *inv_of(int op)
 {
-	switch (op) {
-	case PYOP_ADD:
-		return "add";
-	case PYOP_SUB:
-		return "sub";
-	case PYOP_MUL:
-		return "mul";
-	case PYOP_DIV:
-		return "div";
-	case PYOP_FLOORDIV:
-		return "floordiv";
-	case PYOP_MOD:
-		return "rem";
-	case PYOP_POW:
-		return "pow";
-	case PYOP_LSHIFT:
-		return "shl";
-	case PYOP_RSHIFT:
-		return "shr";
-	case PYOP_BITAND:
-		return "and";
-	case PYOP_BITOR:
-		return "or";
-	case PYOP_BITXOR:
-		return "xor";
-	default:
-		return "op";
-	}
+	const struct binop_info *b = binop_of(op);
+	return b ? b->inv : "op";
 }
 
 struct tval *lw_binop(struct lw *lw, int op, struct tval *a, struct tval *b,

@@ -518,6 +518,49 @@ struct tval *lw_reshape(struct lw *lw, struct tval *x, const struct tshape *s,
 	return reshape_op(lw, x, s, at, "r");
 }
 
+struct tval *lw_reshape_to(struct lw *lw, struct tval *x, const struct py_node *shape,
+			   const struct py_node *at)
+{
+	struct tshape s;
+	lw_shape(lw, shape, &s);
+	return lw_reshape(lw, x, &s, at);
+}
+
+struct tval *lw_broadcast_to(struct lw *lw, struct tval *x, const struct py_node *shape,
+			     const char *fn, const struct py_node *at)
+{
+	struct tshape s;
+	lw_shape(lw, shape, &s);
+	if (x->kind != TV_TILE)
+		lw_unsupported(lw, at, "%s of a scalar (use full)", fn);
+	return lw_broadcast(lw, x, &s, at);
+}
+
+struct tval *lw_expand_dims(struct lw *lw, struct tval *x, const struct py_node *axis,
+			    const char *fn, const struct py_node *at)
+{
+	if (x->kind != TV_TILE)
+		lw_unsupported(lw, at, "%s of a scalar", fn);
+	int ax = lw_axis(lw, axis, x->shape.rank + 1);
+	struct tshape s = {0};
+	for (int i = 0, j = 0; i <= x->shape.rank; i++)
+		s.d[s.rank++] = i == ax ? (struct tdim){1, NULL} : x->shape.d[j++];
+	return lw_reshape(lw, x, &s, at);
+}
+
+void lw_permutation(struct lw *lw, const struct tval *x, const struct py_node *axes,
+		    const char *word, int *perm)
+{
+	struct tval *v = lw_expr(lw, axes);
+	if (v->kind != TV_TUPLE || v->nelems != (size_t)x->shape.rank)
+		lw_unsupported(lw, axes, "%s that are not a tuple of %d", word, x->shape.rank);
+	for (size_t i = 0; i < v->nelems; i++) {
+		if (v->elems[i]->kind != TV_CINT || !v->elems[i]->known)
+			lw_unsupported(lw, axes, "%s that are not compile-time", word);
+		perm[i] = (int)v->elems[i]->ival;
+	}
+}
+
 struct tval *lw_permute(struct lw *lw, struct tval *x, const int *perm, const struct py_node *at)
 {
 	if (x->kind != TV_TILE)

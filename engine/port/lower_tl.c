@@ -11,28 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct py_node *arg(const struct py_node *call, size_t i, const char *name)
-{
-	return py_call_param(call, i, name);
-}
 
-static struct tval *req(struct lw *lw, const struct py_node *call, size_t i, const char *name)
-{
-	const struct py_node *a = arg(call, i, name);
-	if (!a)
-		lw_unsupported(lw, call, "a call without its `%s` argument", name);
-	return lw_expr(lw, a);
-}
-
-static int param_named(struct lw *lw, const struct py_node *n)
-{
-	if (!n || n->kind != PY_NAME)
-		return -1;
-	for (size_t i = 0; i < lw->k->nparams; i++)
-		if (lw->k->params[i].source_index >= 0 && py_is_name(n, lw->k->params[i].name))
-			return (int)i;
-	return -1;
-}
 
 /* ---- which params are pointers ---- */
 
@@ -94,7 +73,7 @@ static void trace(struct pscan *s, bool view)
 		}
 		if (n->kind != PY_NAME)
 			continue;
-		int p = param_named(s->lw, n);
+		int p = lw_param_named(s->lw, n);
 		if (p >= 0)
 			mark_as(s->lw, p, view);
 		else
@@ -109,11 +88,11 @@ static void mark(struct pscan *s, const struct py_node *n, int depth)
 	if (n->kind == PY_CALL) {
 		struct lw *lw = s->lw;
 		if (pymod_is(lw->m, n->kids[0], "tl.make_block_ptr")) {
-			push(s, arg(n, 0, "base"));
+			push(s, py_call_param(n, 0, "base"));
 			trace(s, true);
 		} else if (pymod_is(lw->m, n->kids[0], "tl.load") ||
 			   pymod_is(lw->m, n->kids[0], "tl.store")) {
-			const struct py_node *p = arg(n, 0, "pointer");
+			const struct py_node *p = py_call_param(n, 0, "pointer");
 			/* a block pointer made in place or held in a local */
 			bool block = p && p->kind == PY_CALL &&
 				     pymod_is(lw->m, p->kids[0], "tl.make_block_ptr");
@@ -134,17 +113,12 @@ static void tl_mark_arrays(struct lw *lw, const struct py_node *def)
 	mark(&s, def->kids[3], 0);
 	for (size_t i = 0; i < lw->k->nparams; i++) {
 		struct tparam *p = &lw->k->params[i];
-		if (p->kind != TP_ARRAY)
-			continue;
-		if (p->view && p->ptr)
-			lw_unsupported(lw, def, "`%s` is used both as a block-pointer base and in pointer arithmetic",
+		if (p->kind == TP_ARRAY && p->view && p->ptr)
+			lw_unsupported(lw, def,
+				       "`%s` is used both as a block-pointer base and in pointer arithmetic",
 				       p->name);
-		p->dt = lw_host_array_dtype(lw->m, lw->f, (size_t)p->source_index);
-		if (p->dt == DT_NONE) {
-			p->dt = DT_E;
-			p->dt_default = true;
-		}
 	}
+	lw_array_dtypes(lw);
 }
 
 /* tl.constexpr: a bool when the host passes a bool (a literal, a
@@ -217,13 +191,13 @@ static struct tval *block_index(struct lw *lw, const struct py_node *n, const st
 
 static struct tval *make_block_ptr(struct lw *lw, const struct py_node *call)
 {
-	struct tval *base = req(lw, call, 0, "base");
+	struct tval *base = lw_required(lw, call, 0, "base");
 	if (base->kind != TV_ARRAY)
 		lw_unsupported(lw, call, "a block pointer whose base is not a kernel pointer argument");
-	const struct py_node *shape_n = arg(call, 1, "shape");
-	const struct py_node *offs_n = arg(call, 3, "offsets");
-	const struct py_node *block_n = arg(call, 4, "block_shape");
-	const struct py_node *order_n = arg(call, 5, "order");
+	const struct py_node *shape_n = py_call_param(call, 1, "shape");
+	const struct py_node *offs_n = py_call_param(call, 3, "offsets");
+	const struct py_node *block_n = py_call_param(call, 4, "block_shape");
+	const struct py_node *order_n = py_call_param(call, 5, "order");
 	if (!shape_n || !offs_n || !block_n)
 		lw_unsupported(lw, call, "tl.make_block_ptr without shape, offsets and block_shape");
 	struct tshape s;
@@ -258,8 +232,8 @@ static struct tval *make_block_ptr(struct lw *lw, const struct py_node *call)
 
 static struct tval *advance(struct lw *lw, const struct py_node *call)
 {
-	struct tval *bp = req(lw, call, 0, "base");
-	const struct py_node *offs = arg(call, 1, "offsets");
+	struct tval *bp = lw_required(lw, call, 0, "base");
+	const struct py_node *offs = py_call_param(call, 1, "offsets");
 	if (bp->kind != TV_BLOCKPTR)
 		lw_unsupported(lw, call, "tl.advance of something other than a block pointer");
 	if (!offs || offs->kind != PY_TUPLE || offs->nkids != bp->nelems)
@@ -311,7 +285,7 @@ static void no_cache_flags(struct lw *lw, const struct py_node *call)
 
 static struct tval *load(struct lw *lw, const struct py_node *call)
 {
-	struct tval *p = req(lw, call, 0, "pointer");
+	struct tval *p = lw_required(lw, call, 0, "pointer");
 	no_cache_flags(lw, call);
 	if (p->kind == TV_BLOCKPTR) {
 		if (py_call_kw(call, "mask"))
@@ -347,8 +321,8 @@ static struct tval *stored(struct lw *lw, struct tval *v, enum tdt dt, const str
 
 static struct tval *store(struct lw *lw, const struct py_node *call)
 {
-	struct tval *p = req(lw, call, 0, "pointer");
-	struct tval *v = req(lw, call, 1, "value");
+	struct tval *p = lw_required(lw, call, 0, "pointer");
+	struct tval *v = lw_required(lw, call, 1, "value");
 	no_cache_flags(lw, call);
 	if (p->kind == TV_BLOCKPTR) {
 		if (py_call_kw(call, "mask"))
@@ -376,9 +350,9 @@ static struct tval *store(struct lw *lw, const struct py_node *call)
 
 static struct tval *dot(struct lw *lw, const struct py_node *call, struct tval *acc)
 {
-	struct tval *a = req(lw, call, 0, "input");
-	struct tval *b = req(lw, call, 1, "other");
-	const struct py_node *an = arg(call, 2, "acc");
+	struct tval *a = lw_required(lw, call, 0, "input");
+	struct tval *b = lw_required(lw, call, 1, "other");
+	const struct py_node *an = py_call_param(call, 2, "acc");
 	if (an && !acc) {
 		acc = lw_expr(lw, an);
 		if (acc->kind == TV_NONE)
@@ -408,10 +382,10 @@ static struct tval *tl_call(struct lw *lw, const char *api, const struct py_node
 	if (str_starts(name, "math."))
 		name += 5;
 	if (strcmp(name, "program_id") == 0 || strcmp(name, "num_programs") == 0)
-		return lw_block_id(lw, name[0] == 'n', arg(call, 0, "axis"), call);
+		return lw_block_id(lw, name[0] == 'n', py_call_param(call, 0, "axis"), call);
 	if (strcmp(name, "arange") == 0) {
 		int64_t lo;
-		const struct py_node *sn = arg(call, 0, "start"), *en = arg(call, 1, "end");
+		const struct py_node *sn = py_call_param(call, 0, "start"), *en = py_call_param(call, 1, "end");
 		if (!sn || !en || !lw_known_int(lw, sn, &lo))
 			lw_unsupported(lw, call, "tl.arange with a start that is not a constant");
 		struct tval *hi = lw_expr(lw, en);
@@ -432,10 +406,10 @@ static struct tval *tl_call(struct lw *lw, const char *api, const struct py_node
 	}
 	if (strcmp(name, "zeros") == 0 || strcmp(name, "full") == 0) {
 		struct tshape s;
-		lw_shape(lw, arg(call, 0, "shape"), &s);
+		lw_shape(lw, py_call_param(call, 0, "shape"), &s);
 		bool full = name[0] == 'f';
-		struct tval *value = full ? req(lw, call, 1, "value") : tv_cint(lw->a, 0);
-		enum tdt d = lw_dtype(lw, arg(call, full ? 2 : 1, "dtype"));
+		struct tval *value = full ? lw_required(lw, call, 1, "value") : tv_cint(lw->a, 0);
+		enum tdt d = lw_dtype(lw, py_call_param(call, full ? 2 : 1, "dtype"));
 		return lw_full(lw, &s, value, d, call);
 	}
 	if (strcmp(name, "load") == 0)
@@ -449,22 +423,22 @@ static struct tval *tl_call(struct lw *lw, const char *api, const struct py_node
 	if (strcmp(name, "dot") == 0)
 		return dot(lw, call, NULL);
 	if (strcmp(name, "sum") == 0 || strcmp(name, "max") == 0 || strcmp(name, "min") == 0)
-		return lw_reduction(lw, name, req(lw, call, 0, "input"), arg(call, 1, "axis"),
+		return lw_reduction(lw, name, lw_required(lw, call, 0, "input"), py_call_param(call, 1, "axis"),
 				    py_call_kw(call, "keep_dims"), call);
 	if (strcmp(name, "exp") == 0)
-		return lw_exp(lw, req(lw, call, 0, "x"), false, call);
+		return lw_exp(lw, lw_required(lw, call, 0, "x"), false, call);
 	if (strcmp(name, "sqrt_rn") == 0)
-		return lw_math1(lw, "sqrt", req(lw, call, 0, "x"), "rounding::NearestEven", false, call);
+		return lw_math1(lw, "sqrt", lw_required(lw, call, 0, "x"), "rounding::NearestEven", false, call);
 	if (lw_math_fn(name))
-		return lw_math1(lw, name, req(lw, call, 0, "x"), NULL, false, call);
+		return lw_math1(lw, name, lw_required(lw, call, 0, "x"), NULL, false, call);
 	if (strcmp(name, "abs") == 0) {
-		struct tval *x = req(lw, call, 0, "x");
+		struct tval *x = lw_required(lw, call, 0, "x");
 		if (x->kind != TV_TILE)
 			lw_unsupported(lw, call, "tl.abs of a scalar");
 		return lw_tile_unary(lw, tdt_is_float(x->dt) ? "absf" : "absi", NULL, x, call, NULL);
 	}
 	if (strcmp(name, "sigmoid") == 0) {
-		struct tval *x = req(lw, call, 0, "x");
+		struct tval *x = lw_required(lw, call, 0, "x");
 		struct tval *e = lw_exp(lw, lw_binop(lw, PYOP_SUB, tv_cint(lw->a, 0), x, call), false, call);
 		struct tval *den = lw_binop(lw, PYOP_ADD, tv_cint(lw->a, 1), e, call);
 		return lw_binop(lw, PYOP_DIV, tv_cint(lw->a, 1), den, call);
@@ -472,75 +446,46 @@ static struct tval *tl_call(struct lw *lw, const char *api, const struct py_node
 	if (strcmp(name, "maximum") == 0 || strcmp(name, "minimum") == 0) {
 		const struct py_node *pn = py_call_kw(call, "propagate_nan");
 		const char *prop = pn ? lw_enum(lw, pn) : NULL;
-		struct tval *x = req(lw, call, 0, "x");
-		struct tval *y = req(lw, call, 1, "y");
+		struct tval *x = lw_required(lw, call, 0, "x");
+		struct tval *y = lw_required(lw, call, 1, "y");
 		return lw_minmax(lw, name[1] == 'i', x, y, prop && strcmp(prop, "ALL") == 0, false, call);
 	}
-	if (strcmp(name, "where") == 0)
-	{
-		struct tval *c = req(lw, call, 0, "condition");
-		struct tval *x = req(lw, call, 1, "x");
-		return lw_select(lw, c, x, req(lw, call, 2, "y"), call);
+	if (strcmp(name, "where") == 0) {
+		struct tval *c = lw_required(lw, call, 0, "condition");
+		struct tval *x = lw_required(lw, call, 1, "x");
+		return lw_select(lw, c, x, lw_required(lw, call, 2, "y"), call);
 	}
-	if (strcmp(name, "cdiv") == 0)
-	{
-		struct tval *x = req(lw, call, 0, "x");
-		return lw_cdiv(lw, x, req(lw, call, 1, "div"), call);
+	if (strcmp(name, "cdiv") == 0) {
+		struct tval *x = lw_required(lw, call, 0, "x");
+		return lw_cdiv(lw, x, lw_required(lw, call, 1, "div"), call);
 	}
 	if (strcmp(name, "multiple_of") == 0 || strcmp(name, "max_contiguous") == 0 ||
 	    strcmp(name, "max_constancy") == 0)
-		return req(lw, call, 0, "input"); /* compiler hints with no cutile-rs form */
-	if (strcmp(name, "reshape") == 0 || strcmp(name, "view") == 0) {
-		struct tval *x = req(lw, call, 0, "input");
-		struct tshape s;
-		lw_shape(lw, arg(call, 1, "shape"), &s);
-		return lw_reshape(lw, x, &s, call);
-	}
-	if (strcmp(name, "broadcast_to") == 0) {
-		struct tval *x = req(lw, call, 0, "input");
-		struct tshape s;
-		lw_shape(lw, arg(call, 1, "shape"), &s);
-		if (x->kind != TV_TILE)
-			lw_unsupported(lw, call, "tl.broadcast_to of a scalar");
-		return lw_broadcast(lw, x, &s, call);
-	}
-	if (strcmp(name, "expand_dims") == 0) {
-		struct tval *x = req(lw, call, 0, "input");
-		if (x->kind != TV_TILE)
-			lw_unsupported(lw, call, "tl.expand_dims of a scalar");
-		int axis = lw_axis(lw, arg(call, 1, "axis"), x->shape.rank + 1);
-		struct tshape s = {0};
-		for (int i = 0, j = 0; i <= x->shape.rank; i++)
-			s.d[s.rank++] = i == axis ? (struct tdim){1, NULL} : x->shape.d[j++];
-		return lw_reshape(lw, x, &s, call);
-	}
+		return lw_required(lw, call, 0, "input"); /* compiler hints with no cutile-rs form */
+	if (strcmp(name, "reshape") == 0 || strcmp(name, "view") == 0)
+		return lw_reshape_to(lw, lw_required(lw, call, 0, "input"),
+				     py_call_param(call, 1, "shape"), call);
+	if (strcmp(name, "broadcast_to") == 0)
+		return lw_broadcast_to(lw, lw_required(lw, call, 0, "input"),
+				       py_call_param(call, 1, "shape"), "tl.broadcast_to", call);
+	if (strcmp(name, "expand_dims") == 0)
+		return lw_expand_dims(lw, lw_required(lw, call, 0, "input"),
+				      py_call_param(call, 1, "axis"), "tl.expand_dims", call);
 	if (strcmp(name, "trans") == 0 || strcmp(name, "permute") == 0) {
-		struct tval *x = req(lw, call, 0, "input");
+		struct tval *x = lw_required(lw, call, 0, "input");
 		if (x->kind != TV_TILE)
 			lw_unsupported(lw, call, "tl.%s of a scalar", name);
 		int perm[TIR_MAX_RANK] = {1, 0};
-		if (py_call_nargs(call) > 1 || py_call_kw(call, "dims")) {
-			const struct py_node *dn = arg(call, 1, "dims");
-			struct tval *v = lw_expr(lw, dn);
-			if (v->kind != TV_TUPLE || v->nelems != (size_t)x->shape.rank)
-				lw_unsupported(lw, dn, "dims that are not a tuple of %d", x->shape.rank);
-			for (size_t i = 0; i < v->nelems; i++) {
-				if (v->elems[i]->kind != TV_CINT || !v->elems[i]->known)
-					lw_unsupported(lw, dn, "dims that are not compile-time");
-				perm[i] = (int)v->elems[i]->ival;
-			}
-		} else if (x->shape.rank != 2) {
+		const struct py_node *dims = py_call_param(call, 1, "dims");
+		if (dims)
+			lw_permutation(lw, x, dims, "dims", perm);
+		else if (x->shape.rank != 2)
 			lw_unsupported(lw, call, "tl.%s of a rank-%d tile without dims", name,
 				       x->shape.rank);
-		}
 		return lw_permute(lw, x, perm, call);
 	}
-	if (strcmp(name, "static_assert") == 0) {
-		struct tval *c = req(lw, call, 0, "cond");
-		if ((c->kind == TV_CBOOL || c->kind == TV_CINT) && c->known && !c->ival)
-			lw_unsupported(lw, call, "a tl.static_assert that fails");
-		return tv_new(lw->a, TV_NONE);
-	}
+	if (strcmp(name, "static_assert") == 0)
+		return lw_static_assert(lw, lw_required(lw, call, 0, "cond"), "tl", call);
 	return NULL;
 }
 
@@ -550,14 +495,14 @@ static struct tval *tl_method(struct lw *lw, struct tval *self, const char *meth
 	if (self->kind != TV_TILE)
 		return NULL;
 	if (strcmp(meth, "to") == 0) {
-		const struct py_node *d = arg(call, 0, "dtype");
+		const struct py_node *d = py_call_param(call, 0, "dtype");
 		if (py_call_kw(call, "bitcast") && lw_truthy(lw, py_call_kw(call, "bitcast"), false))
 			lw_unsupported(lw, call, ".to(bitcast=True)");
 		return lw_convert(lw, self, lw_dtype(lw, d), call);
 	}
 	if (strcmp(meth, "reshape") == 0) {
 		struct tshape s;
-		lw_shape(lw, arg(call, 0, "shape"), &s);
+		lw_shape(lw, py_call_param(call, 0, "shape"), &s);
 		return lw_reshape(lw, self, &s, call);
 	}
 	if (strcmp(meth, "trans") == 0 && self->shape.rank == 2) {
@@ -572,7 +517,7 @@ static struct tval *tl_augassign(struct lw *lw, struct tval *target, int op,
 				 const struct py_node *value)
 {
 	if (op != PYOP_ADD || value->kind != PY_CALL || !pymod_is(lw->m, value->kids[0], "tl.dot") ||
-	    target->kind != TV_TILE || arg(value, 2, "acc"))
+	    target->kind != TV_TILE || py_call_param(value, 2, "acc"))
 		return NULL;
 	return dot(lw, value, target);
 }

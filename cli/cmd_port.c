@@ -163,8 +163,9 @@ static const char usage_inventory[] =
 	"\n"
 	"  --json     the sequences, their alignment and the findings as JSON\n"
 	"\n"
-	"exit: 0 MATCH or MATCH_WITH_NOTES, 1 MISMATCH (a critical finding), 2 bad usage or\n"
-	"      input (including an unsupported source kernel)\n";
+	"exit: 0 MATCH or MATCH_WITH_NOTES, 1 MISMATCH (a critical finding) or a source\n"
+	"      kernel outside the supported subset (FILE:LINE:COL: unsupported: ...),\n"
+	"      2 bad usage or input\n";
 
 int cmd_inventory(int argc, char **argv)
 {
@@ -192,11 +193,8 @@ int cmd_inventory(int argc, char **argv)
 	struct tp_err err;
 	tp_err_clear(&err);
 	struct port_inventory inv;
-	if (port_inventory(argv[optind], argv[optind + 1], &inv, &err) < 0) {
-		/* an unsupported source cannot be inventoried: bad input here */
-		fprintf(stderr, "%s\n", err.msg);
-		return TP_EXIT_USAGE;
-	}
+	if (port_inventory(argv[optind], argv[optind + 1], &inv, &err) < 0)
+		return port_error(&err);
 	char *text = json ? port_inventory_json(&inv, argv[optind], argv[optind + 1])
 			  : port_inventory_text(&inv, argv[optind], argv[optind + 1]);
 	fputs(text, stdout);

@@ -228,6 +228,25 @@ static void fmt_expr(struct sbuf *o, int indent, const char *s, size_t n, const 
 	}
 }
 
+/* s[0, head) then `unsafe { BODY }` up to s[end]: the head and `unsafe {`
+ * on one line, the body one level in, then `closer`. */
+static bool unsafe_block(struct sbuf *o, int indent, const char *s, size_t head, size_t end,
+			 const char *closer)
+{
+	const char *rhs = s + head;
+	size_t rn = end - head;
+	if (rn <= 11 || memcmp(rhs, "unsafe { ", 9) != 0 || memcmp(rhs + rn - 2, " }", 2) != 0)
+		return false;
+	struct sbuf h = SBUF_INIT;
+	sb_add(&h, s, head);
+	sb_adds(&h, "unsafe {");
+	rsfmt_put(o, indent, h.buf, h.len);
+	sb_free(&h);
+	fmt_expr(o, indent + 1, rhs + 9, rn - 11, "");
+	rsfmt_put(o, indent, closer, strlen(closer));
+	return true;
+}
+
 /* A statement ending in `;`: `let PAT = EXPR;` breaks after the `=` when
  * the expression then fits, else inside the expression. */
 void rsfmt_line(struct sbuf *o, int indent, const char *s)
@@ -238,18 +257,8 @@ void rsfmt_line(struct sbuf *o, int indent, const char *s)
 			     : -1;
 	if (arrow > 0) {
 		/* a match arm: `PAT => unsafe {` / the body / `},` */
-		const char *rhs = s + arrow + 4;
-		size_t rn = n - (size_t)arrow - 5;
-		if (rn > 11 && memcmp(rhs, "unsafe { ", 9) == 0 && memcmp(rhs + rn - 2, " }", 2) == 0) {
-			struct sbuf head = SBUF_INIT;
-			sb_add(&head, s, (size_t)arrow + 4);
-			sb_adds(&head, "unsafe {");
-			rsfmt_put(o, indent, head.buf, head.len);
-			fmt_expr(o, indent + 1, rhs + 9, rn - 11, "");
-			rsfmt_put(o, indent, "},", 2);
-			sb_free(&head);
+		if (unsafe_block(o, indent, s, (size_t)arrow + 4, n - 1, "},"))
 			return;
-		}
 	}
 	if (s[0] == '.') {
 		/* a chain element on its own line */
@@ -272,16 +281,8 @@ void rsfmt_line(struct sbuf *o, int indent, const char *s)
 			fmt_expr(o, indent + 1, rhs, rn, ";");
 			return;
 		}
-		if (rn > 11 && memcmp(rhs, "unsafe { ", 9) == 0 && memcmp(rhs + rn - 2, " }", 2) == 0) {
-			struct sbuf head = SBUF_INIT;
-			sb_add(&head, s, (size_t)eq + 3);
-			sb_adds(&head, "unsafe {");
-			rsfmt_put(o, indent, head.buf, head.len);
-			fmt_expr(o, indent + 1, rhs + 9, rn - 11, "");
-			rsfmt_put(o, indent, "};", 2);
-			sb_free(&head);
+		if (unsafe_block(o, indent, s, (size_t)eq + 3, n, "};"))
 			return;
-		}
 	}
 	fmt_expr(o, indent, s, n, ";");
 }

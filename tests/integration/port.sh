@@ -152,6 +152,10 @@ refuse atomic.py "atomic.py:7:5: unsupported: ct.atomic_add()"
 refuse block_offset.py \
 	"block_offset.py:8:75: unsupported: a block-pointer offset that is not a multiple of its block size (the strided view does not become a partition view; keep the pointer form)"
 refuse syntax_error.py "syntax_error.py:6:5: expected an expression" 2
+"$TILEPORT" inventory while_loop.py "$T/softmax.kernel.rs" >"$T/out" 2>"$T/err"
+assert_eq "inventory of an unsupported source: exit" "$?" 1
+assert_eq "inventory of an unsupported source: message" "$(cat "$T/err")" \
+	"while_loop.py:7:5: unsupported: while loop"
 
 # ---- usage ----
 "$TILEPORT" translate >/dev/null 2>&1

@@ -28,6 +28,10 @@ int cli_report(const struct tp_err *err);
  * given; the global --workspace when it has none). 0, or the exit code
  * after printing why (a config error names file and line). */
 int cli_session(struct session **out, const struct session_opts *o);
+/* Whether to open the screen: not when the command line says no_screen
+ * (--headless, --plain); otherwise on a terminal, or on the virtual screen
+ * of TILEPORT_NO_DISPLAY. */
+bool cli_want_screen(bool no_screen);
 /* Parse "X=VALUE" for --driver/--validator into slots[letter]. */
 int cli_stage_assign(const char *cmd, const char *opt, const char *arg,
 		     const char *slots[STAGE_LETTERS]);

@@ -106,15 +106,6 @@ static int drive_screen(struct run_model *m, struct session *session)
 	return pipeline_finished(p) ? pipeline_exit_code(p) : TP_EXIT_FAILED;
 }
 
-/* Without --headless the screen is used when there is one to use. */
-static bool want_screen(bool headless)
-{
-	if (headless)
-		return false;
-	const char *nd = getenv("TILEPORT_NO_DISPLAY");
-	return (nd && *nd && strcmp(nd, "0") != 0) || (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
-}
-
 /* Run the loop until the pipeline has nothing left to do on its own. */
 static int drive(struct pipeline *p, struct loop *l)
 {
@@ -138,7 +129,7 @@ static int drive(struct pipeline *p, struct loop *l)
 /* A live run from here on: on the screen, or one line per event. */
 static int go(struct run_model *m, struct session *s, bool headless)
 {
-	if (want_screen(headless))
+	if (cli_want_screen(headless))
 		return drive_screen(m, s);
 	run_model_listen(m, print_event, stdout);
 	return drive(run_model_pipeline(m), session_loop(s));

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct cli_globals cli_globals;
 
@@ -46,6 +47,14 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n(see 'tileport %s --help')\n", cmd);
 	return TP_EXIT_USAGE;
+}
+
+bool cli_want_screen(bool no_screen)
+{
+	if (no_screen)
+		return false;
+	const char *nd = getenv("TILEPORT_NO_DISPLAY");
+	return (nd && *nd && strcmp(nd, "0") != 0) || (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
 }
 
 int cli_report(const struct tp_err *err)

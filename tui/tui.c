@@ -205,6 +205,11 @@ static int open_first_view(struct app *a, const struct tui_start *s)
 		arg.path = s->path;
 		arg.path2 = s->path2;
 		break;
+	case TUI_START_CHANGESET:
+		id = VIEW_CHANGESET;
+		arg.path = s->path;
+		arg.name = s->rev;
+		break;
 	case TUI_START_FILE:
 	default:
 		id = s->path && str_ends(s->path, ".jsonl") ? VIEW_TRANSCRIPT : VIEW_TEXT;

@@ -27,6 +27,7 @@ enum tui_start_kind {
 	TUI_START_IRDIFF,   /* the IR diff of two files: path (reference), path2 */
 	TUI_START_SOURCE,   /* a Python kernel (path) beside its Rust (path2, or
 	                     * NULL: translated in memory) */
+	TUI_START_CHANGESET, /* a changeset commit for review: path (repository), rev */
 };
 
 struct tui_start {
@@ -39,6 +40,7 @@ struct tui_start {
 	                             * TUI_START_SOURCE (the Python) */
 	const char *path2;          /* TUI_START_IRDIFF: the generated side;
 	                             * TUI_START_SOURCE: the Rust */
+	const char *rev;            /* TUI_START_CHANGESET: the commit (NULL: the newest changeset) */
 	bool keep_dead_constants;   /* TUI_START_IRDIFF: as irdiff --keep-dead-constants */
 	const char *theme;          /* overrides the config's theme; NULL: config */
 };

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "engine/core/session.h"
+#include "engine/git/changeset.h"
 #include "views/attempt.h"
 #include "views/view.h"
 
@@ -416,6 +417,20 @@ static enum request pl_request(struct view *v, enum request req)
 		free(dir);
 		return REQ_NONE;
 	}
+	case REQ_PACKAGE: {
+		struct cs_acceptance acc;
+		cs_run_acceptance(state_of(pl), NULL, &acc);
+		bool ended = acc.ended;
+		cs_acceptance_free(&acc);
+		if (!ended) {
+			view_error(v, "The run has not ended: p packages a finished run");
+			return REQ_NONE;
+		}
+		/* The dry run comes first; p in the changeset view commits it. */
+		struct view_arg arg = {.run = pl->m};
+		v->host->open(v->host, v, VIEW_CHANGESET, &arg, 0);
+		return REQ_NONE;
+	}
 	case REQ_TOGGLE_FOLLOW:
 		pl->follow_run = !pl->follow_run;
 		if (pl->follow_run)
@@ -464,6 +479,8 @@ static void pl_title(struct view *v, struct sbuf *out)
 	sb_adds(out, st->final ? st->final : run_status_name(st->status));
 	if (st->offline)
 		sb_adds(out, " (offline)");
+	if (st->final)
+		sb_adds(out, ": p packages");
 	if (st->status == RUN_WAITING)
 		sb_adds(out, ": C continues");
 	else if (p && !st->final && !pipeline_busy(p) && st->status == RUN_RUNNING)

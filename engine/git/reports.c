@@ -1,0 +1,266 @@
+/* The run's reports read into the note (docs/changeset.md, "The note"):
+ * E's reports/performance.md (first-line verdict, the table, the
+ * geomean_ratio= and Severity: lines that `validate agent-e` checks), C's
+ * generated/diff_report.md (first-line verdict, owner tag, the Checklist
+ * Diff tables), and saved `tileport irdiff --json` output
+ * (generated/irdiff*.json). Agents write these files, so the reading is
+ * tolerant: what is not there is left out. */
+#include <cJSON.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/core/verdict.h"
+#include "engine/git/cs_int.h"
+
+static char *run_file(const char *run_dir, const char *rel)
+{
+	char *p = path_join(run_dir, rel);
+	char *text = read_file(p, NULL, NULL);
+	free(p);
+	return text;
+}
+
+/* Markdown tables: cb gets each body row with the header cells and the
+ * headings (## and ###) it sits under. */
+typedef void (*md_row_cb)(void *ctx, const char *h2, const char *h3, char **head, char **cells,
+			  size_t n);
+
+static char **md_cells(const char *line, size_t *n)
+{
+	char *s = str_trim(xstrdup(line));
+	size_t len = strlen(s);
+	if (len && s[len - 1] == '|')
+		s[len - 1] = 0;
+	char **v = str_split(*s == '|' ? s + 1 : s, '|', true, n);
+	for (size_t i = 0; i < *n; i++)
+		str_trim(v[i]);
+	free(s);
+	return v;
+}
+
+static void md_tables(const char *text, md_row_cb cb, void *ctx)
+{
+	size_t n;
+	char **lines = str_split(text, '\n', true, &n);
+	char *h2 = xstrdup(""), *h3 = xstrdup("");
+	char **head = NULL;
+	size_t nhead = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *l = lines[i];
+		while (*l == ' ')
+			l++;
+		if (*l != '|') {
+			strv_free(head);
+			head = NULL;
+			if (str_starts(l, "## ") || str_starts(l, "### ")) {
+				char **h = l[2] == ' ' ? &h2 : &h3;
+				free(*h);
+				*h = str_trim(xstrdup(l + (l[2] == ' ' ? 3 : 4)));
+				if (h == &h2) {
+					free(h3);
+					h3 = xstrdup("");
+				}
+			}
+			continue;
+		}
+		size_t nc;
+		char **cells = md_cells(l, &nc);
+		if (!head) {
+			head = cells;
+			nhead = nc;
+			continue;
+		}
+		if (nc && strspn(cells[0], "-: ") == strlen(cells[0]) && *cells[0]) {
+			strv_free(cells); /* the |---| separator */
+			continue;
+		}
+		cb(ctx, h2, h3, head, cells, nc < nhead ? nc : nhead);
+		strv_free(cells);
+	}
+	strv_free(head);
+	free(h2);
+	free(h3);
+	strv_free(lines);
+}
+
+static bool icontains(const char *s, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *s; s++)
+		if (!strncasecmp(s, needle, n))
+			return true;
+	return false;
+}
+
+static void add_number_or_null(cJSON *o, const char *key, const char *s)
+{
+	char *end;
+	double d = strtod(s, &end);
+	while (end && *end == ' ')
+		end++;
+	if (*s && end && !*end && end != s)
+		cJSON_AddNumberToObject(o, key, d);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void bench_row(void *ctx, const char *h2, const char *h3, char **head, char **cells, size_t n)
+{
+	(void)h2;
+	(void)h3;
+	cJSON *rows = ctx;
+	bool is_bench = false;
+	for (size_t i = 0; i < n; i++)
+		is_bench |= icontains(head[i], "ratio");
+	if (!is_bench)
+		return;
+	cJSON *r = cJSON_CreateObject();
+	for (size_t i = 0; i < n; i++) {
+		const char *h = head[i];
+		if (icontains(h, "config"))
+			cJSON_AddStringToObject(r, "config", cells[i]);
+		else if (icontains(h, "baseline"))
+			add_number_or_null(r, "baseline_ms", cells[i]);
+		else if (icontains(h, "cutile-rs") || icontains(h, "cutile_rs") || icontains(h, "candidate"))
+			add_number_or_null(r, "cutile_rs_ms", cells[i]);
+		else if (icontains(h, "ratio"))
+			add_number_or_null(r, "ratio", cells[i]);
+		else if (icontains(h, "verdict"))
+			cJSON_AddStringToObject(r, "verdict", cells[i]);
+	}
+	cJSON_AddItemToArray(rows, r);
+}
+
+/* "key=VALUE" or "Key: VALUE" on a line of its own: VALUE, else NULL. */
+static char *md_value(const char *text, const char *key, char sep)
+{
+	size_t n;
+	char **lines = str_split(text, '\n', false, &n);
+	char *v = NULL;
+	size_t kl = strlen(key);
+	for (size_t i = 0; i < n && !v; i++) {
+		const char *l = lines[i];
+		if (!strncasecmp(l, key, kl) && l[kl] == sep)
+			v = str_trim(xstrdup(l + kl + 1));
+	}
+	strv_free(lines);
+	return v;
+}
+
+cJSON *cs_report_bench(const char *run_dir)
+{
+	static const char rel[] = "reports/performance.md";
+	char *text = run_file(run_dir, rel);
+	if (!text)
+		return NULL;
+	cJSON *b = cJSON_CreateObject();
+	cJSON_AddStringToObject(b, "file", rel);
+	char *p = path_join(run_dir, rel);
+	char *verdict = report_first_verdict(p);
+	free(p);
+	if (verdict)
+		cJSON_AddStringToObject(b, "verdict", verdict);
+	free(verdict);
+	char *g = md_value(text, "geomean_ratio", '=');
+	if (g)
+		add_number_or_null(b, "geomean_ratio", g);
+	free(g);
+	char *sev = md_value(text, "Severity", ':');
+	if (sev)
+		cJSON_AddStringToObject(b, "severity", sev);
+	free(sev);
+	md_tables(text, bench_row, cJSON_AddArrayToObject(b, "rows"));
+	free(text);
+	return b;
+}
+
+static void checklist_row(void *ctx, const char *h2, const char *h3, char **head, char **cells,
+			  size_t n)
+{
+	static const struct {
+		const char *header, *key;
+	} cols[] = {
+		{"item", "item"}, {"reference", "reference"}, {"generated", "generated"},
+		{"status", "status"}, {"severity", "severity"}, {"action", "action"},
+	};
+	if (!icontains(h2, "checklist"))
+		return;
+	cJSON *r = cJSON_CreateObject();
+	if (*h3)
+		cJSON_AddStringToObject(r, "entry", h3);
+	for (size_t i = 0; i < n; i++)
+		for (size_t c = 0; c < TP_ARRAY_LEN(cols); c++)
+			if (icontains(head[i], cols[c].header) &&
+			    !cJSON_GetObjectItemCaseSensitive(r, cols[c].key)) {
+				cJSON_AddStringToObject(r, cols[c].key, cells[i]);
+				break;
+			}
+	cJSON_AddItemToArray(ctx, r);
+}
+
+/* Findings of saved `tileport irdiff --json` reports, flattened. */
+static void irdiff_findings(const char *run_dir, cJSON *ir)
+{
+	char *gdir = path_join(run_dir, "generated");
+	DIR *d = opendir(gdir);
+	struct dirent *de;
+	cJSON *all = NULL;
+	while (d && (de = readdir(d))) {
+		if (!str_starts(de->d_name, "irdiff") || !str_ends(de->d_name, ".json"))
+			continue;
+		char *rel = xasprintf("generated/%s", de->d_name);
+		char *text = run_file(run_dir, rel);
+		cJSON *doc = text ? cJSON_Parse(text) : NULL;
+		const cJSON *entries = cJSON_GetObjectItemCaseSensitive(doc, "entries"), *e;
+		cJSON_ArrayForEach(e, entries) {
+			const cJSON *fs = cJSON_GetObjectItemCaseSensitive(e, "findings"), *f;
+			const cJSON *en = cJSON_GetObjectItemCaseSensitive(e, "ref");
+			cJSON_ArrayForEach(f, fs) {
+				if (!cJSON_IsObject(f))
+					continue;
+				if (!all)
+					all = cJSON_AddArrayToObject(ir, "findings");
+				cJSON *c = cJSON_Duplicate(f, true);
+				cJSON_AddStringToObject(c, "file", rel);
+				if (cJSON_IsString(en))
+					cJSON_AddStringToObject(c, "entry", en->valuestring);
+				cJSON_AddItemToArray(all, c);
+			}
+		}
+		cJSON_Delete(doc);
+		free(text);
+		free(rel);
+	}
+	if (d)
+		closedir(d);
+	free(gdir);
+}
+
+cJSON *cs_report_ir(const char *run_dir)
+{
+	static const char rel[] = "generated/diff_report.md";
+	cJSON *ir = cJSON_CreateObject();
+	char *text = run_file(run_dir, rel);
+	if (text) {
+		cJSON_AddStringToObject(ir, "file", rel);
+		char *p = path_join(run_dir, rel);
+		char *verdict = report_first_verdict(p);
+		char *owner = owner_tag_read(p, "owner");
+		free(p);
+		if (verdict)
+			cJSON_AddStringToObject(ir, "verdict", verdict);
+		if (owner)
+			cJSON_AddStringToObject(ir, "owner", owner);
+		free(verdict);
+		free(owner);
+		md_tables(text, checklist_row, cJSON_AddArrayToObject(ir, "checklist"));
+		free(text);
+	}
+	irdiff_findings(run_dir, ir);
+	if (!ir->child) {
+		cJSON_Delete(ir);
+		return NULL;
+	}
+	return ir;
+}

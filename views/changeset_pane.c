@@ -1,0 +1,330 @@
+/* The changeset view's lower pane: the selected file's diff, the Python
+ * reference beside kernel.rs, or the bench table and IR findings the
+ * note carries. */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "views/changeset_int.h"
+
+static const cJSON *note_part(const struct csv *x, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(csv_cs(x->doc)->note, key);
+}
+
+static void split_text(const char *text, char ***out, size_t *n)
+{
+	*out = str_split(text ? text : "", '\n', true, n);
+	if (*n && !(*out)[*n - 1][0]) { /* after the newline that ends the last line */
+		free((*out)[--*n]);
+		(*out)[*n] = NULL;
+	}
+}
+
+void csv_pane_free(struct csv *x)
+{
+	free(x->lines);
+	x->lines = NULL;
+	strv_free(x->left);
+	strv_free(x->right);
+	x->left = x->right = NULL;
+	x->nleft = x->nright = x->n = 0;
+}
+
+static int fill_diff(struct csv *x, size_t file, struct tp_err *err)
+{
+	const struct changeset *cs = csv_cs(x->doc);
+	if (file >= cs->nfiles) {
+		tp_err_set(err, TP_EXIT_USAGE, "The changeset has no files");
+		return -1;
+	}
+	x->file = file;
+	x->text = cs->files[file].patch ? cs->files[file].patch : "";
+	size_t cap = 0;
+	for (const char *p = x->text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		x->lines = xgrow(x->lines, &cap, x->n + 1, sizeof(*x->lines));
+		x->lines[x->n++] = (struct csv_text){(uint32_t)(p - x->text), (uint32_t)len};
+		p += len + (nl ? 1 : 0);
+	}
+	return 0;
+}
+
+static int fill_source(struct csv *x, struct tp_err *err)
+{
+	const struct changeset *cs = csv_cs(x->doc);
+	const struct cs_file *k = cs_file_of(cs, CS_ROLE_KERNEL);
+	if (!cs->reference) {
+		tp_err_set(err, TP_EXIT_USAGE, "No Python reference for %s in the parent tree (looked for "
+			   "src/tilegym/ops/cutile/%s.py and src/tilegym/ops/triton/%s.py)",
+			   cs->op ? cs->op : "the op", cs->op ? cs->op : "OP", cs->op ? cs->op : "OP");
+		return -1;
+	}
+	if (!k || !k->new_text) {
+		tp_err_set(err, TP_EXIT_USAGE, "The changeset has no kernel.rs to show beside the reference");
+		return -1;
+	}
+	split_text(cs->reference, &x->left, &x->nleft);
+	split_text(k->new_text, &x->right, &x->nright);
+	x->n = x->nleft > x->nright ? x->nleft : x->nright;
+	return 0;
+}
+
+static int fill_bench(struct csv *x, struct tp_err *err)
+{
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(note_part(x, "bench"), "rows");
+	if (!cJSON_GetArraySize(rows)) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s", csv_cs(x->doc)->note
+			   ? "The note has no bench rows (the run had no reports/performance.md table)"
+			   : "No note: nothing recorded about the benchmark");
+		return -1;
+	}
+	x->n = (size_t)cJSON_GetArraySize(rows) + 2; /* the rows, a blank, the summary */
+	return 0;
+}
+
+static size_t ir_count(const struct csv *x, size_t *checklist)
+{
+	const cJSON *ir = note_part(x, "ir");
+	*checklist = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ir, "checklist"));
+	return *checklist + (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ir, "findings"));
+}
+
+static int fill_ir(struct csv *x, struct tp_err *err)
+{
+	if (!note_part(x, "ir")) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s", csv_cs(x->doc)->note
+			   ? "The note has no IR findings (the run had no generated/diff_report.md)"
+			   : "No note: nothing recorded about the IR");
+		return -1;
+	}
+	size_t cl;
+	x->n = ir_count(x, &cl);
+	if (!x->n) {
+		tp_err_set(err, TP_EXIT_USAGE, "The note's IR record has no checklist rows or findings");
+		return -1;
+	}
+	return 0;
+}
+
+int csv_pane_fill(struct view *v, enum csv_mode mode, size_t file, struct tp_err *err)
+{
+	struct csv *x = v->priv;
+	csv_pane_free(x);
+	x->mode = mode;
+	int rc = mode == CM_DIFF     ? fill_diff(x, file, err)
+		 : mode == CM_SOURCE ? fill_source(x, err)
+		 : mode == CM_BENCH  ? fill_bench(x, err)
+				     : fill_ir(x, err);
+	if (rc < 0) {
+		csv_pane_free(x);
+		view_set_lines(v, 0);
+		return -1;
+	}
+	const struct changeset *cs = csv_cs(x->doc);
+	free(v->ref);
+	const char *base = mode == CM_DIFF ? strrchr(cs->files[file].path, '/') : NULL;
+	v->ref = mode == CM_DIFF     ? xasprintf("diff %s", base ? base + 1 : cs->files[file].path)
+		 : mode == CM_SOURCE ? xasprintf("source %s \xe2\x86\x94 kernel.rs", cs->reference_path)
+		 : mode == CM_BENCH  ? xstrdup("bench (from the note)")
+				     : xstrdup("IR findings (from the note)");
+	view_set_lines(v, x->n);
+	view_redraw(v);
+	return 0;
+}
+
+/* ---- lines ---- */
+
+static void diff_line(const struct csv *x, size_t idx, struct line_out *out)
+{
+	const char *s = x->text + x->lines[idx].off;
+	size_t n = x->lines[idx].len;
+	enum line_type t = LINE_DEFAULT;
+	if (!strncmp(s, "diff ", 5) || !strncmp(s, "--- ", 4) || !strncmp(s, "+++ ", 4) ||
+	    !strncmp(s, "index ", 6) || !strncmp(s, "new file", 8) || !strncmp(s, "deleted file", 12))
+		t = LINE_DIFF_HEADER;
+	else if (!strncmp(s, "@@", 2))
+		t = LINE_DIFF_HUNK;
+	else if (n && *s == '+')
+		t = LINE_DIFF_ADD;
+	else if (n && *s == '-')
+		t = LINE_DIFF_DEL;
+	lo_reset(out, t);
+	lo_add(out, t, s, n);
+}
+
+static void source_side(struct line_out *out, char **lines, size_t n, size_t idx, int w, int lnw)
+{
+	char num[32] = "";
+	if (idx < n)
+		snprintf(num, sizeof(num), "%zu", idx + 1);
+	lo_col(out, LINE_LINE_NUMBER, lnw, ALIGN_RIGHT, num);
+	int tw = w - lnw - 1;
+	lo_cell(out, LINE_DEFAULT, tw > 1 ? tw : 1, ALIGN_LEFT, idx < n ? lines[idx] : "");
+}
+
+static int digits(size_t n)
+{
+	int d = 1;
+	while (n >= 10)
+		n /= 10, d++;
+	return d;
+}
+
+static void source_line(struct view *v, size_t idx, struct line_out *out)
+{
+	const struct csv *x = v->priv;
+	int half = (v->width - 3) / 2;
+	lo_reset(out, LINE_DEFAULT);
+	source_side(out, x->left, x->nleft, idx, half, digits(x->nleft));
+	lo_adds(out, LINE_DELIMITER, " \xe2\x94\x82 ");
+	source_side(out, x->right, x->nright, idx, v->width - 3 - half, digits(x->nright));
+}
+
+static void num(char *buf, size_t n, const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (cJSON_IsNumber(v))
+		snprintf(buf, n, "%.4f", v->valuedouble);
+	else
+		snprintf(buf, n, "NA");
+}
+
+static enum line_type verdict_type(const char *v)
+{
+	if (!v)
+		return LINE_DIM;
+	if (!strcmp(v, "PASS") || !strcmp(v, "DONE") || !strcmp(v, "MATCH"))
+		return LINE_VERDICT_OK;
+	if (strstr(v, "FAIL") || strstr(v, "LARGE") || !strcmp(v, "DIFFERS") || !strcmp(v, "CRITICAL"))
+		return LINE_VERDICT_FAIL;
+	return LINE_VERDICT_WARN;
+}
+
+static int config_width(const struct view *v)
+{
+	int w = v->width - (12 + 13 + 9 + 9);
+	return w > 40 ? 40 : w < 8 ? 8 : w;
+}
+
+static void bench_line(struct view *v, size_t idx, struct line_out *out)
+{
+	const struct csv *x = v->priv;
+	const cJSON *b = note_part(x, "bench");
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(b, "rows");
+	size_t nr = (size_t)cJSON_GetArraySize(rows);
+	lo_reset(out, LINE_DEFAULT);
+	if (idx == nr)
+		return;
+	if (idx > nr) {
+		char geo[32];
+		num(geo, sizeof(geo), b, "geomean_ratio");
+		const char *verdict = cs_note_str(b, "verdict"), *sev = cs_note_str(b, "severity");
+		lo_adds(out, LINE_LABEL, "geomean ");
+		lo_addf(out, LINE_DEFAULT, "%s  ", geo);
+		lo_adds(out, LINE_LABEL, "verdict ");
+		lo_addf(out, verdict_type(verdict), "%s  ", verdict ? verdict : "-");
+		lo_adds(out, LINE_LABEL, "severity ");
+		lo_addf(out, verdict_type(sev), "%s  ", sev ? sev : "-");
+		lo_addf(out, LINE_DIM, "(%s)", cs_note_or(b, "file", "?"));
+		return;
+	}
+	const cJSON *r = cJSON_GetArrayItem(rows, (int)idx);
+	char a[32], c[32], q[32];
+	num(a, sizeof(a), r, "baseline_ms");
+	num(c, sizeof(c), r, "cutile_rs_ms");
+	num(q, sizeof(q), r, "ratio");
+	const char *verdict = cs_note_str(r, "verdict");
+	lo_col(out, LINE_LABEL, config_width(v), ALIGN_LEFT, cs_note_or(r, "config", "?"));
+	lo_col(out, LINE_DEFAULT, 11, ALIGN_RIGHT, a);
+	lo_col(out, LINE_DEFAULT, 12, ALIGN_RIGHT, c);
+	lo_col(out, verdict_type(verdict), 8, ALIGN_RIGHT, q);
+	lo_adds(out, verdict_type(verdict), verdict ? verdict : "-");
+}
+
+static void ir_line(struct view *v, size_t idx, struct line_out *out)
+{
+	const struct csv *x = v->priv;
+	const cJSON *ir = note_part(x, "ir");
+	size_t cl;
+	ir_count(x, &cl);
+	lo_reset(out, LINE_DEFAULT);
+	if (idx < cl) {
+		const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ir, "checklist"), (int)idx);
+		const char *st = cs_note_str(r, "status"), *sev = cs_note_str(r, "severity");
+		bool match = st && !strcasecmp(st, "MATCH");
+		lo_col(out, match ? LINE_DIM : verdict_type(st), 14, ALIGN_LEFT, st ? st : "-");
+		lo_col(out, verdict_type(sev), 8, ALIGN_LEFT, sev ? sev : "-");
+		lo_addf(out, match ? LINE_DIM : LINE_DEFAULT, "%s: %s / %s", cs_note_or(r, "item", "?"),
+			cs_note_or(r, "reference", "-"),
+			cs_note_or(r, "generated", "-"));
+		return;
+	}
+	const cJSON *f = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ir, "findings"), (int)(idx - cl));
+	const char *sev = cs_note_str(f, "severity");
+	lo_col(out, LINE_LABEL, 14, ALIGN_LEFT, cs_note_or(f, "rule", "?"));
+	lo_col(out, verdict_type(sev), 8, ALIGN_LEFT, sev ? sev : "-");
+	lo_adds(out, LINE_DEFAULT, cs_note_or(f, "message", ""));
+}
+
+void csv_pane_line(struct view *v, size_t idx, struct line_out *out)
+{
+	const struct csv *x = v->priv;
+	switch (x->mode) {
+	case CM_DIFF:
+		diff_line(x, idx, out);
+		break;
+	case CM_SOURCE:
+		source_line(v, idx, out);
+		break;
+	case CM_BENCH:
+		bench_line(v, idx, out);
+		break;
+	case CM_IR:
+		ir_line(v, idx, out);
+		break;
+	}
+}
+
+bool csv_pane_header(struct view *v, struct line_out *out)
+{
+	const struct csv *x = v->priv;
+	lo_reset(out, LINE_HEADER);
+	if (x->mode == CM_BENCH) {
+		lo_col(out, LINE_HEADER, config_width(v), ALIGN_LEFT, "CONFIG");
+		lo_col(out, LINE_HEADER, 11, ALIGN_RIGHT, "BASELINE MS");
+		lo_col(out, LINE_HEADER, 12, ALIGN_RIGHT, "CUTILE-RS MS");
+		lo_col(out, LINE_HEADER, 8, ALIGN_RIGHT, "RATIO");
+		lo_adds(out, LINE_HEADER, "VERDICT");
+		return true;
+	}
+	if (x->mode == CM_DIFF) {
+		const struct cs_file *f = &csv_cs(x->doc)->files[x->file];
+		lo_col(out, LINE_HEADER, 8, ALIGN_LEFT, cs_role_name(f->role));
+		lo_addf(out, LINE_HEADER, "%c +%zu -%zu  ", f->status, f->added, f->deleted);
+		lo_adds(out, LINE_DIM, cs_role_help(f->role));
+		return true;
+	}
+	if (x->mode == CM_IR) {
+		const cJSON *ir = note_part(x, "ir");
+		const char *verdict = cs_note_str(ir, "verdict");
+		lo_adds(out, LINE_HEADER, "IR verdict ");
+		lo_adds(out, verdict_type(verdict), verdict ? verdict : "-");
+		if (cs_note_str(ir, "owner"))
+			lo_addf(out, LINE_HEADER, "  owner %s", cs_note_str(ir, "owner"));
+		lo_addf(out, LINE_DIM, "  (%s)", cs_note_or(ir, "file", "irdiff JSON"));
+		return true;
+	}
+	if (x->mode == CM_SOURCE) {
+		const struct changeset *cs = csv_cs(x->doc);
+		int half = (v->width - 3) / 2;
+		lo_cell(out, LINE_HEADER, half, ALIGN_LEFT, cs->reference_path);
+		lo_adds(out, LINE_HEADER, " \xe2\x94\x82 ");
+		const struct cs_file *k = cs_file_of(cs, CS_ROLE_KERNEL);
+		lo_adds(out, LINE_HEADER, k ? k->path : "kernel.rs");
+		return true;
+	}
+	return false;
+}

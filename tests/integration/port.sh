@@ -26,21 +26,14 @@ golden() { # NAME FILE
 	fi
 }
 
-rustfmt_ok() { # DESC FILE
-	[ -n "$RUSTFMT" ] || return 0
-	if "$RUSTFMT" --edition 2024 --check "$2" >"$T/fmt" 2>&1; then ok "$1 in rustfmt's layout"; else
-		bad "$1: rustfmt --check"
-		head -n 30 "$T/fmt" | sed 's/^/    | /'
-	fi
+# Every generated file is checked at the end, rustfmt and Python's parser
+# each run once over all of them.
+RS_FILES= PY_FILES=
+rustfmt_ok() { # FILE
+	RS_FILES="$RS_FILES $1"
 }
-
-python_ok() { # DESC FILE
-	if python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read())' "$2" 2>"$T/py"; then
-		ok "$1 is Python"
-	else
-		bad "$1 does not parse"
-		sed 's/^/    | /' "$T/py"
-	fi
+python_ok() { # FILE
+	PY_FILES="$PY_FILES $1"
 }
 
 # ---- the sample operators ----
@@ -60,9 +53,9 @@ for src in src/tilegym/ops/cutile/softmax.py src/tilegym/ops/cutile/silu_and_mul
 		fi
 		golden "$op.$what.$ext" "$T/$op.$what.$ext"
 	done
-	rustfmt_ok "$op kernel.rs" "$T/$op.kernel.rs"
-	rustfmt_ok "$op ffi.rs" "$T/$op.ffi.rs"
-	python_ok "$op wrapper" "$T/$op.wrapper.py"
+	rustfmt_ok "$T/$op.kernel.rs"
+	rustfmt_ok "$T/$op.ffi.rs"
+	python_ok "$T/$op.wrapper.py"
 	"$TILEPORT" inventory "$src" "$T/$op.kernel.rs" >"$T/inv" 2>&1
 	assert_eq "$op: inventory exit" "$?" 0
 	assert_contains "$op: the inventory is exact" "$T/inv" "inventory: 0 critical, 0 warn, 0 info"
@@ -105,13 +98,13 @@ for f in "$K"/*.py; do
 		sed 's/^/    | /' "$T/err"
 		continue
 	fi
-	rustfmt_ok "$n" "$T/$n.rs"
+	rustfmt_ok "$T/$n.rs"
 	"$TILEPORT" inventory "$f" "$T/$n.rs" >"$T/inv" 2>&1
 	assert_contains "$n: the inventory is exact" "$T/inv" "MATCH"
 	"$TILEPORT" translate "$f" --emit ffi >"$T/$n.ffi.rs" 2>"$T/err" || bad "$n: --emit ffi"
-	rustfmt_ok "$n ffi.rs" "$T/$n.ffi.rs"
+	rustfmt_ok "$T/$n.ffi.rs"
 	if "$TILEPORT" translate "$f" --emit wrapper >"$T/$n.py" 2>"$T/err"; then
-		python_ok "$n wrapper" "$T/$n.py"
+		python_ok "$T/$n.py"
 	else
 		bad "$n: --emit wrapper exited $?"
 		sed 's/^/    | /' "$T/err"
@@ -197,6 +190,26 @@ assert_eq "rms_norm: the Triton source" "$(json_get "$A" "(d['source'], d['refer
 	"('src/tilegym/ops/triton/rms_norm.py', 'triton')"
 "$TILEPORT" analyze nope --workspace "$WS" --print >/dev/null 2>"$T/err"
 assert_eq "analyze an unknown op" "$?" 2
+
+# ---- the layout of every generated file ----
+if [ -n "$RUSTFMT" ]; then
+	# shellcheck disable=SC2086
+	if "$RUSTFMT" --edition 2024 --check $RS_FILES >"$T/fmt" 2>&1; then
+		ok "$(echo $RS_FILES | wc -w) Rust files in rustfmt's layout"
+	else
+		bad "rustfmt --check"
+		head -n 40 "$T/fmt" | sed 's/^/    | /'
+	fi
+fi
+# shellcheck disable=SC2086
+if python3 -c 'import ast, sys
+for f in sys.argv[1:]:
+    ast.parse(open(f).read(), f)' $PY_FILES 2>"$T/py"; then
+	ok "$(echo $PY_FILES | wc -w) wrappers are Python"
+else
+	bad "a wrapper does not parse"
+	sed 's/^/    | /' "$T/py"
+fi
 
 echo "$checks checks, $failures failure(s)"
 [ "$failures" -eq 0 ]

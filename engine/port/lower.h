@@ -188,8 +188,7 @@ struct tval *lw_static_assert(struct lw *lw, const struct tval *c, const char *f
 			      const struct py_node *call);
 /* The kernel parameter a bare name is, or -1. */
 int lw_param_named(struct lw *lw, const struct py_node *n);
-/* A compile-time int (known or a const generic expression), or refuse. */
-struct tval *lw_cint(struct lw *lw, const struct py_node *n, const char *what);
+/* Is n an integer known at translation time? Its value in *v. */
 bool lw_known_int(struct lw *lw, const struct py_node *n, int64_t *v);
 /* A tile shape from a tuple (or one int): literals and const generic
  * names only (rule 6). */

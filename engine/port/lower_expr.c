@@ -353,16 +353,6 @@ bool lw_known_int(struct lw *lw, const struct py_node *n, int64_t *v)
 	return false;
 }
 
-struct tval *lw_cint(struct lw *lw, const struct py_node *n, const char *what)
-{
-	struct tval *v = lw_expr(lw, n);
-	if (v->kind == TV_CBOOL && v->known)
-		return tv_cint(lw->a, v->ival);
-	if (v->kind != TV_CINT)
-		lw_unsupported(lw, n, "%s that is not a compile-time integer (a %s)", what, lw_kind(v));
-	return v;
-}
-
 static bool is_ident(const char *s)
 {
 	if (!s || !*s || (*s >= '0' && *s <= '9'))

@@ -224,6 +224,8 @@ struct tval *lw_call_function(struct lw *lw, const struct pm_func *f, const stru
 const char *lw_hint(struct lw *lw, const char *suffix);
 bool lw_is_tile(const struct tval *v);
 bool lw_is_scalar(const struct tval *v); /* runtime or compile-time scalar */
+/* A tile's shape; rank 0 for a scalar. */
+void lw_shape_or_scalar(const struct tval *v, struct tshape *s);
 struct tval *lw_to_tile(struct lw *lw, struct tval *v, enum tdt dt, const struct tshape *s,
 			const struct py_node *at);
 struct tval *lw_broadcast(struct lw *lw, struct tval *v, const struct tshape *s,
@@ -264,6 +266,12 @@ void lw_permutation(struct lw *lw, const struct tval *x, const struct py_node *a
 		    const char *word, int *perm);
 struct tval *lw_permute(struct lw *lw, struct tval *x, const int *perm,
 			const struct py_node *at);
+/* For messages: "tile", "integer"...; "tile (TILE_M, 1) of f32"; "(1, T)". */
+const char *lw_kind(const struct tval *v);
+const char *lw_describe(struct lw *lw, const struct tval *v);
+const char *lw_shape_text(struct lw *lw, const struct tshape *s);
+
+/* ---- memory (lower_mem.c) ---- */
 /* View load/store of an array tile at an index (block units). */
 struct tval *lw_load_view(struct lw *lw, struct tval *arr, struct tval **idx, size_t nidx,
 			  const struct tshape *s, enum tpad pad, const int *order, int latency,
@@ -273,15 +281,13 @@ void lw_store_view(struct lw *lw, struct tval *arr, struct tval **idx, size_t ni
 /* Pointer tiles: base + element offsets (an int tile of the access shape). */
 struct tval *lw_pointers(struct lw *lw, struct tval *arr, struct tval *offsets,
 			 const struct py_node *at);
-/* For messages: "tile", "integer"...; "tile (TILE_M, 1) of f32"; "(1, T)". */
-const char *lw_kind(const struct tval *v);
-const char *lw_describe(struct lw *lw, const struct tval *v);
-const char *lw_shape_text(struct lw *lw, const struct tshape *s);
 /* `pad`: what the masked-off lanes read (NULL: anything). */
 struct tval *lw_gather(struct lw *lw, struct tval *ptrs, enum tdt dt, struct tval *mask,
 		       struct tval *pad, int latency, const struct py_node *at);
 void lw_scatter(struct lw *lw, struct tval *ptrs, struct tval *value, struct tval *mask,
 		int latency, const struct py_node *at);
+
+/* ---- helpers both front ends call (lower_tile.c) ---- */
 /* Math by name ("exp2", "sqrt", "tanh"...): is it one, and the op with
  * the mode arguments that function takes (rounding: NULL nearest even). */
 bool lw_math_fn(const char *name);

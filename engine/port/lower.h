@@ -199,16 +199,10 @@ int lw_axis(struct lw *lw, const struct py_node *n, int rank);
 bool lw_truthy(struct lw *lw, const struct py_node *n, bool dflt);
 /* The enum member a node names ("NEG_INF"), or NULL. */
 const char *lw_enum(struct lw *lw, const struct py_node *n);
-struct tval *lw_binop(struct lw *lw, int op, struct tval *a, struct tval *b,
-		      const struct py_node *at);
-struct tval *lw_compare(struct lw *lw, int op, struct tval *a, struct tval *b,
-			const struct py_node *at);
 /* The extent (or, for raw pointer arrays, the stride) of an array on an
  * axis: the tensor's shape, or a parameter the FFI fills in. */
 struct tval *lw_array_dim(struct lw *lw, int param, int axis, bool stride,
 			  const struct py_node *at);
-/* A float literal as Rust, without an exponent (coding rule 2). */
-const char *lw_float_rs(struct lw *lw, double d, enum tdt dt);
 /* An integer scalar value as Rust (runtime or compile-time). */
 const char *lw_int_rs(struct lw *lw, struct tval *v, const struct py_node *at);
 /* A symbolic compile-time bool after the entry's bindings. */
@@ -217,6 +211,30 @@ struct tval *lw_cbool_sym(struct lw *lw, const char *rs, const char *ffi, const 
 /* The const generic testing the element type, E_IS_F32. */
 struct tval *lw_dtype_pred(struct lw *lw, enum tdt d, bool equal);
 struct tval *lw_call_function(struct lw *lw, const struct pm_func *f, const struct py_node *call);
+
+/* A compile-time float. */
+struct tval *lw_cfloat(struct lw *lw, double d);
+
+/* ---- operators (lower_ops.c) ---- */
+struct tval *lw_binop(struct lw *lw, int op, struct tval *a, struct tval *b,
+		      const struct py_node *at);
+struct tval *lw_compare(struct lw *lw, int op, struct tval *a, struct tval *b,
+			const struct py_node *at);
+/* The PY_COMPARE, PY_UNARY, PY_BOOLOP and PY_IFEXP nodes. */
+struct tval *lw_compare_expr(struct lw *lw, const struct py_node *n);
+struct tval *lw_unary_expr(struct lw *lw, const struct py_node *n);
+struct tval *lw_boolop_expr(struct lw *lw, const struct py_node *n);
+struct tval *lw_ifexp(struct lw *lw, const struct py_node *n);
+/* A scalar chosen at run time: `let x = if cond { a } else { b };`. */
+struct tval *lw_scalar_if(struct lw *lw, const char *cond, const struct tval *a,
+			  const struct tval *b, const struct py_node *at);
+/* A float literal as Rust, without an exponent (coding rule 2). */
+const char *lw_float_rs(struct lw *lw, double d, enum tdt dt);
+/* Compile-time numbers with a known value, and that value. */
+bool lw_known_num(const struct tval *v);
+double lw_num(const struct tval *v);
+bool lw_is_int_scalar(const struct tval *v);
+bool lw_is_float_scalar(const struct tval *v);
 
 /* ---- tile ops (lower_tile.c) ---- */
 /* Tile ops name their results after the variable they are assigned to

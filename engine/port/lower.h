@@ -324,6 +324,62 @@ struct tval *lw_block_id(struct lw *lw, bool num_blocks, const struct py_node *a
 /* Logical and of two masks (either may be NULL). */
 struct tval *lw_and_mask(struct lw *lw, struct tval *a, struct tval *b, const struct py_node *at);
 
+/* ---- between the lowering's files (lower.c, lower_stmt.c,
+ * lower_branch.c, lower_host.c) ---- */
+/* Arrays of the lowering grow inside the arena. */
+void *lw_grow_arena(struct tarena *a, void *p, size_t *cap, size_t need, size_t size);
+#define xgrow_arena(lw, p, cap, need) lw_grow_arena((lw)->a, (p), (cap), (need), sizeof(*(p)))
+/* Rust names: mark one taken; is one held by a live value (but skip)? */
+void lw_take_name(struct lw *lw, const char *name);
+bool lw_name_held(struct lw *lw, const char *rust, const struct lw_var *skip);
+/* Does n read `name` (not counting what it assigns first)? */
+bool lw_reads(const struct py_node *n, const char *name, int depth);
+/* The environment: a name's entry, set (carried: the loop depth that
+ * carries it, 0 none), removed; a copy for one side of a branch. */
+struct lw_var *lw_env_find(struct lw_env *env, const char *name);
+void lw_env_set(struct lw *lw, struct lw_env *env, const char *name, struct tval *v, int carried);
+void lw_env_del(struct lw_env *env, const char *name);
+struct lw_env lw_env_copy(struct lw *lw, const struct lw_env *env);
+/* Values of one Rust type (kind, element type, shape), and values that
+ * can be merged into a variable across a branch or a loop. */
+bool lw_same_type(const struct tval *a, const struct tval *b);
+bool lw_mergeable(const struct tval *v);
+/* Is `name` read after the statement being lowered (in this block, the
+ * enclosing ones, and the loops that repeat them)? */
+bool lw_live_after(struct lw *lw, const char *name);
+/* The names a statement list assigns, appended to *out. */
+void lw_assigned(struct lw *lw, const struct py_node *n, const char ***out, size_t *nout,
+		 size_t *cap, int depth);
+/* A Rust name for `name` not held by another live value (skip: the one
+ * being rebound). */
+const char *lw_bind_name(struct lw *lw, const char *name, const struct lw_var *skip);
+/* Write v into dst's variable in block b (a carried or merged value). */
+void lw_write_into(struct lw *lw, struct tblock *b, struct tval *dst, struct tval *v,
+		   const struct py_node *at);
+/* A runtime scalar held in variable var. */
+struct tval *lw_scalar_var(struct lw *lw, struct tval *v, struct tvar *var);
+/* The name an assignment target binds, or NULL for other targets. */
+const char *lw_target_name(const struct py_module *m, const struct py_node *t, struct lw *lw);
+/* Statements: a block as a frame (loop: its names are carried), one
+ * statement, an assignment to a target, an `if`. */
+void lw_push_frame(struct lw *lw, const struct py_node *block, bool loop, bool barrier);
+void lw_lower_frame(struct lw *lw);
+void lw_lower_block(struct lw *lw, const struct py_node *block, bool loop);
+void lw_lower_stmt(struct lw *lw, const struct py_node *s);
+void lw_assign_target(struct lw *lw, const struct py_node *t, struct tval *v,
+		      const struct py_node *at);
+void lw_lower_if_stmt(struct lw *lw, const struct py_node *s);
+/* An `if` on cond (lower_branch.c): statements then_b/else_b, or, for a
+ * conditional expression assigned to target, the values value_t/value_f. */
+void lw_lower_if(struct lw *lw, const struct py_node *s, struct tval *cond,
+		 const struct py_node *then_b, const struct py_node *else_b,
+		 const struct py_node *value_t, const struct py_node *value_f,
+		 const struct py_node *target);
+/* The kernel's parameters from its signature and the host (lower_host.c),
+ * then bound in the environment for one entry. */
+void lw_make_params(struct lw *lw);
+void lw_bind_params(struct lw *lw);
+
 /* ---- driving (lower.c) ---- */
 /* Lower kernel f of m with a front end into *out (one entry per
  * structural variant). Returns 0; -1 with err: TP_EXIT_FAILED for an

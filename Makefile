@@ -41,7 +41,9 @@ else
   LDSAN  :=
 endif
 
-BASE_CPPFLAGS := -I. -DTILEPORT_VERSION='"$(VERSION)"' -DTILEPORT_DATADIR='"$(DATADIR)"'
+LIBDIR   ?= $(PREFIX)/lib/tileport
+BASE_CPPFLAGS := -I. -DTILEPORT_VERSION='"$(VERSION)"' -DTILEPORT_DATADIR='"$(DATADIR)"' \
+		 -DTILEPORT_LIBDIR='"$(LIBDIR)"'
 BASE_CFLAGS   := $(CSTD) $(WARN) $(WERROR) $(OPT) -MMD -MP $(CFLAGS)
 
 ENGINE_SRC := $(sort $(wildcard engine/*/*.c))
@@ -63,10 +65,39 @@ TEST_CFLAGS   := $(call pkg_cflags,$(ENGINE_PKGS) $(UI_PKGS) $(TEST_PKGS))
 ALL_LIBS      := $(call pkg_libs,$(UI_PKGS) $(ENGINE_PKGS)) -lm
 TEST_LIBS     := $(call pkg_libs,$(TEST_PKGS))
 
-.PHONY: all deps deps-check check demo bench install uninstall clean unit fuzz clang-check lint
+# ---- libtileport_cupti.so, the CUPTI injection library of tileport bench ----
+# Built only where the CUDA toolkit has CUPTI: a cupti pkg-config file if
+# there is one, else CUDA_TOOLKIT_PATH, else /usr/local/cuda. Never with the
+# sanitizers: it is loaded into other programs (docs/gpu.md).
+CUDA_HOME    := $(firstword $(CUDA_TOOLKIT_PATH) /usr/local/cuda)
+CUPTI_CFLAGS := $(call pkg_cflags,cupti)
+CUPTI_LIBS   := $(call pkg_libs,cupti)
+ifeq ($(strip $(CUPTI_LIBS)),)
+  cupti_dir = $(firstword $(foreach d,$(2),$(if $(wildcard $(CUDA_HOME)/$(d)/$(1)),$(CUDA_HOME)/$(d))))
+  CUPTI_INC    := $(call cupti_dir,cupti.h,include extras/CUPTI/include targets/x86_64-linux/include targets/sbsa-linux/include)
+  CUPTI_LIBDIR := $(call cupti_dir,libcupti.so,lib64 extras/CUPTI/lib64 targets/x86_64-linux/lib targets/sbsa-linux/lib)
+  ifneq ($(and $(CUPTI_INC),$(CUPTI_LIBDIR)),)
+    CUPTI_CFLAGS := -I$(CUPTI_INC)
+    CUPTI_LIBS   := -L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti
+  endif
+endif
+CUPTI_SRC := engine/perf/cupti/tileport_cupti.c
+CUPTI_SO  := $(if $(strip $(CUPTI_LIBS)),$(B)/libtileport_cupti.so)
+
+.PHONY: all deps deps-check check demo bench install uninstall clean unit fuzz clang-check lint cupti
 .DEFAULT_GOAL := all
 
-all: $(B)/tileport
+all: $(B)/tileport cupti
+
+cupti: $(CUPTI_SO)
+ifeq ($(CUPTI_SO),)
+	@echo "libtileport_cupti.so skipped: no CUPTI under $(CUDA_HOME) (set CUDA_TOOLKIT_PATH)"
+endif
+
+$(B)/libtileport_cupti.so: $(CUPTI_SRC) engine/perf/trace_format.h
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CPPFLAGS) $(CSTD) $(WARN) $(WERROR) -O2 -g -fPIC -shared -fvisibility=hidden \
+		$(CUPTI_CFLAGS) -o $@ $< -Wl,--no-undefined $(CUPTI_LIBS) -lpthread -ldl
 
 # rm first: objects of deleted sources must not linger in the archive
 $(B)/libengine.a: $(ENGINE_OBJ)
@@ -117,7 +148,10 @@ fuzz: $(FUZZ_BIN)
 clang-check:
 	@for f in $(ENGINE_SRC) $(UI_SRC) $(CLI_SRC) $(UNIT_SRC) $(UNIT_HELP); do \
 	  $(CLANG) $(BASE_CPPFLAGS) $(CSTD) $(WARN) -Werror -fsyntax-only $(TEST_CFLAGS) $$f || exit 1; \
-	done; echo "clang-check: ok"
+	done
+	@if [ -n "$(CUPTI_SO)" ]; then \
+	  $(CLANG) $(BASE_CPPFLAGS) $(CSTD) $(WARN) -Werror -fsyntax-only $(CUPTI_CFLAGS) $(CUPTI_SRC) || exit 1; \
+	fi; echo "clang-check: ok"
 
 # The layering rules on the #include lines (mk/lint.sh says which).
 lint:
@@ -133,6 +167,7 @@ check: deps-check
 	$(MAKE) --no-print-directory MODE=check -j$(NPROC) all unit
 	$(MAKE) --no-print-directory -j$(NPROC) fuzz
 	$(MAKE) --no-print-directory clang-check lint
+	@mk/agent-clis.sh >/dev/null
 	tests/run.sh build/check
 
 demo: deps
@@ -147,11 +182,14 @@ bench: all
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)
 	install -m 755 $(B)/tileport $(DESTDIR)$(BINDIR)/tileport
+	if [ -f $(B)/libtileport_cupti.so ]; then \
+	  install -d $(DESTDIR)$(LIBDIR) && install -m 755 $(B)/libtileport_cupti.so $(DESTDIR)$(LIBDIR)/; fi
 	cp -R skill themes $(DESTDIR)$(DATADIR)/
 	find $(DESTDIR)$(DATADIR) -type d -exec chmod 755 {} + ; find $(DESTDIR)$(DATADIR) -type f ! -name '*.sh' -exec chmod 644 {} +
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tileport
+	rm -rf $(DESTDIR)$(LIBDIR)
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:

@@ -32,6 +32,10 @@ int cli_session(struct session **out, const struct session_opts *o);
  * (--headless, --plain); otherwise on a terminal, or on the virtual screen
  * of TILEPORT_NO_DISPLAY. */
 bool cli_want_screen(bool no_screen);
+struct perf_table;
+/* The benchmark table view of a table (perf --tui, bench --tui), on a
+ * read-only session. Returns the TUI's exit code. */
+int cli_bench_tui(struct perf_table *t);
 /* Parse "X=VALUE" for --driver/--validator into slots[letter]. */
 int cli_stage_assign(const char *cmd, const char *opt, const char *arg,
 		     const char *slots[STAGE_LETTERS]);

@@ -2,17 +2,29 @@
  * check and the built-in validators (cli -> tui -> views -> engine). */
 #include "cli/cli.h"
 
+#include "engine/agents/agent.h"
 #include "engine/check/check.h"
 #include "tui/tui.h"
 
+/* Settings beyond the engine's: the agents', then the screen's. */
+static int setting_check(const struct config_entry *e, struct tp_err *err)
+{
+	int r = agent_setting_check(e, err);
+	return r ? r : tui_setting_check(e, err);
+}
+
 int cli_session(struct session **out, const struct session_opts *given)
 {
+	static char hint[256];
+	if (!*hint)
+		snprintf(hint, sizeof(hint), "%s, or %s", agent_settings_hint, tui_settings_hint);
 	struct session_opts o = *given;
 	if (!o.workspace)
 		o.workspace = cli_globals.workspace;
-	o.check_setting = tui_setting_check;
-	o.settings_hint = tui_settings_hint;
+	o.check_setting = setting_check;
+	o.settings_hint = hint;
 	o.checker = check_pipeline_checker;
+	o.catalog = &agent_catalog;
 	struct tp_err err;
 	if (session_open(out, &o, &err) < 0)
 		return cli_report(&err);

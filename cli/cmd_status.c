@@ -95,6 +95,16 @@ static void print_status(const struct run_model *m)
 	if (st->status == RUN_COMPLETE)
 		printf("contract   %s (final output contract, see .tileport/contract.txt)\n",
 		       validator_result_name(st->contract));
+	struct run_usage all = run_model_usage(m, 0);
+	if (all.tokens_in || all.tokens_out || all.cost > 0) {
+		printf("tokens     %lld in, %lld out, $%.4f:", all.tokens_in, all.tokens_out, all.cost);
+		for (size_t i = 0; t && i < t->nstages; i++) {
+			struct run_usage u = run_model_usage(m, t->stages[i].letter);
+			if (u.tokens_in || u.tokens_out || u.cost > 0)
+				printf(" %c %lld/%lld $%.4f", t->stages[i].letter, u.tokens_in, u.tokens_out, u.cost);
+		}
+		printf("\n");
+	}
 }
 
 static void print_json(cJSON *o)

@@ -1,13 +1,40 @@
 #!/bin/sh
 # Install the Debian packages tileport builds and tests against.
 # As root: installs what is missing. Otherwise: prints the exact apt-get line.
-# Usage: mk/deps.sh [check|bench]   (the tools the tests or benchmarks add)
+# Usage: mk/deps.sh [check|bench|gpu]   (the tools the tests or benchmarks add;
+# gpu: report the CUDA toolkit pieces libtileport_cupti.so and the CUDA C
+# runner need, which come from NVIDIA's repository, not Debian's)
 set -u
 pkgs="build-essential pkg-config libncurses-dev libgit2-dev libcjson-dev libcurl4-openssl-dev"
 case "${1:-}" in
-check) pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev tmux git python3" ;;
+check)
+	pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev tmux git python3 python3-pytest"
+	# the agent CLIs the driver tests use come from npm (mk/agent-clis.sh);
+	# a machine with its own Node.js keeps it
+	command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm" ;;
 bench) pkgs="$pkgs hyperfine tmux less time git python3" ;;
 esac
+if [ "${1:-}" = gpu ]; then
+	# Debian's nvidia-cuda-toolkit is CUDA 11.8, whose CUPTI lacks the CUDA 13
+	# activity records the library is written against: NVIDIA's packages.
+	cuda=${CUDA_TOOLKIT_PATH:-/usr/local/cuda}
+	rc=0
+	for f in include/cupti.h include/nvtx3/nvToolsExt.h bin/nvcc; do
+		if [ -e "$cuda/$f" ] || [ -e "$cuda/targets/x86_64-linux/$f" ]; then
+			echo "tileport: found $cuda/$f"
+		else
+			echo "tileport: missing $cuda/$f" >&2
+			rc=3
+		fi
+	done
+	if [ -e "$cuda/include/cupti_version.h" ]; then
+		grep -m1 '#define CUPTI_API_VERSION' "$cuda/include/cupti_version.h"
+	fi
+	[ $rc -eq 0 ] || echo "tileport: install CUDA 13 from NVIDIA's repository (packages" \
+		"cuda-cupti-dev-13-0 cuda-nvtx-13-0 cuda-nvcc-13-0 cuda-cudart-dev-13-0), or set" \
+		"CUDA_TOOLKIT_PATH" >&2
+	exit $rc
+fi
 missing=""
 for p in $pkgs; do
 	# dpkg-query prints "install ok installed" only for fully installed packages.

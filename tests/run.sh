@@ -12,6 +12,8 @@ case "$build" in /*) ;; *) build="$top/$build" ;; esac
 logs="$build/test-logs"
 rm -rf "$logs" && mkdir -p "$logs"
 export TILEPORT="$build/tileport" TILEPORT_TOP="$top" TILEPORT_BUILD="$build"
+# the real claude and codex CLIs (mk/agent-clis.sh), for the driver tests
+export TILEPORT_AGENT_CLIS="$top/build/agent-clis/node_modules/.bin"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export LC_ALL=C.UTF-8 TZ=UTC
@@ -19,7 +21,9 @@ unset TILEGYM_PATH CUTILE_KERNEL_OUT_ROOT TILEIRAS_BIN CUDA_TILE_OPT_BIN \
 	TRITON_TILEIR_PYTHONPATH CUDA_TOOLKIT_PATH CUTILE_RS_ROOT CUTILE_RS_KERNELS_DIR \
 	TILEPORT_DATA_DIR TILEPORT_TABLE TILEPORT_DEFERRED TILEPORT_GPU TILEPORT_SCRIPT \
 	TILEPORT_NO_DISPLAY TILEPORT_BIN TILEPORT_NOW TILEPORT_TEST_CRASH_AT \
-	TILEPORT_TEST_CRASH_COUNT EDITOR VISUAL PAGER NO_COLOR
+	TILEPORT_TEST_CRASH_COUNT EDITOR VISUAL PAGER NO_COLOR \
+	TILEPORT_LLM_PROTOCOL TILEPORT_LLM_BASE_URL TILEPORT_LLM_MODEL TILEPORT_LLM_API_KEY \
+	OPENAI_API_KEY ANTHROPIC_API_KEY CLAUDECODE TILEPORT_TEST_BACKOFF
 # No developer's config may leak into a test (HOME stays: pyenv needs it).
 export XDG_CONFIG_HOME="$logs/.config"
 mkdir -p "$XDG_CONFIG_HOME"

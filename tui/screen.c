@@ -38,7 +38,7 @@ void screen_free(struct app *a)
 
 static void size_view(struct view *v, int rows, int cols)
 {
-	int h = rows - (v->ops->header ? 1 : 0);
+	int h = rows - (v->ops->header ? 1 : 0) - (v->ops->footer ? 1 : 0);
 	if (h < 1)
 		h = 1;
 	if (h > v->dirty_cap) {
@@ -185,6 +185,12 @@ static bool draw_pane(struct app *a, struct pane *p)
 				lo_reset(&lo, LINE_DEFAULT);
 			draw_line(p->body, 0, 0, p->cols, &lo, NULL);
 		}
+		if (v->ops->footer) {
+			lo_reset(&lo, LINE_DEFAULT);
+			if (!v->ops->footer(v, &lo))
+				lo_reset(&lo, LINE_DEFAULT);
+			draw_line(p->body, top + v->height, 0, p->cols, &lo, NULL);
+		}
 	}
 	char prefix[48];
 	int digits = 1; /* at most 20: size_t has that many */
@@ -285,6 +291,15 @@ bool screen_draw(struct app *a)
 	return drew;
 }
 
+/* One line's cells with their types, as :save-view writes them. */
+static void dump_cells(struct sbuf *out, const struct line_out *l)
+{
+	for (size_t c = 0; c < l->ncells; c++)
+		sb_printf(out, " [%s %.*s]", line_types[l->cells[c].type].name, (int)l->cells[c].len,
+			  l->text.buf + l->cells[c].off);
+	sb_addc(out, '\n');
+}
+
 int screen_save_view(struct app *a, const char *path, struct tp_err *err)
 {
 	struct view *v = a->focus;
@@ -299,21 +314,20 @@ int screen_save_view(struct app *a, const char *path, struct tp_err *err)
 		lo_reset(&lo, LINE_HEADER);
 		if (v->ops->header(v, &lo)) {
 			sb_printf(&out, "header %s:", line_types[lo.type].name);
-			for (size_t c = 0; c < lo.ncells; c++)
-				sb_printf(&out, " [%s %.*s]", line_types[lo.cells[c].type].name,
-					  (int)lo.cells[c].len, lo.text.buf + lo.cells[c].off);
-			sb_addc(&out, '\n');
+			dump_cells(&out, &lo);
+		}
+	}
+	if (v->ops->footer) {
+		lo_reset(&lo, LINE_DEFAULT);
+		if (v->ops->footer(v, &lo)) {
+			sb_printf(&out, "footer %s:", line_types[lo.type].name);
+			dump_cells(&out, &lo);
 		}
 	}
 	for (size_t i = 0; i < v->nlines; i++) {
 		view_format(v, i, &lo);
 		sb_printf(&out, "%zu %s:", i + 1, line_types[lo.type].name);
-		for (size_t c = 0; c < lo.ncells; c++) {
-			const struct cell *cl = &lo.cells[c];
-			sb_printf(&out, " [%s %.*s]", line_types[cl->type].name, (int)cl->len,
-				  lo.text.buf + cl->off);
-		}
-		sb_addc(&out, '\n');
+		dump_cells(&out, &lo);
 	}
 	int rc = write_file(path, out.buf, out.len, err);
 	sb_free(&out);

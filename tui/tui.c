@@ -15,6 +15,7 @@
 
 #include "engine/core/loop.h"
 #include "engine/core/session.h"
+#include "engine/perf/perfmd.h"
 #include "tui/app.h"
 #include "tui/display.h"
 #include "tui/keys.h"
@@ -210,9 +211,16 @@ static int open_first_view(struct app *a, const struct tui_start *s)
 		arg.path = s->path;
 		arg.name = s->rev;
 		break;
+	case TUI_START_BENCH:
+		id = VIEW_BENCH;
+		arg.path = s->path;
+		arg.model = s->model;
+		break;
 	case TUI_START_FILE:
 	default:
-		id = s->path && str_ends(s->path, ".jsonl") ? VIEW_TRANSCRIPT : VIEW_TEXT;
+		id = s->path && str_ends(s->path, ".jsonl") ? VIEW_TRANSCRIPT
+		     : s->path && perf_md_sniff(s->path)  ? VIEW_BENCH
+							   : VIEW_TEXT;
 		arg.path = s->path;
 		break;
 	}

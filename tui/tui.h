@@ -28,6 +28,8 @@ enum tui_start_kind {
 	TUI_START_SOURCE,   /* a Python kernel (path) beside its Rust (path2, or
 	                     * NULL: translated in memory) */
 	TUI_START_CHANGESET, /* a changeset commit for review: path (repository), rev */
+	TUI_START_BENCH,    /* a benchmark table: model (struct perf_table *, the
+			     * caller's), else path (a performance.md or a run) */
 };
 
 struct tui_start {
@@ -42,6 +44,7 @@ struct tui_start {
 	                             * TUI_START_SOURCE: the Rust */
 	const char *rev;            /* TUI_START_CHANGESET: the commit (NULL: the newest changeset) */
 	bool keep_dead_constants;   /* TUI_START_IRDIFF: as irdiff --keep-dead-constants */
+	void *model;                /* TUI_START_BENCH: the table to show */
 	const char *theme;          /* overrides the config's theme; NULL: config */
 };
 

@@ -180,6 +180,13 @@ static void on_change(struct run_model *m, const struct run_change *c, void *ud)
 	struct pl *pl = v->priv;
 	if (c->kind == RUN_OUTPUT)
 		return; /* the transcript pane takes its own lines */
+	if (c->kind == RUN_USAGE) {
+		const struct table *t = run_model_table(pl->m);
+		for (size_t i = 0; t && i < t->nstages; i++)
+			if (t->stages[i].letter == c->attempt->stage)
+				view_line_dirty(v, i); /* its TOKENS and COST */
+		return;
+	}
 	bool started = false, ended = false;
 	if (c->kind == RUN_EVENT) {
 		add_event(pl, c->ev);

@@ -408,8 +408,12 @@ static void build(struct view *v)
 static void on_change(struct run_model *m, const struct run_change *c, void *ud)
 {
 	(void)m;
-	if (c->kind != RUN_OUTPUT)
-		build(ud);
+	struct view *v = ud;
+	struct stage *s = v->priv;
+	/* lines are the transcript's; usage matters for the attempt shown */
+	if (c->kind == RUN_OUTPUT || (c->kind == RUN_USAGE && c->attempt->seq != s->seq))
+		return;
+	build(v);
 }
 
 static int stage_open(struct view *v, const struct view_arg *arg, struct tp_err *err)

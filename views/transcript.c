@@ -430,7 +430,7 @@ static enum request tx_request(struct view *v, enum request req)
 			i = next ? i + 1 : i - 1;
 			enum rtype ty = REC_TYPE(&t->recs[i]);
 			if (REC_LINES(&t->recs[i]) && (ty == R_CALL || ty == R_RESULT || ty == R_FINAL ||
-						       ty == R_ERROR)) {
+						       ty == R_HANDOVER || ty == R_ERROR)) {
 				view_select(v, t->recs[i].first);
 				return REQ_NONE;
 			}

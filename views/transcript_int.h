@@ -14,7 +14,7 @@
 #define INDEX_BLOCK (256u << 10) /* ~3000 records: about 2 ms of indexing */
 #define LEN_MAX ((1u << 24) - 1)
 
-enum rtype { R_RAW, R_START, R_TEXT, R_CALL, R_RESULT, R_USAGE, R_ERROR, R_FINAL, R_OTHER };
+enum rtype { R_RAW, R_START, R_TEXT, R_CALL, R_RESULT, R_USAGE, R_ERROR, R_FINAL, R_RETRY, R_HANDOVER, R_OTHER };
 enum rflag { RF_MEM = 1, RF_OPEN = 2, RF_ATTACHED = 4, RF_FAILED = 8 };
 
 struct rec {

@@ -29,6 +29,7 @@ enum rtype tx_type_of(const cJSON *o)
 	static const struct { const char *name; enum rtype t; } types[] = {
 		{"start", R_START}, {"text", R_TEXT}, {"tool_call", R_CALL},
 		{"tool_result", R_RESULT}, {"usage", R_USAGE}, {"error", R_ERROR}, {"final", R_FINAL},
+		{"retry", R_RETRY}, {"handover", R_HANDOVER},
 	};
 	const cJSON *ty = cJSON_GetObjectItemCaseSensitive(o, "type");
 	if (!cJSON_IsString(ty))
@@ -244,6 +245,30 @@ static void build(struct tx *t, size_t idx, const cJSON *o, struct sink *k)
 		      cJSON_IsNumber(cost) ? cost->valuedouble : 0);
 		break;
 	}
+	case R_RETRY: {
+		const cJSON *at = cJSON_GetObjectItemCaseSensitive(o, "attempt");
+		const cJSON *of = cJSON_GetObjectItemCaseSensitive(o, "of");
+		const cJSON *ms = cJSON_GetObjectItemCaseSensitive(o, "delay_ms");
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "status");
+		const char *why = tx_str_field(o, tx_text_names);
+		char http[24] = "";
+		/* a stream cut after its 200 says nothing the message does not */
+		if (cJSON_IsNumber(st) && st->valuedouble != 200 && !(why && str_starts(why, "HTTP ")))
+			snprintf(http, sizeof(http), " (HTTP %.0f)", st->valuedouble);
+		emitf(k, LINE_STATE_WARN, "\xe2\x86\xbb retry %.0f/%.0f in %.1f s%s%s%s",
+		      cJSON_IsNumber(at) ? at->valuedouble : 0, cJSON_IsNumber(of) ? of->valuedouble : 0,
+		      cJSON_IsNumber(ms) ? ms->valuedouble / 1000 : 0, http, why && *why ? ": " : "", why ? why : "");
+		break;
+	}
+	case R_HANDOVER: {
+		const cJSON *from = cJSON_GetObjectItemCaseSensitive(o, "from");
+		const cJSON *to = cJSON_GetObjectItemCaseSensitive(o, "to");
+		const cJSON *why = cJSON_GetObjectItemCaseSensitive(o, "reason");
+		emitf(k, LINE_ROUTE, "\xe2\x87\xa2 hand-over %s \xe2\x86\x92 %s: %s",
+		      cJSON_IsString(from) ? from->valuestring : "?", cJSON_IsString(to) ? to->valuestring : "?",
+		      cJSON_IsString(why) ? why->valuestring : "");
+		break;
+	}
 	case R_CALL: {
 		const char *name = tx_str_field(o, name_names);
 		uint32_t res = tx_result_of(t, (uint32_t)idx);
@@ -308,6 +333,8 @@ uint32_t tx_count(struct tx *t, size_t idx, const cJSON *o)
 	case R_START:
 	case R_USAGE:
 	case R_ERROR:
+	case R_RETRY:
+	case R_HANDOVER:
 	case R_OTHER:
 		return 1;
 	case R_TEXT:

@@ -180,6 +180,9 @@ struct view_ops {
 	void (*select)(struct view *v);
 	/* Optional: fixed header row above the lines (column titles). */
 	bool (*header)(struct view *v, struct line_out *out);
+	/* Optional: fixed footer row below the lines (a summary: totals, the
+	 * verdict). Redrawn with the whole body (view_redraw). */
+	bool (*footer)(struct view *v, struct line_out *out);
 	/* Optional: the body's size changed (v->width, v->height are new);
 	 * views whose lines depend on the width lay them out again here. */
 	void (*resize)(struct view *v);

@@ -1,5 +1,6 @@
 /* validate_agent_e.sh and validate_agent_f.sh. */
 #include "engine/check/check_impl.h"
+#include "engine/perf/compare.h"
 
 #include <regex.h>
 #include <stdlib.h>
@@ -47,10 +48,14 @@ static void performance(struct ck *k)
 			at = at ? at + 1 : NULL;
 		}
 		double g = at ? strtod(at + strlen("geomean_ratio="), NULL) : 0.0;
-		if ((done && g > 1.05) || (inv && g <= 1.05))
+		/* a missing median makes it INVESTIGATE whatever the geomean */
+		bool missing = tx_grep(f->data, "^Severity: MISSING_DATA", 0, NULL);
+		bool pass = perf_band_of(g) == PERF_BAND_DONE && !missing;
+		if ((done && !pass) || (inv && pass))
 			ck_add(k, CHECK_WARN, 0, "agent-e.verdict-band", p, line,
-			       "geomean_ratio=%.4f calls for %s (DONE iff <= 1.05)", g,
-			       g > 1.05 ? "INVESTIGATE" : "DONE");
+			       "geomean_ratio=%.4f%s calls for %s (DONE iff <= %.2f and no "
+			       "MISSING_DATA)", g, missing ? " with MISSING_DATA" : "",
+			       pass ? "DONE" : "INVESTIGATE", PERF_GATE_RATIO);
 	} else {
 		ck_add(k, CHECK_FAIL, step, "agent-e.geomean", p, line,
 		       "%zu `geomean_ratio=X.XXXX` lines; exactly one is required", n);

@@ -1,5 +1,6 @@
 /* validate_ir.sh and validate_perf_log.sh. */
 #include "engine/check/check_impl.h"
+#include "engine/perf/perflog.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -167,11 +168,14 @@ static enum check_sev perf_eval(struct ck *k, const char *path, const char *labe
 		*first_fail = f->exists ? "perf log is empty" : "perf log not found";
 		return ck_verdict_since(k, from);
 	}
-	const char *t = f->data;
-	pc->sections = tx_count_lines_with(t, "Performance Test Results");
-	pc->passed = tx_count_lines_with(t, "PASSED");
-	pc->failed = tx_count_lines_with(t, "FAILED");
-	pc->skipped = tx_count_lines_with(t, "SKIPPED");
+	/* engine/perf reads the log: the reference script's counts, and the
+	 * records that `tileport perf` will pair */
+	struct perf_log log;
+	perflog_parse(path, f->data, f->len, &log);
+	pc->sections = log.sections;
+	pc->passed = log.passed;
+	pc->failed = log.failed;
+	pc->skipped = log.skipped;
 	ck_note(k, "%s: perf_sections=%zu passed=%zu failed=%zu skipped=%zu", label,
 		pc->sections, pc->passed, pc->failed, pc->skipped);
 	if (pc->sections == 0) {
@@ -185,9 +189,7 @@ static enum check_sev perf_eval(struct ck *k, const char *path, const char *labe
 		       "%s: %zu 'Performance Test Results' section(s)", label, pc->sections);
 	}
 	if (pc->failed) {
-		int line = 0;
-		tx_grep(t, "FAILED", 0, &line);
-		ck_add(k, CHECK_FAIL, step, R("perf-log.failed"), path, line,
+		ck_add(k, CHECK_FAIL, step, R("perf-log.failed"), path, log.first_failed_line,
 		       "%s: %zu FAILED line(s)", label, pc->failed);
 		if (!*first_fail)
 			*first_fail = "FAILED tests in the log";
@@ -198,6 +200,12 @@ static enum check_sev perf_eval(struct ck *k, const char *path, const char *labe
 		ck_add(k, CHECK_WARN, step, R("perf-log.balance"), path, 0,
 		       "%s: %zu perf section(s) but %zu PASSED line(s)", label, pc->sections,
 		       pc->passed);
+	/* tileport addition (WARN): a section stage E could not pair */
+	for (size_t i = 0; i < log.nrecs; i++)
+		if (log.recs[i].problem && log.recs[i].outcome != PERF_OUTCOME_FAILED)
+			ck_add(k, CHECK_WARN, step, R("perf-log.record"), path, log.recs[i].line,
+			       "%s: %s", label, log.recs[i].problem);
+	perflog_free(&log);
 #undef R
 	return ck_verdict_since(k, from);
 }

@@ -69,37 +69,71 @@ static int check_op(const char *ws, const char *op, struct tp_err *err)
 	return rc;
 }
 
-/* Every stage the run can reach on its own needs a driver that parses. */
-static int check_drivers(const struct table *t, const char *const *drivers, bool offline,
-			 struct tp_err *err)
+/* Every stage the run can reach on its own needs a driver that parses;
+ * a stage without one gets the catalog's default. drivers[] are owned
+ * strings; chosen[] marks the defaults. */
+static int fill_drivers(const struct table *t, const struct driver_catalog *cat, char *drivers[STAGE_LETTERS],
+			bool chosen[STAGE_LETTERS], const char *op, const char *ws, bool offline,
+			struct tp_err *err)
 {
-	struct sbuf missing = SBUF_INIT;
+	struct sbuf missing = SBUF_INIT, why = SBUF_INIT;
 	for (size_t i = 0; i < t->nstages; i++) {
 		const struct stage_def *s = &t->stages[i];
+		int k = stage_slot(s->letter);
 		if (s->manual || (offline && !s->deferrable))
 			continue;
-		const char *spec = drivers[stage_slot(s->letter)];
-		if (!spec) {
+		if (!drivers[k] && cat) {
+			struct sbuf w = SBUF_INIT;
+			drivers[k] = cat->choose(s->letter, op, ws, &w);
+			chosen[k] = drivers[k] != NULL;
+			if (!why.len)
+				sb_adds(&why, sb_str(&w));
+			sb_free(&w);
+		}
+		if (!drivers[k]) {
 			sb_printf(&missing, "%s%c", missing.len ? ", " : "", s->letter);
 			continue;
 		}
 		struct driver d;
-		if (driver_parse(spec, &d, err) < 0) {
+		if (driver_parse(drivers[k], cat, &d, err) < 0) {
 			sb_free(&missing);
+			sb_free(&why);
 			return -1;
 		}
 		driver_free(&d);
 	}
+	int rc = 0;
 	if (missing.len) {
 		tp_err_set(err, TP_EXIT_ENV,
-			   "no driver for stage%s %s: set one with --driver X=exec:COMMAND or 'driver.X = "
-			   "exec:COMMAND' in the config (this build has no built-in agent driver yet)",
-			   strchr(sb_str(&missing), ',') ? "s" : "", sb_str(&missing));
-		sb_free(&missing);
-		return -1;
+			   "no driver for stage%s %s: %s%sor set one with --driver X=exec:COMMAND or "
+			   "'driver.X = exec:COMMAND' in the config (docs/agents.md)",
+			   strchr(sb_str(&missing), ',') ? "s" : "", sb_str(&missing), sb_str(&why),
+			   why.len ? "; " : "");
+		rc = -1;
 	}
 	sb_free(&missing);
-	return 0;
+	sb_free(&why);
+	return rc;
+}
+
+/* "A claude (default), B exec:./agent.sh, ..." */
+static void emit_drivers(struct pipeline *p)
+{
+	const bool *chosen = p->chosen;
+	struct sbuf sb = SBUF_INIT;
+	cJSON *f = cJSON_CreateObject();
+	cJSON *d = cJSON_AddObjectToObject(f, "drivers");
+	for (size_t i = 0; i < p->table->nstages; i++) {
+		char l = p->table->stages[i].letter;
+		const char *spec = p->st.drivers[stage_slot(l)];
+		if (!spec)
+			continue;
+		char key[2] = {l, 0};
+		cJSON_AddStringToObject(d, key, spec);
+		sb_printf(&sb, "%s%c %s%s", sb.len ? ", " : "", l, spec, chosen[stage_slot(l)] ? " (default)" : "");
+	}
+	pl_emit(p, "drivers", f, "drivers: %s", sb_str(&sb));
+	sb_free(&sb);
 }
 
 static struct pipeline *pl_new(struct loop *l, const struct pipeline_opts *o)
@@ -107,6 +141,7 @@ static struct pipeline *pl_new(struct loop *l, const struct pipeline_opts *o)
 	struct pipeline *p = xcalloc(1, sizeof(*p));
 	p->loop = l;
 	p->checker = o->checker;
+	p->catalog = o->catalog;
 	p->lock_fd = -1;
 	p->grace_ms = o->kill_grace_ms > 0 ? o->kill_grace_ms : 2000;
 	p->skill_dir = path_join(tp_data_dir(), "skill");
@@ -143,9 +178,17 @@ static char *real_or_copy(const char *path)
 	return realpath(path, buf) ? xstrdup(buf) : xstrdup(path);
 }
 
+static void free_specs(char *v[STAGE_LETTERS])
+{
+	for (int i = 0; i < STAGE_LETTERS; i++)
+		free(v[i]);
+}
+
 int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline_opts *o, struct tp_err *err)
 {
 	*out = NULL;
+	char *drv[STAGE_LETTERS] = {0}; /* the command line's, and the defaults */
+	bool chosen[STAGE_LETTERS] = {0};
 	char *tpath = o->table_path ? xstrdup(o->table_path) : table_default_path();
 	struct table *t = table_load(tpath, err);
 	free(tpath);
@@ -177,7 +220,9 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 		goto fail;
 	}
 	bool offline = !pf.online;
-	if (check_drivers(t, o->commands.drivers, offline, err) < 0) {
+	for (int i = 0; i < STAGE_LETTERS; i++)
+		drv[i] = o->commands.drivers[i] ? xstrdup(o->commands.drivers[i]) : NULL;
+	if (fill_drivers(t, o->catalog, drv, chosen, o->op, ws, offline, err) < 0) {
 		preflight_free(&pf);
 		goto fail;
 	}
@@ -218,6 +263,12 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	st->created = wall_ms();
 	st->next = (struct run_next){.set = true, .stage = t->first};
 	apply_opts(p, o);
+	for (int i = 0; i < STAGE_LETTERS; i++) {
+		if (chosen[i])
+			set_command(p, &st->drivers[i], drv[i]);
+		p->chosen[i] = chosen[i];
+	}
+	free_specs(drv);
 	pl_save(p);
 	char *pfj = preflight_json(&pf);
 	cJSON *f = cJSON_CreateObject();
@@ -236,6 +287,7 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 fail:
 	table_free(t);
 fail_nofree_table:
+	free_specs(drv);
 	free(ws);
 	free(run_dir);
 	return -1;
@@ -336,7 +388,8 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 			pipeline_free(p);
 			return -1;
 		}
-		if (check_drivers(p->table, (const char *const *)st->drivers, false, err) < 0) {
+		if (fill_drivers(p->table, p->catalog, st->drivers, p->chosen, st->op, st->workspace, false,
+				 err) < 0) {
 			pipeline_free(p);
 			return -1;
 		}
@@ -407,6 +460,8 @@ void pipeline_start(struct pipeline *p)
 			st->offline ? "offline" : "online", st->op, *miss ? " (missing: " : "", miss,
 			*miss ? ")" : "");
 	free(miss);
+	if (!st->final)
+		emit_drivers(p);
 	if (p->st.status == RUN_ABORTED)
 		p->st.status = RUN_RUNNING;
 	p->started = true;
@@ -431,7 +486,7 @@ void pipeline_free(struct pipeline *p)
 		transcript_close(p->tr);
 	if (p->errlog)
 		fclose(p->errlog);
-	sb_free(&p->errpart);
+	lines_free(&p->errlines);
 	sb_free(&p->vout);
 	run_unlock(p->lock_fd);
 	run_state_free(&p->st);

@@ -16,6 +16,7 @@
 #include <cJSON.h>
 #include <stdbool.h>
 
+#include "engine/core/driver.h"
 #include "engine/core/loop.h"
 #include "engine/core/run.h"
 #include "engine/core/table.h"
@@ -58,11 +59,13 @@ struct pipeline_opts {
 	bool online;            /* resume: re-run the deferred stages with the toolchain */
 	int64_t kill_grace_ms;  /* TERM -> KILL delay for stages (0: 2000) */
 	pipeline_checker checker; /* the "builtin" validators; NULL: not in this build */
+	const struct driver_catalog *catalog; /* built-in drivers and defaults; NULL: exec only */
 };
 
 enum pipeline_event_kind {
 	PEV_EVENT,  /* a record appended to events.jsonl (ev) */
 	PEV_OUTPUT, /* a line a running stage printed (line, len, is_stderr) */
+	PEV_METER,  /* the running attempt's tokens or cost went up (seq, stage) */
 };
 struct pipeline_event {
 	enum pipeline_event_kind kind;

@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include "engine/core/driver.h"
+#include "engine/core/lines.h"
 #include "engine/core/pipeline.h"
 #include "engine/core/proc.h"
 #include "engine/core/transcript.h"
@@ -17,6 +19,7 @@ struct listener {
 struct pipeline {
 	struct loop *loop;
 	pipeline_checker checker;
+	const struct driver_catalog *catalog;
 	struct table *table;
 	struct run_state st;
 	int lock_fd;
@@ -30,9 +33,11 @@ struct pipeline {
 	struct proc *proc;
 	struct transcript *tr;
 	FILE *errlog;
-	struct sbuf errpart;
+	struct lines errlines; /* stderr, cut into lines as transcripts are */
 	char **secrets; /* secret NAME=VALUE entries hidden from transcripts and logs */
 	bool aborting;
+	int64_t meter_saved; /* when a usage change was last saved */
+	bool chosen[STAGE_LETTERS]; /* drivers taken by default, for the drivers event */
 
 	/* a command validator running for attempt vseq */
 	struct proc *vproc;

@@ -35,48 +35,55 @@ static void on_line(const char *line, size_t n, void *ud)
 	notify_line(ud, line, n, false);
 }
 
+/* How often a live attempt's usage reaches state.json (for screens that
+ * follow the run from disk); listeners hear of every change. */
+#define METER_SAVE_MS 2000
+
+static void meter(struct pipeline *p)
+{
+	struct attempt *a = pl_cur(p);
+	long long tin = transcript_tokens_in(p->tr), tout = transcript_tokens_out(p->tr);
+	double cost = transcript_cost(p->tr);
+	if (!a || (tin == a->tokens_in && tout == a->tokens_out && cost == a->cost))
+		return;
+	a->tokens_in = tin;
+	a->tokens_out = tout;
+	a->cost = cost;
+	struct pipeline_event e = {.kind = PEV_METER, .seq = a->seq, .stage = a->stage};
+	for (size_t i = 0; i < p->nls; i++)
+		p->ls[i].fn(p, &e, p->ls[i].ud);
+	if (now_ms() - p->meter_saved >= METER_SAVE_MS) {
+		p->meter_saved = now_ms();
+		pl_save(p);
+	}
+}
+
 static void on_stdout(struct proc *pr, const char *data, size_t n, void *ud)
 {
 	struct pipeline *p = ud;
 	(void)pr;
 	transcript_feed(p->tr, data, n, p->nls ? on_line : NULL, p);
+	meter(p);
 }
 
 /* stderr.log is written line by line so that secrets can be hidden. */
-static void err_line(struct pipeline *p, bool newline)
+static void err_line(const char *line, size_t n, void *ud)
 {
-	char *red = redact_secrets(sb_str(&p->errpart), p->secrets);
+	struct pipeline *p = ud;
+	char *raw = xstrndup(line, n);
+	char *red = redact_secrets(raw, p->secrets);
 	fputs(red, p->errlog);
-	if (newline)
-		fputc('\n', p->errlog);
+	fputc('\n', p->errlog);
 	notify_line(p, red, strlen(red), true);
 	free(red);
-	sb_reset(&p->errpart);
+	free(raw);
 }
 
 static void on_stderr(struct proc *pr, const char *data, size_t n, void *ud)
 {
 	struct pipeline *p = ud;
 	(void)pr;
-	const size_t line_max = (size_t)1 << 20; /* as transcripts: cut endless lines */
-	while (n) {
-		const char *nl = memchr(data, '\n', n);
-		size_t k = nl ? (size_t)(nl - data) : n;
-		if (p->errpart.len + k >= line_max) {
-			size_t room = line_max - p->errpart.len;
-			sb_add(&p->errpart, data, room);
-			err_line(p, true);
-			data += room;
-			n -= room;
-			continue;
-		}
-		sb_add(&p->errpart, data, k);
-		if (!nl)
-			break;
-		err_line(p, true);
-		data += k + 1;
-		n -= k + 1;
-	}
+	lines_feed(&p->errlines, data, n, err_line, p);
 	fflush(p->errlog);
 }
 
@@ -108,8 +115,7 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 	char *text = xstrdup(transcript_final(p->tr));
 	transcript_close(p->tr);
 	p->tr = NULL;
-	if (p->errpart.len)
-		err_line(p, false);
+	lines_flush(&p->errlines, err_line, p);
 	fclose(p->errlog);
 	p->errlog = NULL;
 	struct proc *done = p->proc;
@@ -320,10 +326,8 @@ static char **stage_env(struct pipeline *p, const struct attempt *a)
 	env_set(&env, "TILEPORT_REPAIR", a->repair ? "1" : "0");
 	/* `tileport validate` in a stage must be this tileport, not whatever
 	 * else is on PATH (skill/scripts use TILEPORT_BIN first). */
-	char self[4096];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (len > 0) {
-		self[len] = '\0';
+	char *self = tp_self_exe();
+	if (self) {
 		env_set(&env, "TILEPORT_BIN", self);
 		char *slash = strrchr(self, '/');
 		*slash = '\0';
@@ -331,6 +335,7 @@ static char **stage_env(struct pipeline *p, const struct attempt *a)
 		char *np = xasprintf("%s%s%s", self, path ? ":" : "", path ? path : "");
 		env_set(&env, "PATH", np);
 		free(np);
+		free(self);
 	}
 	if (p->st.offline) {
 		env_set(&env, "TILEPORT_OFFLINE", "1");
@@ -613,14 +618,22 @@ static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reaso
 	}
 
 	struct driver d;
-	const char *spec = p->st.drivers[stage_slot(a->stage)];
-	if (!spec || driver_parse(spec, &d, &err) < 0) {
-		char *why = spec ? xstrdup(err.msg) : xasprintf("no driver configured for stage %c", a->stage);
+	char **slot = &p->st.drivers[stage_slot(a->stage)];
+	struct sbuf none = SBUF_INIT;
+	if (!*slot && p->catalog) /* a stage the run did not expect to reach (a respawn by hand, say) */
+		*slot = p->catalog->choose(a->stage, p->st.op, p->st.workspace, &none);
+	const char *spec = *slot;
+	if (!spec || driver_parse(spec, p->catalog, &d, &err) < 0) {
+		char *why = spec ? xstrdup(err.msg)
+				 : xasprintf("no driver for stage %c%s%s", a->stage, none.len ? ": " : "",
+					     sb_str(&none));
+		sb_free(&none);
 		free(dir);
 		spawn_failed(p, a, why);
 		free(why);
 		return -1;
 	}
+	sb_free(&none);
 	pl_set(&a->driver, spec);
 	char *tpath = path_join(dir, "transcript.jsonl");
 	char *epath = path_join(dir, "stderr.log");
@@ -630,7 +643,7 @@ static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reaso
 	p->errlog = fopen(epath, "we");
 	free(tpath);
 	free(epath);
-	char **argv = driver_argv(&d);
+	char **argv = driver_argv(&d, a->stage, p->st.run_dir);
 	char **env = stage_env(p, a);
 	char *log = run_path(p->st.run_dir, "commands.log");
 	struct proc_opts o = {

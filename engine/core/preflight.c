@@ -31,23 +31,6 @@ static void check_env_path(struct preflight *pf, const char *var, bool want_dir,
 		it->value = xstrdup(v);
 }
 
-/* First line of a command's output, or NULL when it cannot run. */
-static char *first_line(char *const *argv, int64_t timeout_ms)
-{
-	char **env = env_current();
-	struct proc_opts o = {.argv = argv, .env = env, .timeout_ms = timeout_ms, .kill_grace_ms = 200};
-	struct sbuf out = SBUF_INIT;
-	struct proc_status st;
-	char *line = NULL;
-	if (proc_run_sync(&o, &out, NULL, &st, NULL) == 0 && st.end == PROC_EXITED && st.code == 0) {
-		const char *s = sb_str(&out);
-		line = xstrndup(s, strcspn(s, "\n"));
-	}
-	sb_free(&out);
-	strv_free(env);
-	return line;
-}
-
 static void check_program(struct preflight *pf, const char *name, const char *const *cands,
 			  const char *version_flag)
 {
@@ -60,7 +43,7 @@ static void check_program(struct preflight *pf, const char *name, const char *co
 		return;
 	}
 	char *argv[] = {path, (char *)version_flag, NULL};
-	char *ver = first_line(argv, 10000);
+	char *ver = proc_first_line(argv, 10000);
 	it->value = ver ? xasprintf("%s (%s)", path, ver) : xstrdup(path);
 	free(ver);
 	free(path);
@@ -85,7 +68,7 @@ static void check_gpu(struct preflight *pf)
 		return;
 	}
 	char *argv[] = {smi, "-L", NULL};
-	char *line = first_line(argv, 15000);
+	char *line = proc_first_line(argv, 15000);
 	if (line && str_starts(line, "GPU "))
 		it->value = line;
 	else {

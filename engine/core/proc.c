@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -180,7 +181,7 @@ static void log_command(const char *logpath, pid_t pid, const struct proc_opts *
 	/* API keys live in the environment; a command line that spells one out
 	 * must not carry it into the run directory. */
 	char *raw = argv_quote(o->argv);
-	char *q = redact_secrets(raw, o->env);
+	char *q = redact_secrets(raw, o->redact ? o->redact : o->env);
 	free(raw);
 	char *line = xasprintf("%s pid=%ld cwd=%s: %s\n", ts, (long)pid, o->cwd ? o->cwd : ".", q);
 	append_file(logpath, line, strlen(line), NULL);
@@ -372,6 +373,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		free(prog);
 		return NULL;
 	}
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		tp_err_set(err, TP_EXIT_ENV, "fork: %s", strerror(errno));
@@ -384,6 +386,9 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		/* A new session: a new process group we can signal as a whole, and
 		 * no controlling terminal, so a stage can never read the TUI's keys. */
 		setsid();
+		/* A helper killed outright must not leave its child running. */
+		if (o->die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent))
+			_exit(127);
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
@@ -478,6 +483,19 @@ void proc_free(struct proc *p)
 	free(p);
 }
 
+void proc_wait(struct loop *l, struct proc *p, const bool *done, bool (*stop)(void *ud), void *ud)
+{
+	bool asked = false;
+	while (!*done) {
+		if (!asked && stop && stop(ud)) {
+			proc_kill(p);
+			asked = true;
+		}
+		if (loop_run_once(l, -1) < 0 && errno != EINTR)
+			break;
+	}
+}
+
 struct sync_ctx {
 	struct sbuf *out, *err;
 	struct proc_status st;
@@ -531,6 +549,22 @@ int proc_run_sync(const struct proc_opts *o, struct sbuf *out, struct sbuf *erro
 	if (st)
 		*st = c.st;
 	return c.done ? 0 : -1;
+}
+
+char *proc_first_line(char *const *argv, int64_t timeout_ms)
+{
+	char **env = env_current();
+	struct proc_opts o = {.argv = argv, .env = env, .timeout_ms = timeout_ms, .kill_grace_ms = 200};
+	struct sbuf out = SBUF_INIT;
+	struct proc_status st;
+	char *line = NULL;
+	if (proc_run_sync(&o, &out, NULL, &st, NULL) == 0 && st.end == PROC_EXITED && st.code == 0) {
+		const char *s = sb_str(&out);
+		line = xstrndup(s, strcspn(s, "\n"));
+	}
+	sb_free(&out);
+	strv_free(env);
+	return line;
 }
 
 void proc_status_str(const struct proc_status *st, char *buf, size_t n)

@@ -48,6 +48,8 @@ struct proc_opts {
 	int64_t idle_timeout_ms; /* 0: none */
 	int64_t kill_grace_ms;   /* TERM -> KILL delay; 0: 2000 */
 	const char *command_log; /* append "time pid cwd argv" here; NULL: none */
+	char *const *redact;     /* NAME=VALUE secrets hidden in that line; NULL: env's */
+	bool die_with_parent;    /* SIGKILL the child if this process dies first */
 	proc_output_cb on_stdout, on_stderr;
 	proc_exit_cb on_exit;    /* called once, after both pipes hit EOF */
 	void *ud;
@@ -60,9 +62,18 @@ void proc_kill(struct proc *p);
 /* Free a finished process (or kill and reap a running one first). */
 void proc_free(struct proc *p);
 
+/* Run the loop until *done (the caller's exit callback sets it), killing
+ * the process the first time stop(ud) says so (stop may be NULL). */
+void proc_wait(struct loop *l, struct proc *p, const bool *done, bool (*stop)(void *ud), void *ud);
+
 /* Convenience: run to completion on a private loop, collecting output. */
 int proc_run_sync(const struct proc_opts *o, struct sbuf *out, struct sbuf *errout,
 		  struct proc_status *st, struct tp_err *err);
+
+/* The first line of a command's standard output (the current environment,
+ * killed after timeout_ms), or NULL when it cannot run or does not exit 0.
+ * Caller frees. */
+char *proc_first_line(char *const *argv, int64_t timeout_ms);
 
 /* Describe a status in words: "exit 0", "killed by signal 9", "timed out after 5s". */
 void proc_status_str(const struct proc_status *st, char *buf, size_t n);

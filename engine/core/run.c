@@ -296,9 +296,28 @@ cJSON *run_state_to_json(const struct run_state *st)
 	return o;
 }
 
+static cJSON *usage_json(struct run_usage u)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "tokens_in", (double)u.tokens_in);
+	cJSON_AddNumberToObject(o, "tokens_out", (double)u.tokens_out);
+	cJSON_AddNumberToObject(o, "cost", u.cost);
+	return o;
+}
+
 int run_state_save(const struct run_state *st, struct tp_err *err)
 {
 	cJSON *o = run_state_to_json(st);
+	/* For whoever reads the file: the attempts' usage summed per stage
+	 * that used any, and for the run (loading ignores it). */
+	cJSON *use = cJSON_AddObjectToObject(o, "usage");
+	for (int i = 0; i < STAGE_LETTERS; i++) {
+		struct run_usage u = run_state_usage(st, stage_at_slot(i));
+		char k[2] = {stage_at_slot(i), 0};
+		if (u.tokens_in || u.tokens_out || u.cost > 0)
+			cJSON_AddItemToObject(use, k, usage_json(u));
+	}
+	cJSON_AddItemToObject(use, "run", usage_json(run_state_usage(st, 0)));
 	char *text = cJSON_Print(o);
 	cJSON_Delete(o);
 	char *path = run_path(st->run_dir, "state.json");
@@ -669,4 +688,18 @@ long long proc_start_time(long pid)
 	}
 	free(text);
 	return v;
+}
+
+struct run_usage run_state_usage(const struct run_state *st, char stage)
+{
+	struct run_usage u = {0};
+	for (size_t i = 0; i < st->natt; i++) {
+		const struct attempt *a = &st->att[i];
+		if (stage && a->stage != stage)
+			continue;
+		u.tokens_in += a->tokens_in;
+		u.tokens_out += a->tokens_out;
+		u.cost += a->cost;
+	}
+	return u;
 }

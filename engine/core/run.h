@@ -143,6 +143,13 @@ struct attempt *run_attempt_by_seq(struct run_state *st, int seq);
 struct attempt *run_last_attempt(struct run_state *st);
 /* The latest attempt of a stage, or NULL when it has not run. */
 struct attempt *run_latest_attempt(struct run_state *st, char stage);
+/* Tokens and cost of the attempts' agents, summed for one stage, or for
+ * the whole run when stage is 0. */
+struct run_usage {
+	long long tokens_in, tokens_out;
+	double cost;
+};
+struct run_usage run_state_usage(const struct run_state *st, char stage);
 /* Counted attempts of a stage (the cap and the routing conditions use this). */
 int run_count(const struct run_state *st, char stage);
 void attempt_add_soft(struct attempt *a, const char *marker);

@@ -96,8 +96,8 @@ static void from_pipeline(struct pipeline *p, const struct pipeline_event *e, vo
 		tell(m, &c);
 		return;
 	}
-	struct run_change c = {.kind = RUN_OUTPUT, .line = e->line, .len = e->len,
-			       .is_stderr = e->is_stderr,
+	struct run_change c = {.kind = e->kind == PEV_METER ? RUN_USAGE : RUN_OUTPUT, .line = e->line,
+			       .len = e->len, .is_stderr = e->is_stderr,
 			       .attempt = run_model_attempt(m, e->seq)};
 	if (c.attempt)
 		tell(m, &c);
@@ -361,17 +361,7 @@ bool run_model_running(const struct run_model *m, const struct attempt *a)
 
 struct run_usage run_model_usage(const struct run_model *m, char stage)
 {
-	const struct run_state *st = run_model_state(m);
-	struct run_usage u = {0};
-	for (size_t i = 0; i < st->natt; i++) {
-		const struct attempt *a = &st->att[i];
-		if (stage && a->stage != stage)
-			continue;
-		u.tokens_in += a->tokens_in;
-		u.tokens_out += a->tokens_out;
-		u.cost += a->cost;
-	}
-	return u;
+	return run_state_usage(run_model_state(m), stage);
 }
 
 char *run_model_attempt_path(const struct run_model *m, const struct attempt *a, const char *name)

@@ -26,7 +26,7 @@ static bool stage_key(const char *key, const char *prefix)
 }
 
 /* The engine's own keys: 1 known (value good), 0 not the engine's, -1 bad. */
-static int engine_setting(const struct config_entry *e, struct tp_err *err)
+static int engine_setting(const struct config_entry *e, const struct driver_catalog *cat, struct tp_err *err)
 {
 	if (!e->key)
 		return 0;
@@ -36,7 +36,7 @@ static int engine_setting(const struct config_entry *e, struct tp_err *err)
 	if (!stage_key(e->key, "driver."))
 		return 0;
 	struct driver d;
-	if (driver_parse(e->value, &d, err) < 0)
+	if (driver_parse(e->value, cat, &d, err) < 0)
 		return -1;
 	driver_free(&d);
 	return 1;
@@ -50,7 +50,7 @@ static int check_settings(const struct config *c, const struct session_opts *o, 
 		const struct config_entry *e = &c->v[i];
 		struct tp_err e2;
 		tp_err_clear(&e2);
-		int r = engine_setting(e, &e2);
+		int r = engine_setting(e, o->catalog, &e2);
 		if (r == 0 && o->check_setting)
 			r = o->check_setting(e, &e2);
 		if (r > 0)
@@ -126,6 +126,7 @@ int session_open(struct session **out, const struct session_opts *o, struct tp_e
 	s->cmdline = o->commands;
 	s->read_only = o->read_only;
 	s->checker = o->checker;
+	s->catalog = o->catalog;
 	s->loop = o->loop;
 	if (!s->loop) {
 		s->loop = loop_new();
@@ -207,6 +208,7 @@ void session_pipeline_opts(const struct session *s, enum run_origin origin,
 	}
 	out->table_path = s->table_path;
 	out->checker = s->checker;
+	out->catalog = s->catalog;
 	session_stage_commands(s, origin, &out->commands);
 }
 

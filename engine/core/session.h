@@ -52,6 +52,7 @@ struct session_opts {
 	struct stage_commands commands; /* --driver X=SPEC, --validator X=CMD */
 	bool read_only;         /* look only: no run is ever attached (runs stay read-only) */
 	pipeline_checker checker;            /* the "builtin" validators (engine/check) */
+	const struct driver_catalog *catalog; /* the built-in drivers (engine/agents) */
 	session_setting_check check_setting; /* the screen's settings, or NULL */
 	const char *settings_hint; /* what check_setting knows, for the unknown-setting message */
 	struct loop *loop;         /* the loop runs are driven on; NULL: the session's own */
@@ -78,8 +79,9 @@ char *session_run_dir(const struct session *s, const char *run);
  * an existing run (resume, step, the screen attaching) the user's file only,
  * because agents can write the workspace's .tileport.conf and must never
  * change what a run executes. For an existing run a NULL slot keeps the
- * run's own (its state.json); for a new run it means no driver. This is the
- * one place that decides: default drivers and driver chains extend it. */
+ * run's own (its state.json); for a new run the catalog's default fills it
+ * when the run is created (pipeline_create). A spec may be a chain of
+ * built-in drivers ("mech, claude"). */
 enum run_origin { RUN_NEW, RUN_EXISTING };
 void session_stage_commands(const struct session *s, enum run_origin origin,
 			    struct stage_commands *out);
@@ -132,12 +134,8 @@ bool run_model_running(const struct run_model *m, const struct attempt *a);
 /* The stages taken, "A1 -> B1 -> B1(repair) -> STOP". Caller frees. */
 char *run_model_path(const struct run_model *m);
 
-/* Tokens and cost of one attempt's agent, summed per stage or per run. */
-struct run_usage {
-	long long tokens_in, tokens_out;
-	double cost;
-};
-/* stage 0: the whole run. */
+/* Tokens and cost of the attempts' agents (run_state_usage), per stage or, for
+ * stage 0, the whole run. */
 struct run_usage run_model_usage(const struct run_model *m, char stage);
 
 /* A file of an attempt's folder (.tileport/attempts/NN-Xn/NAME; NAME NULL:
@@ -172,6 +170,7 @@ enum run_change_kind {
 	RUN_CHANGED, /* the state as a whole (re-read from disk, attached): redraw from it */
 	RUN_EVENT,   /* one event was appended (ev); the state already has its effect */
 	RUN_OUTPUT,  /* a line a running stage printed (live runs): attempt, line, len, is_stderr */
+	RUN_USAGE,   /* the running attempt's tokens or cost moved (live runs): attempt */
 };
 struct run_change {
 	enum run_change_kind kind;

@@ -12,6 +12,7 @@ struct session {
 	struct stage_commands cmdline;
 	bool read_only;
 	pipeline_checker checker;
+	const struct driver_catalog *catalog;
 	struct loop *loop;
 	bool own_loop;
 	struct table **tables; /* loaded once per path, for followed runs */

@@ -1,5 +1,6 @@
 #include "engine/core/transcript.h"
 
+#include "engine/core/lines.h"
 #include "engine/core/proc.h"
 
 #include <cJSON.h>
@@ -8,12 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An agent's output is not trusted to be sane: a line longer than this is
+ * cut into pieces, and the text kept for the final message is its tail. */
+#define LINE_MAX_BYTES ((size_t)1 << 20)
+#define KEEP_MAX_BYTES ((size_t)32 << 20)
+
 enum mode { MODE_UNKNOWN, MODE_JSON, MODE_PLAIN };
 
 struct transcript {
 	FILE *f;
 	enum mode mode;
-	struct sbuf partial;
+	struct lines lines;
 	struct sbuf plain;  /* whole stdout in plain mode */
 	struct sbuf texts;  /* "text" records, the fallback final in JSON mode */
 	char *final;
@@ -31,6 +37,7 @@ struct transcript *transcript_open(const char *path, struct tp_err *err)
 	}
 	struct transcript *t = xcalloc(1, sizeof(*t));
 	t->f = f;
+	t->lines.max = LINE_MAX_BYTES;
 	return t;
 }
 
@@ -149,11 +156,6 @@ static void one_line_clean(struct transcript *t, const char *line, size_t n, tra
 	write_text_record(t, line, n);
 }
 
-/* An agent's output is not trusted to be sane: a line longer than this is
- * cut into pieces, and the text kept for the final message is its tail. */
-#define LINE_MAX_BYTES ((size_t)1 << 20)
-#define KEEP_MAX_BYTES ((size_t)32 << 20)
-
 static void keep_tail(struct sbuf *sb)
 {
 	if (sb->len <= KEEP_MAX_BYTES)
@@ -164,34 +166,22 @@ static void keep_tail(struct sbuf *sb)
 	sb->buf[keep] = '\0';
 }
 
+struct feed {
+	struct transcript *t;
+	transcript_line_cb cb;
+	void *ud;
+};
+
+static void feed_line(const char *line, size_t n, void *ud)
+{
+	struct feed *f = ud;
+	one_line(f->t, line, n, f->cb, f->ud);
+}
+
 void transcript_feed(struct transcript *t, const char *data, size_t n, transcript_line_cb cb, void *ud)
 {
-	while (n) {
-		const char *nl = memchr(data, '\n', n);
-		size_t k = nl ? (size_t)(nl - data) : n;
-		if (t->partial.len + k >= LINE_MAX_BYTES) {
-			size_t room = LINE_MAX_BYTES - t->partial.len;
-			sb_add(&t->partial, data, room);
-			one_line(t, t->partial.buf, t->partial.len, cb, ud);
-			sb_reset(&t->partial);
-			data += room;
-			n -= room;
-			continue;
-		}
-		if (!nl) {
-			sb_add(&t->partial, data, n);
-			break;
-		}
-		if (t->partial.len) {
-			sb_add(&t->partial, data, k);
-			one_line(t, t->partial.buf, t->partial.len, cb, ud);
-			sb_reset(&t->partial);
-		} else {
-			one_line(t, data, k, cb, ud);
-		}
-		data += k + 1;
-		n -= k + 1;
-	}
+	struct feed f = {t, cb, ud};
+	lines_feed(&t->lines, data, n, feed_line, &f);
 	keep_tail(&t->plain);
 	keep_tail(&t->texts);
 	fflush(t->f);
@@ -199,10 +189,8 @@ void transcript_feed(struct transcript *t, const char *data, size_t n, transcrip
 
 void transcript_finish(struct transcript *t, transcript_line_cb cb, void *ud)
 {
-	if (t->partial.len) {
-		one_line(t, t->partial.buf, t->partial.len, cb, ud);
-		sb_reset(&t->partial);
-	}
+	struct feed f = {t, cb, ud};
+	lines_flush(&t->lines, feed_line, &f);
 	/* A driver's own final record is already written; otherwise the final
 	 * message is the whole plain output, or the text records of a JSON
 	 * stream that ended without one. */
@@ -222,7 +210,7 @@ void transcript_close(struct transcript *t)
 	if (!t)
 		return;
 	fclose(t->f);
-	sb_free(&t->partial);
+	lines_free(&t->lines);
 	sb_free(&t->plain);
 	sb_free(&t->texts);
 	free(t->final);

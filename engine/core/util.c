@@ -420,6 +420,16 @@ static bool has_skill(const char *dir)
 	return ok;
 }
 
+char *tp_self_exe(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	return xstrdup(exe);
+}
+
 const char *tp_data_dir(void)
 {
 	static char *dir;

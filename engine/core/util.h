@@ -88,6 +88,8 @@ char *which_in(const char *prog, const char *path);
  * then next to the executable (build tree or PREFIX/share/tileport), then the
  * compiled-in default. Never NULL. */
 const char *tp_data_dir(void);
+/* This program's own path (/proc/self/exe), or NULL. Caller frees. */
+char *tp_self_exe(void);
 
 /* Clocks */
 int64_t now_ms(void);       /* monotonic */

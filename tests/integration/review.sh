@@ -15,6 +15,7 @@ assert_eq "package" "$?" 0
 "$TILEPORT" review tileport/softmax --plain >"$T/review.txt" 2>&1
 assert_eq "review of a good changeset: exit" "$?" 0
 sed "s|$T|\$T|g" "$T/review.txt" >"$T/review.golden"
+cs_mask "$T/review.golden"
 if diff -u "$G/review-plain.txt" "$T/review.golden"; then ok "review --plain as golden"; else bad "review --plain differs"; fi
 "$TILEPORT" review --plain >"$T/newest.txt" 2>&1
 assert_eq "no REV: the newest changeset" "$(head -n 1 "$T/newest.txt")" "$(head -n 1 "$T/review.txt")"
@@ -160,6 +161,7 @@ done
 git checkout -q main
 "$TILEPORT" log >"$T/log.txt" 2>&1
 assert_eq "log: exit" "$?" 0
+cs_mask "$T/log.txt"
 if diff -u "$G/log.txt" "$T/log.txt"; then ok "log as golden"; else bad "log differs"; fi
 "$TILEPORT" log --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d), d[0]["branch"], d[0]["geomean_ratio"], d[0]["verdicts"].split()[-1])' >"$T/logj"
 assert_eq "log --json" "$(cat "$T/logj")" "1 tileport/softmax 1.0204 E1=DONE"

@@ -41,12 +41,14 @@ d
 :save-display changeset-irdiff-$size.screen
 EOS
 	for s in changeset changeset-lib changeset-source changeset-bench changeset-ir changeset-irdiff; do
+		cs_mask "$T/$s-$size.screen"
 		check "$s-$size.screen"
 	done
 
 	tp "$size" --workspace "$CS_WS" review bad <<EOS
 :save-display changeset-bad-$size.screen
 EOS
+	cs_mask "$T/changeset-bad-$size.screen"
 	check "changeset-bad-$size.screen"
 done
 
@@ -56,6 +58,7 @@ tp 80x24 --workspace "$CS_WS" review tileport/softmax <<EOS
 d
 :save-display changeset-norun-80x24.screen
 EOS
+cs_mask "$T/changeset-norun-80x24.screen"
 check changeset-norun-80x24.screen
 mv "$T/moved" "$CS_RUN"
 
@@ -68,6 +71,7 @@ for size in 80x24 160x48; do
 p
 :save-display changeset-plan-$size.screen
 EOS
+	cs_mask "$T/changeset-plan-$size.screen"
 	check "changeset-plan-$size.screen"
 done
 git -C "$W2" rev-parse -q --verify tileport/softmax >/dev/null && echo "FAIL the dry run made the branch" &&
@@ -87,9 +91,13 @@ j
 j
 :save-display changeset-refreshed-80x24.screen
 EOS
+cs_mask "$T/changeset-confirm-80x24.screen"
 check changeset-confirm-80x24.screen
+cs_mask "$T/changeset-packaged-80x24.screen"
 check changeset-packaged-80x24.screen
+cs_mask "$T/changeset-moved-80x24.screen"
 check changeset-moved-80x24.screen
+cs_mask "$T/changeset-refreshed-80x24.screen"
 check changeset-refreshed-80x24.screen
 if [ "$(git -C "$W2" show --name-only --format= tileport/softmax | wc -l)" -eq 6 ] &&
 	git -C "$W2" notes --ref tileport show tileport/softmax | python3 -c 'import json,sys; json.load(sys.stdin)'; then

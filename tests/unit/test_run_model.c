@@ -43,7 +43,7 @@ static void fixture_run(const char *dir, const char *name)
 }
 
 struct seen {
-	int changed, events;
+	int changed, events, usage;
 	char types[4096];  /* event types, space separated */
 	char output[4096]; /* stages' stdout lines: "A1: line" */
 };
@@ -59,6 +59,8 @@ static void record(struct run_model *m, const struct run_change *c, void *ud)
 		const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->ev, "type"));
 		snprintf(s->types + n, sizeof(s->types) - n, "%s%s", n ? " " : "", t ? t : "?");
 		s->events++;
+	} else if (c->kind == RUN_USAGE) {
+		s->usage++;
 	} else if (!c->is_stderr) {
 		snprintf(s->output + k, sizeof(s->output) - k, "%c%d: %.*s\n", c->attempt->stage,
 			 c->attempt->n, (int)c->len, c->line);
@@ -127,11 +129,12 @@ static void test_live_run(void **state)
 	while (pipeline_busy(p))
 		assert_true(loop_run_once(session_loop(s), -1) >= 0);
 
-	assert_non_null(strstr(seen.types, "run_started stage_started stage_ended verdict_read"));
+	assert_non_null(strstr(seen.types, "run_started drivers stage_started stage_ended verdict_read"));
 	assert_non_null(strstr(seen.types, "routed run_finished"));
 	assert_int_equal(cJSON_GetArraySize(run_model_events(m)), 1 + seen.events);
 	/* the stages' own lines in the same stream, tagged with their attempt */
 	assert_non_null(strstr(seen.output, "A1: {\"type\":\"usage\",\"tokens_in\":100"));
+	assert_int_equal(seen.usage, 1); /* A's usage record moved its meter once */
 	assert_non_null(strstr(seen.output, "B1: VERDICT: FAIL_COMPILE"));
 
 	const struct attempt *b = run_model_latest(m, 'B');

@@ -49,3 +49,18 @@ cs_fresh() {
 CS_WS=$T/cs/ws
 CS_RUN=$T/cs/out/softmax
 cs_fresh "$CS_WS" "$CS_RUN"
+
+# cs_mask FILE...: the commit ids of the test's repositories (full, then
+# abbreviated) and the blob ids of diff headers replaced by placeholders of the same width, so that goldens
+# do not change whenever the sample workspace the repositories copy does.
+cs_mask() {
+	cs_ids=$(find "$T" -maxdepth 4 -name .git -type d 2>/dev/null | while read -r g; do
+		git --git-dir="$g" log --all --format=%H 2>/dev/null
+	done | sort -u)
+	for f; do
+		for id in $cs_ids; do
+			sed -i "s/$id/@commit-full-id-----------------------------/g; s/$(printf %.7s "$id")/@commit/g" "$f"
+		done
+		sed -i -E 's/^index [0-9a-f]{7}\.\.[0-9a-f]{7}/index @blob..@blob/' "$f"
+	done
+}

@@ -2,7 +2,7 @@
 
 test_op compares each backend against torch.softmax computed in float32;
 test_perf is the benchmark the pipeline pairs between backends (run with
--sv --print-record).
+-sv --print-record; tests/conftest.py measures and prints the record).
 """
 import pytest
 import torch
@@ -34,11 +34,13 @@ class Test_Softmax:
         torch.testing.assert_close(y, reference(x), **TOLERANCE[dtype])
 
     @pytest.mark.parametrize("backend", _backends)
-    @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+    # ids: the parameter string is the pairing key ("4096-1024-float16-cutile")
+    @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16],
+                             ids=lambda d: str(d).replace("torch.", ""))
     @pytest.mark.parametrize("M, N", [(4096, 1024), (4096, 4096), (16384, 8192)])
-    def test_perf(self, M, N, dtype, backend, record_property):
-        from tests import common
-
+    def test_perf(self, M, N, dtype, backend, record_property, perf_benchmark):
         x = torch.randn((M, N), device="cuda", dtype=dtype)
         fn = lambda: tilegym.ops.softmax(x, backend=backend)  # noqa: E731
-        record_property("benchmark", common.benchmark_framework(backend, fn))
+        # --print-record prints it as a "Performance Test Results" section
+        # (tests/conftest.py), the perf log tileport pairs
+        record_property("benchmark", perf_benchmark(backend, fn))

@@ -1,26 +1,15 @@
-/* The mech driver: the transcript, the validator block, stage A, and the
- * choice of what mech handles. Stages B and D are in mech_bd.c. */
+/* The mech driver: the transcript, the validator block, stage A, the
+ * choice of what mech handles, and its hooks in the driver registry
+ * (engine/agents/drivers.def). Stages B and D are in mech_bd.c. */
 #include "engine/agents/mech_int.h"
 
-#include <cjson/cJSON.h>
+#include <cJSON.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/agents/agent.h"
 #include "engine/core/proc.h"
-
-static void record(struct mech_run *r, const char *type, const char *key, const char *value)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "type", type);
-	if (key)
-		cJSON_AddStringToObject(o, key, value);
-	char *s = cJSON_PrintUnformatted(o);
-	fprintf(r->out, "%s\n", s);
-	fflush(r->out);
-	cJSON_free(s);
-	cJSON_Delete(o);
-}
 
 void mech_say(struct mech_run *r, const char *fmt, ...)
 {
@@ -28,7 +17,7 @@ void mech_say(struct mech_run *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
-	record(r, "text", "text", s);
+	rec_text(r->rec, s);
 	sb_printf(&r->log, "- %s\n", s);
 	free(s);
 }
@@ -98,27 +87,15 @@ int mech_tool(struct mech_run *r, const char *const *args)
 	sb_printf(&r->log, "- ran `%s`: exit %d\n", cmd, code);
 	cJSON *input = cJSON_CreateObject();
 	cJSON_AddStringToObject(input, "command", cmd);
-	cJSON *call = cJSON_CreateObject();
-	cJSON_AddStringToObject(call, "type", "tool_call");
-	cJSON_AddStringToObject(call, "id", cmd);
-	cJSON_AddStringToObject(call, "name", "run");
-	cJSON_AddItemToObject(call, "input", input);
-	char *s = cJSON_PrintUnformatted(call);
-	fprintf(r->out, "%s\n", s);
-	cJSON_free(s);
-	cJSON_Delete(call);
-	cJSON *res = cJSON_CreateObject();
-	cJSON_AddStringToObject(res, "type", "tool_result");
-	cJSON_AddStringToObject(res, "id", cmd);
+	char *input_json = cJSON_PrintUnformatted(input);
+	cJSON_Delete(input);
+	char *id = xasprintf("mech-%d", ++r->ntools);
+	rec_tool_call(r->rec, id, "run", input_json);
 	char *output = xasprintf("%s%sexit=%d", sb_str(&out), sb_str(&errout), code);
-	cJSON_AddStringToObject(res, "output", output);
-	cJSON_AddBoolToObject(res, "is_error", code != 0);
-	s = cJSON_PrintUnformatted(res);
-	fprintf(r->out, "%s\n", s);
-	fflush(r->out);
-	cJSON_free(s);
-	cJSON_Delete(res);
+	rec_tool_result(r->rec, id, output, code != 0);
 	free(output);
+	free(id);
+	cJSON_free(input_json);
 	if (code != 0)
 		r->nonzero++;
 	sb_free(&out);
@@ -153,16 +130,8 @@ void mech_final(struct mech_run *r, const char *verdict, const char *unsupported
 		sb_printf(&f, "deferred: %s\n", r->deferred);
 	sb_printf(&f, "<VALIDATOR_OUTPUT>\n%s</VALIDATOR_OUTPUT>\nVERDICT: %s", sb_str(&r->block),
 		  verdict);
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "type", "usage");
-	cJSON_AddNumberToObject(o, "tokens_in", 0);
-	cJSON_AddNumberToObject(o, "tokens_out", 0);
-	cJSON_AddNumberToObject(o, "cost", 0);
-	char *s = cJSON_PrintUnformatted(o);
-	fprintf(r->out, "%s\n", s);
-	cJSON_free(s);
-	cJSON_Delete(o);
-	record(r, "final", "text", sb_str(&f));
+	rec_usage(r->rec, &(struct usage){.model = "none"});
+	rec_final(r->rec, sb_str(&f));
 	sb_free(&f);
 }
 
@@ -178,18 +147,13 @@ char *mech_refusal(const char *msg)
 
 /* ---- what mech handles ---- */
 
-bool mech_handles(char stage, const char *op, const char *workspace, bool offline, char **why)
+bool mech_handles(char stage, const char *op, const char *workspace, char **why)
 {
 	if (why)
 		*why = NULL;
 	if (stage != 'A' && stage != 'B' && stage != 'D') {
 		if (why)
 			*why = xasprintf("stage %c needs measurements or diagnosis, not translation", stage);
-		return false;
-	}
-	if (!offline) {
-		if (why)
-			*why = xstrdup("with the toolchain the stage dumps IR, builds and tests: an agent's work");
 		return false;
 	}
 	char *rel = port_source_of(workspace, op);
@@ -281,10 +245,10 @@ static int stage_a(struct mech_run *r, struct tp_err *err)
 	return 0;
 }
 
-int mech_run(const struct mech_ctx *c, FILE *out, struct tp_err *err)
+int mech_run(const struct mech_ctx *c, struct recorder *rec, struct tp_err *err)
 {
-	struct mech_run r = {.c = c, .out = out};
-	fprintf(out, "{\"type\":\"start\",\"driver\":\"mech\",\"model\":\"none\"}\n");
+	struct mech_run r = {.c = c, .rec = rec};
+	rec_start(rec, "mech", "none", TILEPORT_VERSION);
 	r.source_rel = port_source_of(c->workspace, c->op);
 	sb_printf(&r.log, "# Agent %c log - %s (tileport mech)\n\n- workspace: %s\n- run: %s\n- "
 			  "offline: %s\n",
@@ -319,4 +283,41 @@ int mech_run(const struct mech_ctx *c, FILE *out, struct tp_err *err)
 	sb_free(&r.log);
 	free(r.source_rel);
 	return rc;
+}
+
+/* ---- the registry's hooks ---- */
+
+void mech_probe(const struct agent_probe *q, struct driver_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->available = true;
+	st->path = xstrdup("built in");
+	if (q->version)
+		st->version = xstrdup(TILEPORT_VERSION);
+	st->why = xstrdup("stages A, B and D offline, for the operators it translates (docs/mech.md)");
+}
+
+/* Online, the stages dump IR, build and test: mech would only hand over,
+ * so it is not a default there. */
+bool mech_stage_handles(const struct agent_probe *q, char stage, const char *op,
+			const char *workspace)
+{
+	return q->offline && op && workspace && mech_handles(stage, op, workspace, NULL);
+}
+
+int mech_stage_run(struct agent_ctx *ctx)
+{
+	char *self = tp_self_exe();
+	struct mech_ctx c = {.stage = ctx->stage, .op = ctx->op, .run_dir = ctx->run_dir,
+			     .workspace = ctx->workspace, .offline = ctx->offline,
+			     .bin = self ? self : "tileport"};
+	struct tp_err err = {0};
+	int rc = mech_run(&c, ctx->rec, &err);
+	free(self);
+	if (rc < 0) {
+		rec_error(ctx->rec, "%s", err.msg);
+		rec_final(ctx->rec, "");
+		return err.code ? err.code : TP_EXIT_FAILED;
+	}
+	return TP_EXIT_OK;
 }

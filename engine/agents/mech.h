@@ -16,13 +16,16 @@
  * `unsupported:` and a VERDICT: FAIL..., so that the next driver of the
  * stage's chain takes over. The stage's message and artifacts are written
  * the way skill/SKILL.md asks of every stage; its transcript is the stream
- * of engine/core/transcript.h. */
+ * of engine/core/transcript.h, written through engine/agents/record.h. As
+ * a built-in driver (engine/agents/drivers.def) it comes first in the
+ * defaults of A, B and D for the operators it handles, and hands over to
+ * the next usable driver. */
 #ifndef TILEPORT_AGENTS_MECH_H
 #define TILEPORT_AGENTS_MECH_H
 
 #include <stdbool.h>
-#include <stdio.h>
 
+#include "engine/agents/record.h"
 #include "engine/core/util.h"
 
 struct mech_ctx {
@@ -34,14 +37,15 @@ struct mech_ctx {
 	const char *bin;       /* the tileport binary the validators run as */
 };
 
-/* Does mech perform stage `stage` of `op`: a stage it knows, offline, and
- * an op whose kernels it translates? false with the reason in *why (caller
- * frees; may be NULL). */
-bool mech_handles(char stage, const char *op, const char *workspace, bool offline, char **why);
+/* Does mech take stage `stage` of `op`: a stage it knows, and an op whose
+ * kernels it translates (for D, whose host code it writes too)? false with
+ * the reason in *why (caller frees; may be NULL). Offline or not is the
+ * run's: with the toolchain, mech_run hands the stage over. */
+bool mech_handles(char stage, const char *op, const char *workspace, char **why);
 
-/* Do the stage and write its transcript (JSON lines) to out. Returns 0
- * when a verdict was written, whatever it is; -1 (err set) when not even
- * that was possible. */
-int mech_run(const struct mech_ctx *c, FILE *out, struct tp_err *err);
+/* Do the stage and write its transcript through rec. Returns 0 when a
+ * verdict was given, whatever it is; -1 (err set) when not even that was
+ * possible. */
+int mech_run(const struct mech_ctx *c, struct recorder *rec, struct tp_err *err);
 
 #endif

@@ -4,11 +4,13 @@
 #define TILEPORT_AGENTS_MECH_INT_H
 
 #include "engine/agents/mech.h"
+#include "engine/agents/record.h"
 #include "engine/port/port.h"
 
 struct mech_run {
 	const struct mech_ctx *c;
-	FILE *out;
+	struct recorder *rec;
+	int ntools;        /* tool calls so far, for their ids */
 	char *source_rel;  /* src/tilegym/ops/{cutile|triton}/{op}.py */
 	struct sbuf block; /* the <VALIDATOR_OUTPUT> entries */
 	struct sbuf log;   /* reports/agent_logs/agent_X.md: what was done */

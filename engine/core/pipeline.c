@@ -84,7 +84,7 @@ static int fill_drivers(const struct table *t, const struct driver_catalog *cat,
 			continue;
 		if (!drivers[k] && cat) {
 			struct sbuf w = SBUF_INIT;
-			drivers[k] = cat->choose(s->letter, op, ws, &w);
+			drivers[k] = cat->choose(s->letter, op, ws, offline, &w);
 			chosen[k] = drivers[k] != NULL;
 			if (!why.len)
 				sb_adds(&why, sb_str(&w));

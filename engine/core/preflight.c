@@ -102,9 +102,15 @@ void preflight_run(struct preflight *pf, const char *workspace, const char *out_
 	} else {
 		/* It will be created: its nearest existing parent must be writable. */
 		char *p = xstrdup(out_root);
-		char *slash;
-		while ((slash = strrchr(p, '/')) && slash != p && !path_is_dir(p))
-			*slash = '\0';
+		while (!path_is_dir(p)) {
+			char *slash = strrchr(p, '/');
+			if (!slash) { /* a relative name: its parent is the current directory */
+				free(p);
+				p = xstrdup(".");
+				break;
+			}
+			slash[slash == p] = '\0'; /* "/x" -> "/" */
+		}
 		if (!path_is_dir(p) || access(p, W_OK) != 0)
 			out->problem = xasprintf("%s does not exist and cannot be created", out_root);
 		free(p);

@@ -42,7 +42,10 @@ expect_refusal "no driver" 3 "no driver for stages A, B, C, D, E" -- run softmax
 expect_refusal "unknown driver kind" 2 "unknown driver kind 'llm'" -- run softmax --workspace "$WS" --out "$T/out" --headless --driver A=llm:gpt
 expect_refusal "bad --driver" 2 "--driver expects X=VALUE" -- run softmax --workspace "$WS" --headless --driver nonsense
 offline_env
-expect_refusal "offline needs only A, B, D drivers" 3 "no driver for stages A, B, D" -- run softmax --workspace "$WS" --out "$T/out" --headless
+# an operator the built-in mech driver refuses, so nothing takes A, B and D
+cp -R "$WS" "$T/wsl"
+cp "$TILEPORT_TOP/tests/fixtures/port/unsupported/while_loop.py" "$T/wsl/src/tilegym/ops/cutile/looped.py"
+expect_refusal "offline needs only A, B, D drivers" 3 "no driver for stages A, B, D" -- run looped --workspace "$T/wsl" --out "$T/out" --headless
 online_env
 mkdir -p "$T/ro" && chmod 555 "$T/ro"
 if [ "$(id -u)" != 0 ]; then

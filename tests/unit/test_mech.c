@@ -80,8 +80,11 @@ static void run_stage(char stage, const char *op, bool offline, struct stage_res
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	struct recorder rec;
+	recorder_init(&rec, f);
 	struct tp_err err = {0};
-	assert_int_equal(mech_run(&c, f, &err), 0);
+	assert_int_equal(mech_run(&c, &rec, &err), 0);
+	recorder_free(&rec);
 	fclose(f);
 	char *tpath = path_join(tmp, "transcript.jsonl");
 	struct transcript *t = transcript_open(tpath, NULL);
@@ -134,16 +137,12 @@ static void test_what_mech_handles(void **state)
 	(void)state;
 	char *why = NULL;
 	for (const char *s = "ABD"; *s; s++)
-		assert_true(mech_handles(*s, "softmax", ws, true, &why));
-	assert_false(mech_handles('C', "softmax", ws, true, &why));
+		assert_true(mech_handles(*s, "softmax", ws, &why));
+	assert_false(mech_handles('C', "softmax", ws, &why));
 	assert_non_null(why);
 	free(why);
 	why = NULL;
-	assert_false(mech_handles('B', "softmax", ws, false, &why));
-	has(why, "toolchain");
-	free(why);
-	why = NULL;
-	assert_false(mech_handles('A', "no_such_op", ws, true, &why));
+	assert_false(mech_handles('A', "no_such_op", ws, &why));
 	assert_non_null(why);
 	free(why);
 }
@@ -205,7 +204,7 @@ static void test_unsupported_hands_over(void **state)
 		      "import cuda.tile as ct\n\n\n@ct.kernel\ndef looped_kernel(X):\n"
 		      "    i = 0\n    while i < 4:\n        i += 1\n"));
 	char *why = NULL;
-	assert_false(mech_handles('B', "looped", ws, true, &why));
+	assert_false(mech_handles('B', "looped", ws, &why));
 	has(why, "src/tilegym/ops/cutile/looped.py:7:5: unsupported: while loop");
 	free(why);
 	struct stage_result res = {0};

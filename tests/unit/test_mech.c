@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/agents/agent.h"
 #include "engine/agents/mech.h"
 #include "engine/core/proc.h"
 #include "engine/core/table.h"
@@ -145,6 +146,14 @@ static void test_what_mech_handles(void **state)
 	assert_false(mech_handles('A', "no_such_op", ws, &why));
 	assert_non_null(why);
 	free(why);
+	/* the registry's hook: a default of offline runs only */
+	const struct agent_driver *d = agent_driver_find("mech");
+	assert_non_null(d);
+	assert_true(d->hands_over);
+	struct agent_probe off = {NULL, false, true}, on = {NULL, false, false};
+	assert_true(d->handles(&off, 'B', "softmax", ws));
+	assert_false(d->handles(&on, 'B', "softmax", ws));
+	assert_false(d->handles(&off, 'C', "softmax", ws));
 }
 
 static void test_offline_a_b_d_deferred(void **state)

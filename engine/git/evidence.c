@@ -184,8 +184,11 @@ char *cs_message_build(const struct run_state *st, const struct cs_acceptance *a
 	sb_adds(&sb, "Verdict trail:\n");
 	cs_trail_format(note, &sb);
 	sb_printf(&sb, "%s%s\n", st->final ? "  => " : "", st->final ? st->final : "");
+	const char *bench_problem = cs_note_str(cJSON_GetObjectItemCaseSensitive(note, "bench"), "problem");
 	if (cJSON_IsNumber(g))
 		sb_printf(&sb, "\nGeomean ratio: %s (cutile-rs / baseline, reports/performance.md)\n", geo);
+	else if (bench_problem)
+		sb_printf(&sb, "\nGeomean ratio: n/a (reports/performance.md was not read: %s)\n", bench_problem);
 	else
 		sb_adds(&sb, "\nGeomean ratio: n/a (the run has no reports/performance.md)\n");
 	sb_printf(&sb, "Accepted: %s\n\n", acc->why);

@@ -1,17 +1,18 @@
 /* The run's reports read into the note (docs/changeset.md, "The note"):
- * E's reports/performance.md (first-line verdict, the table, the
- * geomean_ratio= and Severity: lines that `validate agent-e` checks), C's
+ * E's reports/performance.md (through engine/perf's reader), C's
  * generated/diff_report.md (first-line verdict, owner tag, the Checklist
  * Diff tables), and saved `tileport irdiff --json` output
  * (generated/irdiff*.json). Agents write these files, so the reading is
  * tolerant: what is not there is left out. */
 #include <cJSON.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/core/verdict.h"
 #include "engine/git/cs_int.h"
+#include "engine/perf/perfmd.h"
 
 static char *run_file(const char *run_dir, const char *rel)
 {
@@ -93,85 +94,58 @@ static bool icontains(const char *s, const char *needle)
 	return false;
 }
 
-static void add_number_or_null(cJSON *o, const char *key, const char *s)
+static void add_number_or_null(cJSON *o, const char *key, double v)
 {
-	char *end;
-	double d = strtod(s, &end);
-	while (end && *end == ' ')
-		end++;
-	if (*s && end && !*end && end != s)
-		cJSON_AddNumberToObject(o, key, d);
-	else
+	if (isnan(v))
 		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, v);
 }
 
-static void bench_row(void *ctx, const char *h2, const char *h3, char **head, char **cells, size_t n)
+/* Four decimals, as performance.md writes a ratio: the note says what the
+ * report says. */
+static double ratio4(double r)
 {
-	(void)h2;
-	(void)h3;
-	cJSON *rows = ctx;
-	bool is_bench = false;
-	for (size_t i = 0; i < n; i++)
-		is_bench |= icontains(head[i], "ratio");
-	if (!is_bench)
-		return;
-	cJSON *r = cJSON_CreateObject();
-	for (size_t i = 0; i < n; i++) {
-		const char *h = head[i];
-		if (icontains(h, "config"))
-			cJSON_AddStringToObject(r, "config", cells[i]);
-		else if (icontains(h, "baseline"))
-			add_number_or_null(r, "baseline_ms", cells[i]);
-		else if (icontains(h, "cutile-rs") || icontains(h, "cutile_rs") || icontains(h, "candidate"))
-			add_number_or_null(r, "cutile_rs_ms", cells[i]);
-		else if (icontains(h, "ratio"))
-			add_number_or_null(r, "ratio", cells[i]);
-		else if (icontains(h, "verdict"))
-			cJSON_AddStringToObject(r, "verdict", cells[i]);
-	}
-	cJSON_AddItemToArray(rows, r);
+	return isnan(r) ? r : round(r * 1e4) / 1e4;
 }
 
-/* "key=VALUE" or "Key: VALUE" on a line of its own: VALUE, else NULL. */
-static char *md_value(const char *text, const char *key, char sep)
-{
-	size_t n;
-	char **lines = str_split(text, '\n', false, &n);
-	char *v = NULL;
-	size_t kl = strlen(key);
-	for (size_t i = 0; i < n && !v; i++) {
-		const char *l = lines[i];
-		if (!strncasecmp(l, key, kl) && l[kl] == sep)
-			v = str_trim(xstrdup(l + kl + 1));
-	}
-	strv_free(lines);
-	return v;
-}
-
+/* Read with engine/perf's reader, the one `tileport perf` and the benchmark
+ * view use, so the note cannot read a report differently from them. A
+ * report it refuses is kept as a problem, not dropped. */
 cJSON *cs_report_bench(const char *run_dir)
 {
 	static const char rel[] = "reports/performance.md";
-	char *text = run_file(run_dir, rel);
-	if (!text)
+	char *p = path_join(run_dir, rel);
+	if (!path_is_file(p)) {
+		free(p);
 		return NULL;
+	}
 	cJSON *b = cJSON_CreateObject();
 	cJSON_AddStringToObject(b, "file", rel);
-	char *p = path_join(run_dir, rel);
-	char *verdict = report_first_verdict(p);
+	struct perf_table t;
+	struct tp_err err;
+	if (perf_md_read(p, &t, &err) < 0) {
+		cJSON_AddStringToObject(b, "problem", err.msg);
+	} else {
+		cJSON_AddStringToObject(b, "verdict", perf_verdict_name(t.verdict));
+		add_number_or_null(b, "geomean_ratio", t.geomean);
+		cJSON_AddStringToObject(b, "severity", perf_band_name(t.severity));
+		cJSON *rows = cJSON_AddArrayToObject(b, "rows");
+		for (size_t i = 0; i < t.nrows; i++) {
+			const struct perf_row *r = &t.rows[i];
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "config", r->config);
+			if (r->variant)
+				cJSON_AddStringToObject(o, "variant", r->variant);
+			add_number_or_null(o, "baseline_ms", r->base.ms);
+			add_number_or_null(o, "cutile_rs_ms", r->cand.ms);
+			add_number_or_null(o, "ratio", ratio4(r->ratio));
+			cJSON_AddStringToObject(o, "verdict", perf_row_verdict(r));
+			cJSON_AddItemToArray(rows, o);
+		}
+	}
+	perf_table_free(&t);
 	free(p);
-	if (verdict)
-		cJSON_AddStringToObject(b, "verdict", verdict);
-	free(verdict);
-	char *g = md_value(text, "geomean_ratio", '=');
-	if (g)
-		add_number_or_null(b, "geomean_ratio", g);
-	free(g);
-	char *sev = md_value(text, "Severity", ':');
-	if (sev)
-		cJSON_AddStringToObject(b, "severity", sev);
-	free(sev);
-	md_tables(text, bench_row, cJSON_AddArrayToObject(b, "rows"));
-	free(text);
 	return b;
 }
 

@@ -105,6 +105,11 @@ static void evidence_bench(const cJSON *note, struct sbuf *out)
 		sb_adds(out, "\nBenchmark: none recorded (the run has no reports/performance.md)\n");
 		return;
 	}
+	if (cs_note_str(b, "problem")) {
+		sb_printf(out, "\nBenchmark (%s): not read: %s\n", cs_note_or(b, "file", "?"),
+			  cs_note_str(b, "problem"));
+		return;
+	}
 	char geo[32];
 	num_cell(b, "geomean_ratio", geo, sizeof(geo));
 	sb_printf(out, "\nBenchmark (%s): verdict %s, geomean %s, severity %s\n",

@@ -8,8 +8,8 @@ need_gpu
 need_cuda_runner
 dest=$top/tests/fixtures/trace/captured
 rm -rf "$dest"
-"$tp" bench --rounds 1 --ref "$out/run_cuda --configs 256-1024-float16,256-4096-float32 --reps 5" \
-	--cand "$out/run_cuda --configs 256-1024-float16,256-4096-float32 --reps 5 --twice" \
+"$tp" bench --rounds 1 --ref "$out/run_cuda --configs 256-1024-float16,256-4096-float32 --reps 5 --warmup-ms 2" \
+	--cand "$out/run_cuda --configs 256-1024-float16,256-4096-float32 --reps 5 --warmup-ms 2 --twice" \
 	--out "$dest" >"$out/bench.txt" 2>"$out/bench.err"
 rm -f "$dest"/*.log
 # what tileport made of them; CI reads the traces again and must agree

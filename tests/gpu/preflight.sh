@@ -3,7 +3,7 @@
 # must find the GPU through nvidia-smi, and an offline run must still work
 # there. Usage: tests/gpu/preflight.sh [TILEPORT]
 set -u
-tp=${1:-build/release/tileport}
+tp=${1:-${TILEPORT:-build/release/tileport}}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
 	echo "skip: no NVIDIA GPU on this machine"

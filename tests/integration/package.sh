@@ -223,6 +223,15 @@ assert_contains "by hand: events.jsonl" "$R/.tileport/events.jsonl" '"type":"man
 git -C "$W" notes --ref tileport show tileport/softmax | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["accepted"]["by"] == "hand", d["accepted"]; assert d["geomean_ratio"] is None and "bench" not in d and "ir" not in d, d; print("ok")' >"$T/by" 2>&1
 assert_contains "by hand: the note says so" "$T/by" "ok"
 
+fresh badreport # a report engine/perf's reader refuses is kept as a problem, not half-read
+printf 'VERDICT: DONE\ngeomean_ratio=1.0100\n' >"$R/reports/performance.md"
+"$TILEPORT" package "$R" >"$T/bad.log" 2>&1
+assert_eq "unreadable performance.md: still packaged" "$?" 0
+git -C "$W" log -1 --format=%B tileport/softmax >"$T/msg"
+assert_contains "unreadable performance.md: said in the body" "$T/msg" "Geomean ratio: n/a (reports/performance.md was not read: "
+git -C "$W" notes --ref tileport show tileport/softmax | python3 -c 'import json,sys; b=json.load(sys.stdin)["bench"]; assert "no '"'"'| Config" in b["problem"] and "rows" not in b, b; print("ok")' >"$T/bad" 2>&1
+assert_contains "unreadable performance.md: the note's problem" "$T/bad" "ok"
+
 fresh running
 sed -i 's/"final": "PIPELINE_COMPLETE"/"final": null/; s/"status": "complete"/"status": "running"/' "$R/.tileport/state.json"
 refused "a run that has not ended" 1 "the run has not ended (its status is running)" -- "$R" --accept "why not"

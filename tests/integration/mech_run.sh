@@ -4,7 +4,8 @@
 # with zero tokens (what `make demo` shows), registering each into one
 # workspace copy and never touching the checkout's sample; a driver that
 # takes any stage follows it in the default chain; online it is no default;
-# an operator it refuses leaves it out of the defaults, and in a chain its
+# a run resumed --online trades its offline defaults for online ones; an
+# operator it refuses leaves it out of the defaults, and in a chain its
 # refusal hands the stage to the next driver within the attempt.
 . "$TILEPORT_TOP/tests/integration/lib/common.sh"
 . "$TILEPORT_TOP/tests/integration/lib/agents.sh"
@@ -63,6 +64,27 @@ FAKE_SCENARIO="$T/online.scen" TILEPORT_LLM_BASE_URL=http://127.0.0.1:9/v1 TILEP
 	>"$T/online.log" 2>&1
 assert_contains "online: llm alone is the default" "$T/online.log" \
 	"B llm (default), C llm (default), D llm (default), E llm (default)"
+offline_env
+
+# Resumed --online, the stages mech took by default get the online
+# defaults (none usable here: exit 3 naming them; an llm endpoint: llm);
+# a driver given by hand stays.
+online_env
+PATH="$T/bin:/usr/bin:/bin" "$TILEPORT" resume "$T/out/softmax" --online --headless >"$T/resume-none.log" 2>&1
+assert_eq "resume --online, nothing usable: exit 3" "$?" 3
+assert_contains "resume --online, nothing usable: mech is not kept" "$T/resume-none.log" \
+	"no driver for stages A, B, C, D, E"
+offline_env
+rm -rf "$T/ws3" && cp -R "$WS" "$T/ws3"
+"$TILEPORT" run softmax --workspace "$T/ws3" --out "$T/byhand" --headless --driver B=mech >"$T/byhand.log" 2>&1
+assert_eq "offline, B=mech by hand: completes" "$?" 0
+assert_contains "offline, B=mech by hand: printed" "$T/byhand.log" \
+	"drivers: A mech (default), B mech, D mech (default)"
+online_env
+PATH="$T/bin:/usr/bin:/bin" TILEPORT_LLM_BASE_URL=http://127.0.0.1:9/v1 TILEPORT_LLM_MODEL=m \
+	"$TILEPORT" resume "$T/byhand/softmax" --online --headless >"$T/byhand-online.log" 2>&1
+assert_contains "resume --online: the defaults chosen again, B kept" "$T/byhand-online.log" \
+	"drivers: A llm (default), B mech, C llm (default), D llm (default), E llm (default)"
 offline_env
 
 # An operator mech refuses: offline, nothing else usable, no driver.

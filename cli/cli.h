@@ -39,5 +39,19 @@ int cli_bench_tui(struct perf_table *t);
 /* Parse "X=VALUE" for --driver/--validator into slots[letter]. */
 int cli_stage_assign(const char *cmd, const char *opt, const char *arg,
 		     const char *slots[STAGE_LETTERS]);
+/* The options of a command that shows data: --json, --out DIR, --help,
+ * and --markdown when markdown is not NULL. 0 parsed (optind at the first
+ * operand), -1 when --help was printed, else the exit code of a usage
+ * error. */
+int cli_show_options(int argc, char **argv, const char *cmd, const char *usage, bool *json,
+		     bool *markdown, const char **out);
+
+/* tileport batch (cmd_batch.c, cmd_batch_show.c). */
+struct batch;
+/* Open the batch NAME (a name or its folder; NULL: the newest) of the
+ * session's output root. 0, or the exit code after printing why. */
+int cli_batch_find(const char *cmd, const char *name, struct session *s, struct batch **b);
+int cli_batch_status(int argc, char **argv);
+int cli_batch_report(int argc, char **argv);
 
 #endif

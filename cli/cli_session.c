@@ -1,23 +1,34 @@
-/* Every command's session: the options it was given, the screen's settings
- * check and the built-in validators (cli -> tui -> views -> engine). */
+/* Every command's session: the options it was given, the settings checks
+ * of the batch executors and of the screen, and the built-in validators
+ * (cli -> tui -> views -> engine). */
 #include "cli/cli.h"
 
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "engine/agents/agent.h"
+#include "engine/batch/batch.h"
 #include "engine/check/check.h"
 #include "tui/tui.h"
 
-/* Settings beyond the engine's: the agents', then the screen's. */
+/* Settings beyond the engine core's: the agents', the batch executors',
+ * then the screen's. Every command reads the same files, so every command
+ * knows them all. */
 static int setting_check(const struct config_entry *e, struct tp_err *err)
 {
 	int r = agent_setting_check(e, err);
+	if (!r)
+		r = batch_setting_check(e, err);
 	return r ? r : tui_setting_check(e, err);
 }
 
 int cli_session(struct session **out, const struct session_opts *given)
 {
-	static char hint[256];
-	if (!*hint)
-		snprintf(hint, sizeof(hint), "%s, or %s", agent_settings_hint, tui_settings_hint);
+	static char *hint;
+	if (!hint)
+		hint = xasprintf("%s, %s, or %s", agent_settings_hint, batch_settings_hint,
+				 tui_settings_hint);
 	struct session_opts o = *given;
 	if (!o.workspace)
 		o.workspace = cli_globals.workspace;
@@ -38,5 +49,31 @@ int cli_stage_assign(const char *cmd, const char *opt, const char *arg,
 		return cli_usage_error(cmd, "%s expects X=VALUE with X a stage letter, got '%s'", opt,
 				       arg ? arg : "");
 	slots[stage_slot(arg[0])] = arg + 2;
+	return 0;
+}
+
+int cli_show_options(int argc, char **argv, const char *cmd, const char *usage, bool *json,
+		     bool *markdown, const char **out)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"markdown", no_argument, NULL, 'm'},
+		{"out", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, markdown ? "jmo:h" : "jo:h", opts, NULL)) != -1) {
+		if (c == 'j')
+			*json = true;
+		else if (c == 'm' && markdown)
+			*markdown = true;
+		else if (c == 'o')
+			*out = optarg;
+		else if (c == 'h')
+			return fputs(usage, stdout), -1;
+		else
+			return cli_usage_error(cmd, "unknown option");
+	}
 	return 0;
 }

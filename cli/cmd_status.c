@@ -135,25 +135,11 @@ static cJSON *run_json_or_why(struct session *s, const struct run_summary *r)
 
 int cmd_status(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"out", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	bool json = false;
 	const char *oopt = NULL;
-	int c;
-	while ((c = getopt_long(argc, argv, "jo:h", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = true;
-		else if (c == 'o')
-			oopt = optarg;
-		else if (c == 'h')
-			return fputs(status_usage, stdout), 0;
-		else
-			return cli_usage_error("status", "unknown option");
-	}
+	int opt = cli_show_options(argc, argv, "status", status_usage, &json, NULL, &oopt);
+	if (opt)
+		return opt < 0 ? TP_EXIT_OK : opt;
 	if (argc - optind != 1)
 		return cli_usage_error("status", "expected one run (a directory or an op name)");
 	struct session *s;
@@ -176,25 +162,11 @@ int cmd_status(int argc, char **argv)
 
 int cmd_runs(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"out", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	bool json = false;
 	const char *oopt = NULL;
-	int c;
-	while ((c = getopt_long(argc, argv, "jo:h", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = true;
-		else if (c == 'o')
-			oopt = optarg;
-		else if (c == 'h')
-			return fputs(runs_usage, stdout), 0;
-		else
-			return cli_usage_error("runs", "unknown option");
-	}
+	int opt = cli_show_options(argc, argv, "runs", runs_usage, &json, NULL, &oopt);
+	if (opt)
+		return opt < 0 ? TP_EXIT_OK : opt;
 	if (optind != argc)
 		return cli_usage_error("runs", "unexpected argument '%s'", argv[optind]);
 	struct session *s;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "engine/batch/batch.h"
 #include "engine/core/run.h"
 #include "tui/tui.h"
 
@@ -27,13 +28,15 @@ static const char browse_usage[] =
 	"exit: 0, 2 bad usage or config, 3 no terminal\n";
 
 static const char open_usage[] =
-	"usage: tileport open [--out DIR] [--theme NAME] [--read-only] RUN|FILE\n"
+	"usage: tileport open [--out DIR] [--theme NAME] [--read-only] RUN|BATCH|FILE\n"
 	"       tileport open [--theme NAME] KERNEL.py [KERNEL.rs]\n"
 	"\n"
 	"Show a run's pipeline view: a finished or interrupted run, attached for\n"
 	"stepping by hand (override, re-spawn, skip, continue, abort); read-only\n"
 	"while another tileport drives it. RUN is a run directory or an op name in\n"
-	"the output root. A FILE is shown as a transcript (*.jsonl, tool calls\n"
+	"the output root. BATCH is a batch name in the output root (or its folder):\n"
+	"the batch view, one row per operator, followed live (R resumes a run, x\n"
+	"cancels one). A FILE is shown as a transcript (*.jsonl, tool calls\n"
 	"folded) or as text. A Python kernel is shown beside its cuTile Rust (KERNEL.rs,\n"
 	"or translated in memory), the lines that correspond lit together.\n"
 	"\n"
@@ -41,7 +44,7 @@ static const char open_usage[] =
 	"  --theme NAME   default, light, high-contrast, monochrome, or a theme file\n"
 	"  --read-only    look without attaching: no stepping, nothing written\n"
 	"\n"
-	"exit: 0, 2 bad usage or no such run, 3 no terminal\n";
+	"exit: 0, 2 bad usage or no such run or batch, 3 no terminal\n";
 
 static int parse(int argc, char **argv, const char *usage, const char **out_root,
 		 const char **theme, bool *read_only)
@@ -104,7 +107,8 @@ int cmd_open(int argc, char **argv)
 	if (optind + 1 != argc && !pair)
 		return cli_usage_error(argv[0], "expected one RUN or FILE, or KERNEL.py KERNEL.rs");
 	const char *what = argv[optind];
-	char *dir = NULL;
+	char *dir = NULL, *bdir = NULL;
+	struct batch *b = NULL;
 	struct session *session;
 	if ((rc = cli_session(&session, &(struct session_opts){.out_root = opt_out, .read_only = read_only})))
 		return rc;
@@ -116,19 +120,31 @@ int cmd_open(int argc, char **argv)
 	} else if (path_is_file(what)) {
 		s.kind = TUI_START_FILE;
 		s.path = what;
-	} else {
-		dir = session_run_dir(session, what);
-		if (!dir || !run_exists(dir)) {
-			rc = cli_usage_error(argv[0], "no run '%s' (looked for %s/.tileport/state.json)",
-					     what, dir ? dir : what);
-			goto done;
-		}
+	} else if ((dir = session_run_dir(session, what)) && run_exists(dir)) {
 		s.kind = TUI_START_RUN;
 		s.run_dir = dir;
+	} else if ((bdir = batch_resolve(what, session_out_root(session)))) {
+		struct tp_err err;
+		if (batch_open(&b, session, bdir, &err) < 0) {
+			rc = cli_report(&err);
+			goto done;
+		}
+		batch_follow(b, true);
+		s.kind = TUI_START_BATCH;
+		s.model = b;
+	} else {
+		rc = cli_usage_error(argv[0], "no run or batch '%s' (looked for %s/.tileport/state.json "
+					     "and %s/%s/%s/batch.json)", what, dir ? dir : what,
+				     session_out_root(session), BATCH_FOLDER, what);
+		goto done;
 	}
 	rc = tui_main(&s);
+	if (b)
+		batch_stop_wait(b); /* runs this screen started (R) stop with it */
 done:
+	batch_free(b);
 	session_close(session);
 	free(dir);
+	free(bdir);
 	return rc;
 }

@@ -8,7 +8,7 @@ set -u
 pkgs="build-essential pkg-config libncurses-dev libgit2-dev libcjson-dev libcurl4-openssl-dev"
 case "${1:-}" in
 check)
-	pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev tmux git python3 python3-pytest"
+	pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev tmux git python3 python3-pytest slurm-wlm munge"
 	# the agent CLIs the driver tests use come from npm (mk/agent-clis.sh);
 	# a machine with its own Node.js keeps it
 	command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm" ;;

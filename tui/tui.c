@@ -195,6 +195,10 @@ static int open_first_view(struct app *a, const struct tui_start *s)
 		arg.path = s->run_dir;
 		arg.run = s->run;
 		break;
+	case TUI_START_BATCH:
+		id = VIEW_BATCH;
+		arg.model = s->model;
+		break;
 	case TUI_START_IRDIFF:
 		id = VIEW_IRDIFF;
 		arg.path = s->path;

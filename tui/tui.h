@@ -27,6 +27,7 @@ enum tui_start_kind {
 	TUI_START_IRDIFF,   /* the IR diff of two files: path (reference), path2 */
 	TUI_START_SOURCE,   /* a Python kernel (path) beside its Rust (path2, or
 	                     * NULL: translated in memory) */
+	TUI_START_BATCH,    /* a batch (engine/batch/batch.h), followed live */
 	TUI_START_CHANGESET, /* a changeset commit for review: path (repository), rev */
 	TUI_START_BENCH,    /* a benchmark table: model (struct perf_table *, the
 			     * caller's), else path (a performance.md or a run) */
@@ -44,7 +45,8 @@ struct tui_start {
 	                             * TUI_START_SOURCE: the Rust */
 	const char *rev;            /* TUI_START_CHANGESET: the commit (NULL: the newest changeset) */
 	bool keep_dead_constants;   /* TUI_START_IRDIFF: as irdiff --keep-dead-constants */
-	void *model;                /* TUI_START_BENCH: the table to show */
+	void *model;                /* TUI_START_BENCH: the table to show; TUI_START_BATCH:
+	                             * the batch (engine/batch), opened on the session */
 	const char *theme;          /* overrides the config's theme; NULL: config */
 };
 

@@ -4,7 +4,7 @@
  * files with their roles, the shape checks, what the note says about the
  * run (acceptance, geomean, IR verdict, the verdict trail), and in the
  * lower pane the selected file's diff. s shows the Python reference
- * beside kernel.rs, b the bench table from the note, d the IR diff view
+ * beside kernel.rs, b the benchmark view on the note's rows, d the IR diff view
  * (or the note's IR findings when the run directory is gone), i the
  * note's IR findings. On a plan, p packages it for real.
  *
@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "engine/core/session.h"
+#include "engine/perf/compare.h"
 #include "views/changeset_int.h"
 
 /* ---- the document ---- */
@@ -26,6 +27,11 @@ static void doc_unref(struct csv_doc *d)
 	if (!d || --d->refs > 0)
 		return;
 	cs_package_result_free(&d->res);
+	for (size_t i = 0; i < d->nbench; i++) {
+		perf_table_free(d->bench[i]);
+		free(d->bench[i]);
+	}
+	free(d->bench);
 	free(d->dir);
 	free(d->rev);
 	run_model_free(d->run);
@@ -462,6 +468,25 @@ static void open_irdiff(struct view *v)
 			    run ? "The run's directory is not here" : "The note names no run directory");
 }
 
+/* The benchmark view, below, on the note's rows. */
+static void open_bench(struct view *v)
+{
+	struct csv_doc *d = ((struct csv *)v->priv)->doc;
+	struct perf_table *t = xcalloc(1, sizeof(*t));
+	struct tp_err err;
+	tp_err_clear(&err);
+	if (cs_note_bench_table(csv_cs(d)->note, t, &err) < 0) {
+		perf_table_free(t);
+		free(t);
+		view_error(v, "%s", err.msg);
+		return;
+	}
+	d->bench = xgrow(d->bench, &d->capbench, d->nbench + 1, sizeof(*d->bench));
+	d->bench[d->nbench++] = t;
+	struct view_arg arg = {.model = t};
+	v->host->open(v->host, upper_of(v), VIEW_BENCH, &arg, OPEN_SPLIT);
+}
+
 static enum request csv_request(struct view *v, enum request req)
 {
 	struct csv *x = v->priv;
@@ -470,7 +495,7 @@ static enum request csv_request(struct view *v, enum request req)
 		show_pane(v, CM_SOURCE, -1);
 		return REQ_NONE;
 	case REQ_SHOW_BENCH:
-		show_pane(v, CM_BENCH, -1);
+		open_bench(v);
 		return REQ_NONE;
 	case REQ_SHOW_FINDINGS:
 		show_pane(v, CM_IR, -1);

@@ -18,13 +18,17 @@ struct csv_doc {
 	struct run_model *run; /* a reference of its own */
 	bool plan;      /* nothing committed yet: p commits */
 	struct cs_package_result res; /* res.cs is the changeset either way */
+	/* Tables made from the note for benchmark views (b), which borrow
+	 * them: kept until the document goes, since a view opened before a
+	 * refresh still shows its own. */
+	struct perf_table **bench;
+	size_t nbench, capbench;
 };
 
 /* What the lower pane shows. */
 enum csv_mode {
 	CM_DIFF,   /* one file's diff */
 	CM_SOURCE, /* the Python reference (parent tree) beside kernel.rs (commit) */
-	CM_BENCH,  /* the bench table from the note */
 	CM_IR,     /* the IR findings from the note */
 };
 

@@ -1,6 +1,6 @@
 /* The changeset view's lower pane: the selected file's diff, the Python
- * reference beside kernel.rs, or the bench table and IR findings the
- * note carries. */
+ * reference beside kernel.rs, or the IR findings the note carries (its
+ * bench rows open the benchmark view instead). */
 #include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,19 +72,6 @@ static int fill_source(struct csv *x, struct tp_err *err)
 	return 0;
 }
 
-static int fill_bench(struct csv *x, struct tp_err *err)
-{
-	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(note_part(x, "bench"), "rows");
-	if (!cJSON_GetArraySize(rows)) {
-		tp_err_set(err, TP_EXIT_USAGE, "%s", csv_cs(x->doc)->note
-			   ? "The note has no bench rows (the run had no reports/performance.md table)"
-			   : "No note: nothing recorded about the benchmark");
-		return -1;
-	}
-	x->n = (size_t)cJSON_GetArraySize(rows) + 2; /* the rows, a blank, the summary */
-	return 0;
-}
-
 static size_t ir_count(const struct csv *x, size_t *checklist)
 {
 	const cJSON *ir = note_part(x, "ir");
@@ -116,7 +103,6 @@ int csv_pane_fill(struct view *v, enum csv_mode mode, size_t file, struct tp_err
 	x->mode = mode;
 	int rc = mode == CM_DIFF     ? fill_diff(x, file, err)
 		 : mode == CM_SOURCE ? fill_source(x, err)
-		 : mode == CM_BENCH  ? fill_bench(x, err)
 				     : fill_ir(x, err);
 	if (rc < 0) {
 		csv_pane_free(x);
@@ -128,7 +114,6 @@ int csv_pane_fill(struct view *v, enum csv_mode mode, size_t file, struct tp_err
 	const char *base = mode == CM_DIFF ? strrchr(cs->files[file].path, '/') : NULL;
 	v->ref = mode == CM_DIFF     ? xasprintf("diff %s", base ? base + 1 : cs->files[file].path)
 		 : mode == CM_SOURCE ? xasprintf("source %s \xe2\x86\x94 kernel.rs", cs->reference_path)
-		 : mode == CM_BENCH  ? xstrdup("bench (from the note)")
 				     : xstrdup("IR findings (from the note)");
 	view_set_lines(v, x->n);
 	view_redraw(v);
@@ -183,15 +168,6 @@ static void source_line(struct view *v, size_t idx, struct line_out *out)
 	source_side(out, x->right, x->nright, idx, v->width - 3 - half, digits(x->nright));
 }
 
-static void num(char *buf, size_t n, const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (cJSON_IsNumber(v))
-		snprintf(buf, n, "%.4f", v->valuedouble);
-	else
-		snprintf(buf, n, "NA");
-}
-
 static enum line_type verdict_type(const char *v)
 {
 	if (!v)
@@ -201,47 +177,6 @@ static enum line_type verdict_type(const char *v)
 	if (strstr(v, "FAIL") || strstr(v, "LARGE") || !strcmp(v, "DIFFERS") || !strcmp(v, "CRITICAL"))
 		return LINE_VERDICT_FAIL;
 	return LINE_VERDICT_WARN;
-}
-
-static int config_width(const struct view *v)
-{
-	int w = v->width - (12 + 13 + 9 + 9);
-	return w > 40 ? 40 : w < 8 ? 8 : w;
-}
-
-static void bench_line(struct view *v, size_t idx, struct line_out *out)
-{
-	const struct csv *x = v->priv;
-	const cJSON *b = note_part(x, "bench");
-	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(b, "rows");
-	size_t nr = (size_t)cJSON_GetArraySize(rows);
-	lo_reset(out, LINE_DEFAULT);
-	if (idx == nr)
-		return;
-	if (idx > nr) {
-		char geo[32];
-		num(geo, sizeof(geo), b, "geomean_ratio");
-		const char *verdict = cs_note_str(b, "verdict"), *sev = cs_note_str(b, "severity");
-		lo_adds(out, LINE_LABEL, "geomean ");
-		lo_addf(out, LINE_DEFAULT, "%s  ", geo);
-		lo_adds(out, LINE_LABEL, "verdict ");
-		lo_addf(out, verdict_type(verdict), "%s  ", verdict ? verdict : "-");
-		lo_adds(out, LINE_LABEL, "severity ");
-		lo_addf(out, verdict_type(sev), "%s  ", sev ? sev : "-");
-		lo_addf(out, LINE_DIM, "(%s)", cs_note_or(b, "file", "?"));
-		return;
-	}
-	const cJSON *r = cJSON_GetArrayItem(rows, (int)idx);
-	char a[32], c[32], q[32];
-	num(a, sizeof(a), r, "baseline_ms");
-	num(c, sizeof(c), r, "cutile_rs_ms");
-	num(q, sizeof(q), r, "ratio");
-	const char *verdict = cs_note_str(r, "verdict");
-	lo_col(out, LINE_LABEL, config_width(v), ALIGN_LEFT, cs_note_or(r, "config", "?"));
-	lo_col(out, LINE_DEFAULT, 11, ALIGN_RIGHT, a);
-	lo_col(out, LINE_DEFAULT, 12, ALIGN_RIGHT, c);
-	lo_col(out, verdict_type(verdict), 8, ALIGN_RIGHT, q);
-	lo_adds(out, verdict_type(verdict), verdict ? verdict : "-");
 }
 
 static void ir_line(struct view *v, size_t idx, struct line_out *out)
@@ -279,9 +214,6 @@ void csv_pane_line(struct view *v, size_t idx, struct line_out *out)
 	case CM_SOURCE:
 		source_line(v, idx, out);
 		break;
-	case CM_BENCH:
-		bench_line(v, idx, out);
-		break;
 	case CM_IR:
 		ir_line(v, idx, out);
 		break;
@@ -292,14 +224,6 @@ bool csv_pane_header(struct view *v, struct line_out *out)
 {
 	const struct csv *x = v->priv;
 	lo_reset(out, LINE_HEADER);
-	if (x->mode == CM_BENCH) {
-		lo_col(out, LINE_HEADER, config_width(v), ALIGN_LEFT, "CONFIG");
-		lo_col(out, LINE_HEADER, 11, ALIGN_RIGHT, "BASELINE MS");
-		lo_col(out, LINE_HEADER, 12, ALIGN_RIGHT, "CUTILE-RS MS");
-		lo_col(out, LINE_HEADER, 8, ALIGN_RIGHT, "RATIO");
-		lo_adds(out, LINE_HEADER, "VERDICT");
-		return true;
-	}
 	if (x->mode == CM_DIFF) {
 		const struct cs_file *f = &csv_cs(x->doc)->files[x->file];
 		lo_col(out, LINE_HEADER, 8, ALIGN_LEFT, cs_role_name(f->role));

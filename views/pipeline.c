@@ -35,11 +35,6 @@ struct pl {
 	int64_t drawn_sec;
 };
 
-static const char *const spinner[] = {
-	"\xe2\xa0\x8b", "\xe2\xa0\x99", "\xe2\xa0\xb9", "\xe2\xa0\xb8", "\xe2\xa0\xbc",
-	"\xe2\xa0\xb4", "\xe2\xa0\xa6", "\xe2\xa0\xa7", "\xe2\xa0\x87", "\xe2\xa0\x8f",
-};
-
 static const struct run_state *state_of(const struct pl *pl)
 {
 	return run_model_state(pl->m);
@@ -284,7 +279,7 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 		stype = LINE_STATE_SKIPPED;
 	} else if (a->state == ATTEMPT_RUNNING) {
 		if (run_model_running(pl->m, a)) {
-			glyph = spinner[pl->spin % TP_ARRAY_LEN(spinner)];
+			glyph = view_spinner(pl->spin);
 			status = "running";
 			stype = LINE_STATE_RUNNING;
 		} else {
@@ -387,18 +382,6 @@ static struct attempt_target target(struct view *v)
 	return t;
 }
 
-/* Leaving frees an attached run, which kills the running stage; the
- * attempt stays "running" in state.json and resume runs it again. */
-static void leave_confirmed(struct view *v, const char *answer, void *ud)
-{
-	if (!v || !answer)
-		return;
-	if (ud)
-		v->host->quit(v->host);
-	else
-		v->host->close(v->host, v);
-}
-
 static enum request pl_request(struct view *v, enum request req)
 {
 	struct pl *pl = v->priv;
@@ -454,8 +437,10 @@ static enum request pl_request(struct view *v, enum request req)
 	case REQ_VIEW_CLOSE:
 	case REQ_QUIT:
 		if (p && pipeline_running(p)) {
-			v->host->confirm(v->host, v, "A stage is running; leaving stops it (resume runs it "
-					 "again). Leave?", leave_confirmed, req == REQ_QUIT ? (void *)1 : NULL);
+			/* Leaving frees an attached run, which kills the running stage;
+			 * the attempt stays "running" and resume runs it again. */
+			view_confirm_leave(v, "A stage is running; leaving stops it (resume runs it again). "
+					      "Leave?", req);
 			return REQ_NONE;
 		}
 		return req;

@@ -62,6 +62,21 @@ enum request request_by_name(const char *name)
 	return REQ_NONE;
 }
 
+static void leave_confirmed(struct view *v, const char *answer, void *ud)
+{
+	if (!v || !answer)
+		return;
+	if (ud)
+		v->host->quit(v->host);
+	else
+		v->host->close(v->host, v);
+}
+
+void view_confirm_leave(struct view *v, const char *question, enum request req)
+{
+	v->host->confirm(v->host, v, question, leave_confirmed, req == REQ_QUIT ? (void *)1 : NULL);
+}
+
 /* ---- line builder ---- */
 
 void lo_init(struct line_out *o)
@@ -436,4 +451,13 @@ int64_t view_now_ms(void)
 	if (f && *f)
 		return strtoll(f, NULL, 10);
 	return wall_ms();
+}
+
+const char *view_spinner(uint64_t n)
+{
+	static const char *const frames[] = {
+		"\xe2\xa0\x8b", "\xe2\xa0\x99", "\xe2\xa0\xb9", "\xe2\xa0\xb8", "\xe2\xa0\xbc",
+		"\xe2\xa0\xb4", "\xe2\xa0\xa6", "\xe2\xa0\xa7", "\xe2\xa0\x87", "\xe2\xa0\x8f",
+	};
+	return frames[n % TP_ARRAY_LEN(frames)];
 }

@@ -279,6 +279,9 @@ struct view_host {
 };
 
 void view_report(struct view *v, const char *fmt, ...) TP_PRINTF(2, 3);
+/* Ask the question; on yes, do req (REQ_VIEW_CLOSE closes v, REQ_QUIT
+ * quits). For views that stop what they drive when left. */
+void view_confirm_leave(struct view *v, const char *question, enum request req);
 void view_error(struct view *v, const char *fmt, ...) TP_PRINTF(2, 3);
 
 /* ---- generic behaviour (views/view.c) ---- */
@@ -302,6 +305,8 @@ void view_set_search(struct view *v, const char *pattern);
 /* Wall-clock now in ms; TILEPORT_NOW (ms since the epoch) freezes it so
  * screen tests can show ages and elapsed times. */
 int64_t view_now_ms(void);
+/* Frame n of the spinner a running row shows (frames repeat). */
+const char *view_spinner(uint64_t n);
 
 /* Format line idx through the ops (with a reusable buffer). */
 void view_format(struct view *v, size_t idx, struct line_out *out);

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,7 +167,7 @@ void cli_agent_run(struct agent_ctx *ctx, const struct cli_run *r, struct proc_s
 	struct cli_exec s = {ctx, r, {SBUF_INIT, EVENT_LINE_MAX}, {SBUF_INIT, 0}, false, {0}};
 	struct proc_opts o = {.argv = r->argv, .env = r->env, .cwd = r->cwd, .stdin_path = ctx->prompt_path,
 			      .idle_timeout_ms = r->idle_timeout_ms, .kill_grace_ms = ctx->kill_grace_ms,
-			      .command_log = ctx->command_log, .die_with_parent = true,
+			      .command_log = ctx->command_log, .parent_death_signal = SIGKILL,
 			      .on_stdout = on_out, .on_stderr = on_err, .on_exit = on_exit_, .ud = &s};
 	struct tp_err err;
 	memset(st, 0, sizeof(*st));

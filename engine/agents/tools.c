@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -447,7 +448,7 @@ static void t_run(struct tools *t, const cJSON *a, struct tool_result *r)
 	struct capture c = {SBUF_INIT, SBUF_INIT, 0, false, {0}};
 	struct proc_opts o = {.argv = argv, .env = t->env, .cwd = t->conf.roots[0].real,
 			      .timeout_ms = timeout * 1000, .kill_grace_ms = t->kill_grace_ms,
-			      .command_log = t->command_log, .redact = t->secrets, .die_with_parent = true,
+			      .command_log = t->command_log, .redact = t->secrets, .parent_death_signal = SIGKILL,
 			      .on_stdout = on_out, .on_stderr = on_out, .on_exit = on_done, .ud = &c};
 	struct tp_err err;
 	struct proc *p = proc_spawn(t->loop, &o, &err);

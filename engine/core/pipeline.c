@@ -50,7 +50,7 @@ static int check_workspace(const char *ws, struct tp_err *err)
 	return 0;
 }
 
-static int check_op(const char *ws, const char *op, struct tp_err *err)
+int pipeline_check_op(const char *ws, const char *op, struct tp_err *err)
 {
 	if (!op_name_ok(op)) {
 		tp_err_set(err, TP_EXIT_USAGE, "'%s' is not an operator name (letters, digits and '_')",
@@ -174,12 +174,6 @@ static void apply_opts(struct pipeline *p, const struct pipeline_opts *o)
 		p->st.hold = true;
 }
 
-static char *real_or_copy(const char *path)
-{
-	char buf[PATH_MAX];
-	return realpath(path, buf) ? xstrdup(buf) : xstrdup(path);
-}
-
 static void free_specs(char *v[STAGE_LETTERS])
 {
 	for (int i = 0; i < STAGE_LETTERS; i++)
@@ -196,13 +190,13 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	free(tpath);
 	if (!t)
 		return -1;
-	if (!o->workspace || check_workspace(o->workspace, err) < 0 || check_op(o->workspace, o->op, err) < 0) {
+	if (!o->workspace || check_workspace(o->workspace, err) < 0 || pipeline_check_op(o->workspace, o->op, err) < 0) {
 		if (!o->workspace)
 			tp_err_set(err, TP_EXIT_USAGE, "no workspace: use --workspace DIR or set TILEGYM_PATH");
 		table_free(t);
 		return -1;
 	}
-	char *ws = real_or_copy(o->workspace);
+	char *ws = path_absolute(o->workspace);
 	char *run_dir = path_join(o->out_root, o->op);
 	if (run_exists(run_dir)) {
 		tp_err_set(err, TP_EXIT_USAGE, "a run of %s already exists in %s; resume it with 'tileport "
@@ -256,8 +250,8 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	st->version = xstrdup(TILEPORT_VERSION);
 	st->op = xstrdup(o->op);
 	st->workspace = ws;
-	st->out_root = real_or_copy(o->out_root);
-	st->run_dir = real_or_copy(run_dir);
+	st->out_root = path_absolute(o->out_root);
+	st->run_dir = path_absolute(run_dir);
 	st->table = xstrdup(t->path);
 	st->status = RUN_RUNNING;
 	st->offline = offline;
@@ -339,7 +333,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 	struct pipeline *p = pl_new(l, o);
 	p->lock_fd = fd;
 	/* Agents run in the workspace: every path they get must be absolute. */
-	char *abs_dir = real_or_copy(run_dir);
+	char *abs_dir = path_absolute(run_dir);
 	int loaded = run_state_load(abs_dir, &p->st, err);
 	free(abs_dir);
 	if (loaded < 0) {
@@ -422,10 +416,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 				run = &st->att[i];
 		if (run) {
 			pl_kill_leftover(run);
-			p->rerun_seq = run->seq;
-			pl_set(&run->exit, NULL);
-			pl_set(&run->claimed, NULL);
-			pl_set(&run->verdict, NULL);
+			pl_rerun(p, run);
 		} else if (!st->next.set && st->natt) {
 			/* Routing is recorded with the attempt's result; if neither a
 			 * next stage nor an end was saved, route the last result again. */

@@ -78,6 +78,11 @@ struct pipeline_event {
 };
 typedef void (*pipeline_listener)(struct pipeline *p, const struct pipeline_event *e, void *ud);
 
+/* Is op an operator of the workspace (src/tilegym/ops/cutile/OP.py or
+ * triton/OP.py, with a plain name)? -1 with an exit-2 message naming what
+ * was expected when not. */
+int pipeline_check_op(const char *workspace, const char *op, struct tp_err *err);
+
 /* Start a new run of opts->op. Checks the table, the workspace, the op and
  * the drivers before writing anything; errors carry exit 2 (input) or 3
  * (environment, including "offline work impossible"). */

@@ -45,6 +45,8 @@ struct pipeline {
 	int vseq;
 	bool vmanual; /* a re-validation by hand: it records, it does not route */
 
+	int outside_seq; /* the attempt already run again after a kill from outside */
+
 	uint64_t step_timer;
 	bool started;
 	bool go_once;   /* hold mode: one spawn allowed by continue */
@@ -80,6 +82,9 @@ void pl_finish(struct pipeline *p, const char *final, const char *reason);
 /* pipeline_stage.c */
 /* Take the next step on the loop (never inline). */
 void pl_schedule(struct pipeline *p);
+/* Run attempt a again under its number on the next step (resume's
+ * interrupted attempt, a stage killed from outside). */
+void pl_rerun(struct pipeline *p, struct attempt *a);
 /* An attempt record for st.next (numbered, counted); clears st.next. */
 struct attempt *pl_new_attempt(struct pipeline *p);
 /* Owner class of a's verdict from its report; the table's default if absent. */

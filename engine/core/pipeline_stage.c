@@ -98,6 +98,24 @@ static void after_validator(struct pipeline *p, struct attempt *a, bool failed);
 static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_reply *r,
 		       const struct gate_result *g);
 
+static void judge(struct pipeline *p, struct attempt *a, char *text);
+
+static bool killed_from_outside(const struct proc_status *st)
+{
+	/* by the signal itself, or a shell's 128+N for its child's */
+	int s = st->end == PROC_SIGNALED ? st->signo
+		: st->end == PROC_EXITED && st->code > 128 ? st->code - 128 : 0;
+	return s == SIGTERM || s == SIGKILL || s == SIGINT || s == SIGHUP;
+}
+
+void pl_rerun(struct pipeline *p, struct attempt *a)
+{
+	p->rerun_seq = a->seq;
+	pl_set(&a->exit, NULL);
+	pl_set(&a->claimed, NULL);
+	pl_set(&a->verdict, NULL);
+}
+
 static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 {
 	struct pipeline *p = ud;
@@ -132,7 +150,25 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 		pl_aborted(p);
 		return;
 	}
+	if (killed_from_outside(st) && p->outside_seq != a->seq) {
+		/* A reply cut short says nothing about the stage, and whatever
+		 * killed it may be stopping this tileport too (Slurm ends a job
+		 * by signalling every process of it): no judging, no repair; the
+		 * attempt runs again under its number, as resume would run it, and
+		 * if this process is stopped meanwhile it is still to run. Once:
+		 * an agent killed every time (out of memory) is judged. */
+		free(text);
+		p->outside_seq = a->seq;
+		pl_rerun(p, a);
+		pl_save(p);
+		pl_schedule(p);
+		return;
+	}
+	judge(p, a, text);
+}
 
+static void judge(struct pipeline *p, struct attempt *a, char *text)
+{
 	const struct stage_def *s = table_stage(p->table, a->stage);
 	char **vocab = xcalloc(strv_len(s->verdicts) + 2, sizeof(char *));
 	size_t nv = 0;
@@ -329,10 +365,9 @@ static char **stage_env(struct pipeline *p, const struct attempt *a)
 	char *self = tp_self_exe();
 	if (self) {
 		env_set(&env, "TILEPORT_BIN", self);
-		char *slash = strrchr(self, '/');
-		*slash = '\0';
 		const char *path = env_get(env, "PATH");
-		char *np = xasprintf("%s%s%s", self, path ? ":" : "", path ? path : "");
+		char *np = xasprintf("%.*s%s%s", (int)(strrchr(self, '/') - self), self, path ? ":" : "",
+				     path ? path : "");
 		env_set(&env, "PATH", np);
 		free(np);
 		free(self);

@@ -344,6 +344,13 @@ static void on_idle(struct loop *l, void *ud)
 	terminate(p, PROC_IDLE_TIMEOUT);
 }
 
+static void close_fds(const int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
 /* Runs in the child between fork and exec: async-signal-safe calls only. */
 static void child_fail(int errfd, int e)
 {
@@ -366,10 +373,26 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		free(prog);
 		return NULL;
 	}
-	int out[2], errp[2], ep[2];
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
+	/* Output to a file needs no reader: the child may outlive us. */
+	int out[2] = {-1, -1}, errp[2] = {-1, -1}, ep[2] = {-1, -1};
+	int file_fd = -1;
+	if (o->output_path) {
+		file_fd = open(o->output_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (file_fd < 0) {
+			tp_err_set(err, TP_EXIT_ENV, "%s: cannot open for output: %s", o->output_path,
+				   strerror(errno));
+			close(in_fd);
+			free(prog);
+			return NULL;
+		}
+		out[1] = errp[1] = file_fd;
+	}
+	if ((!o->output_path && (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)) ||
+	    pipe2(ep, O_CLOEXEC) < 0) {
 		tp_err_set(err, TP_EXIT_ENV, "pipe: %s", strerror(errno));
 		close(in_fd);
+		if (file_fd >= 0)
+			close(file_fd);
 		free(prog);
 		return NULL;
 	}
@@ -378,7 +401,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 	if (pid < 0) {
 		tp_err_set(err, TP_EXIT_ENV, "fork: %s", strerror(errno));
 		close(in_fd);
-		close(out[0]), close(out[1]), close(errp[0]), close(errp[1]), close(ep[0]), close(ep[1]);
+		close_fds((int[]){out[0], out[1], errp[0], file_fd >= 0 ? -1 : errp[1], ep[0], ep[1]}, 6);
 		free(prog);
 		return NULL;
 	}
@@ -386,8 +409,10 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		/* A new session: a new process group we can signal as a whole, and
 		 * no controlling terminal, so a stage can never read the TUI's keys. */
 		setsid();
-		/* A helper killed outright must not leave its child running. */
-		if (o->die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent))
+		/* Told when this process dies, even by SIGKILL; a parent that died
+		 * before prctl took effect is not told again. */
+		if (o->parent_death_signal &&
+		    (prctl(PR_SET_PDEATHSIG, o->parent_death_signal) < 0 || getppid() != parent))
 			_exit(127);
 		sigset_t none;
 		sigemptyset(&none);
@@ -403,9 +428,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		child_fail(ep[1], errno);
 	}
 	close(in_fd);
-	close(out[1]);
-	close(errp[1]);
-	close(ep[1]);
+	close_fds((int[]){out[1], file_fd >= 0 ? -1 : errp[1], ep[1]}, 3);
 	int child_errno = 0;
 	ssize_t r;
 	do
@@ -414,8 +437,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 	close(ep[0]);
 	if (r == (ssize_t)sizeof(child_errno)) {
 		waitpid(pid, NULL, 0);
-		close(out[0]);
-		close(errp[0]);
+		close_fds((int[]){out[0], errp[0]}, 2);
 		tp_err_set(err, TP_EXIT_ENV, "%s: cannot run: %s", prog, strerror(child_errno));
 		free(prog);
 		return NULL;
@@ -427,6 +449,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 	p->pid = pid;
 	p->out_fd = out[0];
 	p->err_fd = errp[0];
+	p->out_eof = p->err_eof = file_fd >= 0;
 	p->start_ms = now_ms();
 	p->idle_ms = o->idle_timeout_ms;
 	p->grace_ms = o->kill_grace_ms > 0 ? o->kill_grace_ms : 2000;
@@ -436,10 +459,12 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 	p->ud = o->ud;
 	if (o->command_log)
 		log_command(o->command_log, pid, o);
-	set_nonblock(p->out_fd);
-	set_nonblock(p->err_fd);
-	loop_add_fd(l, p->out_fd, POLLIN, on_output, p);
-	loop_add_fd(l, p->err_fd, POLLIN, on_output, p);
+	if (file_fd < 0) {
+		set_nonblock(p->out_fd);
+		set_nonblock(p->err_fd);
+		loop_add_fd(l, p->out_fd, POLLIN, on_output, p);
+		loop_add_fd(l, p->err_fd, POLLIN, on_output, p);
+	}
 	p->pid_fd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (p->pid_fd >= 0)
 		loop_add_fd(l, p->pid_fd, POLLIN, on_pidfd, p);
@@ -447,7 +472,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		p->reap_timer = loop_add_timer(l, REAP_POLL_MS, on_reap_poll, p);
 	if (o->timeout_ms > 0)
 		p->wall_timer = loop_add_timer(l, o->timeout_ms, on_wall, p);
-	if (o->idle_timeout_ms > 0)
+	if (o->idle_timeout_ms > 0 && file_fd < 0)
 		p->idle_timer = loop_add_timer(l, o->idle_timeout_ms, on_idle, p);
 	return p;
 }

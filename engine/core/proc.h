@@ -49,7 +49,12 @@ struct proc_opts {
 	int64_t kill_grace_ms;   /* TERM -> KILL delay; 0: 2000 */
 	const char *command_log; /* append "time pid cwd argv" here; NULL: none */
 	char *const *redact;     /* NAME=VALUE secrets hidden in that line; NULL: env's */
-	bool die_with_parent;    /* SIGKILL the child if this process dies first */
+	int parent_death_signal; /* sent to the child when this process dies, even by
+	                          * SIGKILL (0: none): SIGKILL for a helper that must not
+	                          * outlive us, SIGTERM for a tileport child that saves
+	                          * its run and stops */
+	const char *output_path; /* stdout and stderr appended to this file, not piped
+	                          * (no output callbacks, no idle timeout) */
 	proc_output_cb on_stdout, on_stderr;
 	proc_exit_cb on_exit;    /* called once, after both pipes hit EOF */
 	void *ud;

@@ -12,6 +12,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "engine/core/json.h"
+
 char *run_path(const char *run_dir, const char *rel)
 {
 	char *tp = path_join(run_dir, ".tileport");
@@ -181,21 +183,6 @@ void attempt_add_soft(struct attempt *a, const char *marker)
 
 /* ---- JSON mapping ---- */
 
-static void put_str(cJSON *o, const char *k, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, k, v);
-}
-
-static void put_strv(cJSON *o, const char *k, char *const *v)
-{
-	if (!v)
-		return;
-	cJSON *a = cJSON_AddArrayToObject(o, k);
-	for (size_t i = 0; v[i]; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
-}
-
 static void put_letter(cJSON *o, const char *k, char c)
 {
 	char s[2] = {c, 0};
@@ -218,27 +205,27 @@ static cJSON *attempt_to_json(const struct attempt *a)
 	cJSON_AddBoolToObject(o, "manual", a->manual);
 	cJSON_AddBoolToObject(o, "offline", a->offline);
 	cJSON_AddStringToObject(o, "state", attempt_state_name(a->state));
-	put_str(o, "dir", a->dir);
-	put_str(o, "driver", a->driver);
+	json_put_str(o, "dir", a->dir);
+	json_put_str(o, "driver", a->driver);
 	cJSON_AddNumberToObject(o, "started", (double)a->started);
 	cJSON_AddNumberToObject(o, "ended", (double)a->ended);
 	if (a->state == ATTEMPT_RUNNING) {
 		cJSON_AddNumberToObject(o, "pid", (double)a->pid);
 		cJSON_AddNumberToObject(o, "pid_start", (double)a->pid_start);
 	}
-	put_str(o, "exit", a->exit);
-	put_str(o, "claimed", a->claimed);
-	put_str(o, "verdict", a->verdict);
-	put_str(o, "class", a->klass);
+	json_put_str(o, "exit", a->exit);
+	json_put_str(o, "claimed", a->claimed);
+	json_put_str(o, "verdict", a->verdict);
+	json_put_str(o, "class", a->klass);
 	if (a->class_defaulted)
 		cJSON_AddBoolToObject(o, "class_defaulted", true);
 	if (a->gate != GATE_NONE)
 		cJSON_AddStringToObject(o, "gate", gate_outcome_name(a->gate));
-	put_str(o, "gate_reason", a->gate_reason);
+	json_put_str(o, "gate_reason", a->gate_reason);
 	if (a->validator != VALIDATOR_NOT_RUN)
 		cJSON_AddStringToObject(o, "validator", validator_result_name(a->validator));
-	put_strv(o, "soft", a->soft);
-	put_strv(o, "deferred", a->deferred);
+	json_put_strv(o, "soft", a->soft);
+	json_put_strv(o, "deferred", a->deferred);
 	cJSON_AddNumberToObject(o, "tokens_in", (double)a->tokens_in);
 	cJSON_AddNumberToObject(o, "tokens_out", (double)a->tokens_out);
 	cJSON_AddNumberToObject(o, "cost", a->cost);
@@ -246,8 +233,8 @@ static cJSON *attempt_to_json(const struct attempt *a)
 		cJSON_AddNumberToObject(o, "route_row", a->route_row);
 		cJSON_AddNumberToObject(o, "route_line", a->route_line);
 	}
-	put_str(o, "action", a->action);
-	put_str(o, "note", a->note);
+	json_put_str(o, "action", a->action);
+	json_put_str(o, "note", a->note);
 	return o;
 }
 
@@ -255,17 +242,17 @@ cJSON *run_state_to_json(const struct run_state *st)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "schema", st->schema);
-	put_str(o, "tileport_version", st->version);
-	put_str(o, "op", st->op);
-	put_str(o, "workspace", st->workspace);
-	put_str(o, "out_root", st->out_root);
-	put_str(o, "run_dir", st->run_dir);
-	put_str(o, "table", st->table);
+	json_put_str(o, "tileport_version", st->version);
+	json_put_str(o, "op", st->op);
+	json_put_str(o, "workspace", st->workspace);
+	json_put_str(o, "out_root", st->out_root);
+	json_put_str(o, "run_dir", st->run_dir);
+	json_put_str(o, "table", st->table);
 	cJSON_AddStringToObject(o, "status", run_status_name(st->status));
-	put_str(o, "final", st->final);
-	put_str(o, "reason", st->reason);
+	json_put_str(o, "final", st->final);
+	json_put_str(o, "reason", st->reason);
 	cJSON_AddStringToObject(o, "mode", st->offline ? "offline" : "online");
-	put_strv(o, "missing", st->missing);
+	json_put_strv(o, "missing", st->missing);
 	cJSON_AddNumberToObject(o, "created", (double)st->created);
 	cJSON_AddNumberToObject(o, "updated", (double)st->updated);
 	cJSON_AddBoolToObject(o, "hold", st->hold);
@@ -339,12 +326,6 @@ int run_state_save(const struct run_state *st, struct tp_err *err)
 	return rc;
 }
 
-static char *get_str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? xstrdup(v->valuestring) : NULL;
-}
-
 static double get_num(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -376,20 +357,6 @@ static char get_letter(const cJSON *o, const char *k)
 	if (!cJSON_IsString(v) || !stage_letter_ok(v->valuestring[0]) || v->valuestring[1])
 		return 0;
 	return v->valuestring[0];
-}
-
-static char **get_strv(const cJSON *o, const char *k)
-{
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, k);
-	if (!cJSON_IsArray(a))
-		return NULL;
-	char **v = xcalloc((size_t)cJSON_GetArraySize(a) + 1, sizeof(*v));
-	size_t n = 0;
-	const cJSON *it;
-	cJSON_ArrayForEach(it, a)
-		if (cJSON_IsString(it))
-			v[n++] = xstrdup(it->valuestring);
-	return v;
 }
 
 /* A word of the vocabulary; absent is `none`; *bad names the first key whose
@@ -427,29 +394,29 @@ static int load_attempt(struct attempt *a, const cJSON *o, const char **bad)
 	a->manual = get_bool(o, "manual");
 	a->offline = get_bool(o, "offline");
 	a->state = get_word(o, "state", attempt_state_parse, ATTEMPT_RUNNING, bad);
-	a->dir = get_str(o, "dir");
-	a->driver = get_str(o, "driver");
+	a->dir = json_get_str(o, "dir");
+	a->driver = json_get_str(o, "driver");
 	a->started = (int64_t)get_ll(o, "started");
 	a->ended = (int64_t)get_ll(o, "ended");
 	a->pid = (long)get_ll(o, "pid");
 	a->pid_start = get_ll(o, "pid_start");
-	a->exit = get_str(o, "exit");
-	a->claimed = get_str(o, "claimed");
-	a->verdict = get_str(o, "verdict");
-	a->klass = get_str(o, "class");
+	a->exit = json_get_str(o, "exit");
+	a->claimed = json_get_str(o, "claimed");
+	a->verdict = json_get_str(o, "verdict");
+	a->klass = json_get_str(o, "class");
 	a->class_defaulted = get_bool(o, "class_defaulted");
 	a->gate = get_word(o, "gate", gate_outcome_parse, GATE_NONE, bad);
-	a->gate_reason = get_str(o, "gate_reason");
+	a->gate_reason = json_get_str(o, "gate_reason");
 	a->validator = get_word(o, "validator", validator_result_parse, VALIDATOR_NOT_RUN, bad);
-	a->soft = get_strv(o, "soft");
-	a->deferred = get_strv(o, "deferred");
+	a->soft = json_get_strv(o, "soft");
+	a->deferred = json_get_strv(o, "deferred");
 	a->tokens_in = get_ll(o, "tokens_in");
 	a->tokens_out = get_ll(o, "tokens_out");
 	a->cost = get_num(o, "cost");
 	a->route_row = get_int(o, "route_row");
 	a->route_line = get_int(o, "route_line");
-	a->action = get_str(o, "action");
-	a->note = get_str(o, "note");
+	a->action = json_get_str(o, "action");
+	a->note = json_get_str(o, "note");
 	return a->stage && a->seq > 0 && a->dir ? 0 : -1;
 }
 
@@ -479,21 +446,21 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 		free(path);
 		return -1;
 	}
-	st->version = get_str(o, "tileport_version");
-	st->op = get_str(o, "op");
-	st->workspace = get_str(o, "workspace");
-	st->out_root = get_str(o, "out_root");
+	st->version = json_get_str(o, "tileport_version");
+	st->op = json_get_str(o, "op");
+	st->workspace = json_get_str(o, "workspace");
+	st->out_root = json_get_str(o, "out_root");
 	st->run_dir = xstrdup(run_dir); /* the directory may have moved */
-	st->table = get_str(o, "table");
+	st->table = json_get_str(o, "table");
 	const char *bad = NULL;
 	bool has_status = cJSON_HasObjectItem(o, "status");
 	st->status = get_word(o, "status", run_status_parse, RUN_RUNNING, &bad);
-	st->final = get_str(o, "final");
-	st->reason = get_str(o, "reason");
-	char *mode = get_str(o, "mode");
+	st->final = json_get_str(o, "final");
+	st->reason = json_get_str(o, "reason");
+	char *mode = json_get_str(o, "mode");
 	st->offline = mode && strcmp(mode, "offline") == 0;
 	free(mode);
-	st->missing = get_strv(o, "missing");
+	st->missing = json_get_strv(o, "missing");
 	st->created = (int64_t)get_ll(o, "created");
 	st->updated = (int64_t)get_ll(o, "updated");
 	st->hold = get_bool(o, "hold");
@@ -508,8 +475,8 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 	for (int i = 0; i < STAGE_LETTERS; i++) {
 		char l[2] = {stage_at_slot(i), 0};
 		st->repairs[i] = get_int(cJSON_GetObjectItemCaseSensitive(o, "repairs"), l);
-		st->drivers[i] = get_str(cJSON_GetObjectItemCaseSensitive(o, "drivers"), l);
-		st->validators[i] = get_str(cJSON_GetObjectItemCaseSensitive(o, "validators"), l);
+		st->drivers[i] = json_get_str(cJSON_GetObjectItemCaseSensitive(o, "drivers"), l);
+		st->validators[i] = json_get_str(cJSON_GetObjectItemCaseSensitive(o, "validators"), l);
 	}
 	const cJSON *dd = cJSON_GetObjectItemCaseSensitive(o, "drivers_default");
 	for (const char *c = cJSON_IsString(dd) ? dd->valuestring : ""; *c; c++)
@@ -554,49 +521,30 @@ bool run_exists(const char *run_dir)
 int run_lock(const char *run_dir, struct tp_err *err)
 {
 	char *path = run_path(run_dir, "lock");
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		tp_err_set(err, TP_EXIT_ENV, "%s: cannot open: %s", path, strerror(errno));
-		free(path);
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		char buf[64] = "";
-		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-		buf[n > 0 ? n : 0] = '\0';
-		str_trim(buf);
+	long holder;
+	int fd = lock_take(path, &holder, err);
+	if (fd < 0 && holder >= 0) {
+		char pid[32] = "unknown";
+		if (holder > 0)
+			snprintf(pid, sizeof(pid), "%ld", holder);
 		tp_err_set(err, TP_EXIT_ENV,
 			   "run %s is in use by another tileport (pid %s); wait for it to finish or "
-			   "stop it first", run_dir, buf[0] ? buf : "unknown");
-		close(fd);
-		free(path);
-		return -1;
+			   "stop it first", run_dir, pid);
 	}
-	char pid[32];
-	int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) < 0)
-		(void)0; /* the pid is informational only */
 	free(path);
 	return fd;
 }
 
 void run_unlock(int fd)
 {
-	if (fd >= 0) {
-		flock(fd, LOCK_UN);
-		close(fd);
-	}
+	lock_release(fd);
 }
 
 bool run_locked(const char *run_dir)
 {
 	char *path = run_path(run_dir, "lock");
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool held = lock_held(path);
 	free(path);
-	if (fd < 0)
-		return false;
-	bool held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
-	close(fd);
 	return held;
 }
 

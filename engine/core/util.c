@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -307,6 +308,27 @@ int append_file(const char *path, const void *data, size_t len, struct tp_err *e
 	return write_flags(path, data, len, O_APPEND, err);
 }
 
+char *file_last_line(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char buf[8192];
+	off_t end = lseek(fd, 0, SEEK_END);
+	off_t from = end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0;
+	ssize_t n = end > 0 ? pread(fd, buf, sizeof(buf) - 1, from) : 0;
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	char *stop = strrchr(buf, '\n');
+	if (!stop)
+		return NULL;
+	*stop = '\0';
+	char *line = strrchr(buf, '\n');
+	return xstrdup(line ? line + 1 : buf);
+}
+
 int mkdir_p(const char *path, int mode, struct tp_err *err)
 {
 	char *p = xstrdup(path);
@@ -333,6 +355,47 @@ int mkdir_p(const char *path, int mode, struct tp_err *err)
 		return -1;
 	}
 	return 0;
+}
+
+int lock_take(const char *path, long *holder, struct tp_err *err)
+{
+	*holder = -1;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		tp_err_set(err, TP_EXIT_ENV, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		char buf[64] = "";
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		*holder = atol(buf);
+		close(fd);
+		return -1;
+	}
+	char pid[32];
+	int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) < 0)
+		(void)0; /* the pid is informational only */
+	return fd;
+}
+
+void lock_release(int fd)
+{
+	if (fd >= 0) {
+		flock(fd, LOCK_UN);
+		close(fd);
+	}
+}
+
+bool lock_held(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
 }
 
 static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
@@ -383,6 +446,12 @@ char *path_join(const char *a, const char *b)
 		return xstrdup(b);
 	size_t la = strlen(a);
 	return xasprintf("%s%s%s", a, a[la - 1] == '/' ? "" : "/", b);
+}
+
+char *path_absolute(const char *path)
+{
+	char buf[PATH_MAX];
+	return realpath(path, buf) ? xstrdup(buf) : xstrdup(path);
 }
 
 char *which(const char *prog)
@@ -440,13 +509,10 @@ const char *tp_data_dir(void)
 		dir = xstrdup(env);
 		return dir;
 	}
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
+	char *cur = tp_self_exe();
+	if (cur) {
 		/* Walk up from the binary: build/<mode>/tileport sits two levels
 		 * below the source tree; an installed one has ../share/tileport. */
-		char *cur = xstrdup(exe);
 		for (int up = 0; up < 4 && !dir; up++) {
 			char *slash = strrchr(cur, '/');
 			if (!slash || slash == cur)

@@ -72,14 +72,29 @@ char *read_file(const char *path, size_t *len, struct tp_err *err);
 int write_file_atomic(const char *path, const void *data, size_t len, struct tp_err *err);
 int write_file(const char *path, const void *data, size_t len, struct tp_err *err);
 int append_file(const char *path, const void *data, size_t len, struct tp_err *err);
+/* The last complete line of a file (within its last 8 KiB), without its
+ * newline; NULL when there is none. A line still being written is not
+ * one. Caller frees. */
+char *file_last_line(const char *path);
 int mkdir_p(const char *path, int mode, struct tp_err *err);
 /* Remove a directory tree (no symlink following). Missing is not an error. */
 int remove_tree(const char *path);
 bool path_is_dir(const char *path);
+/* One holder at a time: flock(LOCK_EX|LOCK_NB) on path (created), our pid
+ * written in it. Returns the fd, or -1: when another process holds it,
+ * *holder gets its pid (0 when unreadable) and err is left alone for the
+ * caller to word; on other failures *holder is -1 and err says why. */
+int lock_take(const char *path, long *holder, struct tp_err *err);
+void lock_release(int fd);
+/* Is path locked by a live process right now (without taking it)? */
+bool lock_held(const char *path);
 bool path_is_file(const char *path);
 bool path_is_exec(const char *path);
 bool file_nonempty(const char *path);
 char *path_join(const char *a, const char *b);
+/* The absolute path with links resolved (realpath), or path itself when it
+ * does not exist. Caller frees. */
+char *path_absolute(const char *path);
 /* Find an executable on $PATH (or the path itself if it has a '/'). */
 char *which(const char *prog);
 /* The same on a given PATH value (NULL: a default system PATH). */

@@ -137,6 +137,12 @@ const char *cs_attempt_verdict(const struct cJSON *attempt);
 const char *cs_note_str(const struct cJSON *o, const char *key);
 const char *cs_note_or(const struct cJSON *o, const char *key, const char *dflt);
 
+/* The note's benchmark record as a table for the benchmark view
+ * (engine/perf/compare.h): its rows, with the geomean, verdict and severity
+ * the report wrote. -1 with err (exit 2) when the note has no rows. */
+struct perf_table;
+int cs_note_bench_table(const struct cJSON *note, struct perf_table *t, struct tp_err *err);
+
 /* Review output: text (--plain) and JSON (--json). */
 void cs_format_text(const struct changeset *cs, struct sbuf *out);
 struct cJSON *cs_to_json(const struct changeset *cs);

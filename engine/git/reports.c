@@ -149,6 +149,54 @@ cJSON *cs_report_bench(const char *run_dir)
 	return b;
 }
 
+static double note_num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+int cs_note_bench_table(const cJSON *note, struct perf_table *t, struct tp_err *err)
+{
+	perf_table_init(t);
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(note, "bench");
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(b, "rows"), *r;
+	if (!cJSON_GetArraySize(rows)) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s",
+			   !note ? "No note: nothing recorded about the benchmark"
+			   : cs_note_str(b, "problem") ? cs_note_str(b, "problem")
+			   : "The note has no bench rows (the run had no reports/performance.md table)");
+		return -1;
+	}
+	const char *op = cs_note_str(cs_note_run(note), "op");
+	t->kernel = op ? xstrdup(op) : NULL;
+	free(t->base_name);
+	free(t->cand_name);
+	t->base_name = xstrdup("baseline");
+	t->cand_name = xstrdup("cutile-rs");
+	cJSON_ArrayForEach(r, rows) {
+		struct perf_row *row = perf_table_add(t, cs_note_or(r, "config", "?"));
+		if (cs_note_str(r, "variant"))
+			row->variant = xstrdup(cs_note_str(r, "variant"));
+		row->base.ms = note_num(r, "baseline_ms");
+		row->cand.ms = note_num(r, "cutile_rs_ms");
+	}
+	perf_table_finish(t);
+	/* What the report said stands, as perf_md_read keeps it. */
+	double g = note_num(b, "geomean_ratio");
+	if (!isnan(g))
+		t->geomean = g;
+	const char *sev = cs_note_str(b, "severity"), *verdict = cs_note_str(b, "verdict");
+	for (int i = PERF_BAND_DONE; sev && i <= PERF_BAND_MISSING; i++)
+		if (!strcmp(sev, perf_band_name((enum perf_band)i)))
+			t->severity = (enum perf_band)i;
+	for (int i = PERF_VERDICT_DONE; verdict && i <= PERF_VERDICT_BLOCKED; i++)
+		if (!strcmp(verdict, perf_verdict_name((enum perf_verdict)i)))
+			t->verdict = (enum perf_verdict)i;
+	perf_table_note(t, "from the changeset's note (%s): times and ratios only; the run's "
+			"perf logs have the samples and the noise", cs_note_or(b, "file", "?"));
+	return 0;
+}
+
 static void checklist_row(void *ctx, const char *h2, const char *h3, char **head, char **cells,
 			  size_t n)
 {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The changeset view at 80x24 and 160x48 against golden screens: a
 # packaged changeset (the kernel's diff below, another file's, the source
-# pair, the bench table and the IR findings from the note, the IR diff
+# pair, the benchmark view on the note's rows (sorted: it has the focus),
+# the IR findings from the note, the IR diff
 # view of the run, the note's findings once the run directory is gone), a
 # changeset whose shape checks fail; and packaging from the pipeline view:
 # p shows the dry run, p again asks and commits (checked with git), the
@@ -35,12 +36,16 @@ s
 :save-display changeset-source-$size.screen
 b
 :save-display changeset-bench-$size.screen
+s
+:save-display changeset-bench-sorted-$size.screen
+<Tab>
 i
 :save-display changeset-ir-$size.screen
 d
 :save-display changeset-irdiff-$size.screen
 EOS
-	for s in changeset changeset-lib changeset-source changeset-bench changeset-ir changeset-irdiff; do
+	for s in changeset changeset-lib changeset-source changeset-bench changeset-bench-sorted changeset-ir \
+		changeset-irdiff; do
 		cs_mask "$T/$s-$size.screen"
 		check "$s-$size.screen"
 	done

@@ -229,6 +229,59 @@ static void test_secrets_never_reach_the_command_log(void **state)
 	free(dir);
 }
 
+/* Output to a file, and a child told by SIGTERM that its parent died: the
+ * local batch executor's children save their runs that way. */
+static void test_output_file_and_parent_death(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	char *log = path_join(dir, "child.log");
+	/* the orphaned child comes to us, so that its end is an event to wait on */
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	pid_t mid = fork();
+	assert_true(mid >= 0);
+	if (mid == 0) {
+		struct loop *l = loop_new();
+		char *argv[] = {"sh", "-c", "trap 'echo term; exit 0' TERM; echo $$; echo err >&2; "
+					    "while :; do sleep 0.02; done", NULL};
+		char **env = env_current();
+		struct proc_opts o = {.argv = argv, .env = env, .output_path = log,
+				      .parent_death_signal = SIGTERM};
+		struct proc *p = proc_spawn(l, &o, NULL);
+		/* the parent dies once the child runs, without stopping it */
+		for (int i = 0; p && i < 2000; i++) {
+			char *t = read_file(log, NULL, NULL);
+			bool up = t && strstr(t, "err");
+			free(t);
+			if (up)
+				_exit(0);
+			loop_run_once(l, 5);
+		}
+		_exit(1);
+	}
+	int ws;
+	assert_int_equal(waitpid(mid, &ws, 0), mid);
+	assert_int_equal(WEXITSTATUS(ws), 0);
+	char *text = read_file(log, NULL, NULL);
+	assert_non_null(text);
+	pid_t orphan = (pid_t)atol(text); /* its first line */
+	free(text);
+	assert_true(orphan > 1);
+	alarm(30); /* the bound: a child that never got its SIGTERM fails the test */
+	assert_int_equal(waitpid(orphan, &ws, 0), orphan);
+	alarm(0);
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+	assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+	text = read_file(log, NULL, NULL);
+	char *want = xasprintf("%ld\nerr\nterm\n", (long)orphan);
+	assert_string_equal(text, want);
+	free(want);
+	free(text);
+	free(log);
+	remove_tree(dir);
+	free(dir);
+}
+
 static void test_argv_quote(void **state)
 {
 	(void)state;
@@ -250,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_exec_failure_is_an_error),
 		cmocka_unit_test(test_stdin_env_cwd_and_log),
 		cmocka_unit_test(test_secrets_never_reach_the_command_log),
+		cmocka_unit_test(test_output_file_and_parent_death),
 		cmocka_unit_test(test_argv_quote),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

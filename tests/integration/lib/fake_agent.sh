@@ -9,6 +9,7 @@
 #   deferred=a,b            a `deferred:` line (offline)
 #   text=WORD               extra word in the reply (e.g. Traceback)
 #   format=json             reply as a JSON-lines transcript with usage
+#   geomean=X               stage E: the geomean_ratio line of performance.md
 set -u
 if [ -n "${FAKE_RANDOM_SEED:-}" ]; then
 	# Random mode (property tests): any verdict of the stage, any class,
@@ -45,7 +46,7 @@ fi
 set -- ${line#*:}
 verdict=$1
 shift
-block=ok class= code=0 deferred= text= format=text
+block=ok class= code=0 deferred= text= format=text geomean=
 for kv; do
 	case $kv in
 	class=*) class=${kv#class=} ;;
@@ -54,6 +55,7 @@ for kv; do
 	deferred=*) deferred=${kv#deferred=} ;;
 	text=*) text=${kv#text=} ;;
 	format=*) format=${kv#format=} ;;
+	geomean=*) geomean=${kv#geomean=} ;;
 	esac
 done
 out=$TILEPORT_RUN_DIR
@@ -65,7 +67,18 @@ D)
 	key=fail_class
 	[ "$verdict" = BLOCKED ] && key=block_class
 	{ echo "VERDICT: $verdict"; echo "| Test | Config | Result |"; [ -n "$class" ] && echo "$key: $class"; } >"$out/reports/correctness.md" ;;
-E) echo "VERDICT: $verdict" >"$out/reports/performance.md" ;;
+E)
+	{
+		echo "VERDICT: $verdict"
+		if [ -n "$geomean" ]; then
+			# one row whose ratio is the geomean, as validate agent-e wants it
+			printf '## Performance Results: %s\n\n' "$TILEPORT_OP"
+			echo "| Config | baseline (ms) | cutile-rs (ms) | ratio | verdict |"
+			echo "|--------|---------------|----------------|-------|---------|"
+			echo "| float16-1024 | 1.0000 | $geomean | ${geomean}x | PASS |"
+			printf '\ngeomean_ratio=%s\n' "$geomean"
+		fi
+	} >"$out/reports/performance.md" ;;
 F) echo "VERDICT: $verdict" >"$out/reports/perf_investigation_all_shapes.md" ;;
 esac
 reply=$(

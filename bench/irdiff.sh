@@ -7,7 +7,12 @@
 # random edits (dropped flush_to_zero, changed constants, memory orderings,
 # reduce axes, inserted ops) and is then printed canonically, so every value
 # is renamed as well. Two shapes: many entries (one per kernel copy) and one
-# huge entry. Prints seconds and peak memory, and the ratio to git diff.
+# huge entry. Each program runs IRDIFF_BENCH_RUNS times (default 3), the
+# programs interleaved; the best wall and CPU (user+sys) time and the peak
+# memory are printed, with the ratios to git diff.
+# IRDIFF_BENCH_BASE=OTHER_TILEPORT also times an older build in the same
+# runs (before/after figures measured side by side); IRDIFF_BENCH_KEEP=DIR
+# keeps the pairs as DIR/{many,one}/{ref,gen}.mlir (for callgrind).
 set -eu
 T=${1:?usage: bench/irdiff.sh TILEPORT [LINES]}
 LINES=${2:-100000}
@@ -80,40 +85,60 @@ edit() {
 	}'
 }
 
-measure() { # label, command...: prints "label seconds maxrss_kb"
-	label=$1
+RUNS=${IRDIFF_BENCH_RUNS:-3}
+BASE=${IRDIFF_BENCH_BASE:-}
+
+run1() { # OUT command...: appends "wall cpu maxrss_kb" to OUT
+	out=$1
 	shift
-	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f "%e %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/stderr" || true
-		set -- $(tail -n 1 "$tmp/time")
-		echo "$label $1 $2"
-	else
-		s=$(date +%s%N)
-		"$@" >/dev/null 2>&1 || true
-		e=$(date +%s%N)
-		echo "$label $(( (e - s) / 1000000 )).000ms -"
-	fi
+	/usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/stderr" || true
+	tail -n 1 "$tmp/time" | awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' >>"$out"
 }
 
+best() { # FILE: "wall cpu kb", the smallest wall and cpu, the largest kb
+	awk 'NR == 1 || $1 < w { w = $1 } NR == 1 || $2 < c { c = $2 } $3 > k { k = $3 }
+	     END { print w, c, k }' "$1"
+}
+
+[ -x /usr/bin/time ] || { echo "bench/irdiff.sh: needs /usr/bin/time (GNU time)" >&2; exit 3; }
+echo "irdiff benchmark, $(date -u +%Y-%m-%d), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), best of $RUNS"
 for shape in many one; do
 	$shape >"$tmp/ref.mlir"
 	edit <"$tmp/ref.mlir" >"$tmp/edited.mlir"
 	"$T" ir fmt "$tmp/edited.mlir" >"$tmp/gen.mlir"
 	nr=$(wc -l <"$tmp/ref.mlir")
 	ng=$(wc -l <"$tmp/gen.mlir")
-	set -- $(measure parse "$T" ir fmt "$tmp/ref.mlir")
-	parse_s=$2 parse_kb=$3
-	set -- $(measure irdiff "$T" irdiff "$tmp/ref.mlir" "$tmp/gen.mlir")
-	diff_s=$2 diff_kb=$3
-	set -- $(measure git git diff --no-index --histogram "$tmp/ref.mlir" "$tmp/gen.mlir")
-	git_s=$2 git_kb=$3
+	if [ -n "${IRDIFF_BENCH_KEEP:-}" ]; then
+		mkdir -p "$IRDIFF_BENCH_KEEP/$shape"
+		cp "$tmp/ref.mlir" "$tmp/gen.mlir" "$IRDIFF_BENCH_KEEP/$shape/"
+	fi
+	rm -f "$tmp"/m.*
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		run1 "$tmp/m.parse" "$T" ir fmt "$tmp/ref.mlir"
+		run1 "$tmp/m.diff" "$T" irdiff "$tmp/ref.mlir" "$tmp/gen.mlir"
+		[ -z "$BASE" ] || run1 "$tmp/m.base" "$BASE" irdiff "$tmp/ref.mlir" "$tmp/gen.mlir"
+		run1 "$tmp/m.git" git diff --no-index --histogram "$tmp/ref.mlir" "$tmp/gen.mlir"
+		i=$((i + 1))
+	done
+	set -- $(best "$tmp/m.git")
+	git_s=$1 git_c=$2 git_kb=$3
 	"$T" irdiff "$tmp/ref.mlir" "$tmp/gen.mlir" >"$tmp/report" || true
 	verdict=$(tail -n 1 "$tmp/report")
-	echo "shape=$shape ref_lines=$nr gen_lines=$ng"
-	echo "  tileport ir fmt (parse+print ref): ${parse_s}s, peak ${parse_kb} KB"
-	echo "  tileport irdiff (parse both + diff): ${diff_s}s, peak ${diff_kb} KB  [$verdict]"
-	echo "  git diff --no-index --histogram:     ${git_s}s, peak ${git_kb} KB"
-	awk -v a="$diff_s" -v b="$git_s" -v c="$diff_kb" -v d="$git_kb" 'BEGIN {
-		if (b > 0) printf "  ratio irdiff/git: time %.2fx", a / b; else printf "  ratio irdiff/git: time n/a"
-		if (d > 0) printf ", memory %.2fx\n", c / d; else printf "\n" }'
+	echo "shape=$shape ref_lines=$nr gen_lines=$ng  [$verdict]"
+	printf '  %-40s %8s %8s %10s %12s\n' "" "wall s" "cpu s" "peak KB" "x git (cpu, mem)"
+	for m in parse diff base git; do
+		[ -f "$tmp/m.$m" ] || continue
+		case $m in
+		parse) what="tileport ir fmt (parse+print ref)" ;;
+		diff) what="tileport irdiff" ;;
+		base) what="baseline irdiff ($BASE)" ;;
+		git) what="git diff --no-index --histogram" ;;
+		esac
+		set -- $(best "$tmp/m.$m")
+		awk -v w="$what" -v a="$1" -v b="$2" -v c="$3" -v gc="$git_c" -v gk="$git_kb" 'BEGIN {
+			rc = gc > 0 ? b / gc : 0
+			rk = gk > 0 ? c / gk : 0
+			printf "  %-40.40s %8.2f %8.2f %10d   %5.2f, %4.2f\n", w, a, b, c, rc, rk }'
+	done
 done

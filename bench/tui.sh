@@ -13,6 +13,8 @@
 #    of the key to doupdate()), CPU and peak memory of the TUI process.
 #
 # usage: bench/tui.sh [TILEPORT]   (default build/release/tileport)
+# TUI_BENCH_BASE=OTHER_TILEPORT also runs part 1 with an older build, in the
+# same run (before/after figures measured side by side).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 tp=${1:-$top/build/release/tileport}
@@ -101,6 +103,12 @@ set -- $(best "'$tp' open '$T/transcript.jsonl'" tileport)
 tp_open=$1 tp_end=$2 tp_search=$3 tp_kb=$4
 set -- $(best "less '$T/transcript.jsonl'" less)
 less_open=$1 less_end=$2 less_search=$3 less_kb=$4
+base=${TUI_BENCH_BASE:-}
+if [ -n "$base" ]; then
+	case $base in /*) ;; *) base=$PWD/$base ;; esac
+	set -- $(best "'$base' open '$T/transcript.jsonl'" "$(basename "$base" | cut -c1-15)")
+	base_open=$1 base_end=$2 base_search=$3 base_kb=$4
+fi
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b <= 0) b = 1; printf "%.2f", a / b }'; }
 echo "TUI benchmark, $(date -u +%Y-%m-%d), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -112,6 +120,12 @@ printf '   %-22s %8s ms %8s ms %8s\n' "jump to end (G)" "$tp_end" "$less_end" "$
 printf '   %-22s %8s ms %8s ms %8s\n' "search back (?)" "$tp_search" "$less_search" "$(ratio "$tp_search" "$less_search")"
 printf '   %-22s %8s MB %8s MB %8s\n' "peak memory" "$((tp_kb / 1024))" "$((less_kb / 1024))" \
 	"$(ratio "$tp_kb" "$less_kb")"
+if [ -n "$base" ]; then
+	echo "   baseline $base (same file, same run):"
+	printf '   %-22s %8s ms\n' "open (first screen)" "$base_open" "jump to end (G)" "$base_end" \
+		"search back (?)" "$base_search"
+	printf '   %-22s %8s MB\n' "peak memory" "$((base_kb / 1024))"
+fi
 
 # --- 2. a stage streaming while keys arrive --------------------------------
 # A run interrupted in B (its first orchestrator killed), then attached from

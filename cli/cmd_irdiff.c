@@ -87,7 +87,7 @@ int cmd_irdiff(int argc, char **argv)
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--tui"))
 			usage_rc = TP_EXIT_USAGE;
-	struct irdiff_options dopt = {false};
+	struct irdiff_options dopt = {false, false};
 	int c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -143,6 +143,7 @@ int cmd_irdiff(int argc, char **argv)
 		ir_module_free(ref);
 		return input_error(err.msg);
 	}
+	dopt.texts = rows; /* only the aligned rows show the ops' text */
 	struct irdiff_result *r = irdiff_modules(ref, gen, &dopt, &err);
 	int rc;
 	if (!r) {

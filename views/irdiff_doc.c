@@ -97,7 +97,7 @@ static void pair_load(struct irv_doc *d, struct irv_pair *p, const char *ref, co
 	} else if (!(p->ref = ir_module_load(ref, &err)) || !(p->gen = ir_module_load(gen, &err))) {
 		p->problem = xstrdup(err.msg);
 	} else {
-		struct irdiff_options o = {.keep_dead_constants = d->keep_dead};
+		struct irdiff_options o = {.keep_dead_constants = d->keep_dead, .texts = true};
 		p->r = irdiff_modules(p->ref, p->gen, &o, &err);
 		if (!p->r)
 			p->problem = xstrdup(err.msg);

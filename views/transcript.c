@@ -4,9 +4,9 @@
  * million records: a record is 16 bytes of index (file offset or streamed-
  * buffer offset, type, flags, its display line count and first display
  * line); text is parsed again only for the records on screen; the file is
- * indexed in slices between frames; search scans raw bytes first. Lines a
- * live stage prints arrive from the run model's stream and are kept in
- * memory. */
+ * indexed in slices between frames, and G while it is indexed indexes the
+ * end first (transcript_end.c); search scans raw bytes first. Lines a live
+ * stage prints arrive from the run model's stream and are kept in memory. */
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -131,6 +131,18 @@ static void recount(struct tx *t, size_t idx)
 	t->r.valid = false;
 }
 
+void tx_toggle(struct tx *t, size_t ri)
+{
+	struct rec *r = &t->recs[ri];
+	set_flags(r, REC_FLAGS(r) ^ RF_OPEN);
+	recount(t, ri);
+}
+
+static bool foldable(const struct rec *r)
+{
+	return REC_TYPE(r) == R_CALL || (REC_TYPE(r) == R_RESULT && !(REC_FLAGS(r) & RF_ATTACHED));
+}
+
 /* Index one line: p/len are its bytes (at file offset or mem offset off). */
 static void add_record(struct tx *t, uint64_t off, const char *p, size_t len, bool mem)
 {
@@ -173,6 +185,7 @@ static void add_record(struct tx *t, uint64_t off, const char *p, size_t len, bo
 			memmove(&t->pend[i], &t->pend[i + 1], (t->npend - i - 1) * sizeof(*t->pend));
 			t->npend--;
 			flags |= RF_ATTACHED;
+			id = NULL; /* found: not an orphan */
 			res_put(t, call, (uint32_t)idx);
 			/* An open call grows by its result; a folded one shows a mark. */
 			if (REC_FLAGS(&t->recs[call]) & RF_OPEN) {
@@ -186,6 +199,7 @@ static void add_record(struct tx *t, uint64_t off, const char *p, size_t len, bo
 				t->r.valid = false;
 			break;
 		}
+		t->orphans += id != NULL;
 	}
 	set_flags(r, flags);
 	set_lines(r, type == R_RAW || o ? tx_count(t, idx, o) : 1);
@@ -196,7 +210,7 @@ static void add_record(struct tx *t, uint64_t off, const char *p, size_t len, bo
 
 /* Index complete lines of the file from t->scanned; at_eof also takes a
  * last line without a newline. */
-static bool index_file(struct tx *t, int64_t budget_ms, bool at_eof)
+bool tx_index_file(struct tx *t, int64_t budget_ms, bool at_eof)
 {
 	int64_t end = now_ms() + budget_ms;
 	if (!t->ibuf)
@@ -261,31 +275,21 @@ static void index_pending(struct tx *t)
 static bool tx_pump(struct view *v, int64_t budget_ms)
 {
 	struct tx *t = v->priv;
+	size_t head = t->total;
 	/* A watched file may be mid-line at its end: wait for the newline. */
 	bool more = t->fd >= 0 && t->scanned < t->limit &&
-		    index_file(t, budget_ms, !t->run && !v->ticking);
+		    tx_index_file(t, budget_ms, !t->run && !v->ticking && !t->tail);
+	if (t->tail)
+		more = tx_tail_pumped(v, t, head, more);
 	if (!more)
 		index_pending(t);
-	view_set_lines(v, t->total);
+	view_set_lines(v, tx_shown_lines(t));
 	return more;
 }
 
 /* ---- view ops ---- */
 
-static size_t rec_of_line(const struct tx *t, size_t line)
-{
-	size_t lo = 0, hi = t->nrecs;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->recs[mid].first <= line)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static void tx_line(struct view *v, size_t idx, struct line_out *out)
+static void tx_line(struct view *v, size_t line, struct line_out *out)
 {
 	struct tx *t = v->priv;
 	if (t->placeholder) {
@@ -293,7 +297,18 @@ static void tx_line(struct view *v, size_t idx, struct line_out *out)
 		lo_adds(out, LINE_EMPTY, t->placeholder);
 		return;
 	}
-	size_t ri = rec_of_line(t, idx);
+	size_t idx;
+	struct tx *part = tx_part_of(t, line, &idx);
+	if (!part) {
+		char gap[96];
+		snprintf(gap, sizeof(gap), "\xe2\x8b\xaf reading the file: %llu KB to go \xe2\x8b\xaf",
+			 (unsigned long long)((t->limit - t->scanned) >> 10));
+		lo_reset(out, LINE_DIM);
+		lo_adds(out, LINE_DIM, gap);
+		return;
+	}
+	t = part;
+	size_t ri = tx_rec_of_line(t, idx);
 	const struct rendered *r = tx_render(t, ri);
 	size_t sub = idx - t->recs[ri].first;
 	if (sub >= r->n) {
@@ -324,7 +339,7 @@ static void on_change(struct run_model *m, const struct run_change *c, void *ud)
 	if (v->loading)
 		return;
 	index_pending(t);
-	view_set_lines(v, t->total);
+	view_set_lines(v, tx_shown_lines(t));
 }
 
 static int tx_open(struct view *v, const struct view_arg *arg, struct tp_err *err)
@@ -374,64 +389,73 @@ static int tx_open(struct view *v, const struct view_arg *arg, struct tp_err *er
 	return 0;
 }
 
-static void toggle(struct tx *t, size_t ri)
+static void fold_all(struct tx *t, bool open)
 {
-	struct rec *r = &t->recs[ri];
-	set_flags(r, REC_FLAGS(r) ^ RF_OPEN);
-	recount(t, ri);
+	for (size_t i = 0; i < t->nrecs; i++) {
+		struct rec *r = &t->recs[i];
+		if (!foldable(r) || !!(REC_FLAGS(r) & RF_OPEN) == open)
+			continue;
+		set_flags(r, REC_FLAGS(r) ^ RF_OPEN);
+		cJSON *o = tx_parse(t, i);
+		set_lines(r, tx_count(t, i, o));
+		cJSON_Delete(o);
+	}
+	renumber(t, 0);
+	t->r.valid = false;
 }
 
-static bool foldable(const struct rec *r)
+static bool any_folded(const struct tx *t)
 {
-	return REC_TYPE(r) == R_CALL || (REC_TYPE(r) == R_RESULT && !(REC_FLAGS(r) & RF_ATTACHED));
+	for (size_t i = 0; t && i < t->nrecs; i++)
+		if (foldable(&t->recs[i]) && !(REC_FLAGS(&t->recs[i]) & RF_OPEN))
+			return true;
+	return false;
 }
 
 static enum request tx_request(struct view *v, enum request req)
 {
 	struct tx *t = v->priv;
-	if (!t->nrecs || t->placeholder)
+	if (t->placeholder)
 		return req;
-	size_t ri = rec_of_line(t, v->lineno);
+	if (req == REQ_MOVE_LAST_LINE && v->loading)
+		tx_tail_start(v, t);
+	size_t vr = tx_vrec_of_line(t, v->lineno);
+	if (vr == SIZE_MAX)
+		return req;
+	size_t ri, base;
+	struct tx *p = tx_vrec(t, vr, &ri, &base);
 	switch (req) {
 	case REQ_ENTER:
 	case REQ_TOGGLE_FOLD:
-		if (!foldable(&t->recs[ri]))
+		if (!foldable(&p->recs[ri]))
 			return req == REQ_ENTER ? REQ_MOVE_DOWN : REQ_NONE;
-		toggle(t, ri);
-		view_set_lines(v, t->total);
-		view_select(v, t->recs[ri].first);
+		tx_toggle(p, ri);
+		view_set_lines(v, tx_shown_lines(t));
+		view_select(v, tx_vrec_line(t, vr));
 		view_redraw(v);
 		return REQ_NONE;
 	case REQ_TOGGLE_FOLD_ALL: {
 		/* Open everything if anything is folded, else fold everything. */
-		bool open = false;
-		for (size_t i = 0; i < t->nrecs && !open; i++)
-			open = foldable(&t->recs[i]) && !(REC_FLAGS(&t->recs[i]) & RF_OPEN);
-		for (size_t i = 0; i < t->nrecs; i++) {
-			struct rec *r = &t->recs[i];
-			if (!foldable(r) || !!(REC_FLAGS(r) & RF_OPEN) == open)
-				continue;
-			set_flags(r, REC_FLAGS(r) ^ RF_OPEN);
-			cJSON *o = tx_parse(t, i);
-			set_lines(r, tx_count(t, i, o));
-			cJSON_Delete(o);
-		}
-		renumber(t, 0);
-		t->r.valid = false;
-		view_set_lines(v, t->total);
-		view_select(v, t->recs[ri].first);
+		bool open = any_folded(t) || any_folded(t->tail);
+		fold_all(t, open);
+		if (t->tail)
+			fold_all(t->tail, open);
+		view_set_lines(v, tx_shown_lines(t));
+		view_select(v, tx_vrec_line(t, vr));
 		view_redraw(v);
 		return REQ_NONE;
 	}
 	case REQ_MOVE_NEXT_SECTION:
 	case REQ_MOVE_PREV_SECTION: {
 		bool next = req == REQ_MOVE_NEXT_SECTION;
-		for (size_t i = ri; next ? i + 1 < t->nrecs : i > 0;) {
+		for (size_t i = vr; next ? i + 1 < tx_vrec_count(t) : i > 0;) {
 			i = next ? i + 1 : i - 1;
-			enum rtype ty = REC_TYPE(&t->recs[i]);
-			if (REC_LINES(&t->recs[i]) && (ty == R_CALL || ty == R_RESULT || ty == R_FINAL ||
-						       ty == R_HANDOVER || ty == R_ERROR)) {
-				view_select(v, t->recs[i].first);
+			size_t k, b;
+			const struct rec *r = &tx_vrec(t, i, &k, &b)->recs[k];
+			enum rtype ty = REC_TYPE(r);
+			if (REC_LINES(r) && (ty == R_CALL || ty == R_RESULT || ty == R_FINAL ||
+					     ty == R_HANDOVER || ty == R_ERROR)) {
+				view_select(v, tx_vrec_line(t, i));
 				return REQ_NONE;
 			}
 		}
@@ -452,26 +476,31 @@ static enum request tx_request(struct view *v, enum request req)
 static ssize_t tx_find(struct view *v, size_t from, bool backward, const struct view_search *s)
 {
 	struct tx *t = v->priv;
-	if (!t->nrecs)
+	size_t n = tx_vrec_count(t);
+	if (!n)
 		return -1;
 	struct line_out lo;
 	lo_init(&lo);
-	size_t start = rec_of_line(t, from);
+	size_t start = tx_vrec_of_line(t, from);
+	if (start == SIZE_MAX) /* the gap: start from the record below it */
+		start = t->nrecs;
 	ssize_t found = -1;
-	for (size_t k = 0; k <= t->nrecs && found < 0; k++) {
-		size_t ri = backward ? (start + t->nrecs - k) % t->nrecs : (start + k) % t->nrecs;
-		const struct rec *r = &t->recs[ri];
+	for (size_t k = 0; k <= n && found < 0; k++) {
+		size_t vr = backward ? (start + n - k) % n : (start + k) % n;
+		size_t ri, base;
+		struct tx *p = tx_vrec(t, vr, &ri, &base);
+		const struct rec *r = &p->recs[ri];
 		if (!REC_LINES(r))
 			continue;
 		size_t len;
-		const char *p = tx_raw(t, r, &len);
-		bool hit = view_search_in(s, p, len) != NULL;
+		const char *raw = tx_raw(p, r, &len);
+		bool hit = view_search_in(s, raw, len) != NULL;
 		bool in_result = false;
 		if (!hit && REC_TYPE(r) == R_CALL) {
-			uint32_t res = tx_result_of(t, (uint32_t)ri);
+			uint32_t res = tx_result_of(p, (uint32_t)ri);
 			if (res != UINT32_MAX) {
-				p = tx_raw(t, &t->recs[res], &len);
-				hit = in_result = view_search_in(s, p, len) != NULL;
+				raw = tx_raw(p, &p->recs[res], &len);
+				hit = in_result = view_search_in(s, raw, len) != NULL;
 			}
 		}
 		if (!hit)
@@ -481,23 +510,24 @@ static ssize_t tx_find(struct view *v, size_t from, bool backward, const struct 
 		if (foldable(r) && !(REC_FLAGS(r) & RF_OPEN)) {
 			bool summary_hit = false;
 			if (!in_result) {
-				tx_line(v, r->first, &lo);
+				tx_line(v, base + r->first, &lo);
 				summary_hit = view_search_in(s, sb_str(&lo.text), lo.text.len) != NULL;
 			}
 			if (!summary_hit) {
-				toggle(t, ri);
-				view_set_lines(v, t->total);
+				tx_toggle(p, ri);
+				view_set_lines(v, tx_shown_lines(t));
 				view_redraw(v);
+				base = p == t ? 0 : t->total + 1;
 			}
 		}
-		uint32_t n = REC_LINES(r);
-		for (uint32_t j = 0; j < n; j++) {
-			uint32_t sub = backward ? n - 1 - j : j;
-			size_t line = r->first + sub;
+		uint32_t nl = REC_LINES(r);
+		for (uint32_t j = 0; j < nl; j++) {
+			uint32_t sub = backward ? nl - 1 - j : j;
+			size_t line = base + r->first + sub;
 			/* In the first and last record visited, honour the cursor. */
 			if (k == 0 && (backward ? line > from : line < from))
 				continue;
-			if (k == t->nrecs && (backward ? line <= from : line >= from))
+			if (k == n && (backward ? line <= from : line >= from))
 				continue;
 			tx_line(v, line, &lo);
 			if (view_search_in(s, sb_str(&lo.text), lo.text.len)) {
@@ -523,24 +553,36 @@ static void tx_title(struct view *v, struct sbuf *out)
 	struct tx *t = v->priv;
 	if (t->placeholder)
 		return;
-	sb_printf(out, "%zu records", t->nrecs);
+	sb_printf(out, "%zu records", tx_vrec_count(t));
 }
 
 static const char *tx_file(struct view *v, long *line)
 {
 	struct tx *t = v->priv;
 	*line = 0;
-	if (t->nrecs) {
-		size_t ri = rec_of_line(t, v->lineno);
-		if (!(REC_FLAGS(&t->recs[ri]) & RF_MEM))
-			*line = (long)ri + 1;
-	}
+	/* a tail record's line in the file is not known before the head gets there */
+	size_t vr = tx_vrec_of_line(t, v->lineno);
+	if (vr < t->nrecs && !(REC_FLAGS(&t->recs[vr]) & RF_MEM))
+		*line = (long)vr + 1;
 	return t->path;
+}
+
+void tx_free_index(struct tx *t)
+{
+	free(t->block);
+	free(t->ibuf);
+	free(t->recs);
+	free(t->res_key);
+	free(t->res_val);
+	sb_free(&t->r.text);
+	free(t->r.l);
 }
 
 static void tx_done(struct view *v)
 {
 	struct tx *t = v->priv;
+	if (t->tail)
+		tx_tail_free(t->tail);
 	if (t->fd >= 0)
 		close(t->fd);
 	if (t->run) {
@@ -549,14 +591,8 @@ static void tx_done(struct view *v)
 	}
 	free(t->path);
 	free(t->placeholder);
-	free(t->block);
-	free(t->ibuf);
 	sb_free(&t->mem);
-	free(t->recs);
-	free(t->res_key);
-	free(t->res_val);
-	sb_free(&t->r.text);
-	free(t->r.l);
+	tx_free_index(t);
 }
 
 const struct view_ops transcript_view_ops = {

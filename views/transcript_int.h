@@ -64,6 +64,11 @@ struct tx {
 	size_t res_cap, res_n;
 	struct rendered r;
 	char *placeholder;
+	size_t orphans;       /* tool results with an id whose call was not found */
+	/* G before the file is indexed: its last records, indexed on their own
+	 * and shown after the head's lines and a gap line (transcript_end.c) */
+	struct tx *tail;
+	uint64_t resume_limit; /* the head's limit once the tail is merged */
 };
 
 /* transcript.c */
@@ -72,6 +77,36 @@ struct tx {
 const char *tx_raw(struct tx *t, const struct rec *r, size_t *len);
 /* The result record attached to a tool call record, or UINT32_MAX. */
 uint32_t tx_result_of(const struct tx *t, uint32_t call);
+/* Index the file from t->scanned to t->limit for up to budget_ms; at_eof
+ * also takes a last line without a newline. True while more remains. */
+bool tx_index_file(struct tx *t, int64_t budget_ms, bool at_eof);
+/* Open or fold record ri. */
+void tx_toggle(struct tx *t, size_t ri);
+/* Free the record index, its reading buffers and the rendered record. */
+void tx_free_index(struct tx *t);
+
+/* transcript_end.c: G before the file is indexed, and the display over
+ * the head, the gap line and the tail. */
+/* Index the file's end on its own (G while loading a big file). */
+void tx_tail_start(struct view *v, struct tx *t);
+void tx_tail_free(struct tx *tail);
+/* After the head indexed a slice (it had `head` lines before): keep what
+ * is below the gap in place; once the head is done, merge. Returns
+ * whether loading goes on. */
+bool tx_tail_pumped(struct view *v, struct tx *t, size_t head, bool more);
+size_t tx_shown_lines(const struct tx *t);
+/* The part (head or tail) showing display line `line`, and the line in
+ * it; NULL for the gap line. */
+struct tx *tx_part_of(struct tx *t, size_t line, size_t *local);
+/* The record of a part that shows its line `line`. */
+size_t tx_rec_of_line(const struct tx *t, size_t line);
+/* Records in display order over both parts: vr < t->nrecs is the head's. */
+size_t tx_vrec_count(const struct tx *t);
+struct tx *tx_vrec(struct tx *t, size_t vr, size_t *ri, size_t *base);
+/* The record showing display line `line`; SIZE_MAX on the gap. */
+size_t tx_vrec_of_line(struct tx *t, size_t line);
+/* Display line of a record's first line. */
+size_t tx_vrec_line(struct tx *t, size_t vr);
 
 /* transcript_render.c */
 extern const char *const tx_text_names[];

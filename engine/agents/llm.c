@@ -322,6 +322,11 @@ int llm_run(struct agent_ctx *ctx)
 	tools.command_log = ctx->command_log;
 	tools.kill_grace_ms = ctx->kill_grace_ms;
 	tools.stop = &ctx->stop;
+	const char *confine = agent_setting(ctx, NULL, "llm.confine_commands");
+	if (confine && !strcmp(confine, "off")) {
+		strv_free(tools.write_roots);
+		tools.write_roots = NULL;
+	}
 	rec_start(ctx->rec, "llm", ls.model, ls.protocol == LLM_ANTHROPIC ? "anthropic" : "openai");
 	struct conv c;
 	conv_init(&c, system_prompt);

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine/core/sandbox.h"
+
 #define READ_LINES 500                /* one page of read_file */
 #define READ_BYTES ((size_t)64 << 10) /* and its byte cap */
 #define WRITE_MAX ((size_t)8 << 20)
@@ -80,6 +82,21 @@ int tools_init(struct tools *t, const char *run_dir, const char *workspace, cons
 	env_set(&env, "MANPAGER", "cat");
 	env_set(&env, "TERM", "dumb");
 	env_set(&env, "CI", "1");
+	/* Commands may write only beneath the run directory and the workspace;
+	 * their temporary files go with the run rather than to /tmp. */
+	t->write_roots = xcalloc((size_t)t->conf.n + 1, sizeof(*t->write_roots));
+	for (int i = 0, k = 0; i < t->conf.n; i++)
+		if (t->conf.roots[i].writable)
+			t->write_roots[k++] = xstrdup(t->conf.roots[i].real);
+	char *tmp = path_join(t->conf.protected_dir, "tmp");
+	if (mkdir_p(tmp, 0700, err) < 0) {
+		free(tmp);
+		strv_free(env);
+		tools_free(t);
+		return -1;
+	}
+	env_set(&env, "TMPDIR", tmp);
+	free(tmp);
 	t->env = env;
 	return 0;
 }
@@ -88,6 +105,7 @@ void tools_free(struct tools *t)
 {
 	confine_free(&t->conf);
 	strv_free(t->env);
+	strv_free(t->write_roots);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -448,10 +466,13 @@ static void t_run(struct tools *t, const cJSON *a, struct tool_result *r)
 	struct capture c = {SBUF_INIT, SBUF_INIT, 0, false, {0}};
 	struct proc_opts o = {.argv = argv, .env = t->env, .cwd = t->conf.roots[0].real,
 			      .timeout_ms = timeout * 1000, .kill_grace_ms = t->kill_grace_ms,
+			      .write_only_beneath = t->write_roots,
 			      .command_log = t->command_log, .redact = t->secrets, .parent_death_signal = SIGKILL,
 			      .on_stdout = on_out, .on_stderr = on_out, .on_exit = on_done, .ud = &c};
 	struct tp_err err;
 	struct proc *p = proc_spawn(t->loop, &o, &err);
+	if (!p && t->write_roots && !sandbox_abi())
+		return fail(r, "%s (llm.confine_commands = off in the config runs them unconfined)", err.msg);
 	if (!p)
 		return fail(r, "%s", err.msg);
 	proc_wait(t->loop, p, &c.done, stopped, t);

@@ -26,6 +26,10 @@ struct tools {
 	const char *command_log; /* NULL: none */
 	int64_t kill_grace_ms;
 	const bool *stop;        /* set when the agent is told to stop */
+	/* run_command may change files only beneath these (the run directory
+	 * and the workspace, engine/core/sandbox.h); NULL: unconfined, by the
+	 * user's choice (llm.confine_commands = off) */
+	char **write_roots;
 };
 
 struct tool_result {

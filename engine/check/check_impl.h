@@ -119,10 +119,12 @@ struct ck_ir {
 };
 /* The structural set as validate_entry_pattern.sh decides it. */
 size_t ck_structural_irs(struct ck *k, struct ck_ir **out);
-/* OUT/ffi.rs, else the in-tree ops/cutile_rs/{k}_kernel/ffi.rs (an INFO
- * finding under `rule` says so); WARN when both exist and differ. NULL
- * when neither exists. */
-const char *ck_ffi_path(struct ck *k, const char *rule);
+/* ffi.rs, whose presence in OUT the output contract requires: PASS or FAIL
+ * under `rule`. Returns the copy whose contents the caller checks: OUT/ffi.rs,
+ * else the in-tree ops/cutile_rs/{k}_kernel/ffi.rs D writes (so one repair
+ * round sees every problem); NULL when neither has any content.
+ * `copy_rule` warns when both exist and differ. */
+const char *ck_ffi(struct ck *k, const char *rule, const char *copy_rule);
 /* libcutile_kernels.so under KERNELS_DIR/target/release, then under
  * ops/cutile_rs; NULL when not found. */
 const char *ck_find_cdylib(struct ck *k);
@@ -151,7 +153,9 @@ struct rs_entry {
 	char *name;
 	int line;
 	bool tensor; /* a `&Tensor<` parameter */
-	bool ptr;    /* a raw pointer parameter (`*mut` / `*const`) */
+	bool ptr;    /* a raw pointer parameter (`*mut` / `*const`) to anything but a
+			primitive type: the element arrays (`*mut E`) */
+	bool prim_ptr; /* a raw pointer to a primitive type (`*mut f32`): a side output */
 };
 /* Every `#[cutile::entry...]` function of a Rust source. */
 size_t rs_entries(const char *src, size_t len, struct rs_entry **out);

@@ -175,6 +175,39 @@ static bool param_matches(const char *params, const char *ere)
 	return tx_search(params, ere, 0, NULL);
 }
 
+static bool primitive(const char *s, size_t n)
+{
+	static const char *const prims[] = {"f16", "bf16", "f32", "f64", "tf32", "i8", "i16",
+					    "i32", "i64", "u8", "u16", "u32", "u64", "isize",
+					    "usize", "bool"};
+	for (size_t i = 0; i < TP_ARRAY_LEN(prims); i++)
+		if (strlen(prims[i]) == n && strncmp(s, prims[i], n) == 0)
+			return true;
+	return false;
+}
+
+/* Raw pointer parameters, by what they point to. */
+static void pointer_params(const char *params, struct rs_entry *e)
+{
+	for (const char *p = params; (p = strchr(p, '*')) != NULL;) {
+		size_t i = skip_space(p, strlen(p), 1);
+		size_t kw = strncmp(p + i, "mut", 3) == 0 ? 3 : strncmp(p + i, "const", 5) == 0 ? 5 : 0;
+		if (!kw || !isspace((unsigned char)p[i + kw])) {
+			p++;
+			continue;
+		}
+		i = skip_space(p, strlen(p), i + kw);
+		size_t n = 0;
+		while (is_ident(p[i + n]))
+			n++;
+		if (primitive(p + i, n))
+			e->prim_ptr = true;
+		else
+			e->ptr = true;
+		p += i + n;
+	}
+}
+
 size_t rs_entries(const char *src, size_t len, struct rs_entry **out)
 {
 	char *t = rs_blank(src, len, true);
@@ -231,7 +264,8 @@ size_t rs_entries(const char *src, size_t len, struct rs_entry **out)
 		v[n].line = tx_line_at(src, at);
 		v[n].tensor = param_matches(
 			params, "&[[:space:]]*('[A-Za-z_]+[[:space:]]+)?(mut[[:space:]]+)?Tensor[[:space:]]*<");
-		v[n].ptr = param_matches(params, "\\*[[:space:]]*(mut|const)[[:space:]]");
+		v[n].ptr = v[n].prim_ptr = false;
+		pointer_params(params, &v[n]);
 		free(params);
 		n++;
 		i = pe ? pe - 1 : i;

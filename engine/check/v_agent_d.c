@@ -127,14 +127,10 @@ static void pytest_log(struct ck *k)
 
 static void ffi(struct ck *k, cJSON *analysis)
 {
-	const char *p = ck_ffi_path(k, "agent-d.ffi-copy");
-	const struct ck_file *f = ck_load(k, p);
-	if (!ck_nonempty(f)) {
-		ck_add(k, CHECK_FAIL, 0, "agent-d.ffi", p, 0, "ffi.rs %s",
-		       f->exists ? "is empty" : "not found (in OUT or in-tree)");
+	const char *p = ck_ffi(k, "agent-d.ffi", "agent-d.ffi-copy");
+	if (!p)
 		return;
-	}
-	ck_add(k, CHECK_PASS, 0, "agent-d.ffi", p, 0, "present");
+	const struct ck_file *f = ck_load(k, p);
 	char *code = rs_blank(f->data, f->len, false);
 	ck_ffi_abi(k, "agent-d", p, code);
 	int line = 0;

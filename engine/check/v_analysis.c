@@ -130,6 +130,23 @@ static void check_configs(const cJSON *atc, struct actx *a, const char *where, b
 		*any = true;
 }
 
+/* The reference accepts a supplement anywhere under reference/; A's template
+ * puts them in reference/supplements/, out of the top-level reference*.mlir
+ * that C and other readers glob as the structural set (validators.md). */
+static void supplement(struct actx *a, const char *where, const cJSON *f)
+{
+	const char *p = f->valuestring;
+	if (str_starts(p, "reference/supplements/"))
+		return;
+	if (str_starts(p, "reference/") && !strstr(p, ".."))
+		WARN("analysis.supplement",
+		     "%s: %s '%s' lies among the structural reference IRs; reference/supplements/ "
+		     "keeps it out of every top-level reference*.mlir glob", where, f->string, p);
+	else
+		FAIL("analysis.supplement", "%s: %s '%s' must live under reference/ (best "
+		     "reference/supplements/)", where, f->string, p);
+}
+
 static void variants(struct actx *a, const cJSON *root, bool *any_configs)
 {
 	const cJSON *kv = get(root, "kernel_variants");
@@ -171,14 +188,9 @@ static void variants(struct actx *a, const cJSON *root, bool *any_configs)
 				ck_add(a->k, CHECK_PASS, 0, "analysis.reference-ir", p, 0,
 				       "%s: reference_ir exists", where);
 		}
-		for (const cJSON *f = v->child; f; f = f->next) {
-			if (!strstr(f->string, "supplement") || !cJSON_IsString(f))
-				continue;
-			if (!str_starts(f->valuestring, "reference/supplements/"))
-				FAIL("analysis.supplement",
-				     "%s: %s '%s' must live under reference/supplements/", where,
-				     f->string, f->valuestring);
-		}
+		for (const cJSON *f = v->child; f; f = f->next)
+			if (strstr(f->string, "supplement") && cJSON_IsString(f))
+				supplement(a, where, f);
 		const cJSON *rb = get(v, "reference_backend");
 		if (!rb)
 			WARN("analysis.reference-backend", "%s: no reference_backend", where);
@@ -322,6 +334,12 @@ int check_analysis(const struct check_ctx *ctx, struct check_report *r, struct t
 
 	const cJSON *lp = get(root, "launch_path");
 	const cJSON *ab = get(root, "autotune_backends");
+	/* the reference crashes on a null here; say what it must be instead */
+	if (ab && !cJSON_IsArray(ab))
+		FAIL("analysis.autotune-backends",
+		     "autotune_backends is %s; it must be a list of backend names (e.g. "
+		     "[\"cutile\", \"triton\"]) or be left out",
+		     cJSON_IsNull(ab) ? "null" : "not a list");
 	bool autotune = (cJSON_IsString(lp) && strcmp(lp->valuestring, "autotune") == 0) ||
 			nonempty_list(ab);
 	check_configs(get(root, "autotune_configs"), a, "top-level", &any_configs);

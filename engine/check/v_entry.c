@@ -17,9 +17,22 @@ static enum ir_class classify_ir(const char *t)
 	return view && ptr ? IR_MIXED : view ? IR_TMA : ptr ? IR_PTR : IR_UNKNOWN;
 }
 
+/* A raw pointer to a primitive type beside &Tensor parameters (an f32 rstd
+ * or mean output) does not make the entry mixed: the reference's check
+ * looks for `*mut E` only, and what that output's stores lower to is the
+ * IR diff's to judge (validators.md). For pointer IR any raw pointer counts. */
+static bool any_ptr(const struct rs_entry *e)
+{
+	return e->ptr || e->prim_ptr;
+}
+
 static const char *entry_class(const struct rs_entry *e)
 {
-	return e->tensor && e->ptr ? "mixed" : e->tensor ? "tensor" : e->ptr ? "ptr" : "unknown";
+	if (e->tensor && e->ptr)
+		return "mixed";
+	if (e->tensor)
+		return e->prim_ptr ? "tensor, plus a raw pointer to a primitive type" : "tensor";
+	return any_ptr(e) ? "ptr" : "unknown";
 }
 
 static bool has_token(const char *name, const char *tok)
@@ -70,13 +83,13 @@ static void match_entry(struct ck *k, const char *rule, const char *kfile,
 		       "store_view_tko_mut)";
 		break;
 	case IR_PTR:
-		ok = e->ptr && !e->tensor;
+		ok = any_ptr(e) && !e->tensor;
 		want = "raw *mut E parameters";
 		break;
 	case IR_MIXED:
-		ok = e->ptr && e->tensor;
+		ok = any_ptr(e) && e->tensor;
 		want = "&Tensor parameters plus raw pointers for the pointer-addressed arrays";
-		if (e->ptr || e->tensor)
+		if (any_ptr(e) || e->tensor)
 			bad = CHECK_WARN;
 		break;
 	default:

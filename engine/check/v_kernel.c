@@ -266,11 +266,7 @@ int check_kernel(const struct check_ctx *ctx, struct check_report *r, struct tp_
 	}
 	ck_add(&k, CHECK_PASS, 0, "kernel.out-dir", k.out, 0, "run directory exists");
 	nonempty_file(&k, "kernel.files", "kernel.rs", 0, CHECK_FAIL);
-	const char *ffi = ck_ffi_path(&k, "kernel.ffi-copy");
-	if (file_nonempty(ffi))
-		ck_add(&k, CHECK_PASS, 0, "kernel.files", ffi, 0, "present");
-	else
-		ck_add(&k, CHECK_FAIL, 0, "kernel.files", ffi, 0, "ffi.rs missing or empty");
+	const char *ffi = ck_ffi(&k, "kernel.files", "kernel.ffi-copy");
 	nonempty_file(&k, "kernel.files", "reference/analysis.json", 0, CHECK_FAIL);
 	ir_files(&k);
 	reports(&k);
@@ -279,7 +275,8 @@ int check_kernel(const struct check_ctx *ctx, struct check_report *r, struct tp_
 	const char *fn = ffi_checks(&k, ffi);
 	if (!fn) {
 		fn = ck_fmt(&k, "cutile_%s", k.kernel);
-		ck_add(&k, CHECK_INFO, 0, "kernel.ffi-fn", ffi, 0, "checking %s instead", fn);
+		ck_add(&k, CHECK_INFO, 0, "kernel.ffi-fn", ffi ? ffi : ck_out(&k, "ffi.rs"), 0,
+		       "checking %s instead", fn);
 	}
 	crate(&k);
 	ck_symbol(&k, "kernel.symbol", fn);

@@ -89,28 +89,32 @@ size_t ck_structural_irs(struct ck *k, struct ck_ir **out)
 	return nv;
 }
 
-const char *ck_ffi_path(struct ck *k, const char *rule)
+const char *ck_ffi(struct ck *k, const char *rule, const char *copy_rule)
 {
 	const char *out = ck_out(k, "ffi.rs");
 	const char *tree = k->kernel ? ck_tg(k, ck_fmt(k, "src/tilegym/ops/cutile_rs/%s_kernel/ffi.rs",
 						    k->kernel))
 				     : NULL;
-	bool have_out = out && path_is_file(out);
-	bool have_tree = tree && path_is_file(tree);
-	if (have_out && have_tree) {
-		const struct ck_file *a = ck_load(k, out), *b = ck_load(k, tree);
-		if (a->data && b->data && (a->len != b->len || memcmp(a->data, b->data, a->len) != 0))
-			ck_add(k, CHECK_WARN, 0, rule, out, 0,
+	const struct ck_file *a = ck_load(k, out);
+	const struct ck_file *b = ck_load(k, tree);
+	if (ck_nonempty(a)) {
+		ck_add(k, CHECK_PASS, 0, rule, out, 0, "present");
+		if (ck_nonempty(b) && (a->len != b->len || memcmp(a->data, b->data, a->len) != 0))
+			ck_add(k, CHECK_WARN, 0, copy_rule, out, 0,
 			       "differs from the in-tree copy %s (the cdylib is built from that one)",
 			       tree);
 		return out;
 	}
-	if (have_tree) {
-		ck_add(k, CHECK_INFO, 0, rule, tree, 0,
-		       "OUT/ffi.rs is missing; checking the in-tree copy D writes");
+	if (ck_nonempty(b)) {
+		ck_add(k, CHECK_FAIL, 0, rule, out, 0,
+		       "OUT/ffi.rs %s: the output contract reads this copy; copy %s there "
+		       "(the in-tree copy's contents are checked meanwhile)",
+		       a->exists ? "is empty" : "is missing", tree);
 		return tree;
 	}
-	return out;
+	ck_add(k, CHECK_FAIL, 0, rule, out, 0, "ffi.rs %s",
+	       a->exists ? "is empty" : "not found (in OUT or in-tree)");
+	return NULL;
 }
 
 /* Depth-limited search, sorted for a stable answer; skips cargo's and

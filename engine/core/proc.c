@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "engine/core/sandbox.h"
+
 extern char **environ;
 
 /* Exit of the group leader is seen through a pidfd (no SIGCHLD handler, so
@@ -396,10 +398,19 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		free(prog);
 		return NULL;
 	}
+	int rules = o->write_only_beneath ? sandbox_ruleset(o->write_only_beneath, err) : -1;
+	if (o->write_only_beneath && rules < 0) {
+		close(in_fd);
+		close_fds((int[]){out[0], out[1], errp[0], file_fd >= 0 ? -1 : errp[1], ep[0], ep[1]}, 6);
+		free(prog);
+		return NULL;
+	}
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		tp_err_set(err, TP_EXIT_ENV, "fork: %s", strerror(errno));
+		if (rules >= 0)
+			close(rules);
 		close(in_fd);
 		close_fds((int[]){out[0], out[1], errp[0], file_fd >= 0 ? -1 : errp[1], ep[0], ep[1]}, 6);
 		free(prog);
@@ -424,10 +435,14 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 			child_fail(ep[1], errno);
 		if (o->cwd && chdir(o->cwd) < 0)
 			child_fail(ep[1], errno);
+		if (rules >= 0 && sandbox_enter(rules) < 0)
+			child_fail(ep[1], errno);
 		execve(prog, o->argv, o->env);
 		child_fail(ep[1], errno);
 	}
 	close(in_fd);
+	if (rules >= 0)
+		close(rules);
 	close_fds((int[]){out[1], file_fd >= 0 ? -1 : errp[1], ep[1]}, 3);
 	int child_errno = 0;
 	ssize_t r;

@@ -53,6 +53,10 @@ struct proc_opts {
 	                          * SIGKILL (0: none): SIGKILL for a helper that must not
 	                          * outlive us, SIGTERM for a tileport child that saves
 	                          * its run and stops */
+	char *const *write_only_beneath; /* non-NULL: the child (and all it starts) may
+	                          * change files only beneath these folders
+	                          * (engine/core/sandbox.h); proc_spawn fails where
+	                          * that cannot be enforced */
 	const char *output_path; /* stdout and stderr appended to this file, not piped
 	                          * (no output callbacks, no idle timeout) */
 	proc_output_cb on_stdout, on_stderr;

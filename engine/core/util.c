@@ -125,7 +125,8 @@ void sb_grow(struct sbuf *sb, size_t extra)
 
 void sb_add(struct sbuf *sb, const void *data, size_t n)
 {
-	sb_grow(sb, n);
+	if (sb->len + n + 1 > sb->cap)
+		sb_grow(sb, n);
 	if (n)
 		memcpy(sb->buf + sb->len, data, n);
 	sb->len += n;
@@ -137,9 +138,52 @@ void sb_adds(struct sbuf *sb, const char *s)
 	sb_add(sb, s, strlen(s));
 }
 
-void sb_addc(struct sbuf *sb, char c)
+
+void sb_add_uint(struct sbuf *sb, uint64_t v)
 {
-	sb_add(sb, &c, 1);
+	char tmp[20];
+	size_t n = 0;
+	do {
+		tmp[sizeof(tmp) - ++n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	sb_add(sb, tmp + sizeof(tmp) - n, n);
+}
+
+void sb_add_int(struct sbuf *sb, int64_t v)
+{
+	if (v < 0) {
+		sb_addc(sb, '-');
+		sb_add_uint(sb, -(uint64_t)v);
+	} else {
+		sb_add_uint(sb, (uint64_t)v);
+	}
+}
+
+uint64_t tp_hash(const void *data, size_t n, uint64_t seed)
+{
+	const uint64_t m = 0xc6a4a7935bd1e995ULL;
+	const unsigned char *p = data;
+	uint64_t h = seed ^ (n * m);
+	for (; n >= 8; n -= 8, p += 8) {
+		uint64_t k;
+		memcpy(&k, p, 8);
+		k *= m;
+		k ^= k >> 47;
+		k *= m;
+		h ^= k;
+		h *= m;
+	}
+	if (n) {
+		uint64_t k = 0;
+		memcpy(&k, p, n);
+		h ^= k;
+		h *= m;
+	}
+	h ^= h >> 47;
+	h *= m;
+	h ^= h >> 47;
+	return h;
 }
 
 void sb_vprintf(struct sbuf *sb, const char *fmt, va_list ap)
@@ -197,26 +241,36 @@ char *read_file(const char *path, size_t *len, struct tp_err *err)
 		tp_err_set(err, TP_EXIT_USAGE, "%s: cannot open: %s", path, strerror(errno));
 		return NULL;
 	}
-	struct sbuf sb = SBUF_INIT;
-	char tmp[65536];
+	/* a regular file is read into one buffer of its size (a big input is
+	 * not copied through a doubling buffer); anything else grows */
+	struct stat st;
+	size_t cap = 65536, n = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		cap = (size_t)st.st_size + 1;
+	char *buf = xmalloc(cap + 1);
 	for (;;) {
-		ssize_t n = read(fd, tmp, sizeof(tmp));
-		if (n < 0) {
+		if (n == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0) {
 			if (errno == EINTR)
 				continue;
 			tp_err_set(err, TP_EXIT_USAGE, "%s: read error: %s", path, strerror(errno));
 			close(fd);
-			sb_free(&sb);
+			free(buf);
 			return NULL;
 		}
-		if (n == 0)
+		if (got == 0)
 			break;
-		sb_add(&sb, tmp, (size_t)n);
+		n += (size_t)got;
 	}
 	close(fd);
+	buf[n] = '\0';
 	if (len)
-		*len = sb.len;
-	return sb_detach(&sb);
+		*len = n;
+	return buf;
 }
 
 static int write_all(int fd, const void *data, size_t len)

@@ -58,13 +58,29 @@ struct sbuf {
 void sb_grow(struct sbuf *sb, size_t extra);
 void sb_add(struct sbuf *sb, const void *data, size_t n);
 void sb_adds(struct sbuf *sb, const char *s);
-void sb_addc(struct sbuf *sb, char c);
+/* Inline: printers add millions of single characters. */
+static inline void sb_addc(struct sbuf *sb, char c)
+{
+	if (sb->len + 2 > sb->cap)
+		sb_grow(sb, 1);
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = '\0';
+}
+/* Decimal integers; printf costs a thousand instructions a call, which
+ * dominates printers that write millions of numbers. */
+void sb_add_int(struct sbuf *sb, int64_t v);
+void sb_add_uint(struct sbuf *sb, uint64_t v);
 void sb_printf(struct sbuf *sb, const char *fmt, ...) TP_PRINTF(2, 3);
 void sb_vprintf(struct sbuf *sb, const char *fmt, va_list ap) TP_PRINTF(2, 0);
 void sb_reset(struct sbuf *sb);
 void sb_free(struct sbuf *sb);
 char *sb_detach(struct sbuf *sb); /* caller frees; never NULL */
 const char *sb_str(const struct sbuf *sb); /* "" when empty */
+
+/* A 64-bit hash of n bytes (MurmurHash64A's mixing, 8 bytes a step), for
+ * tables and equality tests inside one process: not stable across
+ * machines, never written anywhere. */
+uint64_t tp_hash(const void *data, size_t n, uint64_t seed);
 
 /* Files. read_file returns a NUL-terminated buffer (len excludes the NUL). */
 char *read_file(const char *path, size_t *len, struct tp_err *err);

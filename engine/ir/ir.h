@@ -79,8 +79,11 @@ enum { IR_SIGN_UNSIGNED = 0, IR_SIGN_SIGNED = 1 };
 enum { IR_RND_NEAREST_EVEN = 0, IR_RND_ZERO, IR_RND_NEGATIVE_INF, IR_RND_POSITIVE_INF,
        IR_RND_APPROX, IR_RND_FULL, IR_RND_NEAREST_INT_TO_ZERO, IR_RND_NEAREST_AWAY };
 enum { IR_OVF_NONE = 0, IR_OVF_NSW, IR_OVF_NUW, IR_OVF_NW };
-enum { IR_PAD_ABSENT = -1, IR_PAD_ZERO = 0, IR_PAD_NEG_ZERO, IR_PAD_NAN, IR_PAD_POS_INF,
-       IR_PAD_NEG_INF };
+/* IR_PAD_MASKED: the view is `masked` (out-of-bounds reads give a padding
+ * value, writes are skipped) but the text did not say which value; some
+ * printers write it for a bytecode padding_value (docs/ir.md). */
+enum { IR_PAD_MASKED = -2, IR_PAD_ABSENT = -1, IR_PAD_ZERO = 0, IR_PAD_NEG_ZERO, IR_PAD_NAN,
+       IR_PAD_POS_INF, IR_PAD_NEG_INF };
 
 const char *ir_enum_name(enum ir_enum_kind k);          /* "rounding", "signedness", ... */
 const char *ir_enum_keyword(enum ir_enum_kind k, int v); /* NULL if v is not a case */
@@ -117,7 +120,7 @@ struct ir_type {
 	uint32_t ndim_map;           /* PARTITION/STRIDED_VIEW: always explicit (identity is
 					filled in when the source omits it) */
 	const int32_t *dim_map;
-	int padding;                 /* *_VIEW: IR_PAD_* or IR_PAD_ABSENT */
+	int padding;                 /* *_VIEW: IR_PAD_* (a value, MASKED or ABSENT) */
 	int64_t sparse_dim;          /* GATHER_SCATTER_VIEW */
 	uint32_t nin, nout;          /* FUNC */
 	const struct ir_type *const *ins;
@@ -132,7 +135,8 @@ const struct ir_type *ir_type_tile(struct ir_module *m, const struct ir_type *el
 const struct ir_type *ir_type_tensor_view(struct ir_module *m, const struct ir_type *elem,
 					  uint32_t rank, const int64_t *shape,
 					  uint32_t nstrides, const int64_t *strides);
-/* ndim_map 0 / dim_map NULL = identity; padding IR_PAD_ABSENT = none. */
+/* ndim_map 0 / dim_map NULL = identity; padding IR_PAD_ABSENT = none,
+ * IR_PAD_MASKED = masked with the value not given. */
 const struct ir_type *ir_type_partition_view(struct ir_module *m, uint32_t rank,
 					     const int64_t *tile, const struct ir_type *tview,
 					     uint32_t ndim_map, const int32_t *dim_map,
@@ -259,7 +263,6 @@ struct ir_value {
 	struct ir_block *block; /* owner block of a block argument */
 	uint32_t index;         /* result index in def / argument index in block */
 	uint32_t id;            /* creation number within the module */
-	const char *src_name;   /* as written in the source ("arg0", "12", "cst_16_i32"), or NULL */
 };
 
 struct ir_named_attr {
@@ -286,11 +289,11 @@ struct ir_opdef; /* the registry entry, below */
 struct ir_op {
 	const struct ir_opdef *def; /* never NULL (IR_OP_UNKNOWN for unknown ops) */
 	int code;                   /* enum ir_opcode */
+	uint32_t ngroups;           /* def->ngroups, at least 1 (unknown ops: 1 variadic) */
 	const char *name;           /* as spelled, without "cuda_tile." ("print" vs "print_tko",
 				       "fpowf"); unknown ops keep their full name */
 	uint32_t noperands, operands_cap;
 	struct ir_value **operands; /* all groups concatenated in declaration order */
-	uint32_t ngroups;           /* def->ngroups, at least 1 (unknown ops: 1 variadic) */
 	uint32_t *group_sizes;
 	uint32_t nresults, results_cap;
 	struct ir_value **results;
@@ -411,8 +414,6 @@ struct ir_module {
 	uint32_t nvalues;            /* values created so far (ids) */
 	struct ir_arena *arena;
 	void *types;                 /* private: the type intern table */
-	const char *src;             /* text source kept for line lookups (may be NULL) */
-	size_t src_len;
 };
 
 struct ir_module *ir_module_new(const char *path, enum ir_source_kind src);

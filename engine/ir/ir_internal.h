@@ -39,7 +39,8 @@ void ir_print_attr_generic(struct sbuf *sb, const struct ir_attr *a);
  * (an empty continue of for/loop, an empty yield of if)? */
 bool ir_print_elides(const struct ir_op *owner, const struct ir_op *last);
 
-/* Line of a byte offset in m->src (1-based), and the column. */
-void ir_offset_linecol(const struct ir_module *m, size_t off, uint32_t *line, uint32_t *col);
+/* The text parser on a buffer with a NUL at buf[len], parsed in place. */
+struct ir_module *ir_text_parse_terminated(const char *path, const char *buf, size_t len,
+					   struct tp_err *err);
 
 #endif

@@ -14,9 +14,20 @@ struct ir_arena_chunk {
 	_Alignas(16) unsigned char data[];
 };
 
+/* Attributes are immutable once built, and most ops carry the same few
+ * (a default rounding, flush_to_zero, a signedness): one copy each per
+ * module instead of one per op. Ints are shared for -1..64. */
+enum { SHARED_INT_MIN = -1, SHARED_INT_MAX = 64 };
+struct shared_attrs {
+	const struct ir_attr *unit, *bools[2];
+	const struct ir_attr *enums[IR_EN_COUNT][16];
+	const struct ir_attr *ints[IR_ELEM_COUNT][SHARED_INT_MAX - SHARED_INT_MIN + 1];
+};
+
 struct ir_arena {
 	struct ir_arena_chunk *head;
 	size_t total;
+	struct shared_attrs shared;
 };
 
 #define ARENA_CHUNK (64 * 1024)
@@ -49,13 +60,26 @@ void *ir_alloc(struct ir_module *m, size_t n)
 	return p;
 }
 
+/* Arrays start at the size first asked for (most ops have one result, a
+ * few operands) and double; the newest allocation of the arena grows in
+ * place, so building one op's operands leaves no copies behind. */
 void *ir_grow(struct ir_module *m, void *p, uint32_t *cap, uint32_t need, size_t size)
 {
 	if (need <= *cap)
 		return p;
-	uint32_t ncap = *cap ? *cap * 2 : 4;
+	uint32_t ncap = *cap ? *cap * 2 : need;
 	while (ncap < need)
 		ncap *= 2;
+	struct ir_arena_chunk *c = m->arena->head;
+	size_t had = ((size_t)*cap * size + 7) & ~(size_t)7;
+	size_t want = ((size_t)ncap * size + 7) & ~(size_t)7;
+	if (p && *cap && c && (unsigned char *)p + had == c->data + c->used &&
+	    c->used - had + want <= c->size) {
+		memset(c->data + c->used, 0, want - had);
+		c->used += want - had;
+		*cap = ncap;
+		return p;
+	}
 	void *q = ir_alloc(m, (size_t)ncap * size);
 	if (p && *cap)
 		memcpy(q, p, (size_t)*cap * size);
@@ -115,22 +139,36 @@ static struct ir_attr *attr_new(struct ir_module *m, enum ir_attr_kind k)
 
 const struct ir_attr *ir_attr_unit(struct ir_module *m)
 {
-	return attr_new(m, IR_ATTR_UNIT);
+	struct shared_attrs *s = &m->arena->shared;
+	if (!s->unit)
+		s->unit = attr_new(m, IR_ATTR_UNIT);
+	return s->unit;
 }
 
 const struct ir_attr *ir_attr_bool(struct ir_module *m, bool v)
 {
-	struct ir_attr *a = attr_new(m, IR_ATTR_BOOL);
-	a->b = v;
-	a->i = v;
-	return a;
+	struct shared_attrs *s = &m->arena->shared;
+	if (!s->bools[v]) {
+		struct ir_attr *a = attr_new(m, IR_ATTR_BOOL);
+		a->b = v;
+		a->i = v;
+		s->bools[v] = a;
+	}
+	return s->bools[v];
 }
 
 const struct ir_attr *ir_attr_int(struct ir_module *m, int64_t v, const struct ir_type *elem)
 {
+	const struct ir_attr **slot = NULL;
+	if (v >= SHARED_INT_MIN && v <= SHARED_INT_MAX && (!elem || elem->kind == IR_TY_ELEM))
+		slot = &m->arena->shared.ints[elem ? elem->elem : IR_ELEM_NONE][v - SHARED_INT_MIN];
+	if (slot && *slot)
+		return *slot;
 	struct ir_attr *a = attr_new(m, IR_ATTR_INT);
 	a->i = v;
 	a->type = elem;
+	if (slot)
+		*slot = a;
 	return a;
 }
 
@@ -167,9 +205,16 @@ const struct ir_attr *ir_attr_type(struct ir_module *m, const struct ir_type *t)
 
 const struct ir_attr *ir_attr_enum(struct ir_module *m, enum ir_enum_kind k, int v)
 {
+	const struct ir_attr **slot = (unsigned)k < IR_EN_COUNT && v >= 0 && v < 16
+					      ? &m->arena->shared.enums[k][v]
+					      : NULL;
+	if (slot && *slot)
+		return *slot;
 	struct ir_attr *a = attr_new(m, IR_ATTR_ENUM);
 	a->ekind = k;
 	a->i = v;
+	if (slot)
+		*slot = a;
 	return a;
 }
 
@@ -311,7 +356,11 @@ static struct ir_op *op_alloc(struct ir_module *m, const struct ir_opdef *d, con
 	struct ir_op *op = ir_alloc(m, sizeof(*op));
 	op->def = d;
 	op->code = d->code;
-	op->name = ir_strdup(m, name, len);
+	/* the registry's own spelling needs no copy; aliases and unknown ops do */
+	op->name = d->code != IR_OP_UNKNOWN && strncmp(d->name, name, len) == 0 &&
+			   d->name[len] == '\0'
+		   ? d->name
+		   : ir_strdup(m, name, len);
 	op->ngroups = d->ngroups ? d->ngroups : 1;
 	op->group_sizes = ir_alloc(m, op->ngroups * sizeof(uint32_t));
 	return op;
@@ -376,7 +425,9 @@ void ir_op_set_attr(struct ir_module *m, struct ir_op *op, const char *name, con
 			return;
 		}
 	op->attrs = ir_grow(m, op->attrs, &op->attrs_cap, op->nattrs + 1, sizeof(*op->attrs));
-	op->attrs[op->nattrs].name = ir_strdup(m, name, strlen(name));
+	/* the registry's attribute names live as long as the program */
+	const struct ir_attr_def *d = ir_opdef_attr(op->def, name);
+	op->attrs[op->nattrs].name = d ? d->name : ir_strdup(m, name, strlen(name));
 	op->attrs[op->nattrs].attr = a;
 	op->nattrs++;
 }

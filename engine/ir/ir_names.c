@@ -400,9 +400,12 @@ void ir_names_results(const struct ir_names *n, const struct ir_op *op, struct s
 			i++;
 			continue;
 		}
-		sb_printf(sb, "%%%s", e->base);
-		if (e->size > 1)
-			sb_printf(sb, ":%u", e->size);
+		sb_addc(sb, '%');
+		sb_adds(sb, e->base);
+		if (e->size > 1) {
+			sb_addc(sb, ':');
+			sb_add_uint(sb, e->size);
+		}
 		i += e->size ? e->size : 1;
 	}
 }

@@ -4,6 +4,7 @@
 #define TILEPORT_IR_PARSE_H
 
 #include <setjmp.h>
+#include <string.h>
 
 #include "engine/ir/ir.h"
 #include "engine/ir/ir_internal.h"
@@ -14,6 +15,13 @@ struct binding {
 	uint32_t n;            /* values in the group ("%x:2" binds 2) */
 	struct ir_value **vals;
 	int next;              /* next binding in the same bucket (-1) */
+};
+
+/* A type already read, by its exact text (the text points into the source). */
+struct tspan {
+	const char *text;
+	uint32_t len;
+	const struct ir_type *type;
 };
 
 struct pstate {
@@ -38,23 +46,83 @@ struct pstate {
 	uint32_t close_line;  /* line of the last closing brace of a block */
 	const char *op_start; /* start of the op being parsed (its result list) */
 	struct ir_op *implicit_unit; /* unit made for entries outside any module */
+	/* types by their text: a kernel spells a few types thousands of times */
+	struct tspan *types;
+	size_t ntypes, captypes; /* open addressing, captypes a power of two */
+	struct tspan recent[4];  /* the last ones read, tried first */
+	unsigned nrecent;
 };
 
 struct pmark {
 	size_t nbind, start;
 };
 
+
 /* ---- cursor (ir_parse.c) ---- */
 _Noreturn void ps_fail(struct pstate *ps, const char *at, const char *fmt, ...)
 	TP_PRINTF(3, 4);
 /* "expected X" at the cursor, naming what is there instead. */
 _Noreturn void ps_expected(struct pstate *ps, const char *what);
-void ps_ws(struct pstate *ps);             /* skip blanks and // comments */
+void ps_ws_skip(struct pstate *ps);
+/* Skip blanks and // comments. Most calls are already at a token. */
+static inline void ps_ws(struct pstate *ps)
+{
+	if (ps->p < ps->end && *ps->p > ' ' && *ps->p != '/')
+		return;
+	ps_ws_skip(ps);
+}
 bool ps_peek(struct pstate *ps, char c);   /* after ps_ws */
-bool ps_peek_word(struct pstate *ps, const char *w);
-bool ps_peek_lit(struct pstate *ps, const char *lit);
-bool ps_accept(struct pstate *ps, const char *lit); /* word or punctuation */
-void ps_expect(struct pstate *ps, const char *lit);
+static inline bool ps_ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static inline bool ps_ident_char(char c)
+{
+	return ps_ident_start(c) || (c >= '0' && c <= '9') || c == '$' || c == '.';
+}
+
+_Noreturn void ps_expected_lit(struct pstate *ps, const char *lit);
+
+/* Length of lit when the input starts with it (as a whole word if it is
+ * one), else 0. Inline, so that a literal's length is known when compiled;
+ * most probes fail on the first byte. */
+static inline size_t ps_lit_at(struct pstate *ps, const char *lit)
+{
+	ps_ws(ps);
+	if (ps->p >= ps->end || *ps->p != lit[0])
+		return 0;
+	size_t n = strlen(lit);
+	if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, lit, n) != 0)
+		return 0;
+	if (ps_ident_start(lit[0]) && ps->p + n < ps->end && ps_ident_char(ps->p[n]))
+		return 0;
+	return n;
+}
+
+static inline bool ps_peek_lit(struct pstate *ps, const char *lit)
+{
+	return ps_lit_at(ps, lit) > 0;
+}
+
+static inline bool ps_peek_word(struct pstate *ps, const char *w)
+{
+	return ps_lit_at(ps, w) > 0;
+}
+
+/* Take lit (a word or punctuation) if it is next. */
+static inline bool ps_accept(struct pstate *ps, const char *lit)
+{
+	size_t n = ps_lit_at(ps, lit);
+	ps->p += n;
+	return n > 0;
+}
+
+static inline void ps_expect(struct pstate *ps, const char *lit)
+{
+	if (!ps_accept(ps, lit))
+		ps_expected_lit(ps, lit);
+}
 /* An identifier [A-Za-z_][A-Za-z0-9_$.]* ; returns its length (0 = none). */
 size_t ps_ident(struct pstate *ps, const char **s);
 bool ps_int(struct pstate *ps, int64_t *v);  /* decimal or 0x hex, optional '-' */
@@ -66,8 +134,6 @@ bool ps_string(struct pstate *ps, const char **s, size_t *len);
 const char *ps_balanced(struct pstate *ps, const char *stops, size_t *len);
 /* Consume "(...)" / "<...>" from its opening bracket to the matching one. */
 void ps_skip_group(struct pstate *ps);
-bool ps_ident_start(char c);
-bool ps_ident_char(char c);
 /* Line and column of a position in the source. */
 void ps_linecol(struct pstate *ps, const char *at, uint32_t *line, uint32_t *col);
 
@@ -119,7 +185,7 @@ void ps_block_body(struct pstate *ps, struct ir_block *b); /* ops up to '}' */
 void ps_block_body_one(struct pstate *ps, struct ir_block *b); /* one op */
 /* Is `text` ("%x" or "%x#1") a defined value? */
 bool ps_value_lookup(struct pstate *ps, const char *text, size_t len, struct ir_value **v);
-void ps_format(struct pstate *ps, struct ir_op *op, const char *fmt);
+void ps_format(struct pstate *ps, struct ir_op *op);
 void ps_region_op(struct pstate *ps, struct ir_op *op);  /* if/for/loop/reduce/scan */
 struct ir_op *ps_generic_op(struct pstate *ps, uint32_t nres);
 struct ir_op *ps_unknown_op(struct pstate *ps, const char *name, size_t len, uint32_t nres);

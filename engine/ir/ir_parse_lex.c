@@ -81,7 +81,7 @@ void ps_set_loc(struct pstate *ps, struct ir_op *op, const char *start)
 
 /* ---- cursor ---- */
 
-void ps_ws(struct pstate *ps)
+void ps_ws_skip(struct pstate *ps)
 {
 	const char *p = ps->p, *e = ps->end;
 	for (;;) {
@@ -97,15 +97,6 @@ void ps_ws(struct pstate *ps)
 	ps->p = p;
 }
 
-bool ps_ident_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-bool ps_ident_char(char c)
-{
-	return ps_ident_start(c) || (c >= '0' && c <= '9') || c == '$' || c == '.';
-}
 
 bool ps_peek(struct pstate *ps, char c)
 {
@@ -113,37 +104,11 @@ bool ps_peek(struct pstate *ps, char c)
 	return ps->p < ps->end && *ps->p == c;
 }
 
-bool ps_peek_lit(struct pstate *ps, const char *lit)
+void ps_expected_lit(struct pstate *ps, const char *lit)
 {
-	ps_ws(ps);
-	size_t n = strlen(lit);
-	if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, lit, n) != 0)
-		return false;
-	if (ps_ident_start(lit[0]) && ps->p + n < ps->end && ps_ident_char(ps->p[n]))
-		return false;
-	return true;
-}
-
-bool ps_peek_word(struct pstate *ps, const char *w)
-{
-	return ps_peek_lit(ps, w);
-}
-
-bool ps_accept(struct pstate *ps, const char *lit)
-{
-	if (!ps_peek_lit(ps, lit))
-		return false;
-	ps->p += strlen(lit);
-	return true;
-}
-
-void ps_expect(struct pstate *ps, const char *lit)
-{
-	if (!ps_accept(ps, lit)) {
-		char what[64];
-		snprintf(what, sizeof(what), "'%s'", lit);
-		ps_expected(ps, what);
-	}
+	char what[64];
+	snprintf(what, sizeof(what), "'%s'", lit);
+	ps_expected(ps, what);
 }
 
 size_t ps_ident(struct pstate *ps, const char **s)

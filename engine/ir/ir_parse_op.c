@@ -1,7 +1,8 @@
 /* Op syntax: the registry's printing templates read back (ps_format), the
  * custom directives, and the region ops (if, for, loop, reduce, scan).
- * Whitespace in templates is ignored when parsing; runs of optional parts
- * are accepted in any order. */
+ * A template is read once per op kind into steps; whitespace in it is
+ * ignored when parsing, and runs of optional parts are accepted in any
+ * order. */
 #include "engine/ir/ir_parse.h"
 
 #include <string.h>
@@ -73,6 +74,9 @@ static size_t tname(const char *s)
 struct fstate {
 	bool group_seen[16];
 	bool attr_seen[16];
+	/* no result names were written (`print_tko "x" -> token`): an optional
+	 * result exists when its part of the template is in the input */
+	bool unnamed_results;
 };
 
 static void set_result_type(struct ir_op *op, uint32_t i, const struct ir_type *t)
@@ -81,12 +85,13 @@ static void set_result_type(struct ir_op *op, uint32_t i, const struct ir_type *
 		op->results[i]->type = t;
 }
 
-static void parse_types_into(struct pstate *ps, struct ir_op *op, const char *name, size_t len,
+/* "^g": the type(s) of operand group g, or of result g; first_only: one
+ * type stands for every value ("^g.0"). */
+static void parse_types_into(struct pstate *ps, struct ir_op *op, bool result, uint32_t g,
 			     bool first_only)
 {
 	const struct ir_opdef *d = op->def;
-	int g = group_def(d, name, len);
-	if (g >= 0) {
+	if (!result) {
 		uint32_t n = op->group_sizes[g];
 		if (first_only && n)
 			n = 1;
@@ -97,12 +102,9 @@ static void parse_types_into(struct pstate *ps, struct ir_op *op, const char *na
 		}
 		return;
 	}
-	int r = result_def(d, name, len);
-	if (r < 0)
-		ps_fail(ps, ps->p, "internal: template names '%.*s'", (int)len, name);
 	uint32_t first, count;
-	ps_result_range(op, (uint32_t)r, &first, &count);
-	if (first_only || !d->results[r].variadic) {
+	ps_result_range(op, g, &first, &count);
+	if (first_only || !d->results[g].variadic) {
 		const struct ir_type *t = ps_type(ps);
 		for (uint32_t i = 0; i < count; i++)
 			set_result_type(op, first + i, t);
@@ -133,10 +135,13 @@ static void parse_group(struct pstate *ps, struct ir_op *op, int g)
 	}
 }
 
+enum { DIR_IDX, DIR_CONSTANT, DIR_TENSOR_VIEW };
+static const char *const directive_names[] = {"idx", "constant", "tensor_view"};
+
 /* Directives: the parts a template cannot say. */
-static void directive(struct pstate *ps, struct ir_op *op, const char *name, size_t len)
+static void directive(struct pstate *ps, struct ir_op *op, int which)
 {
-	if (len == 3 && memcmp(name, "idx", 3) == 0) {
+	if (which == DIR_IDX) {
 		/* index types: one when they all agree, else one per index */
 		int g = ir_opdef_group(op->def, "index");
 		uint32_t n = op->group_sizes[g];
@@ -146,14 +151,14 @@ static void directive(struct pstate *ps, struct ir_op *op, const char *name, siz
 			ps_expect(ps, ",");
 			ps_type(ps);
 		}
-	} else if (len == 8 && memcmp(name, "constant", 8) == 0) {
+	} else if (which == DIR_CONSTANT) {
 		struct dense_pending d;
 		ps_dense_begin(ps, &d);
 		ps_expect(ps, ":");
 		const struct ir_type *t = ps_type(ps);
 		ir_op_set_attr(ps->m, op, "value", ps_dense_finish(ps, &d, t));
 		set_result_type(op, 0, t);
-	} else if (len == 11 && memcmp(name, "tensor_view", 11) == 0) {
+	} else {
 		ir_op_add_operand(ps->m, op, 0, ps_value_use(ps));
 		static const char *const lists[] = {"shape", "strides"};
 		for (uint32_t k = 0; k < 2; k++) {
@@ -177,189 +182,264 @@ static void directive(struct pstate *ps, struct ir_op *op, const char *name, siz
 		if (ps_accept(ps, "->"))
 			t = ps_type(ps);
 		set_result_type(op, 0, t);
-	} else {
-		ps_fail(ps, ps->p, "internal: unknown directive $%.*s", (int)len, name);
 	}
 }
 
-static void parse_seq(struct pstate *ps, struct ir_op *op, const char *s, const char *e,
-		      struct fstate *st);
+/* ---- templates, read once per op kind into steps ---- */
 
-/* Does the input start with the first element of template piece [s, e)? */
-static bool piece_starts(struct pstate *ps, struct ir_op *op, const char *s, const char *e)
-{
-	while (s < e && *s == ' ')
-		s++;
-	if (s >= e)
-		return false;
-	if (*s == '%')
-		return ps_peek(ps, '%');
-	if (*s == '^')
-		return ps_peek_type(ps);
-	if (*s == '#') {
-		const struct ir_attr_def *a = attr_def(op->def, s + 1, tname(s + 1));
-		return a && ps_attr_starts(ps, a);
-	}
-	char tok[32];
-	size_t n;
-	if (tname_char(*s)) {
-		n = tname(s);
-	} else if (s + 1 < e && s[0] == '-' && s[1] == '>') {
-		n = 2;
-	} else {
-		n = 1;
-	}
-	if (n >= sizeof(tok))
-		return false;
-	memcpy(tok, s, n);
-	tok[n] = '\0';
-	return ps_peek_lit(ps, tok);
-}
+enum step_kind { ST_GROUP, ST_TYPES, ST_ATTR, ST_DIRECTIVE, ST_LIT, ST_OPT };
 
-struct opt {
-	const char *anchor, *body, *end;
-	bool done;
+struct step {
+	uint8_t kind;
+	uint8_t idx;     /* group, attribute or result index; directive */
+	bool result;     /* ST_TYPES: of a result, not of an operand group */
+	bool first_only; /* ST_TYPES: "^g.0" */
+	char anchor;     /* ST_OPT: '%' group, '#' attribute, '&' result (idx) */
+	uint16_t end;    /* ST_OPT: the step after its body (which starts next) */
+	char lit[24];    /* ST_LIT */
 };
 
-/* Is the anchor of an optional part already known? *present says its value. */
-static bool anchor_known(struct ir_op *op, const struct opt *o, struct fstate *st, bool *present)
+struct tmpl {
+	struct step *v;
+	uint32_t n, cap;
+};
+
+static struct tmpl tmpls[IR_OP_COUNT];
+
+_Noreturn static void bad_template(const struct ir_opdef *d, const char *what)
 {
-	const char *a = o->anchor;
-	size_t n = tname(a + 1);
-	if (*a == '&') {
-		int r = result_def(op->def, a + 1, n);
-		uint32_t first, count;
-		ps_result_range(op, (uint32_t)r, &first, &count);
-		*present = count > 0;
-		return true;
-	}
-	if (*a == '%') {
-		int g = group_def(op->def, a + 1, n);
-		*present = op->group_sizes[g] > 0;
-		return st->group_seen[g];
-	}
-	const struct ir_attr_def *ad = attr_def(op->def, a + 1, n);
-	uint32_t idx = (uint32_t)(ad - op->def->attrs);
-	const struct ir_attr *v = ir_op_attr(op, ad->name);
-	*present = v && !ir_attr_is_default(ad, v);
-	return st->attr_seen[idx];
+	tp_die("internal: template of %s: %s", d->name, what);
 }
 
-static void take_opt(struct pstate *ps, struct ir_op *op, struct opt *o, struct fstate *st)
+static struct step *add_step(struct tmpl *t, enum step_kind k)
 {
-	parse_seq(ps, op, o->body, o->end, st);
-	if (o->anchor[0] == '#') {
-		const struct ir_attr_def *ad = attr_def(op->def, o->anchor + 1, tname(o->anchor + 1));
-		if (ad->spec == IR_AK_UNIT)
-			ir_op_set_attr(ps->m, op, ad->name, ir_attr_unit(ps->m));
-		st->attr_seen[ad - op->def->attrs] = true;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 16;
+		t->v = xrealloc(t->v, t->cap * sizeof(*t->v));
 	}
-	o->done = true;
+	struct step *st = &t->v[t->n++];
+	memset(st, 0, sizeof(*st));
+	st->kind = (uint8_t)k;
+	return st;
 }
 
-static const char *opt_run(struct pstate *ps, struct ir_op *op, const char *s, const char *e,
-			   struct fstate *st)
+static uint8_t index_of(const struct ir_opdef *d, char kind, const char *name, size_t n)
 {
-	struct opt run[8];
-	int n = 0;
-	while (s < e && *s == '{' && n < 8) {
-		const char *close = memchr(s, '}', (size_t)(e - s));
-		const char *colon = memchr(s, ':', (size_t)(close - s));
-		if (!close || !colon)
-			ps_fail(ps, ps->p, "internal: bad template for %s", op->def->name);
-		run[n++] = (struct opt){s + 1, colon + 1, close, false};
-		s = close + 1;
-		const char *t = s;
-		while (t < e && *t == ' ')
-			t++;
-		if (t < e && *t == '{')
-			s = t;
+	int i = -1;
+	if (kind == '%')
+		i = group_def(d, name, n);
+	else if (kind == '&')
+		i = result_def(d, name, n);
+	else if (kind == '#') {
+		const struct ir_attr_def *a = attr_def(d, name, n);
+		i = a ? (int)(a - d->attrs) : -1;
 	}
-	int i = 0;
-	while (i < n) {
-		bool present;
-		if (anchor_known(op, &run[i], st, &present)) {
-			if (present)
-				parse_seq(ps, op, run[i].body, run[i].end, st);
-			run[i].done = true;
-			i++;
-			continue;
-		}
-		/* a stretch of undecided parts: take whichever the input starts with */
-		int j = i;
-		while (j < n && !anchor_known(op, &run[j], st, &present))
-			j++;
-		for (bool progress = true; progress;) {
-			progress = false;
-			for (int k = i; k < j; k++)
-				if (!run[k].done && piece_starts(ps, op, run[k].body, run[k].end)) {
-					take_opt(ps, op, &run[k], st);
-					progress = true;
-					break;
-				}
-		}
-		for (int k = i; k < j; k++) {
-			const char *an = run[k].anchor;
-			if (an[0] == '#') {
-				const struct ir_attr_def *ad = attr_def(op->def, an + 1, tname(an + 1));
-				st->attr_seen[ad - op->def->attrs] = true;
-			} else if (an[0] == '%') {
-				st->group_seen[group_def(op->def, an + 1, tname(an + 1))] = true;
-			}
-			run[k].done = true;
-		}
-		i = j;
-	}
-	return s;
+	if (i < 0 || i > 15)
+		bad_template(d, "unknown name");
+	return (uint8_t)i;
 }
 
-static void parse_seq(struct pstate *ps, struct ir_op *op, const char *s, const char *e,
-		      struct fstate *st)
+/* Steps of template text [s, e); optional parts "{X: body}" nest. */
+static void compile(const struct ir_opdef *d, struct tmpl *t, const char *s, const char *e)
 {
-	const struct ir_opdef *d = op->def;
 	while (s < e) {
 		char c = *s;
 		if (c == ' ') {
 			s++;
 		} else if (c == '{') {
-			s = opt_run(ps, op, s, e, st);
-		} else if (c == '%') {
+			const char *close = memchr(s, '}', (size_t)(e - s));
+			const char *colon = close ? memchr(s, ':', (size_t)(close - s)) : NULL;
+			if (!colon)
+				bad_template(d, "an optional part without ':' or '}'");
+			size_t n = tname(s + 2);
+			uint32_t at = t->n;
+			struct step *o = add_step(t, ST_OPT);
+			o->anchor = s[1];
+			o->idx = index_of(d, s[1], s + 2, n);
+			compile(d, t, colon + 1, close);
+			t->v[at].end = (uint16_t)t->n;
+			s = close + 1;
+		} else if (c == '%' || c == '#') {
 			size_t n = tname(s + 1);
-			int g = group_def(d, s + 1, n);
-			if (g < 0)
-				ps_fail(ps, ps->p, "internal: template group %.*s", (int)n, s + 1);
-			parse_group(ps, op, g);
-			st->group_seen[g] = true;
+			struct step *st = add_step(t, c == '%' ? ST_GROUP : ST_ATTR);
+			st->idx = index_of(d, c, s + 1, n);
 			s += 1 + n;
 		} else if (c == '^') {
 			size_t n = tname(s + 1);
-			bool first = s[1 + n] == '.' && s[2 + n] == '0';
-			parse_types_into(ps, op, s + 1, n, first);
-			s += 1 + n + (first ? 2 : 0);
-		} else if (c == '#') {
+			struct step *st = add_step(t, ST_TYPES);
+			int g = group_def(d, s + 1, n);
+			st->result = g < 0;
+			st->idx = g >= 0 ? (uint8_t)g : index_of(d, '&', s + 1, n);
+			st->first_only = s[1 + n] == '.' && s[2 + n] == '0';
+			s += 1 + n + (st->first_only ? 2 : 0);
+		} else if (c == '$') {
 			size_t n = tname(s + 1);
-			const struct ir_attr_def *ad = attr_def(d, s + 1, n);
-			if (!ad)
-				ps_fail(ps, ps->p, "internal: template attribute %.*s", (int)n, s + 1);
+			struct step *st = add_step(t, ST_DIRECTIVE);
+			size_t k = 0;
+			while (k < TP_ARRAY_LEN(directive_names) &&
+			       (strlen(directive_names[k]) != n || memcmp(directive_names[k], s + 1, n)))
+				k++;
+			if (k == TP_ARRAY_LEN(directive_names))
+				bad_template(d, "unknown directive");
+			st->idx = (uint8_t)k;
+			s += 1 + n;
+		} else {
+			size_t n = tname_char(c) ? tname(s) : (c == '-' && s[1] == '>') ? 2 : 1;
+			struct step *st = add_step(t, ST_LIT);
+			if (n >= sizeof(st->lit))
+				bad_template(d, "a literal too long");
+			memcpy(st->lit, s, n);
+			s += n;
+		}
+	}
+}
+
+static const struct tmpl *template_of(const struct ir_opdef *d)
+{
+	struct tmpl *t = &tmpls[d->code];
+	if (!t->v)
+		compile(d, t, d->format, d->format + strlen(d->format));
+	return t;
+}
+
+static void run_steps(struct pstate *ps, struct ir_op *op, const struct step *v, uint32_t i,
+		      uint32_t end, struct fstate *st);
+
+/* Does the input start with the first element of the body of opt step o? */
+static bool body_starts(struct pstate *ps, struct ir_op *op, const struct step *v, uint32_t o)
+{
+	if (o + 1 >= v[o].end)
+		return false;
+	const struct step *f = &v[o + 1];
+	switch (f->kind) {
+	case ST_GROUP: return ps_peek(ps, '%');
+	case ST_TYPES: return ps_peek_type(ps);
+	case ST_ATTR: return ps_attr_starts(ps, &op->def->attrs[f->idx]);
+	case ST_LIT: return ps_peek_lit(ps, f->lit);
+	default: return false;
+	}
+}
+
+/* Is the anchor of an optional part already known? *present says its value. */
+static bool anchor_known(struct ir_op *op, const struct step *o, struct fstate *st, bool *present)
+{
+	if (o->anchor == '&') {
+		if (st->unnamed_results)
+			return false;
+		uint32_t first, count;
+		ps_result_range(op, o->idx, &first, &count);
+		*present = count > 0;
+		return true;
+	}
+	if (o->anchor == '%') {
+		*present = op->group_sizes[o->idx] > 0;
+		return st->group_seen[o->idx];
+	}
+	const struct ir_attr_def *ad = &op->def->attrs[o->idx];
+	const struct ir_attr *v = ir_op_attr(op, ad->name);
+	*present = v && !ir_attr_is_default(ad, v);
+	return st->attr_seen[o->idx];
+}
+
+static void take_opt(struct pstate *ps, struct ir_op *op, const struct step *v, uint32_t o,
+		     struct fstate *st)
+{
+	if (v[o].anchor == '&')
+		ir_op_add_result(ps->m, op, NULL);
+	run_steps(ps, op, v, o + 1, v[o].end, st);
+	if (v[o].anchor == '#') {
+		const struct ir_attr_def *ad = &op->def->attrs[v[o].idx];
+		if (ad->spec == IR_AK_UNIT)
+			ir_op_set_attr(ps->m, op, ad->name, ir_attr_unit(ps->m));
+		st->attr_seen[v[o].idx] = true;
+	}
+}
+
+/* A run of optional parts from step i; returns the step after it. Parts
+ * whose anchor is not known yet are taken in whatever order they come. */
+static uint32_t opt_run(struct pstate *ps, struct ir_op *op, const struct step *v, uint32_t i,
+			uint32_t end, struct fstate *st)
+{
+	uint32_t run[8];
+	bool done[8];
+	int n = 0;
+	for (; i < end && v[i].kind == ST_OPT && n < 8; i = v[i].end) {
+		done[n] = false;
+		run[n++] = i;
+	}
+	int k = 0;
+	while (k < n) {
+		bool present;
+		if (anchor_known(op, &v[run[k]], st, &present)) {
+			if (present)
+				run_steps(ps, op, v, run[k] + 1, v[run[k]].end, st);
+			done[k++] = true;
+			continue;
+		}
+		/* a stretch of undecided parts: take whichever the input starts with */
+		int j = k;
+		while (j < n && !anchor_known(op, &v[run[j]], st, &present))
+			j++;
+		for (bool progress = true; progress;) {
+			progress = false;
+			for (int q = k; q < j; q++)
+				if (!done[q] && body_starts(ps, op, v, run[q])) {
+					take_opt(ps, op, v, run[q], st);
+					done[q] = progress = true;
+					break;
+				}
+		}
+		for (int q = k; q < j; q++) {
+			const struct step *o = &v[run[q]];
+			if (o->anchor == '#')
+				st->attr_seen[o->idx] = true;
+			else if (o->anchor == '%')
+				st->group_seen[o->idx] = true;
+			done[q] = true;
+		}
+		k = j;
+	}
+	return i;
+}
+
+static void run_steps(struct pstate *ps, struct ir_op *op, const struct step *v, uint32_t i,
+		      uint32_t end, struct fstate *st)
+{
+	while (i < end) {
+		const struct step *t = &v[i];
+		switch (t->kind) {
+		case ST_OPT:
+			i = opt_run(ps, op, v, i, end, st);
+			continue;
+		case ST_GROUP:
+			parse_group(ps, op, t->idx);
+			st->group_seen[t->idx] = true;
+			break;
+		case ST_TYPES:
+			parse_types_into(ps, op, t->result, t->idx, t->first_only);
+			break;
+		case ST_ATTR: {
+			const struct ir_attr_def *ad = &op->def->attrs[t->idx];
 			const struct ir_attr *a = ps_attr_spec(ps, ad);
 			if (a)
 				ir_op_set_attr(ps->m, op, ad->name, a);
-			st->attr_seen[ad - d->attrs] = true;
-			s += 1 + n;
-		} else if (c == '$') {
-			size_t n = tname(s + 1);
-			directive(ps, op, s + 1, n);
-			s += 1 + n;
-		} else {
-			char tok[32];
-			size_t n = tname_char(c) ? tname(s) : (c == '-' && s[1] == '>') ? 2 : 1;
-			if (n >= sizeof(tok))
-				n = sizeof(tok) - 1;
-			memcpy(tok, s, n);
-			tok[n] = '\0';
-			ps_expect(ps, tok);
-			s += n;
+			st->attr_seen[t->idx] = true;
+			break;
 		}
+		case ST_DIRECTIVE:
+			directive(ps, op, t->idx);
+			break;
+		default:
+			/* most literals are one punctuation character */
+			ps_ws(ps);
+			if (!t->lit[1] && !ps_ident_start(t->lit[0]) && ps->p < ps->end &&
+			    *ps->p == t->lit[0])
+				ps->p++;
+			else
+				ps_expect(ps, t->lit);
+			break;
+		}
+		i++;
 	}
 }
 
@@ -386,7 +466,9 @@ static void infer_result_types(struct pstate *ps, struct ir_op *op)
 	}
 }
 
-static void check_result_count(struct pstate *ps, struct ir_op *op)
+/* Results the source names must fit the op; with none named, the op gets
+ * its required results (MLIR lets a line leave unused results unnamed). */
+static void check_result_count(struct pstate *ps, struct ir_op *op, struct fstate *st)
 {
 	const struct ir_opdef *d = op->def;
 	uint32_t need = 0, opt = 0;
@@ -399,17 +481,24 @@ static void check_result_count(struct pstate *ps, struct ir_op *op)
 		else
 			need++;
 	}
+	if (op->nresults == 0 && !variadic) {
+		for (uint32_t i = 0; i < need; i++)
+			ir_op_add_result(ps->m, op, NULL);
+		st->unnamed_results = opt > 0;
+		return;
+	}
 	if (op->nresults < need || (!variadic && op->nresults > need + opt))
 		ps_fail(ps, ps->op_start, "'%s' has %u result%s, the source names %u", d->name,
 			need, need == 1 ? "" : "s", op->nresults);
 }
 
-void ps_format(struct pstate *ps, struct ir_op *op, const char *fmt)
+void ps_format(struct pstate *ps, struct ir_op *op)
 {
-	check_result_count(ps, op);
 	struct fstate st;
 	memset(&st, 0, sizeof(st));
-	parse_seq(ps, op, fmt, fmt + strlen(fmt), &st);
+	check_result_count(ps, op, &st);
+	const struct tmpl *t = template_of(op->def);
+	run_steps(ps, op, t->v, 0, t->n, &st);
 	infer_result_types(ps, op);
 }
 

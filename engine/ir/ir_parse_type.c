@@ -140,10 +140,11 @@ static const struct ir_type *view_type(struct pstate *ps, enum ir_type_kind k)
 	int pad = IR_PAD_ABSENT;
 	int64_t sparse = 0;
 	const struct ir_type *tv = NULL;
-	bool have_tile = false;
+	bool have_tile = false, masked = false;
 	ps_expect(ps, "<");
 	do {
-		ps_ws(ps);
+		/* the specification's spelling: `<masked tile=(..), view=tensor_view<..>>` */
+		masked |= ps_accept(ps, "masked");
 		if (ps_accept(ps, "tile")) {
 			ps_expect(ps, "=");
 			rank = paren_dims(ps, tile, MAXR);
@@ -164,6 +165,8 @@ static const struct ir_type *view_type(struct pstate *ps, enum ir_type_kind k)
 			ps_expect(ps, "=");
 			sparse = ps_expect_int(ps, "a dimension");
 		} else {
+			if (ps_accept(ps, "view"))
+				ps_expect(ps, "=");
 			const struct ir_type *t = ps_type(ps);
 			if (t->kind != IR_TY_TENSOR_VIEW)
 				ps_fail(ps, ps->p, "expected a tensor_view inside a view type");
@@ -175,6 +178,9 @@ static const struct ir_type *view_type(struct pstate *ps, enum ir_type_kind k)
 		ps_fail(ps, ps->p, "expected tile=(..) and a tensor_view in the view type");
 	if (ndm && ndm != rank)
 		ps_fail(ps, ps->p, "dim_map has %u entries, tile has %u", ndm, rank);
+	/* masked with a value is just the value; without one it stays unknown */
+	if (masked && pad == IR_PAD_ABSENT)
+		pad = IR_PAD_MASKED;
 	if (k == IR_TY_PARTITION_VIEW)
 		return ir_type_partition_view(ps->m, rank, tile, tv, ndm, ndm ? dm : NULL, pad);
 	if (k == IR_TY_STRIDED_VIEW)
@@ -250,7 +256,118 @@ bool ps_peek_type(struct pstate *ps)
 	return n && ir_elem_lookup(s, n) != IR_ELEM_NONE;
 }
 
+/* The text a type would span from p: a word and, if it opens one, its
+ * balanced <...>; 0 when it holds something a type cannot (a value name, a
+ * string, a line break), so that only plain spellings are remembered. */
+static size_t type_extent(const char *p, const char *end)
+{
+	const char *q = p;
+	while (q < end && (ps_ident_char(*q) || *q == '!'))
+		q++;
+	if (q == p)
+		return 0;
+	if (q < end && *q == '<') {
+		int d = 0;
+		do {
+			if (*q == '<')
+				d++;
+			else if (*q == '>')
+				d--;
+			else if (*q == '%' || *q == '"' || *q == '\n' || *q == '-')
+				return 0;
+			q++;
+		} while (q < end && d > 0);
+		if (d)
+			return 0;
+	}
+	return (size_t)(q - p);
+}
+
+static size_t tspan_slot(const struct pstate *ps, const char *s, size_t n)
+{
+	return (size_t)tp_hash(s, n, 0) & (ps->captypes - 1);
+}
+
+static const struct ir_type *tspan_get(const struct pstate *ps, const char *s, size_t n)
+{
+	if (!ps->captypes)
+		return NULL;
+	for (size_t i = tspan_slot(ps, s, n); ps->types[i].text; i = (i + 1) & (ps->captypes - 1))
+		if (ps->types[i].len == n && memcmp(ps->types[i].text, s, n) == 0)
+			return ps->types[i].type;
+	return NULL;
+}
+
+static void tspan_put(struct pstate *ps, const char *s, size_t n, const struct ir_type *t)
+{
+	if (2 * (ps->ntypes + 1) > ps->captypes) {
+		struct tspan *old = ps->types;
+		size_t oldcap = ps->captypes;
+		ps->captypes = oldcap ? oldcap * 2 : 256;
+		ps->types = xcalloc(ps->captypes, sizeof(*ps->types));
+		ps->ntypes = 0;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].text)
+				tspan_put(ps, old[i].text, old[i].len, old[i].type);
+		free(old);
+	}
+	size_t i = tspan_slot(ps, s, n);
+	while (ps->types[i].text)
+		i = (i + 1) & (ps->captypes - 1);
+	ps->types[i] = (struct tspan){s, (uint32_t)n, t};
+	ps->ntypes++;
+}
+
+static const struct ir_type *parse_type(struct pstate *ps);
+
+/* One of the last few types read, spelled the same at the cursor: the
+ * common case (an op's operand and result types, the next op's), checked
+ * without measuring the text. A balanced <...> that matches is the whole
+ * type; a bare word must end where it ends. */
+static const struct ir_type *recent_type(struct pstate *ps)
+{
+	for (unsigned i = 0; i < ps->nrecent && i < TP_ARRAY_LEN(ps->recent); i++) {
+		const struct tspan *r = &ps->recent[i];
+		if ((size_t)(ps->end - ps->p) < r->len || memcmp(ps->p, r->text, r->len) != 0)
+			continue;
+		if (r->text[r->len - 1] != '>' && ps->p + r->len < ps->end &&
+		    (ps_ident_char(ps->p[r->len]) || ps->p[r->len] == '!' || ps->p[r->len] == '<'))
+			continue;
+		ps->p += r->len;
+		return r->type;
+	}
+	return NULL;
+}
+
+static void remember(struct pstate *ps, const char *s, size_t n, const struct ir_type *t)
+{
+	ps->recent[ps->nrecent++ % TP_ARRAY_LEN(ps->recent)] = (struct tspan){s, (uint32_t)n, t};
+}
+
+/* A type; one spelled as before is not parsed again. */
 const struct ir_type *ps_type(struct pstate *ps)
+{
+	ps_ws(ps);
+	const struct ir_type *t = recent_type(ps);
+	if (t)
+		return t;
+	const char *start = ps->p;
+	size_t n = type_extent(start, ps->end);
+	t = n ? tspan_get(ps, start, n) : NULL;
+	if (t) {
+		ps->p += n;
+		remember(ps, start, n, t);
+		return t;
+	}
+	t = parse_type(ps);
+	if (n && (size_t)(ps->p - start) == n) {
+		tspan_put(ps, start, n, t);
+		remember(ps, start, n, t);
+	}
+	return t;
+}
+
+static const struct ir_type *parse_type(struct pstate *ps)
 {
 	if (++ps->depth > 200)
 		ps_fail(ps, ps->p, "types nested too deeply");

@@ -153,7 +153,7 @@ static void directive(struct pctx *c, const struct ir_op *op, const char *s, siz
 			if (t->shape[i] == IR_DYN)
 				sb_adds(c->out, vname(c, shp[k++]));
 			else
-				sb_printf(c->out, "%" PRId64, t->shape[i]);
+				sb_add_int(c->out, t->shape[i]);
 		}
 		sb_adds(c->out, "], strides = [");
 		k = 0;
@@ -163,7 +163,7 @@ static void directive(struct pctx *c, const struct ir_op *op, const char *s, siz
 			if (t->strides[i] == IR_DYN)
 				sb_adds(c->out, vname(c, str[k++]));
 			else
-				sb_printf(c->out, "%" PRId64, t->strides[i]);
+				sb_add_int(c->out, t->strides[i]);
 		}
 		sb_adds(c->out, "] : ");
 		if (ns || nd) {

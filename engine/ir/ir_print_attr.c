@@ -14,15 +14,26 @@ static void dims(struct sbuf *sb, const int64_t *d, uint32_t n, const char *sep)
 		if (d[i] == IR_DYN)
 			sb_addc(sb, '?');
 		else
-			sb_printf(sb, "%" PRId64, d[i]);
+			sb_add_int(sb, d[i]);
 	}
+}
+
+/* "partition_view<tile=(" or, for a view masked without a value, the Tile
+ * IR specification's qualifier: "partition_view<masked tile=(". */
+static void view_head(struct sbuf *sb, const char *kind, const struct ir_type *t)
+{
+	sb_adds(sb, kind);
+	sb_adds(sb, t->padding == IR_PAD_MASKED ? "<masked tile=(" : "<tile=(");
+	dims(sb, t->shape, t->rank, "x");
 }
 
 static void view_tail(struct sbuf *sb, const struct ir_type *t)
 {
-	if (t->padding != IR_PAD_ABSENT) {
+	if (t->padding >= 0) {
 		const char *kw = ir_enum_keyword(IR_EN_PADDING, t->padding);
-		sb_printf(sb, "padding_value = %s, ", kw ? kw : "?");
+		sb_adds(sb, "padding_value = ");
+		sb_adds(sb, kw ? kw : "?");
+		sb_adds(sb, ", ");
 	}
 	ir_print_type(sb, t->inner);
 }
@@ -32,8 +43,11 @@ static void dim_map(struct sbuf *sb, const struct ir_type *t)
 	if (!t->ndim_map || ir_dim_map_is_identity(t))
 		return;
 	sb_adds(sb, ", dim_map=[");
-	for (uint32_t i = 0; i < t->ndim_map; i++)
-		sb_printf(sb, "%s%d", i ? ", " : "", t->dim_map[i]);
+	for (uint32_t i = 0; i < t->ndim_map; i++) {
+		if (i)
+			sb_adds(sb, ", ");
+		sb_add_int(sb, t->dim_map[i]);
+	}
 	sb_addc(sb, ']');
 }
 
@@ -54,8 +68,10 @@ void ir_print_type(struct sbuf *sb, const struct ir_type *t)
 		break;
 	case IR_TY_TILE:
 		sb_adds(sb, "tile<");
-		for (uint32_t i = 0; i < t->rank; i++)
-			sb_printf(sb, "%" PRId64 "x", t->shape[i]);
+		for (uint32_t i = 0; i < t->rank; i++) {
+			sb_add_int(sb, t->shape[i]);
+			sb_addc(sb, 'x');
+		}
 		ir_print_type(sb, t->inner);
 		sb_addc(sb, '>');
 		break;
@@ -74,16 +90,14 @@ void ir_print_type(struct sbuf *sb, const struct ir_type *t)
 		sb_addc(sb, '>');
 		break;
 	case IR_TY_PARTITION_VIEW:
-		sb_adds(sb, "partition_view<tile=(");
-		dims(sb, t->shape, t->rank, "x");
+		view_head(sb, "partition_view", t);
 		sb_adds(sb, "), ");
 		view_tail(sb, t);
 		dim_map(sb, t);
 		sb_addc(sb, '>');
 		break;
 	case IR_TY_STRIDED_VIEW:
-		sb_adds(sb, "strided_view<tile=(");
-		dims(sb, t->shape, t->rank, "x");
+		view_head(sb, "strided_view", t);
 		sb_adds(sb, "), traversal_strides=[");
 		dims(sb, t->strides, t->nstrides, ",");
 		sb_adds(sb, "], ");
@@ -92,11 +106,12 @@ void ir_print_type(struct sbuf *sb, const struct ir_type *t)
 		sb_addc(sb, '>');
 		break;
 	case IR_TY_GATHER_SCATTER_VIEW:
-		sb_adds(sb, "gather_scatter_view<tile=(");
-		dims(sb, t->shape, t->rank, "x");
+		view_head(sb, "gather_scatter_view", t);
 		sb_adds(sb, "), ");
 		view_tail(sb, t);
-		sb_printf(sb, ", sparse_dim=%" PRId64 ">", t->sparse_dim);
+		sb_adds(sb, ", sparse_dim=");
+		sb_add_int(sb, t->sparse_dim);
+		sb_addc(sb, '>');
 		break;
 	case IR_TY_TOKEN:
 		sb_adds(sb, "token");
@@ -168,7 +183,7 @@ static void scalar(struct sbuf *sb, enum ir_elem e, uint64_t v)
 	else if (ir_elem_is_float(e))
 		ir_print_float(sb, e, v);
 	else
-		sb_printf(sb, "%" PRId64, (int64_t)v);
+		sb_add_int(sb, (int64_t)v);
 }
 
 static void nested(struct sbuf *sb, const struct ir_attr *a, enum ir_elem e, uint32_t dim,
@@ -217,7 +232,9 @@ static void dense_data(struct sbuf *sb, const struct ir_attr *a)
 
 void ir_print_dense(struct sbuf *sb, const struct ir_attr *a)
 {
-	sb_printf(sb, "<%s: ", ir_elem_name(ir_type_elem_of(a->type)));
+	sb_addc(sb, '<');
+	sb_adds(sb, ir_elem_name(ir_type_elem_of(a->type)));
+	sb_adds(sb, ": ");
 	dense_data(sb, a);
 	sb_addc(sb, '>');
 }
@@ -226,7 +243,7 @@ static void hint_value(struct sbuf *sb, const struct ir_attr *v)
 {
 	switch (v->kind) {
 	case IR_ATTR_INT:
-		sb_printf(sb, "%" PRId64, v->i);
+		sb_add_int(sb, v->i);
 		break;
 	case IR_ATTR_BOOL:
 		sb_adds(sb, v->b ? "true" : "false");
@@ -260,7 +277,7 @@ static void typed_value(struct sbuf *sb, const struct ir_attr *e)
 	else if (e->kind == IR_ATTR_INT && e->type && e->type->elem == IR_I1)
 		sb_adds(sb, e->i ? "true" : "false");
 	else if (e->kind == IR_ATTR_INT)
-		sb_printf(sb, "%" PRId64, e->i);
+		sb_add_int(sb, e->i);
 	else
 		ir_print_attr_generic(sb, e);
 	if ((e->kind == IR_ATTR_FLOAT || e->kind == IR_ATTR_INT) && e->type) {
@@ -279,7 +296,7 @@ void ir_print_attr(struct sbuf *sb, const struct ir_attr *a)
 		sb_adds(sb, a->b ? "true" : "false");
 		break;
 	case IR_ATTR_INT:
-		sb_printf(sb, "%" PRId64, a->i);
+		sb_add_int(sb, a->i);
 		break;
 	case IR_ATTR_FLOAT:
 		ir_print_float(sb, a->type ? a->type->elem : IR_ELEM_NONE, a->bits);
@@ -312,8 +329,11 @@ void ir_print_attr(struct sbuf *sb, const struct ir_attr *a)
 		if (a->kind == IR_ATTR_SAME_ELEMENTS)
 			sb_adds(sb, "same_elements<");
 		sb_addc(sb, '[');
-		for (uint32_t i = 0; i < a->n; i++)
-			sb_printf(sb, "%s%" PRId64, i ? ", " : "", (int64_t)a->vals[i]);
+		for (uint32_t i = 0; i < a->n; i++) {
+			if (i)
+				sb_adds(sb, ", ");
+			sb_add_int(sb, (int64_t)a->vals[i]);
+		}
 		sb_addc(sb, ']');
 		if (a->kind == IR_ATTR_SAME_ELEMENTS)
 			sb_addc(sb, '>');
@@ -334,20 +354,25 @@ void ir_print_attr(struct sbuf *sb, const struct ir_attr *a)
 		ir_print_type(sb, a->type);
 		break;
 	case IR_ATTR_DIV_BY:
-		sb_printf(sb, "div_by<%" PRId64, a->i);
-		if (a->has_every)
-			sb_printf(sb, ", every %" PRId64 " along %" PRId64, a->every, a->along);
+		sb_adds(sb, "div_by<");
+		sb_add_int(sb, a->i);
+		if (a->has_every) {
+			sb_adds(sb, ", every ");
+			sb_add_int(sb, a->every);
+			sb_adds(sb, " along ");
+			sb_add_int(sb, a->along);
+		}
 		sb_addc(sb, '>');
 		break;
 	case IR_ATTR_BOUNDED:
 		sb_adds(sb, "bounded<");
 		if (a->has_lb)
-			sb_printf(sb, "%" PRId64, a->lb);
+			sb_add_int(sb, a->lb);
 		else
 			sb_addc(sb, '?');
 		sb_adds(sb, ", ");
 		if (a->has_ub)
-			sb_printf(sb, "%" PRId64, a->ub);
+			sb_add_int(sb, a->ub);
 		else
 			sb_addc(sb, '?');
 		sb_addc(sb, '>');
@@ -370,13 +395,19 @@ void ir_print_attr_generic(struct sbuf *sb, const struct ir_attr *a)
 		break;
 	case IR_ATTR_ENUM: {
 		const char *kw = ir_enum_keyword(a->ekind, (int)a->i);
-		sb_printf(sb, "#cuda_tile.%s<%s>", ir_enum_name(a->ekind), kw ? kw : "?");
+		sb_adds(sb, "#cuda_tile.");
+		sb_adds(sb, ir_enum_name(a->ekind));
+		sb_addc(sb, '<');
+		sb_adds(sb, kw ? kw : "?");
+		sb_addc(sb, '>');
 		break;
 	}
 	case IR_ATTR_INT_ARRAY:
 		sb_adds(sb, "array<i64");
-		for (uint32_t i = 0; i < a->n; i++)
-			sb_printf(sb, "%s%" PRId64, i ? ", " : ": ", (int64_t)a->vals[i]);
+		for (uint32_t i = 0; i < a->n; i++) {
+			sb_adds(sb, i ? ", " : ": ");
+			sb_add_int(sb, (int64_t)a->vals[i]);
+		}
 		sb_addc(sb, '>');
 		break;
 	case IR_ATTR_ARRAY:

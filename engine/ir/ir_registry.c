@@ -131,7 +131,6 @@ static const struct raw_row raw[IR_OP_COUNT] = {
 };
 
 static struct ir_opdef defs[IR_OP_COUNT + 1];
-static size_t def_len[IR_OP_COUNT]; /* name lengths, for quick lookups */
 static bool defs_ready;
 
 /* Split a comma list into a fresh NULL-terminated vector of item strings. */
@@ -281,14 +280,40 @@ static void build_def(struct ir_opdef *d, int code, const struct raw_row *r)
 	strv_free(v);
 }
 
+/* Names (and the aliases "print", "fpowf") to op codes: the parser looks
+ * up every op it reads. Open addressing; -1 = empty. */
+static const struct {
+	const char *alias;
+	int code;
+} aliases[] = {{"print", IR_OP_PRINT_TKO}, {"fpowf", IR_OP_POW}};
+static const char *name_key[256];
+static int16_t name_code[256];
+
+static size_t name_slot(const char *name, size_t len)
+{
+	return (size_t)tp_hash(name, len, 0) & (TP_ARRAY_LEN(name_key) - 1);
+}
+
+static void name_put(const char *name, int code)
+{
+	size_t i = name_slot(name, strlen(name));
+	while (name_key[i])
+		i = (i + 1) & (TP_ARRAY_LEN(name_key) - 1);
+	name_key[i] = name;
+	name_code[i] = (int16_t)code;
+}
+
 static void defs_init(void)
 {
 	if (defs_ready)
 		return;
+	_Static_assert(IR_OP_COUNT + 8 < 256 / 2, "name table too small");
 	for (int c = 0; c < IR_OP_COUNT; c++) {
 		build_def(&defs[c], c, &raw[c]);
-		def_len[c] = strlen(defs[c].name);
+		name_put(defs[c].name, c);
 	}
+	for (size_t i = 0; i < TP_ARRAY_LEN(aliases); i++)
+		name_put(aliases[i].alias, aliases[i].code);
 	/* Unknown ops: one variadic operand group, printed generically. */
 	static const struct ir_group_def unknown_group = {"operands", IR_CARD_VARIADIC, 0};
 	defs[IR_OP_UNKNOWN] = (struct ir_opdef){
@@ -311,17 +336,9 @@ const struct ir_opdef *ir_opdef_by_name(const char *name, size_t len)
 	defs_init();
 	if (len > 10 && memcmp(name, "cuda_tile.", 10) == 0)
 		name += 10, len -= 10;
-	static const struct {
-		const char *alias;
-		int code;
-	} aliases[] = {{"print", IR_OP_PRINT_TKO}, {"fpowf", IR_OP_POW}};
-	for (size_t i = 0; i < TP_ARRAY_LEN(aliases); i++)
-		if (strlen(aliases[i].alias) == len && memcmp(aliases[i].alias, name, len) == 0)
-			return &defs[aliases[i].code];
-	for (int c = 0; c < IR_OP_COUNT; c++)
-		if (def_len[c] == len && defs[c].name[0] == name[0] &&
-		    memcmp(defs[c].name, name, len) == 0)
-			return &defs[c];
+	for (size_t i = name_slot(name, len); name_key[i]; i = (i + 1) & (TP_ARRAY_LEN(name_key) - 1))
+		if (strncmp(name_key[i], name, len) == 0 && name_key[i][len] == '\0')
+			return &defs[name_code[i]];
 	return NULL;
 }
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 struct priv {
-	struct nside *sides; /* 2 per entry */
+	struct nside *sides; /* 2 per entry; kept only for their texts */
 	size_t n;
 };
 
@@ -140,7 +140,7 @@ static void match_entries(const struct ir_module *ref, const struct ir_module *g
 struct irdiff_result *irdiff_modules(const struct ir_module *ref, const struct ir_module *gen,
 				     const struct irdiff_options *opt, struct tp_err *err)
 {
-	struct irdiff_options none = {false};
+	struct irdiff_options none = {false, false};
 	if (!opt)
 		opt = &none;
 	struct irdiff_result *r = xcalloc(1, sizeof(*r));
@@ -156,6 +156,9 @@ struct irdiff_result *irdiff_modules(const struct ir_module *ref, const struct i
 	pv->sides = xcalloc(2 * (cap ? cap : 1), sizeof(*pv->sides));
 	r->priv = pv;
 	struct fbuf fb = {NULL, 0, 0};
+	struct pcache types[2];
+	memset(types, 0, sizeof(types));
+	struct rowlines rl = {NULL, NULL};
 	int rc = 0;
 	git_libgit2_init();
 	for (uint32_t i = 0; i <= ref->nentries + gen->nentries && rc == 0; i++) {
@@ -183,14 +186,14 @@ struct irdiff_result *irdiff_modules(const struct ir_module *ref, const struct i
 		e->ref_name = a ? ir_symbol_name(a) : NULL;
 		e->gen_name = b ? ir_symbol_name(b) : NULL;
 		if (a)
-			irdiff_flatten(a, opt->keep_dead_constants, sa);
+			irdiff_flatten(a, opt->keep_dead_constants, opt->texts, &types[0], sa);
 		if (b)
-			irdiff_flatten(b, opt->keep_dead_constants, sb);
-		rc = irdiff_align(sa, sb, e, err);
+			irdiff_flatten(b, opt->keep_dead_constants, opt->texts, &types[1], sb);
+		rc = irdiff_align(sa, sb, e, &rl, err);
 		if (rc)
 			break;
 		if (a && b) {
-			irdiff_rules(e, ei, sa, sb, &fb);
+			irdiff_rules(e, ei, sa, sb, &rl, types, &fb);
 		} else {
 			struct range x = {0, 0, 0}, y = {0, 0, 0};
 			irdiff_op_lines(a, &x.first, &x.last);
@@ -204,8 +207,17 @@ struct irdiff_result *irdiff_modules(const struct ir_module *ref, const struct i
 						  xasprintf("entry @%s exists only in the generated module",
 							    e->gen_name));
 		}
+		/* the rows have what the lines held but their texts */
+		if (!opt->texts) {
+			irdiff_nside_free(sa);
+			irdiff_nside_free(sb);
+		}
 	}
 	git_libgit2_shutdown();
+	irdiff_pcache_free(&types[0]);
+	irdiff_pcache_free(&types[1]);
+	free(rl.ref);
+	free(rl.gen);
 	free(gen_of);
 	free(gen_used);
 	if (!ref->nentries && !gen->nentries)

@@ -5,9 +5,11 @@
  * aligned rows (both sides' line ranges and canonical texts) and the
  * findings.
  *
- * A finding is a difference between the two sides. Something the reference
- * rules flag that is present on both sides alike is at most a NOTE; two
- * identical or merely renamed modules are PASS. */
+ * A finding is a difference between the two sides, or a defect of the
+ * generated side the reference rules name whatever the reference holds
+ * (a scalar `assume div_by`). Where the text of one side cannot tell (a
+ * `masked` view whose printer dropped the padding value) the finding is a
+ * NOTE; two identical or merely renamed modules are PASS. */
 #ifndef TILEPORT_IR_IRDIFF_H
 #define TILEPORT_IR_IRDIFF_H
 
@@ -24,7 +26,7 @@ enum irdiff_severity {
 	IRDIFF_CRITICAL, /* FAIL_FIXABLE */
 	IRDIFF_WARN,     /* PASS_WITH_NOTES (reference: WARN, MISSING_HINT, WORKAROUND) */
 	IRDIFF_INFO,     /* shown, no effect on the verdict (reference: INFO(delta)) */
-	IRDIFF_NOTE,     /* flagged by a reference rule but alike on both sides */
+	IRDIFF_NOTE,     /* one side's text cannot tell (no effect on the verdict) */
 };
 
 enum irdiff_verdict {
@@ -40,13 +42,14 @@ enum irdiff_row_kind {
 	IRDIFF_ROW_GEN_ONLY,
 };
 
-/* One side of an aligned row. Absent side: text == NULL. */
+/* One side of an aligned row. */
 struct irdiff_side {
+	bool present;           /* false: the row exists on the other side only */
+	int depth;              /* region nesting inside the entry (body = 0) */
 	const struct ir_op *op; /* NULL for absent sides and for closing-brace rows */
 	uint32_t first, last;   /* source lines (1-based, inclusive); 0 = unknown (bytecode) */
-	const char *text;       /* canonical text (ir_op_line), "}" or "} else {" */
-	const char *key;        /* the normalised line the alignment compared */
-	int depth;              /* region nesting inside the entry (body = 0) */
+	const char *text;       /* canonical text (ir_op_line), "}" or "} else {"; NULL when
+				   absent, and for ops unless irdiff_options.texts */
 };
 
 struct irdiff_row {
@@ -98,6 +101,8 @@ struct irdiff_result {
 struct irdiff_options {
 	bool keep_dead_constants; /* default false: unused constants are dropped, as
 				     cuda-tile-opt --canonicalize would */
+	bool texts;               /* give every op row its canonical text (views, --rows):
+				     printing it is most of the cost of a diff */
 };
 
 /* Diff two modules. NULL on failure (err set; a libgit2 error is TP_EXIT_ENV). */

@@ -36,29 +36,45 @@ static int on_hunk(const git_diff_delta *delta, const git_diff_hunk *h, void *pa
 	return 0;
 }
 
-static char *join_keys(const struct nside *s, size_t *len)
+/* libgit2 compares lines of text: each line becomes its depth and the
+ * first 64 bits of its hash, 15 bytes, so that what libgit2 hashes and
+ * splits is a quarter of the IR's size. Rows it calls equal are checked
+ * on all 128 bits. */
+static char *join_lines(const struct nside *s, size_t *len)
 {
-	struct sbuf sb = SBUF_INIT;
+	static const char digits[] =
+		"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/";
+	enum { W = 15 }; /* 3 depth, 11 hash, newline */
+	char *buf = xmalloc(s->n * W + 1), *p = buf;
 	for (size_t i = 0; i < s->n; i++) {
-		sb_adds(&sb, s->lines[i].key);
-		sb_addc(&sb, '\n');
+		const struct nline *l = &s->lines[i];
+		unsigned d = (unsigned)l->depth;
+		*p++ = digits[(d >> 12) & 63];
+		*p++ = digits[(d >> 6) & 63];
+		*p++ = digits[d & 63];
+		uint64_t h = l->body[0];
+		for (int k = 0; k < 11; k++, h >>= 6)
+			*p++ = digits[h & 63];
+		*p++ = '\n';
 	}
-	*len = sb.len;
-	return sb_detach(&sb);
+	*p = '\0';
+	*len = (size_t)(p - buf);
+	return buf;
 }
 
 struct rows {
 	struct irdiff_entry *e;
+	struct rowlines *rl;
 	size_t cap;
 };
 
 static void side_of(struct irdiff_side *d, const struct nline *l)
 {
+	d->present = true;
 	d->op = l->op;
 	d->first = l->first;
 	d->last = l->last;
 	d->text = l->text;
-	d->key = l->key;
 	d->depth = l->depth;
 }
 
@@ -68,7 +84,11 @@ static void row(struct rows *r, enum irdiff_row_kind k, const struct nline *a, c
 	if (e->nrows == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 64;
 		e->rows = xrealloc(e->rows, r->cap * sizeof(*e->rows));
+		r->rl->ref = xrealloc(r->rl->ref, r->cap * sizeof(*r->rl->ref));
+		r->rl->gen = xrealloc(r->rl->gen, r->cap * sizeof(*r->rl->gen));
 	}
+	r->rl->ref[e->nrows] = a;
+	r->rl->gen[e->nrows] = b;
 	struct irdiff_row *w = &e->rows[e->nrows++];
 	memset(w, 0, sizeof(*w));
 	w->kind = k;
@@ -111,7 +131,7 @@ static void pair_hunk(struct rows *r, const struct nside *ref, size_t os, size_t
 		while (j < k)
 			row(r, IRDIFF_ROW_GEN_ONLY, NULL, &gen->lines[ns + j++]);
 		const struct nline *g = &gen->lines[ns + j++];
-		row(r, strcmp(a->key, g->key) ? IRDIFF_ROW_CHANGED : IRDIFF_ROW_EQUAL, a, g);
+		row(r, nline_same(a, g) ? IRDIFF_ROW_EQUAL : IRDIFF_ROW_CHANGED, a, g);
 		i++;
 	}
 }
@@ -119,11 +139,11 @@ static void pair_hunk(struct rows *r, const struct nside *ref, size_t os, size_t
 /* libgit2's global state (it loads TLS certificates on init: slow) is set
  * up once per irdiff_modules call, not per entry. */
 int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff_entry *e,
-		 struct tp_err *err)
+		 struct rowlines *rl, struct tp_err *err)
 {
-	struct rows r = {e, 0};
+	struct rows r = {e, rl, 0};
 	size_t la, lb;
-	char *a = join_keys(ref, &la), *b = join_keys(gen, &lb);
+	char *a = join_lines(ref, &la), *b = join_lines(gen, &lb);
 	struct hunks hs = {NULL, 0, 0};
 	git_diff_options opts;
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
@@ -147,8 +167,8 @@ int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff
 		size_t ns = h < hs.n ? hs.v[h].ns : gen->n;
 		/* lines between hunks are equal, one for one */
 		while (oi < os && ni < ns) {
-			row(&r, IRDIFF_ROW_EQUAL, &ref->lines[oi], &gen->lines[ni]);
-			oi++, ni++;
+			const struct nline *a = &ref->lines[oi++], *b = &gen->lines[ni++];
+			row(&r, nline_same(a, b) ? IRDIFF_ROW_EQUAL : IRDIFF_ROW_CHANGED, a, b);
 		}
 		if (oi < os || ni < ns) /* cannot happen with a consistent diff */
 			pair_hunk(&r, ref, oi, os - oi, gen, ni, ns - ni), oi = os, ni = ns;
@@ -159,5 +179,8 @@ int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff
 		ni = hs.v[h].ns + hs.v[h].nn;
 	}
 	free(hs.v);
+	/* the rows outlive the diff: give back the doubling's slack */
+	if (e->nrows && e->nrows < r.cap)
+		e->rows = xrealloc(e->rows, e->nrows * sizeof(*e->rows));
 	return 0;
 }

@@ -24,13 +24,17 @@ static const struct ir_value *through_assume(const struct ir_value *v)
 
 /* ---- predicates ---- */
 
+/* The predicates run on every op of both sides: they look at the op's own
+ * attributes first and at the registry only for the few that qualify. */
 static bool nondefault_rounding(const struct ir_op *op, const void *ctx)
 {
 	(void)ctx;
-	for (uint32_t i = 0; i < op->def->nattrs; i++) {
-		const struct ir_attr_def *d = &op->def->attrs[i];
-		const struct ir_attr *a = ir_op_attr(op, d->name);
-		if (d->spec == IR_AK_ROUNDING && a && !ir_attr_is_default(d, a))
+	for (uint32_t i = 0; i < op->nattrs; i++) {
+		const struct ir_attr *a = op->attrs[i].attr;
+		if (a->kind != IR_ATTR_ENUM || a->ekind != IR_EN_ROUNDING)
+			continue;
+		const struct ir_attr_def *d = ir_opdef_attr(op->def, op->attrs[i].name);
+		if (d && d->spec == IR_AK_ROUNDING && !ir_attr_is_default(d, a))
 			return true;
 	}
 	return false;
@@ -75,20 +79,29 @@ static bool scalar_div_by(const struct ir_op *op, const void *ctx)
 	return div_by_on(op, false);
 }
 
+/* The first row whose generated op satisfies pred, or -1. */
+static int gen_row_if(const struct irdiff_entry *e, bool (*pred)(const struct ir_op *, const void *))
+{
+	for (size_t i = 0; i < e->nrows; i++)
+		if (e->rows[i].gen.op && pred(e->rows[i].gen.op, NULL))
+			return (int)i;
+	return -1;
+}
+
 static bool raw_ptr_memory(const struct ir_op *op, const void *ctx)
 {
 	(void)ctx;
 	return op->code == IR_OP_LOAD_PTR_TKO || op->code == IR_OP_STORE_PTR_TKO;
 }
 
-
-
-
 /* ctx: "allow_tma=true", "allow_tma=false" or "latency" */
 static bool op_hint(const struct ir_op *op, const void *ctx)
 {
-	const struct ir_attr *h = ir_op_attr(op, "optimization_hints");
-	if (!h || h->kind != IR_ATTR_HINTS)
+	const struct ir_attr *h = NULL;
+	for (uint32_t i = 0; i < op->nattrs && !h; i++)
+		if (op->attrs[i].attr->kind == IR_ATTR_HINTS)
+			h = op->attrs[i].attr;
+	if (!h)
 		return false;
 	const char *want = ctx;
 	for (uint32_t i = 0; i < h->n; i++) {
@@ -143,44 +156,79 @@ static bool is_make_token(const struct ir_op *op, const void *ctx)
 	return op->code == IR_OP_MAKE_TOKEN;
 }
 
+/* What the attribute rules count, one pass over each side for all. */
+enum {
+	T_ROUNDING, T_SWIZZLE, T_PTR_DIV_BY, T_SCALAR_DIV_BY, T_RAW_PTR, T_TMA_ON, T_TMA_OFF,
+	T_LATENCY, T_BF16, T_MAKE_TOKEN, T_COUNT
+};
+
+static const struct {
+	bool (*pred)(const struct ir_op *, const void *);
+	const void *ctx;
+} tallies[T_COUNT] = {
+	[T_ROUNDING] = {nondefault_rounding, NULL},
+	[T_SWIZZLE] = {swizzle, NULL},
+	[T_PTR_DIV_BY] = {ptr_div_by, NULL},
+	[T_SCALAR_DIV_BY] = {scalar_div_by, NULL},
+	[T_RAW_PTR] = {raw_ptr_memory, NULL},
+	[T_TMA_ON] = {op_hint, "allow_tma=true"},
+	[T_TMA_OFF] = {op_hint, "allow_tma=false"},
+	[T_LATENCY] = {op_hint, "latency"},
+	[T_BF16] = {uses_bf16, NULL},
+	[T_MAKE_TOKEN] = {is_make_token, NULL},
+};
+
+static void tally(const struct nside *s, struct range *t)
+{
+	memset(t, 0, T_COUNT * sizeof(*t));
+	for (size_t i = 0; s && i < s->n; i++) {
+		const struct ir_op *op = s->lines[i].op;
+		for (int k = 0; op && k < T_COUNT; k++)
+			if (tallies[k].pred(op, tallies[k].ctx))
+				irdiff_range_add(&t[k], &s->lines[i]);
+	}
+}
+
 void irdiff_attr_rules(struct irdiff_entry *e, int ei, const struct nside *ref,
 		       const struct nside *gen, struct fbuf *fb)
 {
+	struct range tr[T_COUNT], tg[T_COUNT];
+	tally(ref, tr);
+	tally(gen, tg);
 	struct range a, b;
-	a = irdiff_count_if(ref, nondefault_rounding, NULL);
-	b = irdiff_count_if(gen, nondefault_rounding, NULL);
+	a = tr[T_ROUNDING];
+	b = tg[T_ROUNDING];
 	if (b.n > a.n)
 		irdiff_add_ranges(fb, "rounding-count", IRDIFF_WARN, ei, a, b, -1,
 				  xasprintf("%d op(s) with an explicit rounding mode generated, %d in "
 					    "the reference", b.n, a.n));
-	a = irdiff_count_if(ref, swizzle, NULL);
-	b = irdiff_count_if(gen, swizzle, NULL);
+	a = tr[T_SWIZZLE];
+	b = tg[T_SWIZZLE];
 	if (a.n && !b.n)
 		irdiff_add_ranges(fb, "block-swizzle", IRDIFF_WARN, ei, a, b, -1,
 				  xasprintf("the reference swizzles block ids (divi/remi on blockId, "
 					    "L2 locality); the generated entry does not"));
-	a = irdiff_count_if(ref, ptr_div_by, NULL);
-	b = irdiff_count_if(gen, ptr_div_by, NULL);
+	a = tr[T_PTR_DIV_BY];
+	b = tg[T_PTR_DIV_BY];
 	if (a.n > b.n) {
-		bool raw = irdiff_count_if(gen, raw_ptr_memory, NULL).n > 0;
+		bool raw = tg[T_RAW_PTR].n > 0;
 		irdiff_add_ranges(fb, "assume-ptr-div-by", raw ? IRDIFF_CRITICAL : IRDIFF_WARN, ei, a,
 				  b, irdiff_find_row(e, "assume", true),
 				  xasprintf("pointer assume div_by: %d in the reference, %d generated%s",
 					    a.n, b.n, raw ? " (raw pointer loads/stores need them)"
 						       : " (view/TMA path)"));
 	}
-	a = irdiff_count_if(ref, scalar_div_by, NULL);
-	b = irdiff_count_if(gen, scalar_div_by, NULL);
-	if (b.n > a.n)
+	/* cuTile Python's JIT sees a stride's value when it compiles; an
+	 * ahead-of-time Rust kernel cannot, so any scalar divisibility assume it
+	 * carries is a defect, whatever the reference has (coding rule R21) */
+	a = tr[T_SCALAR_DIV_BY];
+	b = tg[T_SCALAR_DIV_BY];
+	if (b.n)
 		irdiff_add_ranges(fb, "assume-scalar-div-by", IRDIFF_CRITICAL, ei, a, b,
-				  irdiff_find_row(e, "assume", true),
-				  xasprintf("scalar assume div_by: %d generated, %d in the reference",
-					    b.n, a.n));
-	else if (b.n)
-		irdiff_add_ranges(fb, "assume-scalar-div-by", IRDIFF_NOTE, ei, a, b, -1,
-				  xasprintf("scalar assume div_by on both sides (%d in the reference, "
-					    "%d generated): the reference script flags these, the "
-					    "reference carries them too", a.n, b.n));
+				  gen_row_if(e, scalar_div_by),
+				  xasprintf("scalar assume div_by generated (%d; %d in the reference): "
+					    "deprecated, it can corrupt irregular shapes; assume "
+					    "divisibility on pointers only", b.n, a.n));
 	static const char *const fops[] = {"addf", "subf", "mulf", "divf", "exp", "exp2", "negf"};
 	enum { NF = TP_ARRAY_LEN(fops) };
 	/* one pass per side: [0] all ops of the name, [1] with ftz, [2] approx */
@@ -222,31 +270,31 @@ void irdiff_attr_rules(struct irdiff_entry *e, int ei, const struct nside *ref,
 					  xasprintf("rounding<approx> on %s: %d in the reference, %d "
 						    "generated", fops[i], a.n, b.n));
 	}
-	a = irdiff_count_if(ref, op_hint, "allow_tma=true");
-	b = irdiff_count_if(gen, op_hint, "allow_tma=true");
+	a = tr[T_TMA_ON];
+	b = tg[T_TMA_ON];
 	if (a.n > b.n)
 		irdiff_add_ranges(fb, "allow-tma", IRDIFF_CRITICAL, ei, a, b, -1,
 				  xasprintf("allow_tma = true on %d op(s) in the reference, %d generated",
 					    a.n, b.n));
-	a = irdiff_count_if(ref, op_hint, "allow_tma=false");
-	b = irdiff_count_if(gen, op_hint, "allow_tma=false");
+	a = tr[T_TMA_OFF];
+	b = tg[T_TMA_OFF];
 	if (a.n != b.n)
 		irdiff_add_ranges(fb, "allow-tma", IRDIFF_WARN, ei, a, b, -1,
 				  xasprintf("allow_tma = false on %d op(s) in the reference, %d generated",
 					    a.n, b.n));
-	a = irdiff_count_if(ref, op_hint, "latency");
-	b = irdiff_count_if(gen, op_hint, "latency");
+	a = tr[T_LATENCY];
+	b = tg[T_LATENCY];
 	if (a.n != b.n)
 		irdiff_add_ranges(fb, "latency", IRDIFF_WARN, ei, a, b, -1,
 				  xasprintf("latency hints on %d op(s) in the reference, %d generated",
 					    a.n, b.n));
-	a = irdiff_count_if(ref, uses_bf16, NULL);
-	b = irdiff_count_if(gen, uses_bf16, NULL);
+	a = tr[T_BF16];
+	b = tg[T_BF16];
 	if ((a.n || entry_bf16(e->ref)) && !b.n && !entry_bf16(e->gen))
 		irdiff_add_ranges(fb, "bf16", IRDIFF_WARN, ei, a, b, -1,
 				  xasprintf("the reference uses bf16, the generated entry does not"));
-	a = irdiff_count_if(ref, is_make_token, NULL);
-	b = irdiff_count_if(gen, is_make_token, NULL);
+	a = tr[T_MAKE_TOKEN];
+	b = tg[T_MAKE_TOKEN];
 	if (a.n != b.n)
 		irdiff_add_ranges(fb, "token-count", IRDIFF_WARN, ei, a, b,
 				  irdiff_find_row(e, "make_token", true),
@@ -286,7 +334,7 @@ static char *list(const char *pre, const int64_t *v, uint32_t n, const char *sep
 		if (v[i] == IR_DYN || (gate && v[i] != 1))
 			sb_addc(&sb, '?');
 		else
-			sb_printf(&sb, "%lld", (long long)v[i]);
+			sb_add_int(&sb, v[i]);
 	}
 	sb_adds(&sb, post);
 	return sb_detach(&sb);
@@ -430,8 +478,29 @@ static bool is_memory(const struct ir_op *op)
 
 static const char *pad_name(int p)
 {
+	if (p == IR_PAD_MASKED)
+		return "masked (value not given)";
 	const char *k = p == IR_PAD_ABSENT ? NULL : ir_enum_keyword(IR_EN_PADDING, p);
 	return k ? k : "none";
+}
+
+/* A `masked` view whose printer dropped the value against a view with a
+ * value is no difference we can see: only a note that one side does not
+ * say. Masked against no padding at all is a real difference. */
+static void padding_value(struct irdiff_entry *e, int ei, size_t i, int pa, int pg,
+			  struct fbuf *fb)
+{
+	if (pa == pg)
+		return;
+	if ((pa == IR_PAD_MASKED && pg >= 0) || (pg == IR_PAD_MASKED && pa >= 0))
+		row_finding(fb, "padding-value", IRDIFF_NOTE, ei, e, i,
+			    xasprintf("padding_value %s in the reference, %s generated: the masked "
+				      "side's printer did not write the value", pad_name(pa),
+				      pad_name(pg)));
+	else
+		row_finding(fb, "padding-value", IRDIFF_CRITICAL, ei, e, i,
+			    xasprintf("padding_value %s in the reference, %s generated", pad_name(pa),
+				      pad_name(pg)));
 }
 
 static void changed_row(struct irdiff_entry *e, int ei, size_t i, struct fbuf *fb)
@@ -454,10 +523,8 @@ static void changed_row(struct irdiff_entry *e, int ei, size_t i, struct fbuf *f
 	case IR_OP_MAKE_GATHER_SCATTER_VIEW: {
 		const struct ir_type *ta = a->nresults ? a->results[0]->type : NULL;
 		const struct ir_type *tg = g->nresults ? g->results[0]->type : NULL;
-		if (ta && tg && ta->padding != tg->padding)
-			row_finding(fb, "padding-value", IRDIFF_CRITICAL, ei, e, i,
-				    xasprintf("padding_value %s in the reference, %s generated",
-					      pad_name(ta->padding), pad_name(tg->padding)));
+		if (ta && tg)
+			padding_value(e, ei, i, ta->padding, tg->padding, fb);
 		break;
 	}
 	case IR_OP_LOAD_PTR_TKO:
@@ -494,12 +561,6 @@ static void changed_row(struct irdiff_entry *e, int ei, size_t i, struct fbuf *f
 	default:
 		break;
 	}
-}
-
-static const char *body_of(const struct irdiff_side *s)
-{
-	const char *bar = s->key ? strchr(s->key, '|') : NULL;
-	return bar ? bar + 1 : "";
 }
 
 static const struct ir_op *parent_op(const struct ir_op *op)
@@ -541,19 +602,17 @@ static bool pset_has(const struct pset *s, const void *p)
 	return false;
 }
 
-static uint64_t hbody(const char *s)
+/* The same normalised op, at whatever depth. */
+static bool same_body(const struct nline *a, const struct nline *b)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
+	return a && b && a->body[0] == b->body[0] && a->body[1] == b->body[1];
 }
 
 /* An op directly in a loop body on one side, found unchanged at a shallower
  * loop depth on the other, while the loop itself is there on both sides:
  * hoisted out of the loop (or, the other way round, sunk into one). Rows
- * are indexed by their normalised text so this stays linear. */
-static void moved(struct irdiff_entry *e, int ei, struct fbuf *fb)
+ * are indexed by their normalised op's hash so this stays linear. */
+static void moved(struct irdiff_entry *e, int ei, const struct rowlines *rl, struct fbuf *fb)
 {
 	size_t n = e->nrows;
 	if (!n)
@@ -579,12 +638,12 @@ static void moved(struct irdiff_entry *e, int ei, struct fbuf *fb)
 	memset(head, 0xff, nb * sizeof(int));
 	for (size_t i = 0; i < n; i++) {
 		const struct irdiff_row *w = &e->rows[i];
-		const struct irdiff_side *sd = w->kind == IRDIFF_ROW_REF_ONLY ? &w->ref
-					       : w->kind == IRDIFF_ROW_GEN_ONLY ? &w->gen : NULL;
+		const struct nline *sd = w->kind == IRDIFF_ROW_REF_ONLY ? rl->ref[i]
+					 : w->kind == IRDIFF_ROW_GEN_ONLY ? rl->gen[i] : NULL;
 		next[i] = -1;
 		if (!sd || !sd->op)
 			continue;
-		size_t h = hbody(body_of(sd)) & (nb - 1);
+		size_t h = (size_t)sd->body[0] & (nb - 1);
 		next[i] = head[h];
 		head[h] = (int)i;
 	}
@@ -601,14 +660,14 @@ static void moved(struct irdiff_entry *e, int ei, struct fbuf *fb)
 			if (!is_loop(loop) || !pset_has(&loops, loop))
 				continue;
 			int din = loop_depth(in->op);
-			const char *body = body_of(in);
-			for (int j = head[hbody(body) & (nb - 1)]; j >= 0; j = next[j]) {
+			const struct nline *body = out ? rl->ref[i] : rl->gen[i];
+			for (int j = head[(size_t)body->body[0] & (nb - 1)]; j >= 0; j = next[j]) {
 				const struct irdiff_row *v = &e->rows[j];
 				const struct irdiff_side *other = out ? &v->gen : &v->ref;
 				if (taken[j] ||
 				    v->kind != (out ? IRDIFF_ROW_GEN_ONLY : IRDIFF_ROW_REF_ONLY) ||
 				    !other->op || loop_depth(other->op) >= din ||
-				    strcmp(body, body_of(other)) != 0)
+				    !same_body(body, out ? rl->gen[j] : rl->ref[j]))
 					continue;
 				taken[i] = taken[j] = true;
 				const struct irdiff_side *rs = out ? in : other, *gs = out ? other : in;
@@ -629,10 +688,11 @@ static void moved(struct irdiff_entry *e, int ei, struct fbuf *fb)
 	free(loops.v);
 }
 
-void irdiff_row_checks(struct irdiff_entry *e, int ei, struct fbuf *fb)
+void irdiff_row_checks(struct irdiff_entry *e, int ei, const struct rowlines *rl,
+		       struct fbuf *fb)
 {
 	for (size_t i = 0; i < e->nrows; i++)
 		if (e->rows[i].kind == IRDIFF_ROW_CHANGED)
 			changed_row(e, ei, i, fb);
-	moved(e, ei, fb);
+	moved(e, ei, rl, fb);
 }

@@ -5,36 +5,66 @@
 #include "engine/ir/ir.h"
 #include "engine/ir/irdiff.h"
 
-/* One normalised line of an entry: an op, or a closing-brace row. */
+/* One normalised line of an entry: an op, or a closing-brace row. Its
+ * normal form is not kept as text: lines compare by a 128-bit hash of it
+ * (irdiff_norm.c). */
 struct nline {
 	const struct ir_op *op; /* NULL for "}" and "} else {" */
 	int depth;              /* region nesting below the entry body */
 	int loop_depth;         /* enclosing for/loop ops */
 	uint32_t first, last;   /* source lines, 0 unknown */
-	char *text;             /* canonical text */
-	char *key;              /* "<depth>|<normalised op>" */
-	const char *body;       /* key without the depth prefix */
+	const char *text;       /* canonical text; NULL for ops unless texts were asked for */
+	uint64_t body[2];       /* hash of the normalised op, depth left out */
 	const char *name;       /* canonical op name ("pow" for fpowf), "}" for braces */
 };
+
+/* Same normalised op at the same depth. */
+static inline bool nline_same(const struct nline *a, const struct nline *b)
+{
+	return a->depth == b->depth && a->body[0] == b->body[0] && a->body[1] == b->body[1];
+}
 
 struct nside {
 	struct nline *lines;
 	size_t n, cap;
 };
 
+/* Printed types and attributes of one module, by pointer: types are
+ * interned and the common attributes shared (ir_attr_enum ...), so a
+ * kernel prints a few of them thousands of times. */
+struct pcache {
+	struct pcache_slot {
+		uintptr_t key;     /* the pointer, its low bits saying how it was printed */
+		uint32_t off, len; /* the text, in `text` */
+		uint64_t word[2];  /* its hash, for the normal form (irdiff_norm.c) */
+	} *v;
+	size_t n, cap;
+	struct sbuf text;
+};
+/* irdiff_type(t) through the cache. */
+void irdiff_cached_type(struct sbuf *sb, struct pcache *c, const struct ir_type *t);
+void irdiff_pcache_free(struct pcache *c);
+
 /* The normaliser: an entry's ops in print order as normalised lines.
  * Values are alpha-renamed by what defines them (results by their op,
  * constants by their value, block arguments by position), assume chains
  * are looked through, identity dim_map is explicit, pow/fpowf are one op,
- * and unused constants are dropped unless keep_dead. */
-void irdiff_flatten(const struct ir_op *entry, bool keep_dead, struct nside *out);
+ * and unused constants are dropped unless keep_dead. With texts, each op
+ * line also gets its canonical text (malloc'd, freed with the side). */
+void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struct pcache *printed,
+		    struct nside *out);
 void irdiff_nside_free(struct nside *s);
 /* Normalised spelling of a type (explicit dim_map). */
 void irdiff_type(struct sbuf *sb, const struct ir_type *t);
 
-/* Align two sides (libgit2); fills e->rows. Returns -1 with err set. */
+/* The lines behind each row of an entry (NULL on an absent side). */
+struct rowlines {
+	const struct nline **ref, **gen;
+};
+
+/* Align two sides (libgit2); fills e->rows and rl. Returns -1 with err set. */
 int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff_entry *e,
-		 struct tp_err *err);
+		 struct rowlines *rl, struct tp_err *err);
 
 /* Findings under construction. */
 struct fbuf {
@@ -44,9 +74,10 @@ struct fbuf {
 struct irdiff_finding *irdiff_add(struct fbuf *fb, const char *rule, enum irdiff_severity sev,
 				  int entry, const char *fmt, ...) TP_PRINTF(5, 6);
 
-/* Every rule for one entry pair (either side may be NULL: missing entry). */
+/* Every rule for one entry pair. */
 void irdiff_rules(struct irdiff_entry *e, int index, const struct nside *ref,
-		  const struct nside *gen, struct fbuf *fb);
+		  const struct nside *gen, const struct rowlines *rl, struct pcache *types,
+		  struct fbuf *fb);
 
 /* A count of ops on one side with the line range they cover. */
 struct range {
@@ -67,7 +98,8 @@ void irdiff_attr_rules(struct irdiff_entry *e, int ei, const struct nside *ref,
 		       const struct nside *gen, struct fbuf *fb);
 void irdiff_layout_rules(struct irdiff_entry *e, int ei, const struct nside *ref,
 			 const struct nside *gen, struct fbuf *fb);
-void irdiff_row_checks(struct irdiff_entry *e, int ei, struct fbuf *fb);
+void irdiff_row_checks(struct irdiff_entry *e, int ei, const struct rowlines *rl,
+		       struct fbuf *fb);
 
 /* Source lines of an op (0, 0 when unknown). */
 void irdiff_op_lines(const struct ir_op *op, uint32_t *first, uint32_t *last);

@@ -1,8 +1,12 @@
 /* The normaliser: an entry becomes a list of lines that compare equal when
  * the ops are the same modulo spelling (value names, whitespace, `token = `
  * spacing, #cuda_tile. prefixes, identity dim_map, pow/fpowf, dead
- * constants). Alignment keys name an operand by what defines it, one level
- * deep, so that an inserted op does not rename the rest of the kernel. */
+ * constants). A line names each operand by what defines it, one level
+ * deep, so that an inserted op does not rename the rest of the kernel.
+ * A line is kept only as a 128-bit hash of its normal form, built from the
+ * hashes of its parts (each type, attribute and constant printed once per
+ * module): a diff of 100k-line modules would otherwise print and hold
+ * every line twice more. */
 #include "engine/ir/irdiff_internal.h"
 #include "engine/ir/ir_internal.h"
 
@@ -24,8 +28,11 @@ void irdiff_type(struct sbuf *sb, const struct ir_type *t)
 		/* the printer elides an identity dim_map: put it back before '>' */
 		sb_add(sb, tmp.buf, tmp.len - 1);
 		sb_adds(sb, ", dim_map=[");
-		for (uint32_t i = 0; i < t->ndim_map; i++)
-			sb_printf(sb, "%s%d", i ? ", " : "", t->dim_map[i]);
+		for (uint32_t i = 0; i < t->ndim_map; i++) {
+			if (i)
+				sb_adds(sb, ", ");
+			sb_add_int(sb, t->dim_map[i]);
+		}
 		sb_adds(sb, "]>");
 		sb_free(&tmp);
 		return;
@@ -33,13 +40,146 @@ void irdiff_type(struct sbuf *sb, const struct ir_type *t)
 	ir_print_type(sb, t);
 }
 
+/* ---- printed types and attributes, by pointer ---- */
+
+enum { PC_TYPE, PC_ATTR, PC_DENSE }; /* low bits of a key (pointers are 8-aligned) */
+
+static size_t pc_slot(const struct pcache *c, uintptr_t k)
+{
+	return (size_t)(((uint64_t)k * 0x9e3779b97f4a7c15ULL) >> 20) & (c->cap - 1);
+}
+
+static struct pcache_slot *pc_put(struct pcache *c, uintptr_t k)
+{
+	size_t i = pc_slot(c, k);
+	while (c->v[i].key)
+		i = (i + 1) & (c->cap - 1);
+	c->n++;
+	return &c->v[i];
+}
+
+/* 128 bits of a text's hash: two seeds. */
+static void text_words(const char *s, size_t n, uint64_t w[2])
+{
+	w[0] = tp_hash(s, n, 0x243f6a8885a308d3ULL);
+	w[1] = tp_hash(s, n, 0x13198a2e03707344ULL);
+}
+
+/* The slot of key k, printed the first time it is asked for. */
+static const struct pcache_slot *pc_get(struct pcache *c, const void *p, int how)
+{
+	uintptr_t k = (uintptr_t)p | (uintptr_t)how;
+	for (size_t i = c->cap ? pc_slot(c, k) : 0; c->cap && c->v[i].key; i = (i + 1) & (c->cap - 1))
+		if (c->v[i].key == k)
+			return &c->v[i];
+	if (2 * (c->n + 1) > c->cap) {
+		struct pcache old = *c;
+		c->cap = old.cap ? old.cap * 2 : 64;
+		c->v = xcalloc(c->cap, sizeof(*c->v));
+		c->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.v[i].key)
+				*pc_put(c, old.v[i].key) = old.v[i];
+		free(old.v);
+	}
+	uint32_t off = (uint32_t)c->text.len;
+	switch (how) {
+	case PC_TYPE: irdiff_type(&c->text, p); break;
+	case PC_ATTR: ir_print_attr_generic(&c->text, p); break;
+	default: ir_print_dense(&c->text, p); break;
+	}
+	struct pcache_slot *sl = pc_put(c, k);
+	sl->key = k;
+	sl->off = off;
+	sl->len = (uint32_t)(c->text.len - off);
+	text_words(c->text.buf + off, sl->len, sl->word);
+	return sl;
+}
+
+void irdiff_cached_type(struct sbuf *sb, struct pcache *c, const struct ir_type *t)
+{
+	if (!t) {
+		irdiff_type(sb, t);
+		return;
+	}
+	const struct pcache_slot *sl = pc_get(c, t, PC_TYPE);
+	sb_add(sb, c->text.buf + sl->off, sl->len);
+}
+
+void irdiff_pcache_free(struct pcache *c)
+{
+	free(c->v);
+	sb_free(&c->text);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- one op's normal form, as a hash ----
+ * The normal form is a sequence of 64-bit words: each part (a name, a
+ * type, an attribute, a constant) as the 128-bit hash of its text, each
+ * piece of structure as a tag, counts where lengths vary. Two ops have the same
+ * normal form when they are the same op modulo spelling and value names. */
+
+enum {
+	W_ATTRS = 1, W_UNIT, W_TEXT, W_GROUP, W_RESULTS, W_BLOCK, W_CST, W_DEF, W_ARG,
+	W_OWNED, W_CLOSE, W_ELSE
+};
+
+struct nf {
+	uint64_t a, b;
+};
+
+static void nf_word(struct nf *h, uint64_t w)
+{
+	const uint64_t m = 0xc6a4a7935bd1e995ULL, g = 0x9e3779b97f4a7c15ULL;
+	w *= m;
+	w ^= w >> 47;
+	w *= m;
+	h->a = (h->a ^ w) * m;
+	h->b = ((h->b ^ w) + ((h->b << 23) | (h->b >> 41))) * g;
+}
+
+static void nf_end(struct nf *h, uint64_t out[2])
+{
+	const uint64_t m = 0xc6a4a7935bd1e995ULL;
+	out[0] = (h->a ^ (h->a >> 47)) * m;
+	out[0] ^= out[0] >> 47;
+	out[1] = (h->b ^ (h->b >> 33)) * m;
+	out[1] ^= out[1] >> 29;
+}
+
+static void nf_words(struct nf *h, const uint64_t w[2])
+{
+	nf_word(h, w[0]);
+	nf_word(h, w[1]);
+}
+
+static void nf_text(struct nf *h, const char *s, size_t n)
+{
+	uint64_t w[2];
+	text_words(s, n, w);
+	nf_words(h, w);
+}
+
+static void nf_name(struct nf *h, const char *s)
+{
+	nf_text(h, s, strlen(s));
+}
+
+static void nf_type(struct nf *h, struct pcache *pc, const struct ir_type *t)
+{
+	if (t)
+		nf_words(h, pc_get(pc, t, PC_TYPE)->word);
+	else
+		nf_word(h, 0);
+}
+
 static const char *canon_name(const struct ir_op *op)
 {
 	return op->code == IR_OP_UNKNOWN ? op->name : op->def->name;
 }
 
-/* An operand named by its definition. */
-static void operand(struct sbuf *sb, const struct ir_value *v)
+/* An operand named by its definition (assume chains looked through). */
+static void operand(struct nf *h, const struct ir_value *v, struct pcache *pc)
 {
 	while (v->def && v->def->code == IR_OP_ASSUME && v->def->noperands)
 		v = v->def->operands[0];
@@ -47,92 +187,101 @@ static void operand(struct sbuf *sb, const struct ir_value *v)
 		const struct ir_op *d = v->def;
 		if (d->code == IR_OP_CONSTANT) {
 			const struct ir_attr *a = ir_op_attr(d, "value");
-			sb_adds(sb, "%cst");
+			nf_word(h, W_CST);
 			if (a && a->kind == IR_ATTR_DENSE)
-				ir_print_dense(sb, a);
+				nf_words(h, pc_get(pc, a, PC_DENSE)->word);
 			return;
 		}
-		sb_printf(sb, "%%%s", canon_name(d));
-		if (d->nresults > 1)
-			sb_printf(sb, "#%u", v->index);
+		nf_word(h, W_DEF);
+		nf_name(h, canon_name(d));
+		nf_word(h, d->nresults > 1 ? v->index + 1 : 0);
 		return;
 	}
 	const struct ir_op *owner = v->block && v->block->parent ? v->block->parent->parent : NULL;
-	if (!owner || owner->code == IR_OP_ENTRY)
-		sb_printf(sb, "%%arg%u", v->index);
-	else
-		sb_printf(sb, "%%%s.a%u", canon_name(owner), v->index);
+	if (!owner || owner->code == IR_OP_ENTRY) {
+		nf_word(h, W_ARG);
+	} else {
+		nf_word(h, W_OWNED);
+		nf_name(h, canon_name(owner));
+	}
+	nf_word(h, v->index);
 }
 
-static int attr_cmp(const void *a, const void *b)
+static void op_norm(const struct ir_op *op, struct pcache *pc, uint64_t out[2])
 {
-	const struct ir_named_attr *x = a, *y = b;
-	return strcmp(x->name, y->name);
-}
-
-static char *op_key(const struct ir_op *op, int depth)
-{
-	struct sbuf sb = SBUF_INIT;
-	sb_printf(&sb, "%d|%s", depth, canon_name(op));
+	struct nf h = {0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL};
+	nf_name(&h, canon_name(op));
 	if (op->nattrs) {
-		struct ir_named_attr *as = xmalloc(op->nattrs * sizeof(*as));
-		memcpy(as, op->attrs, op->nattrs * sizeof(*as));
-		qsort(as, op->nattrs, sizeof(*as), attr_cmp);
-		sb_addc(&sb, '{');
+		/* by name, so that attribute order is no difference; ops carry few */
+		const struct ir_named_attr *stack[16];
+		const struct ir_named_attr **as =
+			op->nattrs <= TP_ARRAY_LEN(stack) ? stack : xmalloc(op->nattrs * sizeof(*as));
+		uint32_t n = 0;
 		for (uint32_t i = 0; i < op->nattrs; i++) {
-			sb_printf(&sb, "%s%s", i ? ", " : "", as[i].name);
-			if (as[i].attr->kind != IR_ATTR_UNIT) {
-				sb_addc(&sb, '=');
-				ir_print_attr_generic(&sb, as[i].attr);
+			uint32_t k = n++;
+			while (k && strcmp(as[k - 1]->name, op->attrs[i].name) > 0) {
+				as[k] = as[k - 1];
+				k--;
 			}
+			as[k] = &op->attrs[i];
 		}
-		sb_addc(&sb, '}');
-		free(as);
+		nf_word(&h, W_ATTRS);
+		nf_word(&h, n);
+		for (uint32_t i = 0; i < n; i++) {
+			nf_name(&h, as[i]->name);
+			if (as[i]->attr->kind == IR_ATTR_UNIT)
+				nf_word(&h, W_UNIT);
+			else
+				nf_words(&h, pc_get(pc, as[i]->attr, PC_ATTR)->word);
+		}
+		if (as != stack)
+			free(as);
 	}
 	if (op->code == IR_OP_UNKNOWN && op->text) {
-		for (const char *p = op->text; *p; p++) {
-			if (*p != '\x01') {
-				sb_addc(&sb, *p);
-				continue;
-			}
+		nf_word(&h, W_TEXT);
+		for (const char *p = op->text; *p;) {
+			const char *q = strchr(p, '\x01');
+			size_t n = q ? (size_t)(q - p) : strlen(p);
+			if (n)
+				nf_text(&h, p, n);
+			if (!q)
+				break;
 			char *end;
-			unsigned long k = strtoul(p + 1, &end, 10);
+			unsigned long k = strtoul(q + 1, &end, 10);
 			if (k < op->noperands)
-				operand(&sb, op->operands[k]);
-			p = *end == '\x02' ? end : end - 1;
+				operand(&h, op->operands[k], pc);
+			p = *end == '\x02' ? end + 1 : end;
 		}
 	} else {
 		for (uint32_t g = 0, k = 0; g < op->ngroups; g++) {
-			sb_adds(&sb, g ? " |" : " (");
-			for (uint32_t i = 0; i < op->group_sizes[g]; i++, k++) {
-				sb_addc(&sb, ' ');
-				operand(&sb, op->operands[k]);
-			}
+			nf_word(&h, W_GROUP);
+			nf_word(&h, op->group_sizes[g]);
+			for (uint32_t i = 0; i < op->group_sizes[g]; i++, k++)
+				operand(&h, op->operands[k], pc);
 		}
-		sb_adds(&sb, " )");
 	}
-	sb_adds(&sb, " :");
-	for (uint32_t i = 0; i < op->nresults; i++) {
-		sb_addc(&sb, ' ');
-		irdiff_type(&sb, op->results[i]->type);
-	}
+	nf_word(&h, W_RESULTS);
+	nf_word(&h, op->nresults);
+	for (uint32_t i = 0; i < op->nresults; i++)
+		nf_type(&h, pc, op->results[i]->type);
 	/* block arguments carry the types of loop-carried values */
 	for (uint32_t r = 0; r < op->nregions; r++)
 		for (uint32_t b = 0; b < op->regions[r]->nblocks; b++) {
 			const struct ir_block *blk = op->regions[r]->blocks[b];
-			sb_adds(&sb, " ^(");
-			for (uint32_t i = 0; i < blk->nargs; i++) {
-				sb_addc(&sb, ' ');
-				irdiff_type(&sb, blk->args[i]->type);
-			}
-			sb_adds(&sb, " )");
+			nf_word(&h, W_BLOCK);
+			nf_word(&h, blk->nargs);
+			for (uint32_t i = 0; i < blk->nargs; i++)
+				nf_type(&h, pc, blk->args[i]->type);
 		}
-	return sb_detach(&sb);
+	nf_end(&h, out);
 }
+
+/* ---- an entry ---- */
 
 struct flat {
 	struct nside *out;
-	const struct ir_names *names;
+	struct ir_names *names; /* NULL: no texts */
+	struct pcache *printed;
 	bool keep_dead;
 	const uint32_t *uses; /* by value id - base */
 	uint32_t base, nuses;
@@ -155,9 +304,10 @@ static void brace(struct flat *f, int depth, int loop_depth, const char *text, u
 	l->depth = depth;
 	l->loop_depth = loop_depth;
 	l->first = l->last = line;
-	l->text = xstrdup(text);
-	l->key = xasprintf("%d|%s", depth, text);
-	l->body = strchr(l->key, '|') + 1;
+	l->text = text;
+	struct nf h = {0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL};
+	nf_word(&h, text[1] ? W_ELSE : W_CLOSE);
+	nf_end(&h, l->body);
 	l->name = "}";
 }
 
@@ -179,9 +329,9 @@ static void flatten_op(struct flat *f, const struct ir_op *op, int depth, int lo
 	l->depth = depth;
 	l->loop_depth = loop_depth;
 	irdiff_op_lines(op, &l->first, &l->last);
-	l->text = ir_op_line(op, f->names);
-	l->key = op_key(op, depth);
-	l->body = strchr(l->key, '|') + 1;
+	if (f->names)
+		l->text = ir_op_line(op, f->names);
+	op_norm(op, f->printed, l->body);
 	l->name = canon_name(op);
 	if (!op->nregions)
 		return;
@@ -242,7 +392,8 @@ static bool result_span(const struct ir_op *op, int depth, void *ctx)
 	return true;
 }
 
-void irdiff_flatten(const struct ir_op *entry, bool keep_dead, struct nside *out)
+void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struct pcache *printed,
+		    struct nside *out)
 {
 	memset(out, 0, sizeof(*out));
 	/* value ids are module-wide: count uses over this entry's span only */
@@ -251,21 +402,21 @@ void irdiff_flatten(const struct ir_op *entry, bool keep_dead, struct nside *out
 	uint32_t base = sp.lo < sp.hi ? sp.lo : 0, n = sp.lo < sp.hi ? sp.hi - sp.lo : 0;
 	struct uses_ctx u = {xcalloc(n ? n : 1, sizeof(uint32_t)), base, n};
 	ir_walk(entry, count_uses, &u);
-	struct ir_names *names = ir_names_compute(entry);
-	struct flat f = {out, names, keep_dead, u.uses, base, n};
+	struct flat f = {out, texts ? ir_names_compute(entry) : NULL, printed, keep_dead, u.uses,
+			 base, n};
 	const struct ir_block *body = ir_entry_body(entry);
 	if (body)
 		flatten_block(&f, entry, body, 0, 0);
-	ir_names_free(names);
+	if (f.names)
+		ir_names_free(f.names);
 	free(u.uses);
 }
 
 void irdiff_nside_free(struct nside *s)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->lines[i].text);
-		free(s->lines[i].key);
-	}
+	for (size_t i = 0; i < s->n; i++)
+		if (s->lines[i].op)
+			free((char *)s->lines[i].text);
 	free(s->lines);
 	memset(s, 0, sizeof(*s));
 }

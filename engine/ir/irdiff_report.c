@@ -7,6 +7,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* printf-free padding: a report of a thousand entries has tens of
+ * thousands of table lines */
+static void pad(struct sbuf *o, const char *s, int width, bool left)
+{
+	int n = (int)strlen(s);
+	if (!left)
+		for (int i = n; i < width; i++)
+			sb_addc(o, ' ');
+	sb_add(o, s, (size_t)n);
+	if (left)
+		for (int i = n; i < width; i++)
+			sb_addc(o, ' ');
+}
+
+static void pad_int(struct sbuf *o, int v, int width, bool sign)
+{
+	char buf[16], *p = buf + sizeof(buf);
+	unsigned u = v < 0 ? -(unsigned)v : (unsigned)v;
+	*--p = '\0';
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	else if (sign)
+		*--p = '+';
+	pad(o, p, width, false);
+}
+
 static void lines(char *buf, size_t cap, uint32_t a, uint32_t b)
 {
 	if (!a)
@@ -34,14 +63,17 @@ static void text_rows(const struct irdiff_entry *e, struct sbuf *o)
 	for (size_t i = 0; i < e->nrows; i++) {
 		const struct irdiff_row *w = &e->rows[i];
 		char a[24], b[24];
-		lines(a, sizeof(a), w->ref.text ? w->ref.first : 0, 0);
-		lines(b, sizeof(b), w->gen.text ? w->gen.first : 0, 0);
+		lines(a, sizeof(a), w->ref.present ? w->ref.first : 0, 0);
+		lines(b, sizeof(b), w->gen.present ? w->gen.first : 0, 0);
 		static const char mark[] = {'=', '~', '-', '+'};
-		int d = w->ref.text ? w->ref.depth : w->gen.depth;
-		const char *t = w->ref.text ? w->ref.text : w->gen.text;
+		int d = w->ref.present ? w->ref.depth : w->gen.depth;
+		const char *t = w->ref.present ? w->ref.text : w->gen.text;
+		if (!t)
+			t = "";
 		sb_printf(o, "  %c %6s %6s  %*s%s\n", mark[w->kind], a, b, 2 * d, "", t);
 		if (w->kind == IRDIFF_ROW_CHANGED)
-			sb_printf(o, "  %c %6s %6s  %*s%s\n", ' ', "", "", 2 * d, "", w->gen.text);
+			sb_printf(o, "  %c %6s %6s  %*s%s\n", ' ', "", "", 2 * d, "",
+				  w->gen.text ? w->gen.text : "");
 	}
 }
 
@@ -52,18 +84,37 @@ void irdiff_report_text(const struct irdiff_result *r, const char *ref_path, con
 	sb_printf(o, "alignment: %s\n", r->alignment);
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct irdiff_entry *e = &r->entries[i];
-		sb_printf(o, "\nentry @%s <-> @%s\n", e->ref_name ? e->ref_name : "(none)",
-			  e->gen_name ? e->gen_name : "(none)");
+		sb_adds(o, "\nentry @");
+		sb_adds(o, e->ref_name ? e->ref_name : "(none)");
+		sb_adds(o, " <-> @");
+		sb_adds(o, e->gen_name ? e->gen_name : "(none)");
+		sb_addc(o, '\n');
 		if (e->ncounts) {
 			sb_printf(o, "  %-16s %5s %5s %6s  %s\n", "Op", "Ref", "Gen", "Delta", "Verdict");
 			for (size_t k = 0; k < e->ncounts; k++) {
 				const struct irdiff_count *c = &e->counts[k];
-				sb_printf(o, "  %-16s %5d %5d %+6d  %s\n", c->op, c->ref, c->gen,
-					  c->gen - c->ref, c->verdict);
+				sb_adds(o, "  ");
+				pad(o, c->op, 16, true);
+				sb_addc(o, ' ');
+				pad_int(o, c->ref, 5, false);
+				sb_addc(o, ' ');
+				pad_int(o, c->gen, 5, false);
+				sb_addc(o, ' ');
+				pad_int(o, c->gen - c->ref, 6, true);
+				sb_adds(o, "  ");
+				sb_adds(o, c->verdict);
+				sb_addc(o, '\n');
 			}
 		}
-		sb_printf(o, "  rows: %zu equal, %zu changed, %zu reference only, %zu generated only\n",
-			  e->nequal, e->nchanged, e->nref_only, e->ngen_only);
+		sb_adds(o, "  rows: ");
+		sb_add_uint(o, e->nequal);
+		sb_adds(o, " equal, ");
+		sb_add_uint(o, e->nchanged);
+		sb_adds(o, " changed, ");
+		sb_add_uint(o, e->nref_only);
+		sb_adds(o, " reference only, ");
+		sb_add_uint(o, e->ngen_only);
+		sb_adds(o, " generated only\n");
 		if (flags & IRDIFF_TEXT_ROWS)
 			text_rows(e, o);
 		size_t nf;
@@ -73,8 +124,17 @@ void irdiff_report_text(const struct irdiff_result *r, const char *ref_path, con
 			char a[24], b[24];
 			lines(a, sizeof(a), f[k].ref_first, f[k].ref_last);
 			lines(b, sizeof(b), f[k].gen_first, f[k].gen_last);
-			sb_printf(o, "    %-8s %-20s ref %-9s gen %-9s %s\n",
-				  irdiff_severity_name(f[k].severity), f[k].rule, a, b, f[k].message);
+			sb_adds(o, "    ");
+			pad(o, irdiff_severity_name(f[k].severity), 8, true);
+			sb_addc(o, ' ');
+			pad(o, f[k].rule, 20, true);
+			sb_adds(o, " ref ");
+			pad(o, a, 9, true);
+			sb_adds(o, " gen ");
+			pad(o, b, 9, true);
+			sb_addc(o, ' ');
+			sb_adds(o, f[k].message);
+			sb_addc(o, '\n');
 		}
 	}
 	size_t nf;
@@ -110,11 +170,12 @@ static cJSON *finding_json(const struct irdiff_finding *f)
 
 static cJSON *side_json(const struct irdiff_side *s)
 {
-	if (!s->text)
+	if (!s->present)
 		return cJSON_CreateNull();
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "lines", range(s->first, s->last));
-	cJSON_AddStringToObject(o, "text", s->text);
+	if (s->text)
+		cJSON_AddStringToObject(o, "text", s->text);
 	cJSON_AddNumberToObject(o, "depth", s->depth);
 	return o;
 }

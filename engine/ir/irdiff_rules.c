@@ -2,9 +2,8 @@
  * the parsed IR instead of on words: op-count families, launch hints, tile
  * shapes, reduce identities, rounding, block swizzle, pointer and scalar
  * `assume div_by`, flush_to_zero and approx per op, allow_tma and latency
- * hints, MMA accumulator types, bf16 use. Where the script flags something
- * both sides carry alike, the finding is a NOTE. Row-level checks and the
- * layout rules are in irdiff_checks.c. */
+ * hints, MMA accumulator types, bf16 use. Row-level checks and the layout
+ * rules are in irdiff_checks.c. */
 #include "engine/ir/irdiff_internal.h"
 #include "engine/ir/ir_internal.h"
 
@@ -218,6 +217,7 @@ struct strset {
 	size_t n, cap;
 	const struct ir_type **types; /* types already added (interned: pointers compare) */
 	size_t ntypes, captypes;
+	struct pcache *tc;            /* printed types of the side */
 };
 
 static void set_add(struct strset *s, const char *str)
@@ -267,6 +267,14 @@ static char *set_minus(const struct strset *x, const struct strset *y, int *coun
 
 typedef void (*collect_fn)(const struct ir_op *op, struct strset *s);
 
+static void print_type(struct strset *s, struct sbuf *sb, const struct ir_type *t)
+{
+	if (s->tc)
+		irdiff_cached_type(sb, s->tc, t);
+	else
+		ir_print_type(sb, t);
+}
+
 static void collect(const struct nside *side, collect_fn fn, struct strset *s)
 {
 	for (size_t i = 0; side && i < side->n; i++)
@@ -275,13 +283,15 @@ static void collect(const struct nside *side, collect_fn fn, struct strset *s)
 }
 
 /* First line on a side whose op contributes a member missing from `other`. */
-static struct range first_with(const struct nside *side, collect_fn fn, const struct strset *other)
+static struct range first_with(const struct nside *side, collect_fn fn, const struct strset *other,
+			       struct pcache *tc)
 {
 	struct range r = {0, 0, 0};
 	for (size_t i = 0; side && i < side->n; i++) {
 		if (!side->lines[i].op)
 			continue;
 		struct strset one = {0};
+		one.tc = tc;
 		fn(side->lines[i].op, &one);
 		bool hit = false;
 		for (size_t k = 0; k < one.n; k++)
@@ -296,10 +306,12 @@ static struct range first_with(const struct nside *side, collect_fn fn, const st
 }
 
 static void compare_sets(struct irdiff_entry *e, int ei, const struct nside *ref,
-			 const struct nside *gen, struct fbuf *fb, collect_fn fn, const char *rule,
-			 const char *what, bool need_both)
+			 const struct nside *gen, struct pcache *types, struct fbuf *fb,
+			 collect_fn fn, const char *rule, const char *what, bool need_both)
 {
 	struct strset a = {0}, b = {0};
+	a.tc = &types[0];
+	b.tc = &types[1];
 	collect(ref, fn, &a);
 	collect(gen, fn, &b);
 	int na, nb;
@@ -311,7 +323,7 @@ static void compare_sets(struct irdiff_entry *e, int ei, const struct nside *ref
 			sb_printf(&m, "; only in the reference: %s", ra);
 		if (nb)
 			sb_printf(&m, "; only generated: %s", rb);
-		struct range x = first_with(ref, fn, &b), y = first_with(gen, fn, &a);
+		struct range x = first_with(ref, fn, &b, a.tc), y = first_with(gen, fn, &a, b.tc);
 		irdiff_add_ranges(fb, rule, IRDIFF_CRITICAL, ei, x, y, -1, sb_detach(&m));
 	}
 	(void)e;
@@ -335,7 +347,7 @@ static void add_shaped(const struct ir_type *t, struct strset *s)
 	}
 	s->types[s->ntypes++] = t;
 	struct sbuf sb = SBUF_INIT;
-	ir_print_type(&sb, t);
+	print_type(s, &sb, t);
 	set_add(s, sb.buf);
 	sb_free(&sb);
 }
@@ -350,8 +362,10 @@ static void tile_shapes(const struct ir_op *op, struct strset *s)
 
 static void identities(const struct ir_op *op, struct strset *s)
 {
+	if (op->code != IR_OP_REDUCE && op->code != IR_OP_SCAN)
+		return;
 	const struct ir_attr *a = ir_op_attr(op, "identities");
-	if (!a || (op->code != IR_OP_REDUCE && op->code != IR_OP_SCAN))
+	if (!a)
 		return;
 	struct sbuf sb = SBUF_INIT;
 	ir_print_attr(&sb, a);
@@ -375,24 +389,26 @@ static void mma_operands(const struct ir_op *op, struct strset *s)
 	if (!is_mma(op) || op->noperands < 2)
 		return;
 	struct sbuf sb = SBUF_INIT;
-	ir_print_type(&sb, op->operands[0]->type);
+	print_type(s, &sb, op->operands[0]->type);
 	sb_adds(&sb, " x ");
-	ir_print_type(&sb, op->operands[1]->type);
+	print_type(s, &sb, op->operands[1]->type);
 	set_add(s, sb.buf);
 	sb_free(&sb);
 }
 
 void irdiff_rules(struct irdiff_entry *e, int ei, const struct nside *ref, const struct nside *gen,
-		  struct fbuf *fb)
+		  const struct rowlines *rl, struct pcache *types, struct fbuf *fb)
 {
 	op_counts(e, ei, ref, gen, fb);
 	hints(e, ei, fb);
-	compare_sets(e, ei, ref, gen, fb, tile_shapes, "tile-shapes", "tile shapes", true);
-	compare_sets(e, ei, ref, gen, fb, identities, "reduce-identities", "reduce identities", false);
-	compare_sets(e, ei, ref, gen, fb, mma_acc, "mma-acc-type", "MMA accumulator types", true);
-	compare_sets(e, ei, ref, gen, fb, mma_operands, "mma-operand-types", "MMA operand types",
+	compare_sets(e, ei, ref, gen, types, fb, tile_shapes, "tile-shapes", "tile shapes", true);
+	compare_sets(e, ei, ref, gen, types, fb, identities, "reduce-identities", "reduce identities",
+		     false);
+	compare_sets(e, ei, ref, gen, types, fb, mma_acc, "mma-acc-type", "MMA accumulator types",
 		     true);
+	compare_sets(e, ei, ref, gen, types, fb, mma_operands, "mma-operand-types",
+		     "MMA operand types", true);
 	irdiff_attr_rules(e, ei, ref, gen, fb);
 	irdiff_layout_rules(e, ei, ref, gen, fb);
-	irdiff_row_checks(e, ei, fb);
+	irdiff_row_checks(e, ei, rl, fb);
 }

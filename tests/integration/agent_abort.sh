@@ -5,6 +5,9 @@
 . "$TILEPORT_TOP/tests/integration/lib/common.sh"
 . "$TILEPORT_TOP/tests/integration/lib/agents.sh"
 online_env
+# The command tells the test it runs through a FIFO outside the run, which
+# Landlock would refuse it (tests/unit/test_agent_tools.c checks that).
+config "llm.confine_commands = off"
 mkfifo "$T/ready"
 final='<VALIDATOR_OUTPUT>\n$ true\nexit=0\n</VALIDATOR_OUTPUT>\nVERDICT: COMPILED'
 cat >"$T/abort.json" <<EOF2

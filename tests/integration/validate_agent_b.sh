@@ -56,6 +56,20 @@ rule "entry-pattern.entries commented out" "FAIL entry-pattern.entries" "entry-p
 rule "entry-pattern.match ptr for TMA" "FAIL entry-pattern.match" "entry-pattern softmax" \
 	'sed -i "s/x: &Tensor<E, { \[-1, -1\] }>/x: *mut E/; s/out: &Tensor<E, { \[-1, -1\] }>/out: *mut E/" "$OUT/kernel.rs"'
 contains "FAIL_FIXABLE: entry pattern mismatch"
+# a raw pointer to a primitive type beside the tensors (an f32 rstd output)
+# is a side output, as the reference reads it; one to E makes the entry mixed
+rule "entry-pattern.match TMA with an f32 side output" "" "entry-pattern softmax" \
+	'sed -i "s/out: &Tensor<E, { \[-1, -1\] }>,/out: \&Tensor<E, { [-1, -1] }>, rstd: *mut f32,/" "$OUT/kernel.rs"'
+contains "tensor, plus a raw pointer to a primitive type"
+rule "entry-pattern.match TMA with an E pointer" "FAIL entry-pattern.match" "entry-pattern softmax" \
+	'sed -i "s/out: &Tensor<E, { \[-1, -1\] }>,/out: \&Tensor<E, { [-1, -1] }>, rstd: *mut E,/" "$OUT/kernel.rs"'
+contains "has mixed parameters"
+rule "entry-pattern.match PTR with f32 pointers" "" "entry-pattern softmax" \
+	'sed -i "s/load_view_tko/load_ptr_tko/; s/store_view_tko/store_ptr_tko/" "$OUT/reference/reference.mlir"; sed -i "s/x: &Tensor<E, { \[-1, -1\] }>/x: *mut f32/; s/out: &Tensor<E, { \[-1, -1\] }>/out: *mut f32/" "$OUT/kernel.rs"'
+# an attribute between #[cutile::entry(...)] and the fn: still the entry
+rule "entry-pattern.entries attribute before fn" "" "entry-pattern softmax" \
+	'sed -i "/#\[cutile::entry/a\    #[allow(clippy::too_many_arguments)]" "$OUT/kernel.rs"'
+contains "entry softmax_kernel: tensor parameters"
 rule "entry-pattern.match tensor for PTR" "FAIL entry-pattern.match" "entry-pattern softmax" \
 	'sed -i "s/load_view_tko/load_ptr_tko/; s/store_view_tko/store_ptr_tko/" "$OUT/reference/reference.mlir"'
 rule "entry-pattern.match mixed IR" "WARN entry-pattern.match" "entry-pattern softmax" \

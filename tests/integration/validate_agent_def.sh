@@ -21,8 +21,12 @@ rule "agent-d.pytest-header" "FAIL agent-d.pytest-header" "$D" \
 	'sed -i "/^platform/d; /^rootdir/d; /^plugins/d" "$OUT/correctness_cutile_rs.txt"'
 rule "agent-d.fake-runner" "FAIL agent-d.fake-runner" "$D" 'echo "    if diff > 1e-2:" >>"$OUT/correctness_cutile_rs.txt"'
 rule "agent-d.log" "FAIL agent-d.log" "$D" 'rm "$OUT/reports/agent_logs/agent_d.md"'
-rule "agent-d.ffi in-tree copy" "" "$D" 'rm "$OUT/ffi.rs"'
-contains "INFO [agent-d.ffi-copy]"
+# the output contract needs OUT/ffi.rs (pipeline.md §3); the in-tree copy's
+# contents are still checked, so a broken one fails on its own rule too
+rule "agent-d.ffi only in-tree" "FAIL agent-d.ffi" "$D" 'rm "$OUT/ffi.rs"'
+contains "OUT/ffi.rs is missing: the output contract reads this copy; copy"
+rule "agent-d.ffi only in-tree, broken" "FAIL agent-d.ffi
+FAIL agent-d.ffi-no-mangle" "$D" 'rm "$OUT/ffi.rs"; sed -i "s/#\[unsafe(no_mangle)\]/#[no_mangle]/" "$OPS/softmax_kernel/ffi.rs"'
 rule "agent-d.ffi" "FAIL agent-d.ffi" "$D" 'rm "$OUT/ffi.rs" "$OPS/softmax_kernel/ffi.rs"'
 rule "agent-d.ffi-copy" "WARN agent-d.ffi-copy" "$D" 'echo "// edited" >>"$OUT/ffi.rs"'
 rule "agent-d.ffi-tensordesc" "FAIL agent-d.ffi-tensordesc" "$D" 'ffi_sed "s/\*const TensorDesc/*const Desc/g"'

@@ -53,8 +53,16 @@ a "analysis.variant-fields function" "FAIL analysis.variant-fields" "del d['kern
 a "analysis.variant-fields reference_ir" "FAIL analysis.variant-fields" "del d['kernel_variants'][0]['reference_ir']"
 a "analysis.dispatch-condition" "WARN analysis.dispatch-condition" "del d['kernel_variants'][0]['dispatch_condition']"
 a "analysis.reference-ir" "FAIL analysis.reference-ir" "d['kernel_variants'][0]['reference_ir'] = 'reference/nope.mlir'"
-a "analysis.supplement" "FAIL analysis.supplement" \
-	"d['kernel_variants'][0]['reference_ir_f32_supplement'] = 'reference/reference_default_f32.mlir'"
+# as the reference: anywhere under reference/ passes; beside the structural
+# IRs it warns, outside reference/ it fails
+a "analysis.supplement beside the structural IRs" "WARN analysis.supplement" \
+	"d['kernel_variants'][0]['reference_ir_f32_supplement'] = 'reference/reference_f32.mlir'"
+a "analysis.supplement in supplements/" "" \
+	"d['kernel_variants'][0]['reference_ir_f32_supplement'] = 'reference/supplements/softmax_f32.mlir'"
+a "analysis.supplement outside reference/" "FAIL analysis.supplement" \
+	"d['kernel_variants'][0]['reference_ir_f32_supplement'] = 'generated/reference_f32.mlir'"
+a "analysis.supplement escaping reference/" "FAIL analysis.supplement" \
+	"d['kernel_variants'][0]['reference_ir_f32_supplement'] = 'reference/../x_f32.mlir'"
 a "analysis.autotune-keys" "WARN analysis.autotune-keys" "d['kernel_variants'][0]['autotune_configs'] = [{'num_warps': 4}]"
 a "analysis.autotune config type" "FAIL analysis.autotune" "d['autotune_configs'] = ['BLOCK_M=64']"
 a "analysis.autotune missing configs" "FAIL analysis.autotune" "d['launch_path'] = 'autotune'"
@@ -63,6 +71,9 @@ a "analysis.autotune per-variant configs suffice" "" \
 a "analysis.autotune-backends" "WARN analysis.autotune-backends" \
 	"d['launch_path'] = 'autotune'; d['autotune_configs'] = [{'TILE_N': 1024}]; del d['autotune_backends']"
 a "analysis.autotune-key" "WARN analysis.autotune-key" "del d['autotune_key']" bmm
+a "analysis.autotune-backends null" "FAIL analysis.autotune-backends" "d['autotune_backends'] = None"
+contains "autotune_backends is null; it must be a list of backend names"
+a "analysis.autotune-backends string" "FAIL analysis.autotune-backends" "d['autotune_backends'] = 'cutile'" bmm
 a "analysis.config-to-variant missing" "WARN analysis.config-to-variant" "del d['config_to_variant']"
 a "analysis.config-to-variant unknown" "WARN analysis.config-to-variant" "d['config_to_variant']['4096-1024'] = 'default_f32'"
 a "analysis.correctness-reference" "FAIL analysis.correctness-reference" "d['correctness_reference']['function'] = ''"

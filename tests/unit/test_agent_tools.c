@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine/agents/tools.h"
+#include "engine/core/sandbox.h"
 #include "engine/core/util.h"
 #include "tests/unit/testutil.h"
 
@@ -184,7 +185,17 @@ static void test_hard_link_made_by_a_command(void **state)
 	struct fx *f = *state;
 	char args[4096];
 	snprintf(args, sizeof(args), "{\"cmd\":\"ln %s/secret.txt hard && echo made\"}", f->top);
-	expect_ok(f, "run_command", args, "made");
+	if (sandbox_abi() >= 2) {
+		/* Landlock refuses a link from a folder the command may not write */
+		expect_refused(f, "run_command", args, "Invalid cross-device link");
+		/* made behind its back: the file tools still refuse it */
+		char *src = path_join(f->top, "secret.txt"), *dst = path_join(f->run, "hard");
+		assert_int_equal(link(src, dst), 0);
+		free(src);
+		free(dst);
+	} else {
+		expect_ok(f, "run_command", args, "made");
+	}
 	expect_refused(f, "write_file", "{\"path\":\"hard\",\"content\":\"x\"}", "has 2 hard links");
 	expect_refused(f, "edit_file", "{\"path\":\"hard\",\"old_text\":\"top\",\"new_text\":\"x\"}",
 		       "has 2 hard links");
@@ -290,6 +301,39 @@ static void test_command_timeout_and_output(void **state)
 	unsetenv("TILEPORT_TEST_API_KEY");
 }
 
+/* Commands change files only beneath the run directory and the workspace
+ * (Landlock); llm.confine_commands = off lifts it. */
+static void test_command_confined(void **state)
+{
+	struct fx *f = *state;
+	if (!sandbox_abi()) {
+		print_message("skip: this kernel has no Landlock\n");
+		expect_refused(f, "run_command", "{\"cmd\":\"true\"}", "llm.confine_commands = off");
+		return;
+	}
+	char args[4096];
+	snprintf(args, sizeof(args), "{\"cmd\":\"echo x > %s/outside.txt\"}", f->top);
+	expect_refused(f, "run_command", args, "Permission denied");
+	snprintf(args, sizeof(args), "{\"cmd\":\"rm %s/secret.txt\"}", f->top);
+	expect_refused(f, "run_command", args, "Permission denied");
+	char *p = path_join(f->top, "outside.txt");
+	assert_false(path_is_file(p));
+	free(p);
+	p = path_join(f->top, "secret.txt");
+	assert_true(path_is_file(p));
+	free(p);
+	expect_ok(f, "run_command", "{\"cmd\":\"echo in > inside.txt && cat inside.txt\"}", "exit=0\nin\n");
+	snprintf(args, sizeof(args), "{\"cmd\":\"echo w > %s/src/new.py && echo wrote\"}", f->ws);
+	expect_ok(f, "run_command", args, "wrote");
+	/* temporary files go with the run; devices can be written */
+	expect_ok(f, "run_command", "{\"cmd\":\"mktemp >/dev/null && echo $TMPDIR\"}", "/.tileport/tmp\n");
+	/* off: the user's choice */
+	strv_free(f->t.write_roots);
+	f->t.write_roots = NULL;
+	snprintf(args, sizeof(args), "{\"cmd\":\"echo x > %s/outside.txt && echo unconfined\"}", f->top);
+	expect_ok(f, "run_command", args, "unconfined");
+}
+
 static void test_json_nul(void **state)
 {
 	(void)state;
@@ -309,6 +353,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_edit_exactly_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_and_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_timeout_and_output, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command_confined, setup, teardown),
 		cmocka_unit_test(test_json_nul),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

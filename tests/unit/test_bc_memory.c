@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/ir/irdiff.h"
 #include "tests/unit/bctest.h"
 
 #define RET(t) BCW_V(&(t)->body, 0x5C, 0, 0)
@@ -358,6 +359,75 @@ static void test_entry_hints_all_attr_kinds(void **state)
 	sb_free(&file);
 }
 
+/* k(%arg0: ptr, %arg1: i32): a view with the given padding, one load. */
+static struct ir_module *padded_kernel(int padding)
+{
+	struct bct t;
+	bct_init(&t, 3, BCW_PYTHON);
+	int64_t shp[2] = {BC_DYNAMIC, 4}, str[2] = {4, 1};
+	uint32_t tv = bcw_tensor_view(t.w, t.f32, 2, shp, str);
+	uint32_t pv = bcw_partition_view(t.w, 2, (const int32_t[]){1, 4}, tv, NULL, padding);
+	uint32_t t1x4 = bct_tile(&t, t.f32, 2, 1, 4);
+	uint32_t p = bct_arg(&t, t.t_p_f32), n = bct_arg(&t, t.t_i32);
+	uint32_t v = t.nargs;
+	struct sbuf *b = &t.body;
+	uint32_t tok = v++;
+	BCW_V(b, 0x44, t.token);
+	uint32_t tview = v++;
+	BCW_V(b, 0x43, 1, tv, p, 1, n, 0);
+	uint32_t pview = v++;
+	BCW_V(b, 0x42, pv, tview);
+	BCW_V(b, 0x3E, 2, t1x4, t.token, 4, 0, pview, 2, n, n, tok);
+	RET(&t);
+	struct sbuf file = SBUF_INIT;
+	bct_bytes(&t, &file);
+	struct tp_err err;
+	struct ir_module *m = ir_module_from_buffer("k.tileirbc", file.buf, file.len, &err);
+	if (!m)
+		fail_msg("%s", err.msg);
+	sb_free(&file);
+	return m;
+}
+
+/* Some printers write `masked` where the bytecode has a padding value and
+ * drop the value: against the bytecode that is a note, never CRITICAL; a
+ * view without any padding is a real difference. */
+static void test_masked_text_against_bytecode(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"cuda_tile.module @kernels {\n"
+		"  entry @k(%0: tile<ptr<f32>>, %1: tile<i32>) {\n"
+		"    %2 = make_token : token\n"
+		"    %3 = make_tensor_view %0, shape = [%1, 4], strides = [4, 1] : tile<i32> -> tensor_view<?x4xf32, strides=[4,1]>\n"
+		"    %4 = make_partition_view %3 : partition_view<masked tile=(1x4), tensor_view<?x4xf32, strides=[4,1]>, dim_map=[0, 1]>\n"
+		"    %5, %6 = load_view_tko weak %4[%1, %1] token=%2 : partition_view<masked tile=(1x4), tensor_view<?x4xf32, strides=[4,1]>, dim_map=[0, 1]>, tile<i32> -> tile<1x4xf32>, token\n"
+		"    return\n  }\n}\n";
+	struct tp_err err;
+	struct ir_module *masked = ir_text_parse("k.mlir", text, strlen(text), &err);
+	assert_non_null(masked);
+	struct ir_module *zero = padded_kernel(0), *none = padded_kernel(-1);
+	const struct ir_module *pairs[2][2] = {{masked, zero}, {zero, masked}};
+	for (int k = 0; k < 2; k++) {
+		struct irdiff_result *r = irdiff_modules(pairs[k][0], pairs[k][1], NULL, &err);
+		assert_non_null(r);
+		assert_int_equal(r->verdict, IRDIFF_PASS);
+		assert_int_equal(r->ncritical + r->nwarn + r->ninfo, 0);
+		assert_int_equal(r->nnote, 1);
+		assert_string_equal(r->findings[0].rule, "padding-value");
+		assert_non_null(strstr(r->findings[0].message, "zero"));
+		irdiff_free(r);
+	}
+	struct irdiff_result *r = irdiff_modules(masked, none, NULL, &err);
+	assert_int_equal(r->verdict, IRDIFF_FAIL_FIXABLE);
+	assert_int_equal(r->findings[0].severity, IRDIFF_CRITICAL);
+	assert_string_equal(r->findings[0].rule, "padding-value");
+	irdiff_free(r);
+	ir_module_free(masked);
+	ir_module_free(zero);
+	ir_module_free(none);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_misc_13_1),
 		cmocka_unit_test(test_print_tko_13_2),
 		cmocka_unit_test(test_entry_hints_all_attr_kinds),
+		cmocka_unit_test(test_masked_text_against_bytecode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

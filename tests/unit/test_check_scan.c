@@ -51,22 +51,26 @@ static void test_rs_entries(void **state)
 		"    #[cutile::entry(optimization_hints = (sm_100 = (occupancy = 2,),))]\n"
 		"    #[inline]\n"
 		"    pub(crate) unsafe fn ptr_k<E: ElementType, F: Fn() -> i32>(p: *mut E, n: i32) {}\n"
-		"    #[cutile :: entry]\n    unsafe fn mixed_k(t: &Tensor<E, {[-1]}>, idx: *const i32) {}\n"
+		"    #[cutile :: entry]\n    unsafe fn mixed_k(t: &Tensor<E, {[-1]}>, idx: *const E) {}\n"
+		"    #[cutile::entry()] fn stats_k(t: &Tensor<E, {[-1]}>, rstd: *mut  f32, i: *const i32) {}\n"
 		"    #[cutile::entry_point] fn not_entry(x: i32) {}\n"
 		"    #[cutile::entry()] fn plain(x: i32) {}\n"
 		"}\n";
 	struct rs_entry *e;
 	size_t n = rs_entries(src, strlen(src), &e);
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 5);
 	assert_string_equal(e[0].name, "view_k");
-	assert_true(e[0].tensor && !e[0].ptr);
+	assert_true(e[0].tensor && !e[0].ptr && !e[0].prim_ptr);
 	assert_int_equal(e[0].line, 3);
 	assert_string_equal(e[1].name, "ptr_k");
-	assert_true(!e[1].tensor && e[1].ptr);
+	assert_true(!e[1].tensor && e[1].ptr && !e[1].prim_ptr);
 	assert_string_equal(e[2].name, "mixed_k");
-	assert_true(e[2].tensor && e[2].ptr);
-	assert_string_equal(e[3].name, "plain");
-	assert_true(!e[3].tensor && !e[3].ptr);
+	assert_true(e[2].tensor && e[2].ptr && !e[2].prim_ptr);
+	/* pointers to primitive types are told apart from the element arrays */
+	assert_string_equal(e[3].name, "stats_k");
+	assert_true(e[3].tensor && !e[3].ptr && e[3].prim_ptr);
+	assert_string_equal(e[4].name, "plain");
+	assert_true(!e[4].tensor && !e[4].ptr && !e[4].prim_ptr);
 	rs_entries_free(e, n);
 	n = rs_entries("#[cutile::entry(", 16, &e);
 	assert_int_equal(n, 0);

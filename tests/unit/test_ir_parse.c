@@ -181,6 +181,58 @@ static void test_model_details(void **state)
 	free(dir);
 }
 
+static const struct ir_type *view_of(const struct ir_module *m, uint32_t entry, uint32_t op)
+{
+	const struct ir_op *o = ir_entry_body(m->entries[entry])->ops[op];
+	assert_int_equal(o->code, IR_OP_MAKE_PARTITION_VIEW);
+	return o->results[0]->type;
+}
+
+/* The specification's partition_view and the dialect tests' print_tko read
+ * into the model as what they mean (tests/fixtures/ir/corpus/spellings.mlir). */
+static void test_other_printers(void **state)
+{
+	(void)state;
+	char *dir = fixture_dir();
+	char *p = path_join(dir, "spellings.mlir");
+	struct tp_err err;
+	struct ir_module *m = ir_module_load(p, &err);
+	if (!m)
+		fail_msg("%s", err.msg);
+	/* `masked` without a value, `view=` before the tensor_view */
+	const struct ir_type *pv = view_of(m, 0, 2);
+	assert_int_equal(pv->padding, IR_PAD_MASKED);
+	assert_int_equal(pv->inner->kind, IR_TY_TENSOR_VIEW);
+	assert_int_equal(pv->rank, 2);
+	/* masked with a value is that value */
+	assert_int_equal(view_of(m, 0, 4)->padding, IR_PAD_NEG_INF);
+	assert_int_equal(view_of(m, 1, 1)->padding, IR_PAD_MASKED);
+	/* unnamed print_tko results: the token after `->` makes one */
+	const struct ir_block *b = ir_entry_body(m->entries[2]);
+	uint32_t prints = 0;
+	for (uint32_t i = 0; i < b->nops; i++) {
+		const struct ir_op *o = b->ops[i];
+		if (o->code != IR_OP_PRINT_TKO)
+			continue;
+		prints++;
+		assert_int_equal(o->nresults, 1);
+		assert_int_equal(o->results[0]->type->kind, IR_TY_TOKEN);
+	}
+	assert_int_equal(prints, 6);
+	const struct ir_attr *fmt = ir_op_attr(b->ops[8], "str");
+	assert_string_equal(fmt->str, "%i%% done, 100%%");
+	/* the 13.1 form has no token and no result */
+	struct ir_module *old = parse_str("cuda_tile.module @k {\n  entry @e(%a: tile<i32>) {\n"
+					  "    print_tko \"%d\", %a : tile<i32>\n    return\n  }\n}\n",
+					  &err);
+	assert_non_null(old);
+	assert_int_equal(ir_entry_body(old->entries[0])->ops[0]->nresults, 0);
+	ir_module_free(old);
+	ir_module_free(m);
+	free(p);
+	free(dir);
+}
+
 static void expect_error(const char *text, const char *want)
 {
 	struct tp_err err;
@@ -221,6 +273,15 @@ static void test_errors(void **state)
 	expect_error("cuda_tile.module @k {\n  entry @e() optimization_hints=<sm_100 = {latency = ?}> {\n"
 		     "    return\n  }\n}\n",
 		     "t.mlir:2:54: expected a hint value, found '?}>'");
+	/* the official round-trip tests' functions say what they are */
+	expect_error("testing$func @f(%a: !cuda_tile.tile<f32>) {\n  return\n}\n",
+		     "t.mlir:1:1: 'testing$func' is a function of cuda_tile's test dialect");
+	expect_error("cuda_tile.module @k {\n  testing$func @f() {\n  }\n}\n",
+		     "t.mlir:2:3: 'testing$func' is a function of cuda_tile's test dialect");
+	expect_error("cuda_tile.module @k {\n  entry @e(%a: tile<ptr<f32>>) {\n    %t = make_tensor_view %a, "
+		     "shape = [4], strides = [1] : tensor_view<4xf32, strides=[1]>\n    %p = make_partition_view %t : "
+		     "partition_view<masked tile=(4), view=tile<f32>>\n  }\n}\n",
+		     "expected a tensor_view inside a view type");
 	/* deep nesting is refused, not a stack overflow */
 	struct sbuf sb = SBUF_INIT;
 	sb_adds(&sb, "cuda_tile.module @k {\n entry @e(%c: tile<i1>) {\n");
@@ -250,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_corpus_roundtrip),
 		cmocka_unit_test(test_spellings_equal),
 		cmocka_unit_test(test_model_details),
+		cmocka_unit_test(test_other_printers),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_bytecode_dispatch),
 	};

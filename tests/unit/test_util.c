@@ -3,6 +3,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,6 +25,41 @@ static void test_sbuf(void **state)
 	char *s = sb_detach(&sb);
 	assert_null(sb.buf);
 	free(s);
+	/* the printf-free integers print what printf does */
+	static const int64_t ints[] = {0, 7, -1, 10, -987654321, INT64_MAX, INT64_MIN};
+	for (size_t i = 0; i < TP_ARRAY_LEN(ints); i++) {
+		sb_reset(&sb);
+		sb_add_int(&sb, ints[i]);
+		char want[32];
+		snprintf(want, sizeof(want), "%lld", (long long)ints[i]);
+		assert_string_equal(sb.buf, want);
+	}
+	sb_reset(&sb);
+	sb_add_uint(&sb, UINT64_MAX);
+	assert_string_equal(sb.buf, "18446744073709551615");
+	sb_free(&sb);
+}
+
+/* tp_hash: every byte and the length count, and the seed changes it. */
+static void test_hash(void **state)
+{
+	(void)state;
+	const char *s = "load_view_tko weak %pview[%arg1]";
+	size_t n = strlen(s);
+	uint64_t h = tp_hash(s, n, 0);
+	assert_true(h == tp_hash(s, n, 0));
+	assert_true(h != tp_hash(s, n, 1));
+	assert_true(h != tp_hash(s, n - 1, 0));
+	char *t = xstrdup(s);
+	for (size_t i = 0; i < n; i++) {
+		t[i] ^= 1;
+		assert_true(tp_hash(t, n, 0) != h);
+		t[i] ^= 1;
+	}
+	free(t);
+	/* lengths that are and are not multiples of 8 differ from their prefixes */
+	assert_true(tp_hash("12345678", 8, 0) != tp_hash("1234567", 7, 0));
+	assert_true(tp_hash("", 0, 0) != tp_hash("\0", 1, 0));
 }
 
 static void test_split_trim(void **state)
@@ -61,6 +98,11 @@ static void test_atomic_write(void **state)
 	char *tmp = xasprintf("%s.tmp.%ld", f, (long)getpid());
 	assert_false(path_is_file(tmp));
 	free(tmp);
+	/* not a regular file: read to the end all the same */
+	got = read_file("/proc/self/status", &len, &err);
+	assert_non_null(got);
+	assert_true(len > 0 && strlen(got) == len && strstr(got, "Name:"));
+	free(got);
 	assert_null(read_file("/nonexistent/x", NULL, &err));
 	assert_int_equal(err.code, TP_EXIT_USAGE);
 	assert_non_null(strstr(err.msg, "/nonexistent/x"));
@@ -112,6 +154,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sbuf),
+		cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_split_trim),
 		cmocka_unit_test(test_atomic_write),
 		cmocka_unit_test(test_which),

@@ -56,20 +56,11 @@ static void progress(void *ud, const char *msg)
 
 static int number(const char *opt, const char *s, unsigned long long max, unsigned long long *v)
 {
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	unsigned long long mul = 1;
-	if (*end == 'K' || *end == 'k')
-		mul = 1ull << 10, end++;
-	else if (*end == 'M' || *end == 'm')
-		mul = 1ull << 20, end++;
-	else if (*end == 'G' || *end == 'g')
-		mul = 1ull << 30, end++;
-	if (end == s || *end || errno || *s == '-' || x > max / mul)
+	unsigned long long x;
+	if (str_size(s, &x) < 0 || x > max)
 		return cli_usage_error("bench", "%s: expected a number up to %llu, got '%s'", opt, max,
 				       s);
-	*v = x * mul;
+	*v = x;
 	return 0;
 }
 
@@ -98,7 +89,7 @@ static int parse(int argc, char **argv, struct args *a)
 	a->o.flush_bytes = TRACE_FLUSH_BYTES;
 	a->o.timeout_ms = 600 * 1000;
 	const char *inject = NULL;
-	unsigned long long v;
+	unsigned long long v = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -115,8 +106,10 @@ static int parse(int argc, char **argv, struct args *a)
 			a->o.name[1] = optarg;
 			break;
 		case 'n':
-			if (number("--rounds", optarg, 1000, &v) || v < 1)
-				return v < 1 ? cli_usage_error("bench", "--rounds: at least 1") : 2;
+			if (number("--rounds", optarg, 1000, &v))
+				return 2;
+			if (v < 1)
+				return cli_usage_error("bench", "--rounds: at least 1");
 			a->o.rounds = (int)v;
 			break;
 		case 's':
@@ -125,13 +118,17 @@ static int parse(int argc, char **argv, struct args *a)
 			a->o.seed = v;
 			break;
 		case 'b':
-			if (number("--resamples", optarg, 1000000, &v) || v < 100)
-				return v < 100 ? cli_usage_error("bench", "--resamples: at least 100") : 2;
+			if (number("--resamples", optarg, 1000000, &v))
+				return 2;
+			if (v < 100)
+				return cli_usage_error("bench", "--resamples: at least 100");
 			a->o.resamples = (int)v;
 			break;
 		case 'F':
-			if (number("--flush-bytes", optarg, 1ull << 40, &v) || v < 1)
-				return v < 1 ? cli_usage_error("bench", "--flush-bytes: at least 1") : 2;
+			if (number("--flush-bytes", optarg, 1ull << 40, &v))
+				return 2;
+			if (v < 1)
+				return cli_usage_error("bench", "--flush-bytes: at least 1");
 			a->o.flush_bytes = v;
 			break;
 		case 'T':

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "engine/batch/batch.h"
@@ -117,7 +118,9 @@ int cmd_open(int argc, char **argv)
 		s.kind = TUI_START_SOURCE;
 		s.path = what;
 		s.path2 = pair ? argv[optind + 1] : NULL;
-	} else if (path_is_file(what)) {
+	} else if (access(what, F_OK) == 0 && !path_is_dir(what)) {
+		/* anything there but a directory is a file to show (the view says
+		 * what is wrong with a FIFO or a device) */
 		s.kind = TUI_START_FILE;
 		s.path = what;
 	} else if ((dir = session_run_dir(session, what)) && run_exists(dir)) {

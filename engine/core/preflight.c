@@ -102,14 +102,13 @@ void preflight_run(struct preflight *pf, const char *workspace, const char *out_
 	} else {
 		/* It will be created: its nearest existing parent must be writable. */
 		char *p = xstrdup(out_root);
-		while (!path_is_dir(p)) {
-			char *slash = strrchr(p, '/');
-			if (!slash) { /* a relative name: its parent is the current directory */
-				free(p);
-				p = xstrdup(".");
-				break;
-			}
-			slash[slash == p] = '\0'; /* "/x" -> "/" */
+		char *slash;
+		while ((slash = strrchr(p, '/')) && slash != p && !path_is_dir(p))
+			*slash = '\0';
+		if (!slash && !path_is_dir(p)) {
+			/* a relative path: its first component goes in the current directory */
+			free(p);
+			p = xstrdup(".");
 		}
 		if (!path_is_dir(p) || access(p, W_OK) != 0)
 			out->problem = xasprintf("%s does not exist and cannot be created", out_root);

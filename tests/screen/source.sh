@@ -92,12 +92,13 @@ EOS
 check source-resize-160x48.screen
 
 # Outside stage B the key says so; a missing Rust file is exit 2.
+: >"$T/empty.script"
 tp 80x24 open --read-only out/softmax <<EOS
 s
 :save-display source-not-b.screen
 EOS
 expect "s outside stage B" source-not-b.screen "The source view is shown from stage B (this is stage E)"
-COLUMNS=80 LINES=24 TILEPORT_SCRIPT=/dev/null "$TILEPORT" open "$SM" missing.rs >err.log 2>&1
+COLUMNS=80 LINES=24 TILEPORT_SCRIPT="$T/empty.script" "$TILEPORT" open "$SM" missing.rs >err.log 2>&1
 rc=$?
 if [ "$rc" -eq 2 ] && grep -qF "missing.rs" err.log; then
 	echo "ok   a missing Rust file: exit 2"
@@ -106,7 +107,7 @@ else
 	sed 's/^/    | /' err.log
 	failures=$((failures + 1))
 fi
-COLUMNS=80 LINES=24 TILEPORT_SCRIPT=/dev/null "$TILEPORT" translate --tui --json "$SM" >err.log 2>&1
+COLUMNS=80 LINES=24 TILEPORT_SCRIPT="$T/empty.script" "$TILEPORT" translate --tui --json "$SM" >err.log 2>&1
 rc=$?
 if [ "$rc" -eq 2 ]; then echo "ok   translate --tui --json: exit 2"; else
 	echo "FAIL translate --tui --json: exit $rc"

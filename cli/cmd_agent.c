@@ -36,7 +36,8 @@ static const char drivers_usage[] =
 	"were found and why they are or are not usable, then exec:COMMAND. A new\n"
 	"run without --driver flags takes, per stage, the first usable one.\n"
 	"\n"
-	"exit: 0 at least one built-in driver is usable, 3 none is\n";
+	"exit: 0 a driver that takes any stage is usable, 3 none is (mech, which takes\n"
+	"only stages A, B and D offline, does not count)\n";
 
 static void on_signal(struct loop *l, int signo, void *ud)
 {
@@ -96,8 +97,8 @@ static int run_stage(struct session *se, const struct run_model *m, char stage, 
 		struct loop *l = session_loop(se);
 		char *log = run_path(st->run_dir, "commands.log");
 		struct agent_ctx ctx = {.stage = stage, .op = st->op, .run_dir = st->run_dir,
-					.workspace = st->workspace, .skill_dir = skill, .attempt_dir = adir,
-					.prompt_path = prompt, .command_log = log, .cfg = session_config(se),
+					.workspace = st->workspace, .offline = st->offline, .skill_dir = skill,
+					.attempt_dir = adir, .prompt_path = prompt, .command_log = log, .cfg = session_config(se),
 					.prices = &prices, .rec = &rec, .loop = l, .kill_grace_ms = 1000};
 		/* the orchestrator stops a stage with TERM, the terminal with INT */
 		int sigs[] = {SIGTERM, SIGINT, SIGHUP};
@@ -212,7 +213,7 @@ int cmd_drivers(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		struct driver_status st;
 		v[i].probe(&q, &st);
-		any |= st.available;
+		any |= st.available && !v[i].hands_over; /* mech alone does not make a run */
 		if (json) {
 			cJSON *o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "name", v[i].name);

@@ -30,6 +30,7 @@ static const char browse_usage[] =
 
 static const char open_usage[] =
 	"usage: tileport open [--out DIR] [--theme NAME] [--read-only] RUN|BATCH|FILE\n"
+	"       tileport open [--theme NAME] KERNEL.py [KERNEL.rs]\n"
 	"\n"
 	"Show a run's pipeline view: a finished or interrupted run, attached for\n"
 	"stepping by hand (override, re-spawn, skip, continue, abort); read-only\n"
@@ -37,7 +38,8 @@ static const char open_usage[] =
 	"the output root. BATCH is a batch name in the output root (or its folder):\n"
 	"the batch view, one row per operator, followed live (R resumes a run, x\n"
 	"cancels one). A FILE is shown as a transcript (*.jsonl, tool calls\n"
-	"folded) or as text.\n"
+	"folded) or as text. A Python kernel is shown beside its cuTile Rust (KERNEL.rs,\n"
+	"or translated in memory), the lines that correspond lit together.\n"
 	"\n"
 	"  --out DIR      the output root for RUN names\n"
 	"  --theme NAME   default, light, high-contrast, monochrome, or a theme file\n"
@@ -103,8 +105,9 @@ int cmd_open(int argc, char **argv)
 	int rc = parse(argc, argv, open_usage, &opt_out, &theme, &read_only);
 	if (rc)
 		return rc < 0 ? TP_EXIT_OK : rc;
-	if (optind + 1 != argc)
-		return cli_usage_error(argv[0], "expected one RUN or FILE");
+	bool pair = optind + 2 == argc && str_ends(argv[optind], ".py");
+	if (optind + 1 != argc && !pair)
+		return cli_usage_error(argv[0], "expected one RUN or FILE, or KERNEL.py KERNEL.rs");
 	const char *what = argv[optind];
 	char *dir = NULL, *bdir = NULL;
 	struct batch *b = NULL;
@@ -113,9 +116,13 @@ int cmd_open(int argc, char **argv)
 											.ask = true})))
 		return rc;
 	struct tui_start s = {.session = session, .theme = theme};
-	/* anything there but a directory is a file to show (the view says
-	 * what is wrong with a FIFO or a device) */
-	if (access(what, F_OK) == 0 && !path_is_dir(what)) {
+	if (str_ends(what, ".py") && path_is_file(what)) {
+		s.kind = TUI_START_SOURCE;
+		s.path = what;
+		s.path2 = pair ? argv[optind + 1] : NULL;
+	} else if (access(what, F_OK) == 0 && !path_is_dir(what)) {
+		/* anything there but a directory is a file to show (the view says
+		 * what is wrong with a FIFO or a device) */
 		s.kind = TUI_START_FILE;
 		s.path = what;
 	} else if ((dir = session_run_dir(session, what)) && run_exists(dir)) {

@@ -1,30 +1,43 @@
 #!/bin/sh
-# make demo: preflight, then a headless run of the bundled sample operator
-# by the example agent (samples/agents/example_agent.py), then an IR diff.
-# The run is offline (TILEPORT_GPU=0), so it is the same on every machine:
-# stages A, B and D do their offline part and the run ends OFFLINE_COMPLETE.
-# Everything is written under build/demo/ so the checkout stays clean.
+# make demo: preflight, then a conversion of the bundled sample operator
+# softmax — in the pipeline view on a terminal, headless otherwise — then an
+# IR diff. The run is offline (TILEPORT_GPU=0), so it is the same on every
+# machine: the built-in mech driver does stages A, B and D (docs/mech.md),
+# no model, no tokens, and the run ends OFFLINE_COMPLETE. Everything is
+# written under build/demo/ so the checkout stays clean.
 set -u
 tp=${1:-build/release/tileport}
+tp=$(cd "$(dirname "$tp")" && pwd)/$(basename "$tp")
 top=$(cd "$(dirname "$0")/.." && pwd)
 work="$top/build/demo"
 rm -rf "$work" && mkdir -p "$work"
 cp -R "$top/samples/workspace" "$work/workspace"
 export TILEGYM_PATH="$work/workspace" CUTILE_KERNEL_OUT_ROOT="$work/out" TILEPORT_GPU=0
-agent="$top/samples/agents/example_agent.py"
 run="$CUTILE_KERNEL_OUT_ROOT/softmax"
 
 echo "== tileport preflight"
 "$tp" preflight
 echo
-echo "== tileport run softmax --headless (stages by samples/agents/example_agent.py)"
-"$tp" run softmax --headless --driver "A=exec:$agent" --driver "B=exec:$agent" --driver "D=exec:$agent"
+if [ -t 0 ] && [ -t 1 ] && [ -z "${TILEPORT_DEMO_HEADLESS:-}" ]; then
+	echo "== tileport run softmax (the pipeline view: s on stage B shows the source view,"
+	echo "   Enter a stage's artifacts, t its transcript, h every key, q to leave)"
+	"$tp" run softmax
+else
+	echo "== tileport run softmax --headless"
+	"$tp" run softmax --headless
+fi
 rc=$?
 echo
 if [ -f "$run/.tileport/state.json" ]; then
 	echo "== tileport status softmax"
 	"$tp" status softmax
 	echo
+	"$tp" status softmax --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print("demo: %s by %s, %d tokens" % (d["final"] or d["status"],
+      ", ".join(sorted({a["driver"] for a in d["attempts"]})) or "no driver",
+      d["tokens_in"] + d["tokens_out"]))' 2>/dev/null
 fi
 case $rc in
 0) echo "demo: the run ended as it should offline (exit 0): 'tileport resume --online' finishes it on a GPU machine." ;;
@@ -33,6 +46,11 @@ case $rc in
 *) echo "demo: tileport exited $rc"; exit "$rc" ;;
 esac
 [ -d "$run" ] && echo "demo: run directory: $run (tileport open $run shows it)"
+if [ -f "$run/kernel.rs" ]; then
+	echo
+	echo "== tileport inventory (the structural self-check of stage B)"
+	(cd "$TILEGYM_PATH" && "$tp" inventory src/tilegym/ops/cutile/softmax.py "$run/kernel.rs")
+fi
 echo
 echo "== tileport irdiff samples/ir/softmax_reference.mlir samples/ir/softmax_generated.mlir"
 "$tp" irdiff "$top/samples/ir/softmax_reference.mlir" "$top/samples/ir/softmax_generated.mlir"

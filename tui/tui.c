@@ -199,6 +199,9 @@ static void no_screen_hint(const struct tui_start *s, struct tp_err *err)
 	case TUI_START_IRDIFF:
 		hint = "'tileport irdiff' without --tui prints the diff (--json for scripts)";
 		break;
+	case TUI_START_SOURCE:
+		hint = "'tileport translate' and 'tileport inventory' print the Rust and the check";
+		break;
 	case TUI_START_CHANGESET:
 		hint = "'tileport review' prints the changeset (--plain or --json)";
 		break;
@@ -238,6 +241,11 @@ static int open_first_view(struct app *a, const struct tui_start *s)
 		arg.path = s->path;
 		arg.path2 = s->path2;
 		arg.index = s->keep_dead_constants ? 1 : 0; /* the view's flag */
+		break;
+	case TUI_START_SOURCE:
+		id = VIEW_SOURCE;
+		arg.path = s->path;
+		arg.path2 = s->path2;
 		break;
 	case TUI_START_CHANGESET:
 		id = VIEW_CHANGESET;

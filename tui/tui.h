@@ -25,6 +25,8 @@ enum tui_start_kind {
 	TUI_START_RUN,      /* a run: `run`, or run_dir (attached unless another drives it) */
 	TUI_START_FILE,     /* a file: transcript view for *.jsonl, else text */
 	TUI_START_IRDIFF,   /* the IR diff of two files: path (reference), path2 */
+	TUI_START_SOURCE,   /* a Python kernel (path) beside its Rust (path2, or
+	                     * NULL: translated in memory) */
 	TUI_START_BATCH,    /* a batch (engine/batch/batch.h), followed live */
 	TUI_START_CHANGESET, /* a changeset commit for review: path (repository), rev */
 	TUI_START_BENCH,    /* a benchmark table: model (struct perf_table *, the
@@ -37,8 +39,10 @@ struct tui_start {
 	                             * read-only session never attaches a run */
 	struct run_model *run;      /* TUI_START_RUN: a run already open (tileport run OP) */
 	const char *run_dir;        /* TUI_START_RUN without `run` */
-	const char *path;           /* TUI_START_FILE, TUI_START_IRDIFF (the reference) */
-	const char *path2;          /* TUI_START_IRDIFF: the generated side */
+	const char *path;           /* TUI_START_FILE, TUI_START_IRDIFF (the reference),
+	                             * TUI_START_SOURCE (the Python) */
+	const char *path2;          /* TUI_START_IRDIFF: the generated side;
+	                             * TUI_START_SOURCE: the Rust */
 	const char *rev;            /* TUI_START_CHANGESET: the commit (NULL: the newest changeset) */
 	bool keep_dead_constants;   /* TUI_START_IRDIFF: as irdiff --keep-dead-constants */
 	void *model;                /* TUI_START_BENCH: the table to show; TUI_START_BATCH:

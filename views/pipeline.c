@@ -307,6 +307,11 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 			status = "interrupted";
 			stype = LINE_STATE_WARN;
 		}
+	} else if (a->verdict && !strcmp(a->verdict, "DEFERRED")) {
+		/* the offline part done, the rest waits for the toolchain: no failure */
+		glyph = "~";
+		status = "deferred";
+		stype = LINE_STATE_WARN;
 	} else {
 		bool ok = a->verdict && stage_is_success(s, a->verdict);
 		glyph = ok ? "\xe2\x9c\x93" : "\xe2\x9c\x97";

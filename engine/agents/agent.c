@@ -205,11 +205,12 @@ static void user_config(struct config *c)
 	free(path);
 }
 
-static char *cat_choose(char stage, const char *op, const char *workspace, struct sbuf *why)
+static char *cat_choose(char stage, const char *op, const char *workspace, bool offline,
+			struct sbuf *why)
 {
 	struct config cfg;
 	user_config(&cfg);
-	struct agent_probe q = {&cfg, false};
+	struct agent_probe q = {&cfg, false, offline};
 	char *first = NULL;
 	for (size_t i = 0; i < TP_ARRAY_LEN(registry); i++) {
 		const struct agent_driver *d = &registry[i];

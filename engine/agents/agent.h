@@ -5,8 +5,9 @@
  * defaults prefer them. Each has three hooks:
  *   probe    is it usable here (and if not, why not): `tileport drivers`
  *            and the default choice for a new run
- *   handles  does it take stage X of operator OP in this workspace (the
- *            default choice skips a driver for stages it does not handle)
+ *   handles  does it take stage X of operator OP in this workspace, in an
+ *            offline run or an online one (the default choice skips a
+ *            driver for stages it does not handle)
  *   run      do the stage: read the prompt, work in the run directory,
  *            write the transcript records (engine/agents/record.h)
  * A chain "D1, D2" runs D2 in the same attempt when D1's final message has
@@ -35,6 +36,7 @@ struct agent_ctx {
 	const struct prices *prices;
 	struct recorder *rec;
 	struct loop *loop;
+	bool offline;             /* the run is offline (no toolchain) */
 	bool stop;                /* told to stop (signal): processes are killed, drivers end */
 	int64_t kill_grace_ms;
 };
@@ -49,6 +51,7 @@ struct driver_status {
 struct agent_probe {
 	const struct config *cfg;
 	bool version; /* also ask the program its version (slower) */
+	bool offline; /* handles: for a run without the toolchain */
 };
 
 struct agent_driver {

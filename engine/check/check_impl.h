@@ -5,6 +5,7 @@
 #define TILEPORT_CHECK_IMPL_H
 
 #include "engine/check/check.h"
+#include "engine/core/pytok.h"
 
 struct cJSON;
 
@@ -163,37 +164,7 @@ void rs_entries_free(struct rs_entry *v, size_t n);
  * NULL when none. */
 char *rs_extern_c_fn(const char *src, size_t len, int *line);
 
-/* ---- Python wrapper scanning (pytok.c, pyscan.c) ---- */
-
-enum pytok_kind {
-	PYT_NAME,
-	PYT_NUMBER,
-	PYT_STRING,
-	PYT_OP,
-	PYT_NEWLINE,
-	PYT_INDENT,
-	PYT_DEDENT,
-	PYT_END,
-};
-struct pytok {
-	enum pytok_kind kind;
-	const char *s; /* into the source */
-	size_t n;
-	int line, col; /* 1-based */
-};
-struct pytoks {
-	struct pytok *v;
-	size_t n, cap;
-};
-/* Tokenize Python source (strings with every prefix and triple quotes,
- * implicit line joining in brackets, backslash continuation, INDENT and
- * DEDENT). On a lexical error returns -1 with "line:col: what" in err
- * (TP_EXIT_USAGE); the tokens up to the error stay in `out`. */
-int pytok_scan(const char *src, size_t len, struct pytoks *out, struct tp_err *err);
-void pytoks_free(struct pytoks *t);
-/* The value of a plain string token (no f-string, no escapes needed for
- * identifiers); false when it is not a simple literal. */
-bool pytok_str_equals(const struct pytok *t, const char *value);
+/* ---- Python wrapper scanning (pyscan.c over engine/core/pytok.h) ---- */
 
 struct py_live {
 	int call_line, call_col; /* first live invocation, 0 = none */

@@ -29,9 +29,10 @@ struct driver {
 struct driver_catalog {
 	const char *names; /* "claude, codex, llm" for messages */
 	bool (*known)(const char *name);
-	/* The default spec for stage X of op in workspace (caller frees), or
-	 * NULL with why (what to install or set) appended to *why. */
-	char *(*choose)(char stage, const char *op, const char *workspace, struct sbuf *why);
+	/* The default spec for stage X of op in workspace, for an offline run
+	 * (no toolchain) or an online one (caller frees), or NULL with why
+	 * (what to install or set) appended to *why. */
+	char *(*choose)(char stage, const char *op, const char *workspace, bool offline, struct sbuf *why);
 };
 
 /* cat may be NULL: then only exec: parses. */

@@ -86,7 +86,7 @@ static int fill_drivers(const struct table *t, const struct driver_catalog *cat,
 			continue;
 		if (!drivers[k] && cat) {
 			struct sbuf w = SBUF_INIT;
-			drivers[k] = cat->choose(s->letter, op, ws, &w);
+			drivers[k] = cat->choose(s->letter, op, ws, offline, &w);
 			chosen[k] = drivers[k] != NULL;
 			if (!why.len)
 				sb_adds(&why, sb_str(&w));
@@ -214,8 +214,10 @@ static void set_command(struct pipeline *p, char **field, const char *cmd)
 static void apply_opts(struct pipeline *p, const struct pipeline_opts *o)
 {
 	for (int i = 0; i < STAGE_LETTERS; i++) {
-		if (o->commands.drivers[i])
+		if (o->commands.drivers[i]) {
 			set_command(p, &p->st.drivers[i], o->commands.drivers[i]);
+			p->st.drivers_default[i] = false;
+		}
 		if (o->commands.validators[i])
 			set_command(p, &p->st.validators[i], o->commands.validators[i]);
 	}
@@ -319,7 +321,7 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	for (int i = 0; i < STAGE_LETTERS; i++) {
 		if (chosen[i])
 			set_command(p, &st->drivers[i], drv[i]);
-		p->chosen[i] = chosen[i];
+		p->chosen[i] = st->drivers_default[i] = chosen[i];
 	}
 	free_specs(drv);
 	pl_save(p);
@@ -458,11 +460,17 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 			pipeline_free(p);
 			return -1;
 		}
+		/* the offline defaults (mech for A, B, D) give way to the online ones */
+		for (int i = 0; i < STAGE_LETTERS; i++)
+			if (st->drivers_default[i])
+				pl_set(&st->drivers[i], NULL);
 		if (fill_drivers(p->table, p->catalog, st->drivers, p->chosen, st->op, st->workspace, false,
 				 err) < 0) {
 			pipeline_free(p);
 			return -1;
 		}
+		for (int i = 0; i < STAGE_LETTERS; i++)
+			st->drivers_default[i] |= p->chosen[i];
 		st->offline = false;
 		strv_free(st->missing);
 		st->missing = xcalloc(1, sizeof(char *));

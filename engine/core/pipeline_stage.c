@@ -720,8 +720,10 @@ static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reaso
 	struct driver d;
 	char **slot = &p->st.drivers[stage_slot(a->stage)];
 	struct sbuf none = SBUF_INIT;
-	if (!*slot && p->catalog) /* a stage the run did not expect to reach (a respawn by hand, say) */
-		*slot = p->catalog->choose(a->stage, p->st.op, p->st.workspace, &none);
+	if (!*slot && p->catalog) { /* a stage the run did not expect to reach (a respawn by hand, say) */
+		*slot = p->catalog->choose(a->stage, p->st.op, p->st.workspace, p->st.offline, &none);
+		p->st.drivers_default[stage_slot(a->stage)] = *slot != NULL;
+	}
 	const char *spec = *slot;
 	if (!spec || driver_parse(spec, p->catalog, &d, &err) < 0) {
 		char *why = spec ? xstrdup(err.msg)

@@ -334,6 +334,14 @@ cJSON *run_state_to_json(const struct run_state *st)
 		if (st->validators[i])
 			cJSON_AddStringToObject(val, l, st->validators[i]);
 	}
+	char defaults[STAGE_LETTERS + 1];
+	size_t nd = 0;
+	for (int i = 0; i < STAGE_LETTERS; i++)
+		if (st->drivers_default[i] && st->drivers[i])
+			defaults[nd++] = stage_at_slot(i);
+	defaults[nd] = '\0';
+	if (nd)
+		cJSON_AddStringToObject(o, "drivers_default", defaults);
 	cJSON *att = cJSON_AddArrayToObject(o, "attempts");
 	for (size_t i = 0; i < st->natt; i++)
 		cJSON_AddItemToArray(att, attempt_to_json(&st->att[i]));
@@ -545,6 +553,10 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 		st->drivers[i] = json_get_str(cJSON_GetObjectItemCaseSensitive(o, "drivers"), l);
 		st->validators[i] = json_get_str(cJSON_GetObjectItemCaseSensitive(o, "validators"), l);
 	}
+	const cJSON *dd = cJSON_GetObjectItemCaseSensitive(o, "drivers_default");
+	for (const char *c = cJSON_IsString(dd) ? dd->valuestring : ""; *c; c++)
+		if (stage_letter_ok(*c))
+			st->drivers_default[stage_slot(*c)] = true;
 	const cJSON *att = cJSON_GetObjectItemCaseSensitive(o, "attempts"), *it;
 	size_t incomplete = 0;
 	cJSON_ArrayForEach(it, att)

@@ -141,6 +141,9 @@ struct run_state {
 	size_t natt, capatt;
 	int repairs[STAGE_LETTERS];   /* repair retries used per letter */
 	char *drivers[STAGE_LETTERS]; /* driver spec per stage letter, as configured */
+	/* the run took drivers[X] by default (no --driver, no driver.X): resume
+	 * --online chooses it again, for a run with the toolchain */
+	bool drivers_default[STAGE_LETTERS];
 	char *validators[STAGE_LETTERS];
 	enum validator_result contract; /* the final output contract (of a complete run) */
 	enum run_outcome outcome;       /* set when the run ends */

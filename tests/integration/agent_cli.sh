@@ -20,6 +20,8 @@ assert_eq "drivers: exit 0 with claude usable" "$(cat "$T/text.rc")" 0
 sed "s|$T|T|g" "$T/text.out" >"$T/text.got"
 cat >"$T/text.want" <<'EOF2'
 driver   usable version    where / why
+mech     yes    0.1.0      built in
+                           stages A, B and D offline, for the operators it translates (docs/mech.md)
 claude   yes    2.1.197    T/clis/claude
 codex    no     0.50.1     T/clis/codex
                            version 0.50.1 is older than 0.100.0, the oldest tileport drives (upgrade: npm install -g @openai/codex)
@@ -32,12 +34,12 @@ if diff -u "$T/text.want" "$T/text.got"; then ok "drivers: the table"; else bad 
 config "llm.protocol = anthropic" "llm.base_url = http://127.0.0.1:9/" "llm.model = local-model"
 drivers json --json
 assert_eq "drivers --json" "$(json_get "$T/json.out" '[(x["name"], x["usable"], x.get("path", "-").replace("'"$T"'", "T")) for x in d]')" \
-	"[('claude', True, 'T/clis/claude'), ('codex', False, 'T/clis/codex'), ('llm', True, 'http://127.0.0.1:9/v1/messages'), ('exec', True, '-')]"
-assert_eq "drivers --json: the llm note" "$(json_get "$T/json.out" 'd[2]["note"]')" "anthropic, model local-model, key none"
+	"[('mech', True, 'built in'), ('claude', True, 'T/clis/claude'), ('codex', False, 'T/clis/codex'), ('llm', True, 'http://127.0.0.1:9/v1/messages'), ('exec', True, '-')]"
+assert_eq "drivers --json: the llm note" "$(json_get "$T/json.out" 'd[3]["note"]')" "anthropic, model local-model, key none"
 config
 rm "$T/clis/claude"
 drivers none
-assert_eq "drivers: exit 3 when none is usable" "$(cat "$T/none.rc")" 3
+assert_eq "drivers: exit 3 when none but mech is usable" "$(cat "$T/none.rc")" 3
 assert_contains "drivers: what to install" "$T/none.out" "claude is not on PATH (install: npm install -g @anthropic-ai/claude-code; or set claude.path)"
 
 # tileport agent: usage
@@ -51,7 +53,7 @@ agent_rc() { # WANT DESC TEXT ARGS...
 }
 agent_rc 2 "no run" "--run and --driver are required" --stage B --driver llm
 agent_rc 2 "bad stage" "--stage expects a stage letter, got 'b'" --stage b --run "$RUN" --driver llm
-agent_rc 2 "unknown driver" "unknown driver 'gpt' (this build has: exec:COMMAND, claude, codex, llm)" \
+agent_rc 2 "unknown driver" "unknown driver 'gpt' (this build has: exec:COMMAND, mech, claude, codex, llm)" \
 	--stage B --run "$RUN" --driver "llm, gpt"
 agent_rc 2 "exec is not built in" "exec:COMMAND runs without it" --stage B --run "$RUN" --driver exec:true
 agent_rc 2 "no such run" "no tileport run here" --stage B --run "$T/nowhere" --driver llm

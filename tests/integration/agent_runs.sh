@@ -63,8 +63,9 @@ ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" whole_run claude
 stop_server claude
 assert_contains "claude: the default, printed" "$T/claude.log" "drivers: A claude (default), B claude (default)"
 
-# Nothing usable: the run says what to install or set (exit 3).
-PATH=/usr/bin:/bin env -u ANTHROPIC_API_KEY "$TILEPORT" run softmax --workspace "$WS" --out "$T/none" --headless >"$T/none.log" 2>&1
+# Nothing usable: the run says what to install or set (exit 3). The fake
+# toolchain stays on PATH: the run is online, where mech is no default.
+PATH=$T/bin:/usr/bin:/bin env -u ANTHROPIC_API_KEY "$TILEPORT" run softmax --workspace "$WS" --out "$T/none" --headless >"$T/none.log" 2>&1
 assert_eq "nothing usable: exit 3" "$?" 3
 assert_contains "nothing usable: what to install" "$T/none.log" "claude: claude is not on PATH (install: npm install -g @anthropic-ai/claude-code"
 assert_contains "nothing usable: what to set" "$T/none.log" "llm: no endpoint: set TILEPORT_LLM_BASE_URL"

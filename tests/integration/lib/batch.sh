@@ -6,10 +6,10 @@ BATCH_SCEN=$T/scen
 export BATCH_SCEN
 mkdir -p "$BATCH_SCEN"
 
-# batch_ws DIR: the sample workspace without its operator.
+# batch_ws DIR: the sample workspace without its operators (cuTile and Triton).
 batch_ws() {
 	cp -R "$WS" "$1"
-	rm -f "$1"/src/tilegym/ops/cutile/*.py
+	rm -f "$1"/src/tilegym/ops/cutile/*.py "$1"/src/tilegym/ops/triton/*.py
 }
 
 # batch_op DIR OP [cutile|triton]: a reference for OP.

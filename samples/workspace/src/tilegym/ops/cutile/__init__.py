@@ -1,4 +1,4 @@
 from ...backend.selector import is_backend_available
 
 if is_backend_available("cutile"):
-    from . import softmax  # noqa: F401
+    from . import layer_norm, matmul, silu_and_mul, softmax  # noqa: F401

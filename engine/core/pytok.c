@@ -1,9 +1,7 @@
-/* A Python tokenizer sufficient for scanning wrapper modules: names,
- * numbers, strings (all prefixes, triple quotes), operators, logical
- * lines (brackets join lines, backslash continues them) and indentation.
- * It follows the language's lexical rules closely enough that comments and
- * string contents are never mistaken for code. */
-#include "engine/check/check_impl.h"
+/* The Python tokenizer (engine/core/pytok.h). Errors name the line and
+ * column; the token stream always ends with PYT_END, so a consumer can
+ * stop at the first error and still walk what came before. */
+#include "engine/core/pytok.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -165,7 +163,7 @@ static int scan_string(struct lexer *lx, size_t at, struct tp_err *err)
 	return 0;
 }
 
-static const char *const ops3[] = {"**=", "//=", ">>=", "<<=", "...", "!="};
+static const char *const ops3[] = {"**=", "//=", ">>=", "<<=", "..."};
 static const char *const ops2[] = {"->", ":=", "==", "!=", "<=", ">=", "**", "//", "<<", ">>",
 				   "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@="};
 

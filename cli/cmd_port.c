@@ -1,0 +1,304 @@
+/* tileport translate / analyze / inventory: the mechanical converter of
+ * engine/port on the command line.
+ *
+ * A refusal is printed exactly as `FILE:LINE:COL: unsupported: <construct>`
+ * (no prefix: it is the message a driver chain and an editor read) with
+ * exit 1; input that is not Python, or missing files, exit 2. */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/core/preflight.h"
+#include "engine/port/port.h"
+#include "tui/tui.h"
+
+static int port_error(const struct tp_err *err)
+{
+	fprintf(stderr, "%s\n", err->msg[0] ? err->msg : "error");
+	return err->code ? err->code : TP_EXIT_FAILED;
+}
+
+static int emit(const char *out, const char *text)
+{
+	if (!out) {
+		fputs(text, stdout);
+		return TP_EXIT_OK;
+	}
+	struct tp_err err;
+	tp_err_clear(&err);
+	if (write_file_atomic(out, text, strlen(text), &err) < 0)
+		return cli_report(&err);
+	return TP_EXIT_OK;
+}
+
+/* ---- translate ---- */
+
+static const char usage_translate[] =
+	"usage: tileport translate FILE.py [--kernel NAME] [--op NAME] [--json | --emit WHAT]\n"
+	"                          [--out FILE]\n"
+	"       tileport translate --tui [--theme NAME] FILE.py\n"
+	"\n"
+	"Translate the cuTile Python or Triton-TileIR kernels of FILE.py to cuTile Rust:\n"
+	"one #[cutile::module] with an entry per kernel and structural variant.\n"
+	"\n"
+	"  --kernel NAME   only this kernel\n"
+	"  --op NAME       the operator (the module is NAME_module; default: the file's name)\n"
+	"  --json          print what was translated (kernels, entries, variants, generics,\n"
+	"                  the op inventory) instead of the Rust\n"
+	"  --emit WHAT     kernel (kernel.rs, the default), ffi (ffi.rs), wrapper (the\n"
+	"                  cutile-rs Python wrapper) or contract (the host launch contract)\n"
+	"  --out FILE      write to FILE (atomically) instead of stdout\n"
+	"  --tui           show the source beside its translation on the screen, lines\n"
+	"                  that correspond lit together (docs/tui.md, the source view)\n"
+	"  --theme NAME    with --tui: default, light, high-contrast, monochrome\n"
+	"\n"
+	"A construct outside the supported subset (docs/mech.md) stops the translation\n"
+	"with FILE:LINE:COL: unsupported: <construct>.\n"
+	"\n"
+	"exit: 0 translated, 1 unsupported construct, 2 bad usage or input;\n"
+	"      with --tui: 0 quit, 2 bad usage or input, 3 no terminal (as the TUI)\n";
+
+int cmd_translate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"kernel", required_argument, NULL, 'k'}, {"op", required_argument, NULL, 'o'},
+		{"json", no_argument, NULL, 'j'},         {"out", required_argument, NULL, 'O'},
+		{"tui", no_argument, NULL, 't'},          {"theme", required_argument, NULL, 'T'},
+		{"emit", required_argument, NULL, 'e'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	};
+	const char *kernel = NULL, *opname = NULL, *out = NULL, *theme = NULL, *what = "kernel";
+	bool json = false, tui = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			kernel = optarg;
+			break;
+		case 'o':
+			opname = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'O':
+			out = optarg;
+			break;
+		case 't':
+			tui = true;
+			break;
+		case 'e':
+			what = optarg;
+			break;
+		case 'T':
+			theme = optarg;
+			break;
+		case 'h':
+			fputs(usage_translate, stdout);
+			return TP_EXIT_OK;
+		default:
+			return cli_usage_error("translate", "unknown option");
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("translate", "expected one FILE.py");
+	const char *path = argv[optind];
+	if (tui && (json || out || kernel || opname || strcmp(what, "kernel") != 0))
+		return cli_usage_error("translate", "--tui shows the whole file's translation: no "
+						    "--json, --out, --emit, --kernel or --op");
+	if (tui) {
+		struct session *session;
+		int rc = cli_session(&session, &(struct session_opts){.read_only = true});
+		if (rc)
+			return rc;
+		struct tui_start s = {.kind = TUI_START_SOURCE, .session = session, .path = path,
+				      .theme = theme};
+		rc = tui_main(&s);
+		session_close(session);
+		return rc;
+	}
+	if (strcmp(what, "kernel") != 0 && strcmp(what, "ffi") != 0 && strcmp(what, "wrapper") != 0 &&
+	    strcmp(what, "contract") != 0)
+		return cli_usage_error("translate", "--emit takes kernel, ffi, wrapper or contract");
+	struct tp_err err;
+	tp_err_clear(&err);
+	struct port_op *op;
+	if (port_open(path, kernel, opname, &op, &err) < 0)
+		return port_error(&err);
+	int rc;
+	char *text = NULL;
+	if (json)
+		text = port_translation_json(op);
+	else if (strcmp(what, "ffi") == 0)
+		rc = port_ffi_rs(op, &text, &err);
+	else if (strcmp(what, "wrapper") == 0)
+		rc = port_wrapper_py(op, path, &text, &err);
+	else if (strcmp(what, "contract") == 0)
+		text = port_launch_contract(op);
+	else
+		text = port_kernel_rs(op, path);
+	if (!text) {
+		port_close(op);
+		return port_error(&err);
+	}
+	rc = emit(out, text);
+	free(text);
+	port_close(op);
+	return rc;
+}
+
+/* ---- inventory ---- */
+
+static const char usage_inventory[] =
+	"usage: tileport inventory SOURCE.py KERNEL.rs [--json]\n"
+	"\n"
+	"Read the Python kernels (cuTile or Triton) and the Rust kernel into sequences of\n"
+	"tile-level ops (load with its padding, convert, reduce on an axis, mma, store,\n"
+	"loops ...) and compare them entry by entry: an op on one side only, or with\n"
+	"other attributes, is a finding (CRITICAL for memory ops, mma, reductions and\n"
+	"loops). The offline structural check of a translation.\n"
+	"\n"
+	"  --json     the sequences, their alignment and the findings as JSON\n"
+	"\n"
+	"exit: 0 MATCH or MATCH_WITH_NOTES, 1 MISMATCH (a critical finding) or a source\n"
+	"      kernel outside the supported subset (FILE:LINE:COL: unsupported: ...),\n"
+	"      2 bad usage or input\n";
+
+int cmd_inventory(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	bool json = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			fputs(usage_inventory, stdout);
+			return TP_EXIT_OK;
+		default:
+			return cli_usage_error("inventory", "unknown option");
+		}
+	}
+	if (optind + 2 != argc)
+		return cli_usage_error("inventory", "expected SOURCE.py KERNEL.rs");
+	struct tp_err err;
+	tp_err_clear(&err);
+	struct port_inventory inv;
+	if (port_inventory(argv[optind], argv[optind + 1], &inv, &err) < 0)
+		return port_error(&err);
+	char *text = json ? port_inventory_json(&inv, argv[optind], argv[optind + 1])
+			  : port_inventory_text(&inv, argv[optind], argv[optind + 1]);
+	fputs(text, stdout);
+	free(text);
+	int rc = inv.ncritical ? TP_EXIT_FAILED : TP_EXIT_OK;
+	port_inventory_free(&inv);
+	return rc;
+}
+
+/* ---- analyze ---- */
+
+static const char usage_analyze[] =
+	"usage: tileport analyze OP [--workspace DIR] [--out DIR | --run DIR] [--print]\n"
+	"\n"
+	"Read the operator's Python (src/tilegym/ops/cutile/OP.py, and ops/triton/OP.py\n"
+	"where present) and its test (tests/ops/test_OP.py) into reference/analysis.json\n"
+	"(pipeline.md §4.1): kernels, Constants and the values the host passes, structural\n"
+	"variants and their dispatch conditions, grid, dtype gates, ops used, test_perf\n"
+	"configs, correctness reference and tolerances. Without the cuTile toolchain the\n"
+	"reference IR and the measured baselines are marked deferred.\n"
+	"\n"
+	"  --workspace DIR  the TileGym workspace (default: $TILEGYM_PATH)\n"
+	"  --out DIR        the output root: writes DIR/OP/reference/analysis.json\n"
+	"                   (default: $CUTILE_KERNEL_OUT_ROOT, then WORKSPACE/cutile_kernel_out)\n"
+	"  --run DIR        the run directory itself\n"
+	"  --print          print the JSON instead of writing it\n"
+	"\n"
+	"exit: 0 written, 1 unsupported kernel, 2 bad usage or input\n";
+
+int cmd_analyze(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"workspace", required_argument, NULL, 'w'}, {"out", required_argument, NULL, 'o'},
+		{"run", required_argument, NULL, 'r'},       {"print", no_argument, NULL, 'p'},
+		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+	};
+	const char *ws_opt = NULL, *out_opt = NULL, *run_opt = NULL;
+	bool print = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			ws_opt = optarg;
+			break;
+		case 'o':
+			out_opt = optarg;
+			break;
+		case 'r':
+			run_opt = optarg;
+			break;
+		case 'p':
+			print = true;
+			break;
+		case 'h':
+			fputs(usage_analyze, stdout);
+			return TP_EXIT_OK;
+		default:
+			return cli_usage_error("analyze", "unknown option");
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("analyze", "expected one OP");
+	const char *opname = argv[optind];
+	struct session *session;
+	int rc = cli_session(&session, &(struct session_opts){.workspace = ws_opt,
+							       .out_root = out_opt,
+							       .read_only = true});
+	if (rc)
+		return rc;
+	const char *ws = session_workspace(session);
+	struct tp_err err;
+	tp_err_clear(&err);
+	char *run = NULL, *text = NULL;
+	if (!ws) {
+		fprintf(stderr, "tileport analyze: no workspace (--workspace or TILEGYM_PATH)\n");
+		rc = TP_EXIT_USAGE;
+		goto done;
+	}
+	/* offline, the reference IR and the baselines are deferred */
+	struct preflight pf;
+	preflight_run(&pf, ws, session_out_root(session));
+	bool online = pf.online;
+	preflight_free(&pf);
+	if (port_analyze_workspace(ws, opname, online, &text, &err) < 0) {
+		rc = port_error(&err);
+		goto done;
+	}
+	if (print) {
+		fputs(text, stdout);
+		rc = TP_EXIT_OK;
+		goto done;
+	}
+	run = run_opt ? xstrdup(run_opt) : path_join(session_out_root(session), opname);
+	char *dir = path_join(run, "reference");
+	char *file = path_join(dir, "analysis.json");
+	if (mkdir_p(dir, 0755, &err) < 0 || write_file_atomic(file, text, strlen(text), &err) < 0)
+		rc = cli_report(&err);
+	else
+		printf("%s\n", file);
+	free(dir);
+	free(file);
+done:
+	free(text);
+	free(run);
+	session_close(session);
+	return rc;
+}

@@ -1,0 +1,42 @@
+/* Internal to the mech driver (engine/agents/mech*.c): one stage run's
+ * state, its transcript and its validator block. */
+#ifndef TILEPORT_AGENTS_MECH_INT_H
+#define TILEPORT_AGENTS_MECH_INT_H
+
+#include "engine/agents/mech.h"
+#include "engine/agents/record.h"
+#include "engine/port/port.h"
+
+struct mech_run {
+	const struct mech_ctx *c;
+	struct recorder *rec;
+	int ntools;        /* tool calls so far, for their ids */
+	char *source_rel;  /* src/tilegym/ops/{cutile|triton}/{op}.py */
+	struct sbuf block; /* the <VALIDATOR_OUTPUT> entries */
+	struct sbuf log;   /* reports/agent_logs/agent_X.md: what was done */
+	int nonzero;       /* block entries that did not exit 0 */
+	const char *deferred; /* "reference-ir, perf-log" */
+};
+
+/* A "text" record of the transcript. */
+void mech_say(struct mech_run *r, const char *fmt, ...) TP_PRINTF(2, 3);
+/* Write a run-directory file atomically (creating its folder); logged. */
+int mech_write(struct mech_run *r, const char *rel, const char *text, struct tp_err *err);
+/* The same for a workspace file. */
+int mech_write_ws(struct mech_run *r, const char *rel, const char *text, struct tp_err *err);
+/* Run `tileport ARGS...` (NULL-terminated), record it in the validator
+ * block ("$ tileport ... 2>&1", its output, "exit=N"); returns the code. */
+int mech_tool(struct mech_run *r, const char *const *args);
+/* reports/agent_logs/agent_X.md from the log so far (validators read it). */
+int mech_log_flush(struct mech_run *r, struct tp_err *err);
+/* The final message: `deferred:` (offline), the block, the verdict. */
+void mech_final(struct mech_run *r, const char *verdict, const char *unsupported);
+
+/* A port error for the `unsupported:` line of a hand-over:
+ * "FILE:LINE:COL: unsupported: X" -> "FILE:LINE:COL: X". Caller frees. */
+char *mech_refusal(const char *msg);
+
+int mech_stage_b(struct mech_run *r, struct tp_err *err);
+int mech_stage_d(struct mech_run *r, struct tp_err *err);
+
+#endif

@@ -1,0 +1,447 @@
+/* ffi.rs: the C-ABI launcher of an op (pipeline.md §4.5-§4.6), written from
+ * the Rust entries and the host code's launch. One export per kernel
+ * (`cutile_{op}` for the first, `cutile_{op}_{kernel}` for more): a
+ * *const TensorDesc per array, the scalars and Constants as i32/f32, the
+ * grid, num_cta_in_cga and occupancy (applied when > 0), device_id and
+ * the raw stream. Descriptors are checked for null (NULL_PTR), the element
+ * type is dispatched through a table of the dtypes the host accepts
+ * (UNSUPPORTED_DTYPE otherwise), tensors are borrowed (borrow_tensor, a
+ * ManuallyDrop: PyTorch keeps the memory, rule 10) or passed as device
+ * pointers, structural variants are chosen by their dispatch condition,
+ * and a failed launch is LAUNCH_FAILED. */
+#include "engine/port/port_impl.h"
+#include "engine/port/rsfmt.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the host's launch ---- */
+
+int port_launch_of(const struct port_op *op, const struct tkernel *k, struct port_launch *out,
+		   struct tp_err *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->call = lw_launch_call(&op->m, k->name, &out->host);
+	if (!out->host) {
+		tp_err_set(err, TP_EXIT_FAILED,
+			   "%s:%d:1: unsupported: no host function launches `%s` (ct.launch or "
+			   "kernel[grid](...))",
+			   op->path, k->line, k->name);
+		return -1;
+	}
+	const struct py_node *c = out->call;
+	if (c->kids[0]->kind == PY_SUBSCRIPT) {
+		out->triton = true;
+		out->grid = c->kids[0]->kids[1];
+	} else {
+		out->stream = py_call_arg(c, 0);
+		out->grid = py_call_arg(c, 1);
+		out->args_tuple = py_call_arg(c, 3);
+		if (!out->args_tuple || (out->args_tuple->kind != PY_TUPLE && out->args_tuple->kind != PY_LIST)) {
+			const struct py_node *at = out->args_tuple ? out->args_tuple : c;
+			tp_err_set(err, TP_EXIT_FAILED,
+				   "%s:%d:%d: unsupported: ct.launch arguments that are not a literal tuple",
+				   op->path, at->line, at->col);
+			return -1;
+		}
+	}
+	if (!out->grid) {
+		tp_err_set(err, TP_EXIT_FAILED, "%s:%d:%d: unsupported: a launch without a grid",
+			   op->path, c->line, c->col);
+		return -1;
+	}
+	return 0;
+}
+
+/* The dtypes the host accepts: `x.dtype in (torch.float16, ...)` or `not
+ * in`, else the three float types. */
+size_t port_host_dtypes(const struct port_op *op, const struct pm_func *h, enum tdt *out,
+			size_t max)
+{
+	size_t n = 0;
+	const struct py_node *stack[512];
+	size_t sp = 0;
+	if (h)
+		stack[sp++] = h->def->kids[3];
+	while (sp && !n) {
+		const struct py_node *x = stack[--sp];
+		if (!x)
+			continue;
+		if (x->kind == PY_COMPARE && x->nkids == 3 &&
+		    (x->kids[1]->op == PYOP_IN || x->kids[1]->op == PYOP_NOT_IN) &&
+		    x->kids[0]->kind == PY_ATTR && x->kids[0]->n == 5 &&
+		    memcmp(x->kids[0]->s, "dtype", 5) == 0 &&
+		    (x->kids[2]->kind == PY_TUPLE || x->kids[2]->kind == PY_LIST)) {
+			for (size_t i = 0; i < x->kids[2]->nkids && n < max; i++) {
+				char *c = pymod_canon(&op->m, x->kids[2]->kids[i]);
+				enum tdt d = c && str_starts(c, "torch.") ? tdt_from_name(c + 6) : DT_NONE;
+				free(c);
+				if (d != DT_NONE && tdt_ffi_str(d))
+					out[n++] = d;
+			}
+		}
+		for (size_t c = 0; c < x->nkids && sp < 512; c++)
+			stack[sp++] = x->kids[c];
+	}
+	if (!n) {
+		static const enum tdt dflt[] = {DT_F16, DT_BF16, DT_F32};
+		for (size_t i = 0; i < TP_ARRAY_LEN(dflt) && n < max; i++)
+			out[n++] = dflt[i];
+	}
+	return n;
+}
+
+/* ---- writing ---- */
+
+struct w {
+	struct sbuf sb;
+	int indent;
+};
+
+static void wl(struct w *w, const char *fmt, ...) TP_PRINTF(2, 3);
+static void wl(struct w *w, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (*s)
+		rsfmt_line(&w->sb, w->indent, s);
+	else
+		sb_addc(&w->sb, '\n');
+	free(s);
+}
+
+const char *port_ffi_symbol(const struct port_op *op, size_t kernel, char *buf, size_t n)
+{
+	if (kernel == 0)
+		snprintf(buf, n, "cutile_%s", op->name);
+	else
+		snprintf(buf, n, "cutile_%s_%s", op->name, op->k[kernel]->name);
+	return buf;
+}
+
+/* The element type code the descriptor of an array is dispatched on: the
+ * first array of the generic type. */
+static int dtype_array(const struct tkernel *k)
+{
+	for (size_t i = 0; i < k->nparams; i++)
+		if (k->params[i].kind == TP_ARRAY && k->params[i].dt == DT_E &&
+		    k->params[i].source_index >= 0)
+			return (int)i;
+	for (size_t i = 0; i < k->nparams; i++)
+		if (k->params[i].kind == TP_ARRAY && k->params[i].source_index >= 0)
+			return (int)i;
+	return -1;
+}
+
+static const char *scalar_rs(const struct tparam *p)
+{
+	return p->kind == TP_SCALAR && p->dt == DT_F32 ? "f32" : "i32";
+}
+
+/* The export's parameters: the source's in order, then the launch. */
+static void export_params(struct w *w, const struct tkernel *k)
+{
+	for (size_t i = 0; i < k->nparams; i++) {
+		const struct tparam *p = &k->params[i];
+		if (p->source_index < 0)
+			continue;
+		if (p->kind == TP_ARRAY)
+			wl(w, "%s: *const TensorDesc,", p->rs);
+		else
+			wl(w, "%s: %s,", p->rs, scalar_rs(p));
+	}
+	static const char *const tail[] = {"grid_x: i32", "grid_y: i32", "grid_z: i32",
+					   "num_cta_in_cga: i32", "occupancy: i32", "device_id: i32",
+					   "raw_stream: u64"};
+	for (size_t i = 0; i < TP_ARRAY_LEN(tail); i++)
+		wl(w, "%s,", tail[i]);
+}
+
+static bool any_ptr(const struct tkernel *k)
+{
+	for (size_t i = 0; i < k->nparams; i++)
+		if (k->params[i].kind == TP_ARRAY && k->params[i].ptr)
+			return true;
+	return false;
+}
+
+/* The value an entry argument is given from the descriptors and scalars. */
+static void entry_arg(const struct tkernel *k, const struct tparam *p, struct sbuf *out)
+{
+	switch (p->kind) {
+	case TP_ARRAY:
+		sb_printf(out, p->ptr ? "%s_ptr" : "&*%s_t", p->rs);
+		return;
+	case TP_SHAPE:
+	case TP_STRIDE:
+		sb_printf(out, "%s.%s[%d] as i32", k->params[p->of].rs,
+			  p->kind == TP_SHAPE ? "shape" : "strides", p->axis);
+		return;
+	default:
+		sb_adds(out, p->rs);
+	}
+}
+
+static void launch_fn(struct w *w, const struct port_op *op, const struct tkernel *k)
+{
+	wl(w, "unsafe fn launch_%s<E: DType>(", k->name);
+	w->indent++;
+	wl(w, "dtype: &str,");
+	for (size_t i = 0; i < k->nparams; i++) {
+		const struct tparam *p = &k->params[i];
+		if (p->source_index < 0)
+			continue;
+		if (p->kind == TP_ARRAY)
+			wl(w, "%s: &TensorDesc,", p->rs);
+		else
+			wl(w, "%s: %s,", p->rs, scalar_rs(p));
+	}
+	wl(w, "grid: (u32, u32, u32),");
+	wl(w, "opts: CompileOptions,");
+	wl(w, "stream: &Stream,");
+	w->indent--;
+	wl(w, ") -> i32 {");
+	w->indent++;
+	for (size_t i = 0; i < k->nparams; i++) {
+		const struct tparam *p = &k->params[i];
+		if (p->kind != TP_ARRAY || p->source_index < 0)
+			continue;
+		const char *et = p->dt == DT_E ? "E" : tdt_rust(p->dt);
+		if (p->ptr)
+			wl(w, "let %s_ptr = DevicePointer::<%s>::from_cu_deviceptr(%s.ptr);", p->rs, et,
+			   p->rs);
+		else
+			wl(w, "let %s_t = unsafe { borrow_tensor::<%s>(%s) };", p->rs, et, p->rs);
+	}
+	struct sbuf args = SBUF_INIT, gen = SBUF_INIT;
+	size_t order[256];
+	size_t np = port_params_in_order(k, order, TP_ARRAY_LEN(order));
+	for (size_t e = 0; e < k->nentries; e++) {
+		const struct tentry *en = &k->entries[e];
+		sb_reset(&args);
+		sb_reset(&gen);
+		for (size_t j = 0; j < np; j++) {
+			const struct tparam *p = &k->params[order[j]];
+			if (!en->param_used[order[j]] || p->kind == TP_CONST)
+				continue;
+			if (args.len)
+				sb_adds(&args, ", ");
+			entry_arg(k, p, &args);
+		}
+		sb_adds(&gen, "dtype.to_string()");
+		for (size_t g = 0; g < en->ngenerics; g++) {
+			const struct tparam *p = NULL;
+			for (size_t q = 0; q < k->nparams; q++)
+				if (strcmp(k->params[q].rs, en->generics[g]) == 0)
+					p = &k->params[q];
+			if (p && p->dt == DT_BOOL)
+				sb_printf(&gen, ", (%s != 0).to_string()", en->generics[g]);
+			else
+				sb_printf(&gen, ", %s.to_string()", en->generics[g]);
+		}
+		for (size_t g = 0; g < en->npreds; g++)
+			sb_printf(&gen, ", (dtype == \"%s\").to_string()",
+				  tdt_ffi_str(en->pred_dt[g]) ? tdt_ffi_str(en->pred_dt[g])
+							      : tdt_rust(en->pred_dt[g]));
+		bool one = k->nentries == 1;
+		if (!one) {
+			wl(w, "%s %s {", e == 0 ? "let launched = if" : "} else if", en->dispatch_ffi);
+			w->indent++;
+		}
+		char *head = xasprintf("%s_module::%s(%s)", op->name, en->name, sb_str(&args));
+		int at = w->indent;
+		w->indent = rsfmt_chain_head(&w->sb, at, one ? "let launched = " : "", head);
+		free(head);
+		wl(w, ".generics(vec![%s])", sb_str(&gen));
+		wl(w, ".grid(grid)");
+		wl(w, ".compile_options(opts)");
+		wl(w, ".sync_on(stream)");
+		wl(w, ".is_ok()%s", one ? ";" : "");
+		w->indent = at - (one ? 0 : 1);
+	}
+	if (k->nentries > 1) {
+		wl(w, "} else {");
+		wl(w, "    false");
+		wl(w, "};");
+	}
+	wl(w, "if launched { rc::OK } else { rc::LAUNCH_FAILED }");
+	w->indent--;
+	wl(w, "}");
+	sb_free(&args);
+	sb_free(&gen);
+}
+
+static void export_fn(struct w *w, const struct port_op *op, size_t ki, const enum tdt *dts,
+		      size_t ndts)
+{
+	const struct tkernel *k = op->k[ki];
+	char sym[128];
+	port_ffi_symbol(op, ki, sym, sizeof(sym));
+	wl(w, "#[unsafe(no_mangle)]");
+	wl(w, "pub unsafe extern \"C\" fn %s(", sym);
+	w->indent++;
+	export_params(w, k);
+	w->indent--;
+	wl(w, ") -> i32 {");
+	w->indent++;
+	struct sbuf s = SBUF_INIT;
+	for (size_t i = 0; i < k->nparams; i++)
+		if (k->params[i].kind == TP_ARRAY && k->params[i].source_index >= 0)
+			sb_printf(&s, "%s%s.is_null()", s.len ? " || " : "", k->params[i].rs);
+	if (s.len) {
+		wl(w, "if %s {", sb_str(&s));
+		wl(w, "    return rc::NULL_PTR;");
+		wl(w, "}");
+	}
+	for (size_t i = 0; i < k->nparams; i++)
+		if (k->params[i].kind == TP_ARRAY && k->params[i].source_index >= 0)
+			wl(w, "let %s = unsafe { &*%s };", k->params[i].rs, k->params[i].rs);
+	int da = dtype_array(k);
+	if (da >= 0) {
+		wl(w, "let Some(dtype) = dtype_str(%s.dtype) else {", k->params[da].rs);
+		wl(w, "    return rc::UNSUPPORTED_DTYPE;");
+		wl(w, "};");
+	} else {
+		wl(w, "let dtype = \"f32\";");
+	}
+	/* the generic arrays share the element type; concrete ones have theirs */
+	for (size_t i = 0; i < k->nparams; i++) {
+		const struct tparam *p = &k->params[i];
+		if (p->kind != TP_ARRAY || p->source_index < 0 || (int)i == da)
+			continue;
+		if (p->dt == DT_E && da >= 0)
+			wl(w, "if %s.dtype != %s.dtype {", p->rs, k->params[da].rs);
+		else if (tdt_ffi_code(p->dt) >= 0)
+			wl(w, "if %s.dtype != %d {", p->rs, tdt_ffi_code(p->dt));
+		else
+			continue;
+		wl(w, "    return rc::UNSUPPORTED_DTYPE;");
+		wl(w, "}");
+	}
+	wl(w, "if grid_x <= 0 || grid_y <= 0 || grid_z <= 0 {");
+	wl(w, "    return rc::INVALID_ARGS;");
+	wl(w, "}");
+	wl(w, "let Ok(device) = Device::new(device_id.max(0) as usize) else {");
+	wl(w, "    return rc::DEVICE_INIT_FAILED;");
+	wl(w, "};");
+	wl(w, "let Ok(stream) = (unsafe { Stream::borrow_raw(raw_stream as *mut c_void, &device) }) else {");
+	wl(w, "    return rc::DEVICE_INIT_FAILED;");
+	wl(w, "};");
+	wl(w, "let mut opts = CompileOptions::default();");
+	wl(w, "if num_cta_in_cga > 0 {");
+	wl(w, "    opts = opts.num_cta_in_cga(num_cta_in_cga);");
+	wl(w, "}");
+	wl(w, "if occupancy > 0 {");
+	wl(w, "    opts = opts.occupancy(occupancy);");
+	wl(w, "}");
+	wl(w, "let grid = (grid_x as u32, grid_y as u32, grid_z as u32);");
+	sb_reset(&s);
+	sb_adds(&s, "dtype");
+	for (size_t i = 0; i < k->nparams; i++)
+		if (k->params[i].source_index >= 0)
+			sb_printf(&s, ", %s", k->params[i].rs);
+	sb_adds(&s, ", grid, opts, &stream");
+	wl(w, "match dtype {");
+	w->indent++;
+	for (size_t i = 0; i < ndts; i++)
+		wl(w, "\"%s\" => unsafe { launch_%s::<%s>(%s) },", tdt_ffi_str(dts[i]), k->name,
+		   tdt_rust(dts[i]), sb_str(&s));
+	wl(w, "_ => rc::UNSUPPORTED_DTYPE,");
+	w->indent--;
+	wl(w, "}");
+	w->indent--;
+	wl(w, "}");
+	sb_free(&s);
+}
+
+int port_ffi_rs(const struct port_op *op, char **out, struct tp_err *err)
+{
+	*out = NULL;
+	struct w w = {SBUF_INIT, 0};
+	bool ptr = false, half = false;
+	enum tdt dts[DT__COUNT];
+	size_t ndts = 0;
+	for (size_t i = 0; i < op->nk; i++) {
+		struct port_launch l;
+		if (port_launch_of(op, op->k[i], &l, err) < 0) {
+			sb_free(&w.sb);
+			return -1;
+		}
+		ptr |= any_ptr(op->k[i]);
+		if (i == 0)
+			ndts = port_host_dtypes(op, l.host, dts, TP_ARRAY_LEN(dts));
+	}
+	for (size_t i = 0; i < ndts; i++)
+		half |= dts[i] == DT_F16 || dts[i] == DT_BF16;
+	wl(&w, "// C-ABI launcher for %s, written by tileport mech from the entries of kernel.rs", op->name);
+	wl(&w, "// and the host code of %s", op->path);
+	wl(&w, "// (reports/agent_b.md: host_launch_contract).");
+	wl(&w, "use std::ffi::c_void;");
+	wl(&w, "%s", "");
+	wl(&w, "use crate::ffi_util::{DType, TensorDesc, borrow_tensor, dtype_str, rc};");
+	if (ptr)
+		wl(&w, "use cuda_async::device_buffer::DevicePointer;");
+	wl(&w, "use cuda_core::{Device, Stream};");
+	wl(&w, "use cutile::api::CompileOptions;");
+	if (half)
+		wl(&w, "use cutile::core::{bf16, f16};");
+	for (size_t i = 0; i < op->nk; i++) {
+		wl(&w, "%s", "");
+		export_fn(&w, op, i, dts, ndts);
+		wl(&w, "%s", "");
+		launch_fn(&w, op, op->k[i]);
+	}
+	*out = sb_detach(&w.sb);
+	return 0;
+}
+
+/* ---- the launch contract (B's handoff to D) ---- */
+
+char *port_launch_contract(const struct port_op *op)
+{
+	struct sbuf sb = SBUF_INIT;
+	for (size_t ki = 0; ki < op->nk; ki++) {
+		const struct tkernel *k = op->k[ki];
+		char sym[128];
+		sb_printf(&sb, "- kernel `%s` (%s line %d), export `%s`\n", k->name, op->path, k->line,
+			  port_ffi_symbol(op, ki, sym, sizeof(sym)));
+		for (size_t e = 0; e < k->nentries; e++) {
+			const struct tentry *en = &k->entries[e];
+			sb_printf(&sb, "  - entry `pub unsafe fn %s_module::%s` (%s params), runs when %s\n",
+				  op->name, en->name, port_entry_pattern(k, en), en->dispatch_py);
+			sb_printf(&sb, "    - generics: E (the dtype string)");
+			for (size_t g = 0; g < en->ngenerics; g++)
+				sb_printf(&sb, ", %s", en->generics[g]);
+			for (size_t g = 0; g < en->npreds; g++)
+				sb_printf(&sb, ", %s (dtype == %s)", en->preds[g], tdt_rust(en->pred_dt[g]));
+			sb_adds(&sb, "\n    - arguments:");
+			size_t order[256];
+			size_t np = port_params_in_order(k, order, TP_ARRAY_LEN(order));
+			bool first = true;
+			for (size_t j = 0; j < np; j++) {
+				const struct tparam *p = &k->params[order[j]];
+				if (!en->param_used[order[j]] || p->kind == TP_CONST)
+					continue;
+				sb_printf(&sb, "%s %s", first ? "" : ",", p->rs);
+				if (p->kind == TP_ARRAY)
+					sb_printf(&sb, " (%s %s, rank %d)", p->ptr ? "*mut" : "&Tensor",
+						  tdt_rust(p->dt), en->param_rank[order[j]]);
+				else if (p->kind == TP_SHAPE || p->kind == TP_STRIDE)
+					sb_printf(&sb, " (%s.%s[%d])", k->params[p->of].name,
+						  p->kind == TP_SHAPE ? "shape" : "strides", p->axis);
+				first = false;
+			}
+			sb_addc(&sb, '\n');
+		}
+		sb_adds(&sb, "  - output form: read-only &Tensor written through partition_full_mut, or a "
+			     "raw *mut E; never &mut Tensor (R43)\n");
+		sb_adds(&sb, "  - grid: the host's grid expression, passed as grid_x, grid_y, grid_z\n");
+		sb_adds(&sb, "  - CompileOptions: num_cta_in_cga and occupancy applied when > 0 (-1: the "
+			     "entry's hints)\n");
+	}
+	return sb_detach(&sb);
+}

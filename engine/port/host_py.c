@@ -1,0 +1,586 @@
+/* The Python side of the host boundary: the cutile-rs wrapper and the
+ * registration edits of a workspace (pipeline.md §5).
+ *
+ * The wrapper repeats the reference's own host code — its checks, shapes,
+ * tile sizes and grid — so that both backends run the same workload: the
+ * host function and the module helpers and constants it uses are copied,
+ * its launch (`ct.launch(...)` or `kernel[grid](...)`) becomes a call of a
+ * `_launch_<kernel>` that packs TensorDescs and calls the cdylib export
+ * through cffi, and the few host-side calls of the kernel languages
+ * (`ct.cdiv`, `triton.cdiv`, `triton.next_power_of_2`) become local
+ * helpers, so the wrapper needs neither cuda.tile nor Triton. */
+#include "engine/port/port_impl.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct edit {
+	size_t from, to; /* source offsets */
+	char *text;
+};
+
+struct edits {
+	struct edit *v;
+	size_t n, cap;
+};
+
+static size_t off_of(const struct py_module *m, size_t tok)
+{
+	if (tok >= m->toks.n)
+		return m->len;
+	return (size_t)(m->toks.v[tok].s - m->src);
+}
+
+static size_t node_from(const struct py_module *m, const struct py_node *n)
+{
+	return off_of(m, n->tb);
+}
+
+static size_t node_to(const struct py_module *m, const struct py_node *n)
+{
+	return py_node_end(m, n);
+}
+
+static void add_edit(struct edits *e, size_t from, size_t to, char *text)
+{
+	e->v = xgrow(e->v, &e->cap, e->n + 1, sizeof(*e->v));
+	e->v[e->n++] = (struct edit){from, to, text};
+}
+
+/* The source text of [from, to) with the edits inside it applied. */
+static char *apply(const struct py_module *m, size_t from, size_t to, const struct edits *e)
+{
+	struct sbuf sb = SBUF_INIT;
+	size_t at = from;
+	for (;;) {
+		const struct edit *next = NULL;
+		for (size_t i = 0; i < e->n; i++)
+			if (e->v[i].from >= at && e->v[i].to <= to && (!next || e->v[i].from < next->from))
+				next = &e->v[i];
+		if (!next)
+			break;
+		sb_add(&sb, m->src + at, next->from - at);
+		sb_adds(&sb, next->text);
+		at = next->to;
+	}
+	sb_add(&sb, m->src + at, to - at);
+	return sb_detach(&sb);
+}
+
+static void free_edits(struct edits *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		free(e->v[i].text);
+	free(e->v);
+}
+
+struct wctx {
+	const struct port_op *op;
+	struct edits ed;
+	bool *use_func;  /* per module function: copied */
+	bool *use_const; /* per module constant: copied */
+	struct tp_err *err;
+	bool failed;
+	bool need_cdiv, need_np2;
+};
+
+static void refuse(struct wctx *w, const struct py_node *at, const char *fmt, ...) TP_PRINTF(3, 4);
+static void refuse(struct wctx *w, const struct py_node *at, const char *fmt, ...)
+{
+	if (w->failed)
+		return;
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	tp_err_set(w->err, TP_EXIT_FAILED, "%s:%d:%d: unsupported: %s", w->op->path, at->line, at->col,
+		   msg);
+	w->failed = true;
+}
+
+static int kernel_index(const struct port_op *op, const char *name)
+{
+	for (size_t i = 0; i < op->nk; i++)
+		if (strcmp(op->k[i]->name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static void scan(struct wctx *w, const struct py_node *n, int depth);
+
+static void use_name(struct wctx *w, const struct py_node *n)
+{
+	const struct pymod *m = &w->op->m;
+	char *name = py_str(n);
+	for (size_t i = 0; i < m->nfuncs; i++)
+		if (strcmp(m->funcs[i].name, name) == 0 && m->funcs[i].role != PM_KERNEL &&
+		    !w->use_func[i]) {
+			w->use_func[i] = true;
+			scan(w, m->funcs[i].def, 0);
+		}
+	for (size_t i = 0; i < m->nconsts; i++)
+		if (strcmp(m->consts[i].name, name) == 0 && !w->use_const[i]) {
+			w->use_const[i] = true;
+			scan(w, m->consts[i].value, 0);
+		}
+	free(name);
+}
+
+static char *text_of(struct wctx *w, const struct py_node *n)
+{
+	const struct py_module *pm = &w->op->m.py;
+	return apply(pm, node_from(pm, n), node_to(pm, n), &w->ed);
+}
+
+/* The launch of kernel ki at call n, as a call of its _launch function
+ * (what the call's arguments use is scanned, and rewritten, first). */
+static void launch_edit(struct wctx *w, const struct py_node *n, int ki, bool triton)
+{
+	const struct py_module *pm = &w->op->m.py;
+	struct sbuf sb = SBUF_INIT;
+	sb_printf(&sb, "_launch_%s(", w->op->k[ki]->name);
+	if (triton) {
+		scan(w, n->kids[0]->kids[1], 0);
+		for (size_t k = 1; k < n->nkids; k++)
+			scan(w, n->kids[k], 0);
+		char *grid = text_of(w, n->kids[0]->kids[1]);
+		sb_printf(&sb, "None, %s", grid);
+		free(grid);
+		if (n->nkids > 1) {
+			size_t from = node_from(pm, n->kids[1]), to = node_to(pm, n->kids[n->nkids - 1]);
+			char *args = apply(pm, from, to, &w->ed);
+			sb_printf(&sb, ", %s", args);
+			free(args);
+		}
+	} else {
+		const struct py_node *stream = py_call_arg(n, 0), *grid = py_call_arg(n, 1);
+		const struct py_node *args = py_call_arg(n, 3);
+		scan(w, stream, 0);
+		scan(w, grid, 0);
+		for (size_t k = 0; args && k < args->nkids; k++)
+			scan(w, args->kids[k], 0);
+		char *st = text_of(w, stream), *gr = text_of(w, grid);
+		sb_printf(&sb, "%s, %s", st, gr);
+		free(st);
+		free(gr);
+		for (size_t k = 0; args && k < args->nkids; k++) {
+			char *a = text_of(w, args->kids[k]);
+			sb_printf(&sb, ", %s", a);
+			free(a);
+		}
+	}
+	sb_addc(&sb, ')');
+	add_edit(&w->ed, node_from(pm, n), node_to(pm, n), sb_detach(&sb));
+}
+
+/* Walk copied code: the names it uses, its launches, and the kernel
+ * language's host calls (rewritten or refused). */
+static void scan(struct wctx *w, const struct py_node *n, int depth)
+{
+	if (!n || w->failed || depth > 200)
+		return;
+	const struct pymod *m = &w->op->m;
+	const struct py_module *pm = &m->py;
+	if (n->kind == PY_CALL && pymod_is(m, n->kids[0], "ct.launch")) {
+		const struct py_node *k = py_call_arg(n, 2);
+		char *kn = k ? py_dotted(k) : NULL;
+		int ki = kn ? kernel_index(w->op, kn) : -1;
+		free(kn);
+		if (ki < 0)
+			refuse(w, n, "a ct.launch of a kernel that was not translated");
+		else
+			launch_edit(w, n, ki, false);
+		return;
+	}
+	if (n->kind == PY_CALL && n->kids[0]->kind == PY_SUBSCRIPT &&
+	    n->kids[0]->kids[0]->kind == PY_NAME) {
+		char *kn = py_str(n->kids[0]->kids[0]);
+		int ki = kernel_index(w->op, kn);
+		free(kn);
+		if (ki >= 0) {
+			launch_edit(w, n, ki, true);
+			return;
+		}
+	}
+	if (n->kind == PY_ATTR || n->kind == PY_NAME) {
+		char *c = pymod_canon(m, n);
+		bool lang = c && (str_starts(c, "ct.") || str_starts(c, "tl.") || str_starts(c, "triton."));
+		if (lang) {
+			if (strcmp(c, "ct.cdiv") == 0 || strcmp(c, "triton.cdiv") == 0) {
+				add_edit(&w->ed, node_from(pm, n), node_to(pm, n), xstrdup("_cdiv"));
+				w->need_cdiv = true;
+			} else if (strcmp(c, "triton.next_power_of_2") == 0) {
+				add_edit(&w->ed, node_from(pm, n), node_to(pm, n), xstrdup("_next_power_of_2"));
+				w->need_np2 = true;
+			} else {
+				refuse(w, n, "%s in host code (the cutile-rs wrapper runs without it)", c);
+			}
+			free(c);
+			return;
+		}
+		free(c);
+		if (n->kind == PY_NAME) {
+			use_name(w, n);
+			return;
+		}
+	}
+	for (size_t k = 0; k < n->nkids; k++)
+		scan(w, n->kids[k], depth + 1);
+}
+
+static bool lang_import(const struct py_node *s)
+{
+	char *t = py_str(s);
+	bool lang = false;
+	if (s->kind == PY_FROM) {
+		lang = str_starts(t, "cuda") || str_starts(t, "triton");
+	} else {
+		for (size_t k = 0; k < s->nkids && !lang; k++) {
+			char *a = py_str(s->kids[k]);
+			lang = str_starts(a, "cuda") || str_starts(a, "triton");
+			free(a);
+		}
+	}
+	free(t);
+	return lang;
+}
+
+static const char *c_type(const struct tparam *p)
+{
+	if (p->kind == TP_ARRAY)
+		return "const TensorDesc *";
+	return p->kind == TP_SCALAR && p->dt == DT_F32 ? "float " : "int ";
+}
+
+static void cdef(struct sbuf *sb, const struct port_op *op)
+{
+	for (size_t ki = 0; ki < op->nk; ki++) {
+		const struct tkernel *k = op->k[ki];
+		char sym[128];
+		sb_printf(sb, "int %s(", port_ffi_symbol(op, ki, sym, sizeof(sym)));
+		for (size_t i = 0; i < k->nparams; i++)
+			if (k->params[i].source_index >= 0)
+				sb_printf(sb, "%s%s, ", c_type(&k->params[i]), k->params[i].rs);
+		sb_adds(sb, "int grid_x, int grid_y, int grid_z, int num_cta_in_cga, int occupancy, "
+			    "int device_id, uint64_t raw_stream);\n");
+	}
+}
+
+static void launch_fn(struct sbuf *sb, const struct port_op *op, size_t ki)
+{
+	const struct tkernel *k = op->k[ki];
+	char sym[128];
+	port_ffi_symbol(op, ki, sym, sizeof(sym));
+	sb_printf(sb, "\n\ndef _launch_%s(stream, grid", k->name);
+	for (size_t i = 0; i < k->nparams; i++)
+		if (k->params[i].source_index >= 0)
+			sb_printf(sb, ", %s", k->params[i].name);
+	sb_adds(sb, ", **_launch_hints):\n");
+	sb_printf(sb, "    \"\"\"Launch %s through the cdylib export %s (the reference's "
+		      "launch).\"\"\"\n",
+		  k->name, sym);
+	sb_adds(sb, "    ffi, lib = bind_kernel_function_cffi(_FFI_NAME, _FFI_CDEF)\n");
+	if (k->fe == FE_TRITON) {
+		sb_adds(sb, "    if callable(grid):\n        grid = grid({");
+		bool first = true;
+		for (size_t i = 0; i < k->nparams; i++)
+			if (k->params[i].kind == TP_CONST) {
+				sb_printf(sb, "%s\"%s\": %s", first ? "" : ", ", k->params[i].name,
+					  k->params[i].name);
+				first = false;
+			}
+		sb_adds(sb, "})\n");
+	}
+	sb_adds(sb, "    grid = tuple(grid) + (1,) * (3 - len(tuple(grid)))\n");
+	const char *first_array = NULL;
+	for (size_t i = 0; i < k->nparams && !first_array; i++)
+		if (k->params[i].kind == TP_ARRAY && k->params[i].source_index >= 0)
+			first_array = k->params[i].name;
+	if (first_array) {
+		sb_printf(sb, "    device = %s.device\n", first_array);
+		sb_adds(sb, "    device_id = device.index if device.index is not None else "
+			    "torch.cuda.current_device()\n");
+	} else {
+		sb_adds(sb, "    device_id = torch.cuda.current_device()\n");
+		sb_adds(sb, "    device = torch.device(\"cuda\", device_id)\n");
+	}
+	sb_adds(sb, "    raw_stream = (stream if stream is not None else "
+		    "torch.cuda.current_stream(device)).cuda_stream\n");
+	sb_printf(sb, "    rc = lib.%s(\n", sym);
+	for (size_t i = 0; i < k->nparams; i++) {
+		const struct tparam *p = &k->params[i];
+		if (p->source_index < 0)
+			continue;
+		if (p->kind == TP_ARRAY)
+			sb_printf(sb, "        make_tensor_desc(ffi, %s),\n", p->name);
+		else
+			sb_printf(sb, "        %s(%s),\n", p->kind == TP_SCALAR && p->dt == DT_F32 ? "float" : "int",
+				  p->name);
+	}
+	sb_adds(sb, "        grid[0], grid[1], grid[2],\n");
+	sb_adds(sb, "        -1, -1,  # num_cta_in_cga, occupancy: the entry's own hints\n");
+	sb_adds(sb, "        device_id, raw_stream,\n    )\n");
+	sb_adds(sb, "    check_rc(rc, _FFI_NAME)\n");
+}
+
+int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out,
+		    struct tp_err *err)
+{
+	*out = NULL;
+	const struct pymod *m = &op->m;
+	const struct py_module *pm = &m->py;
+	struct wctx w = {.op = op, .err = err};
+	w.use_func = xcalloc(m->nfuncs + 1, sizeof(bool));
+	w.use_const = xcalloc(m->nconsts + 1, sizeof(bool));
+	/* the host functions of every kernel, and what they use */
+	for (size_t ki = 0; ki < op->nk && !w.failed; ki++) {
+		struct port_launch l;
+		if (port_launch_of(op, op->k[ki], &l, err) < 0) {
+			w.failed = true;
+			break;
+		}
+		for (size_t i = 0; i < m->nfuncs; i++)
+			if (&m->funcs[i] == l.host && !w.use_func[i]) {
+				w.use_func[i] = true;
+				scan(&w, l.host->def, 0);
+			}
+	}
+	/* the host's registration moves to the cutile-rs backend */
+	for (size_t i = 0; i < m->nfuncs && !w.failed; i++) {
+		const struct py_node *r = m->funcs[i].register_impl;
+		if (!w.use_func[i] || !r)
+			continue;
+		const struct py_node *b = py_call_kw(r, "backend");
+		if (b)
+			add_edit(&w.ed, node_from(pm, b), node_to(pm, b), xstrdup("\"cutile-rs\""));
+		else
+			refuse(&w, r, "a register_impl without backend=");
+	}
+	if (w.failed) {
+		free(w.use_func);
+		free(w.use_const);
+		free_edits(&w.ed);
+		return -1;
+	}
+	struct sbuf sb = SBUF_INIT;
+	sb_printf(&sb, "\"\"\"cuTile Rust backend for %s, written by tileport mech from %s.\n\n", op->name,
+		  source_rel);
+	sb_adds(&sb, "The host code is the reference's own; its launch calls the cdylib export\n");
+	char sym[128];
+	sb_printf(&sb, "%s (ops/cutile_rs/%s_kernel/ffi.rs) through cffi.\n\"\"\"\n",
+		  port_ffi_symbol(op, 0, sym, sizeof(sym)), op->name);
+	/* imports, minus the kernel languages */
+	const struct py_node *body = pm->body;
+	bool relative = false;
+	for (size_t k = 0; k < body->nkids; k++) {
+		const struct py_node *s = body->kids[k];
+		if ((s->kind != PY_IMPORT && s->kind != PY_FROM) || lang_import(s))
+			continue;
+		if (!relative && s->kind == PY_FROM && s->s && s->s[0] == '.') {
+			sb_addc(&sb, '\n');
+			relative = true;
+		}
+		char *t = apply(pm, node_from(pm, s), node_to(pm, s), &w.ed);
+		sb_printf(&sb, "%s\n", t);
+		free(t);
+	}
+	if (!relative)
+		sb_addc(&sb, '\n');
+	sb_adds(&sb, "from ...backend.cutile_rs.utils import bind_kernel_function_cffi, check_rc, "
+		     "make_tensor_desc\n");
+	sb_printf(&sb, "\n_FFI_NAME = \"%s\"\n_FFI_CDEF = \"\"\"\n", sym);
+	cdef(&sb, op);
+	sb_adds(&sb, "\"\"\"\n");
+	if (w.need_cdiv)
+		sb_adds(&sb, "\n\ndef _cdiv(a, b):\n    return (a + b - 1) // b\n");
+	if (w.need_np2)
+		sb_adds(&sb, "\n\ndef _next_power_of_2(n):\n    return 1 << (n - 1).bit_length()\n");
+	/* constants and helpers in source order, then the launchers, then the
+	 * host functions */
+	bool any_const = false;
+	for (size_t k = 0; k < body->nkids; k++) {
+		const struct py_node *s = body->kids[k];
+		bool copy = false;
+		for (size_t i = 0; i < m->nconsts; i++)
+			copy |= w.use_const[i] && (s->kind == PY_ASSIGN || s->kind == PY_ANNASSIGN) &&
+				(s->kind == PY_ASSIGN ? s->kids[1] : s->kids[2]) == m->consts[i].value;
+		if (!copy)
+			continue;
+		char *t = apply(pm, node_from(pm, s), node_to(pm, s), &w.ed);
+		sb_printf(&sb, "%s%s\n", any_const ? "" : "\n", t);
+		any_const = true;
+		free(t);
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			for (size_t ki = 0; ki < op->nk; ki++)
+				launch_fn(&sb, op, ki);
+		for (size_t i = 0; i < m->nfuncs; i++) {
+			const struct pm_func *f = &m->funcs[i];
+			if (!w.use_func[i] || (pass == 0) != (f->role != PM_HOST))
+				continue;
+			char *t = apply(pm, node_from(pm, f->def), node_to(pm, f->def), &w.ed);
+			sb_printf(&sb, "\n\n%s\n", t);
+			free(t);
+			if (pass == 1 && !f->register_impl)
+				sb_printf(&sb, "\n\nregister_impl(\"%s\", backend=\"cutile-rs\")(%s)\n",
+					  op->name, f->name);
+		}
+	}
+	free(w.use_func);
+	free(w.use_const);
+	free_edits(&w.ed);
+	*out = sb_detach(&sb);
+	return 0;
+}
+
+/* ---- registration ---- */
+
+char *port_register_lib_rs(const char *text, const char *op)
+{
+	char *head = xasprintf("mod %s {", op);
+	bool have = strstr(text, head) != NULL;
+	free(head);
+	if (have)
+		return NULL;
+	struct sbuf sb = SBUF_INIT;
+	sb_adds(&sb, text);
+	if (sb.len && sb.buf[sb.len - 1] != '\n')
+		sb_addc(&sb, '\n');
+	sb_printf(&sb, "\nmod %s {\n    include!(\"../../%s_kernel/kernel.rs\");\n"
+		       "    include!(\"../../%s_kernel/ffi.rs\");\n}\n",
+		  op, op, op);
+	return sb_detach(&sb);
+}
+
+char *port_register_init_py(const char *text, const char *op)
+{
+	char *imp = xasprintf("from . import %s", op);
+	bool have = strstr(text, imp) != NULL;
+	if (have) {
+		free(imp);
+		return NULL;
+	}
+	struct sbuf sb = SBUF_INIT;
+	const char *guard = strstr(text, "if is_backend_available(\"cutile-rs\"):");
+	if (guard) {
+		size_t col = 0;
+		for (const char *p = guard; p > text && p[-1] != '\n'; p--)
+			col++;
+		/* after the guard's block: its lines indented past the guard */
+		const char *eol = strchr(guard, '\n');
+		size_t upto = eol ? (size_t)(eol - text) + 1 : strlen(text);
+		while (text[upto]) {
+			const char *line = text + upto, *end = strchr(line, '\n');
+			size_t ind = 0;
+			while (line[ind] == ' ')
+				ind++;
+			bool blank = line[ind] == '\n' || line[ind] == '\0';
+			if (!blank && ind <= col)
+				break;
+			if (blank)
+				break;
+			upto = end ? (size_t)(end - text) + 1 : strlen(text);
+		}
+		sb_add(&sb, text, upto);
+		if (upto && text[upto - 1] != '\n')
+			sb_addc(&sb, '\n');
+		sb_printf(&sb, "%*s    %s  # noqa: F401\n", (int)col, "", imp);
+		sb_adds(&sb, text + upto);
+	} else {
+		sb_adds(&sb, text);
+		if (sb.len && sb.buf[sb.len - 1] != '\n')
+			sb_addc(&sb, '\n');
+		sb_printf(&sb, "\nif is_backend_available(\"cutile-rs\"):\n    %s  # noqa: F401\n", imp);
+	}
+	free(imp);
+	return sb_detach(&sb);
+}
+
+/* The module-level list a test parametrises "backend" with. */
+static const struct py_node *backend_list(const struct py_node *n, int depth)
+{
+	if (!n || depth > 64)
+		return NULL;
+	if (n->kind == PY_CALL && py_is_dotted(n->kids[0], "pytest.mark.parametrize")) {
+		const struct py_node *a = py_call_arg(n, 0), *b = py_call_arg(n, 1);
+		if (a && a->kind == PY_STR && b && b->kind == PY_NAME && a->n >= 9 &&
+		    memmem(a->s, a->n, "backend", 7))
+			return b;
+	}
+	for (size_t k = 0; k < n->nkids; k++) {
+		const struct py_node *r = backend_list(n->kids[k], depth + 1);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+char *port_register_test_py(const char *text, const char *path, struct tp_err *err)
+{
+	if (strstr(text, "cutile-rs") || strstr(text, "cutile_rs"))
+		return NULL;
+	struct py_module m;
+	if (py_parse(&m, path, text, strlen(text), err) < 0) {
+		py_module_free(&m);
+		return NULL;
+	}
+	const struct py_node *name = backend_list(m.body, 0);
+	const struct py_node *last_assign = NULL, *last_import = NULL;
+	bool has_avail = strstr(text, "is_backend_available") != NULL;
+	for (size_t k = 0; k < m.body->nkids; k++) {
+		const struct py_node *s = m.body->kids[k];
+		if (s->kind == PY_IMPORT || s->kind == PY_FROM)
+			last_import = s;
+		if (name && (s->kind == PY_ASSIGN || s->kind == PY_AUGASSIGN || s->kind == PY_IF) &&
+		    s->line < name->line) {
+			char *nm = py_str(name);
+			bool assigns = false;
+			if (s->kind == PY_IF) {
+				char *t = py_node_text(&m, s);
+				assigns = strstr(t, nm) != NULL;
+				free(t);
+			} else {
+				assigns = py_is_name(s->kids[0], nm);
+			}
+			free(nm);
+			if (assigns)
+				last_assign = s;
+		}
+	}
+	if (!name || !last_assign) {
+		tp_err_set(err, TP_EXIT_FAILED,
+			   "%s:1:1: unsupported: a test without a module-level backend list "
+			   "(pytest.mark.parametrize(\"backend\", NAME))",
+			   path);
+		py_module_free(&m);
+		return NULL;
+	}
+	char *nm = py_str(name);
+	size_t cut = node_to(&m, last_assign);
+	while (text[cut] && text[cut] != '\n')
+		cut++;
+	if (text[cut])
+		cut++;
+	struct sbuf sb = SBUF_INIT;
+	size_t imp_cut = 0;
+	if (!has_avail && last_import) {
+		imp_cut = node_to(&m, last_import);
+		while (text[imp_cut] && text[imp_cut] != '\n')
+			imp_cut++;
+		if (text[imp_cut])
+			imp_cut++;
+		sb_add(&sb, text, imp_cut);
+		sb_adds(&sb, "from tilegym.backend import is_backend_available\n");
+	}
+	sb_add(&sb, text + imp_cut, cut - imp_cut);
+	sb_printf(&sb, "if is_backend_available(\"cutile-rs\"):\n    %s = %s + [\"cutile-rs\"]\n", nm,
+		  nm);
+	sb_adds(&sb, text + cut);
+	free(nm);
+	py_module_free(&m);
+	return sb_detach(&sb);
+}

@@ -1,0 +1,676 @@
+/* The cuTile Python front end (`import cuda.tile as ct`; the API names of
+ * ../shared/reference/tile-ir.md §3): block ids, view loads and stores with
+ * padding and order, gather and scatter with masks and bounds checks,
+ * astype, creation, element-wise math with its rounding and flush-to-zero
+ * flags, where, reductions, shape ops, mma, cdiv, assumptions. */
+#include "engine/port/lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+
+
+static void mark(struct lw *lw, const struct py_node *n, int depth)
+{
+	if (!n || depth > 200)
+		return;
+	if (n->kind == PY_CALL) {
+		char *api = pymod_canon(lw->m, n->kids[0]);
+		if (api) {
+			bool view = strcmp(api, "ct.load") == 0 || strcmp(api, "ct.store") == 0 ||
+				    strcmp(api, "ct.num_tiles") == 0;
+			bool ptr = strcmp(api, "ct.gather") == 0 || strcmp(api, "ct.scatter") == 0 ||
+				   str_starts(api, "ct.atomic_");
+			int p = (view || ptr) ? lw_param_named(lw, py_call_param(n, 0, "array")) : -1;
+			if (p >= 0) {
+				struct tparam *tp = &lw->k->params[p];
+				tp->kind = TP_ARRAY;
+				if (view)
+					tp->view = true;
+				else
+					tp->ptr = true;
+				/* the rank an access spells out: its index (or shape) tuple */
+				const struct py_node *ix = strcmp(api, "ct.num_tiles") == 0
+								   ? py_call_param(n, 2, "shape")
+								   : py_call_param(n, 1, ptr ? "indices" : "index");
+				int rank = ix && ix->kind == PY_TUPLE ? (int)ix->nkids : ix ? 1 : 0;
+				if (rank > 0)
+					tp->rank = tp->rank < 0 ? rank : tp->rank == rank ? rank : 0;
+			}
+			free(api);
+		}
+	}
+	if (n->kind == PY_ATTR && n->kids[0]->kind == PY_NAME &&
+	    ((n->n == 5 && memcmp(n->s, "dtype", 5) == 0) || (n->n == 5 && memcmp(n->s, "shape", 5) == 0))) {
+		int p = lw_param_named(lw, n->kids[0]);
+		if (p >= 0)
+			lw->k->params[p].kind = TP_ARRAY;
+	}
+	for (size_t k = 0; k < n->nkids; k++)
+		mark(lw, n->kids[k], depth + 1);
+}
+
+static void ct_mark_arrays(struct lw *lw, const struct py_node *def)
+{
+	mark(lw, def->kids[3], 0);
+	for (size_t i = 0; i < lw->k->nparams; i++) {
+		struct tparam *p = &lw->k->params[i];
+		if (p->kind == TP_ARRAY && p->view && p->ptr)
+			lw_unsupported(lw, lw->f->def,
+				       "array `%s` is read both through tile views and through pointers",
+				       p->name);
+	}
+	lw_array_dtypes(lw);
+}
+
+/* ct.Constant, ct.Constant[int], ct.Constant[bool], and module aliases
+ * of them (`ConstInt = ct.Constant[int]`). */
+static int ct_const_annotation(struct lw *lw, const struct py_node *ann)
+{
+	for (int depth = 0; ann && depth < 8; depth++) {
+		if (ann->kind == PY_NAME) {
+			char *n = py_str(ann);
+			const struct pm_const *c = lw->m ? pymod_const(lw->m, n) : NULL;
+			free(n);
+			if (c) {
+				ann = c->value;
+				continue;
+			}
+		}
+		if (pymod_is(lw->m, ann, "ct.Constant"))
+			return 1;
+		if (ann->kind == PY_SUBSCRIPT && pymod_is(lw->m, ann->kids[0], "ct.Constant")) {
+			const struct py_node *t = ann->kids[1];
+			if (py_is_name(t, "int"))
+				return 1;
+			if (py_is_name(t, "bool"))
+				return 2;
+			if (py_is_name(t, "float"))
+				lw_unsupported(lw, ann,
+					       "ct.Constant[float] (stable Rust has no float const generics)");
+			lw_unsupported(lw, ann, "this ct.Constant[...] annotation");
+		}
+		return 0;
+	}
+	return 0;
+}
+
+static void hint(struct lw *lw, const char *target, const char *key, const struct py_node *v)
+{
+	int64_t value;
+	if (!lw_known_int(lw, v, &value))
+		lw_unsupported(lw, v, "a kernel hint that is not a compile-time integer");
+	struct tkernel *k = lw->k;
+	struct thint *h = ta_alloc(lw->a, (k->nhints + 1) * sizeof(*h));
+	if (k->nhints)
+		memcpy(h, k->hints, k->nhints * sizeof(*h));
+	h[k->nhints] = (struct thint){ta_strdup(lw->a, target), ta_strdup(lw->a, key), value};
+	k->hints = h;
+	k->nhints++;
+}
+
+static void ct_hints(struct lw *lw, const struct py_node *deco)
+{
+	if (deco->kind != PY_CALL)
+		return;
+	static const struct {
+		const char *py, *ir;
+	} keys[] = {
+		{"occupancy", "occupancy"},
+		{"num_ctas", "num_cta_in_cga"},
+		{"num_worker_warps", "num_worker_warps_per_cta"},
+	};
+	for (size_t k = 0; k < TP_ARRAY_LEN(keys); k++) {
+		const struct py_node *v = py_call_kw(deco, keys[k].py);
+		if (!v || (v->kind == PY_CONST && v->n == 4 && memcmp(v->s, "None", 4) == 0))
+			continue;
+		if (v->kind == PY_CALL && pymod_is(lw->m, v->kids[0], "ct.ByTarget")) {
+			for (size_t i = 1; i < v->nkids; i++) {
+				const struct py_node *kw = v->kids[i];
+				if (kw->kind != PY_KEYWORD)
+					lw_unsupported(lw, kw, "a ct.ByTarget entry without a target name");
+				hint(lw, lw_name(lw, kw), keys[k].ir, kw->kids[0]);
+			}
+			continue;
+		}
+		hint(lw, "default", keys[k].ir, v);
+	}
+}
+
+static struct tval *enum_val(struct lw *lw, const char *member)
+{
+	struct tval *v = tv_new(lw->a, TV_ENUM);
+	v->rs = ta_strdup(lw->a, member);
+	return v;
+}
+
+static struct tval *ct_name(struct lw *lw, const char *api, const struct py_node *n)
+{
+	(void)n;
+	if (!str_starts(api, "ct."))
+		return NULL;
+	const char *rest = api + 3;
+	static const char *const enums[] = {"PaddingMode.", "RoundingMode.", "MemoryOrder.",
+					    "MemoryScope."};
+	for (size_t i = 0; i < TP_ARRAY_LEN(enums); i++)
+		if (str_starts(rest, enums[i]))
+			return enum_val(lw, rest + strlen(enums[i]));
+	enum tdt d = tdt_from_name(rest);
+	if (d != DT_NONE) {
+		struct tval *v = tv_new(lw->a, TV_DTYPE);
+		v->dt = d;
+		return v;
+	}
+	return NULL;
+}
+
+/* ---- pieces of calls ---- */
+
+static enum tpad padding(struct lw *lw, const struct py_node *n)
+{
+	const char *m = lw_enum(lw, n);
+	if (!m || strcmp(m, "UNDETERMINED") == 0)
+		return PAD_UNDETERMINED;
+	static const struct {
+		const char *s;
+		enum tpad p;
+	} pads[] = {{"ZERO", PAD_ZERO},       {"NEG_ZERO", PAD_NEG_ZERO}, {"NAN", PAD_NAN},
+		    {"POS_INF", PAD_POS_INF}, {"NEG_INF", PAD_NEG_INF}};
+	for (size_t i = 0; i < TP_ARRAY_LEN(pads); i++)
+		if (strcmp(m, pads[i].s) == 0)
+			return pads[i].p;
+	lw_unsupported(lw, n, "the padding mode %s", m);
+}
+
+static int latency(struct lw *lw, const struct py_node *call)
+{
+	const struct py_node *l = py_call_kw(call, "latency");
+	if (!l)
+		return -1;
+	struct tval *v = lw_expr(lw, l);
+	if (v->kind == TV_NONE)
+		return -1;
+	if (v->kind != TV_CINT || !v->known)
+		lw_unsupported(lw, l, "a latency that is not a compile-time integer");
+	return (int)v->ival;
+}
+
+static void no_memory_flags(struct lw *lw, const struct py_node *call)
+{
+	const struct py_node *o = py_call_kw(call, "memory_order");
+	const char *m = lw_enum(lw, o);
+	if (m && strcmp(m, "WEAK") != 0)
+		lw_unsupported(lw, o, "memory_order=%s", m);
+	const struct py_node *s = py_call_kw(call, "memory_scope");
+	m = lw_enum(lw, s);
+	if (m && strcmp(m, "NONE") != 0)
+		lw_unsupported(lw, s, "memory_scope=%s", m);
+}
+
+/* An index tuple (or one scalar) as a list of values. */
+static size_t index_list(struct lw *lw, const struct py_node *n, struct tval ***out)
+{
+	struct tval *v = lw_expr(lw, n);
+	if (v->kind == TV_TUPLE) {
+		*out = v->elems;
+		return v->nelems;
+	}
+	*out = ta_alloc(lw->a, sizeof(**out));
+	(*out)[0] = v;
+	return 1;
+}
+
+/* order=(1, 0): the dim_map; NULL for the identity. */
+static const int *order(struct lw *lw, const struct py_node *n, int rank, int *buf)
+{
+	if (!n)
+		return NULL;
+	struct tval *v = lw_expr(lw, n);
+	if (v->kind == TV_STR) {
+		if (strcmp(v->rs, "C") == 0)
+			return NULL;
+		lw_unsupported(lw, n, "order=\"%s\"", v->rs);
+	}
+	if (v->kind != TV_TUPLE || v->nelems != (size_t)rank)
+		lw_unsupported(lw, n, "an order that is not a tuple of %d axes", rank);
+	bool identity = true;
+	for (int i = 0; i < rank; i++) {
+		if (v->elems[i]->kind != TV_CINT || !v->elems[i]->known)
+			lw_unsupported(lw, n, "an order that is not compile-time");
+		buf[i] = (int)v->elems[i]->ival;
+		identity &= buf[i] == i;
+	}
+	return identity ? NULL : buf;
+}
+
+static bool no_tma(struct lw *lw, const struct py_node *call)
+{
+	const struct py_node *t = py_call_kw(call, "allow_tma");
+	if (!t)
+		return false;
+	struct tval *v = lw_expr(lw, t);
+	if (v->kind == TV_NONE)
+		return false;
+	return !lw_truthy(lw, t, true);
+}
+
+static struct tval *load(struct lw *lw, const struct py_node *call)
+{
+	struct tval *arr = lw_required(lw, call, 0, "array");
+	const struct py_node *ix = py_call_param(call, 1, "index");
+	if (!ix)
+		lw_unsupported(lw, call, "ct.load without an index");
+	struct tval **idx;
+	size_t n = index_list(lw, ix, &idx);
+	struct tshape s;
+	const struct py_node *sh = py_call_param(call, 2, "shape");
+	if (!sh)
+		lw_unsupported(lw, call, "ct.load without a shape");
+	lw_shape(lw, sh, &s);
+	no_memory_flags(lw, call);
+	int buf[TIR_MAX_RANK];
+	const int *ord = order(lw, py_call_kw(call, "order"), s.rank, buf);
+	return lw_load_view(lw, arr, idx, n, &s, padding(lw, py_call_kw(call, "padding_mode")), ord,
+			    latency(lw, call), no_tma(lw, call), call);
+}
+
+static struct tval *store(struct lw *lw, const struct py_node *call)
+{
+	struct tval *arr = lw_required(lw, call, 0, "array");
+	const struct py_node *ix = py_call_param(call, 1, "index");
+	if (!ix)
+		lw_unsupported(lw, call, "ct.store without an index");
+	struct tval **idx;
+	size_t n = index_list(lw, ix, &idx);
+	struct tval *tile = lw_required(lw, call, 2, "tile");
+	no_memory_flags(lw, call);
+	int buf[TIR_MAX_RANK];
+	if (tile->kind == TV_TILE && order(lw, py_call_kw(call, "order"), tile->shape.rank, buf))
+		lw_unsupported(lw, call, "ct.store with a permuted order");
+	lw_store_view(lw, arr, idx, n, tile, latency(lw, call), no_tma(lw, call), call);
+	return tv_new(lw->a, TV_NONE);
+}
+
+static struct tval *combine(struct lw *lw, struct tval *a, struct tval *b, const struct py_node *at)
+{
+	if (!a || a->kind == TV_NONE)
+		return b;
+	if (!b)
+		return a;
+	if (a->kind == TV_TILE || b->kind == TV_TILE) {
+		struct tval *r = lw_and_mask(lw, a, b, at);
+		if (r->kind == TV_TILE)
+			r->def->implicit = true;
+		return r;
+	}
+	struct tval *r = tv_new(lw->a, TV_BOOL);
+	r->dt = DT_BOOL;
+	r->rs = ta_printf(lw->a, "(%s && %s)", tv_rs(a), tv_rs(b));
+	return r;
+}
+
+/* Element offsets and the bounds mask of a gather/scatter index tuple:
+ * the index on each axis times the array's stride there, and (with
+ * check_bounds) index < extent on each axis. */
+static struct tval *gather_offsets(struct lw *lw, struct tval *arr, const struct py_node *ixn,
+				   bool check_bounds, struct tval **bounds,
+				   const struct py_node *at)
+{
+	struct tval **idx;
+	size_t n = index_list(lw, ixn, &idx);
+	lw_array(lw, arr, at, true, (int)n);
+	struct tval *off = NULL;
+	*bounds = NULL;
+	for (size_t d = 0; d < n; d++) {
+		struct tval *i = idx[d];
+		lw_want_int(lw, i);
+		if (!(i->kind == TV_INT || i->kind == TV_CINT || (i->kind == TV_TILE && tdt_is_int(i->dt))))
+			lw_unsupported(lw, at, "a gather index that is not an integer");
+		struct tval *stride = lw_array_dim(lw, arr->param, (int)d, true, at);
+		struct tval *term = lw_binop(lw, PYOP_MUL, i, stride, at);
+		off = off ? lw_binop(lw, PYOP_ADD, off, term, at) : term;
+		if (check_bounds) {
+			struct tval *dim = lw_array_dim(lw, arr->param, (int)d, false, at);
+			struct tval *in = lw_compare(lw, PYOP_LT, i, dim, at);
+			if (in->kind == TV_TILE)
+				in->def->implicit = true;
+			*bounds = combine(lw, *bounds, in, at);
+		}
+	}
+	return off;
+}
+
+static struct tval *user_mask(struct lw *lw, const struct py_node *call)
+{
+	const struct py_node *m = py_call_kw(call, "mask");
+	return m ? lw_expr(lw, m) : NULL;
+}
+
+static struct tval *gather(struct lw *lw, const struct py_node *call)
+{
+	struct tval *arr = lw_required(lw, call, 0, "array");
+	const struct py_node *ix = py_call_param(call, 1, "indices");
+	if (!ix)
+		lw_unsupported(lw, call, "ct.gather without indices");
+	bool cb = lw_truthy(lw, py_call_kw(call, "check_bounds"), true);
+	struct tval *bounds;
+	struct tval *off = gather_offsets(lw, arr, ix, cb, &bounds, call);
+	struct tval *mask = combine(lw, user_mask(lw, call), bounds, call);
+	struct tval *ptrs = lw_pointers(lw, arr, off, call);
+	const struct py_node *pv = py_call_kw(call, "padding_value");
+	/* ct.gather's padding_value defaults to 0 */
+	struct tval *pad = pv ? lw_expr(lw, pv) : tv_cint(lw->a, 0);
+	return lw_gather(lw, ptrs, lw->k->params[arr->param].dt, mask, pad, latency(lw, call), call);
+}
+
+static struct tval *scatter(struct lw *lw, const struct py_node *call)
+{
+	struct tval *arr = lw_required(lw, call, 0, "array");
+	const struct py_node *ix = py_call_param(call, 1, "indices");
+	if (!ix)
+		lw_unsupported(lw, call, "ct.scatter without indices");
+	struct tval *value = lw_required(lw, call, 2, "value");
+	bool cb = lw_truthy(lw, py_call_kw(call, "check_bounds"), true);
+	struct tval *bounds;
+	struct tval *off = gather_offsets(lw, arr, ix, cb, &bounds, call);
+	struct tval *mask = combine(lw, user_mask(lw, call), bounds, call);
+	struct tval *ptrs = lw_pointers(lw, arr, off, call);
+	lw_scatter(lw, ptrs, value, mask, latency(lw, call), call);
+	return tv_new(lw->a, TV_NONE);
+}
+
+static const char *rounding(struct lw *lw, const struct py_node *n)
+{
+	const char *m = lw_enum(lw, n);
+	if (!m)
+		return NULL;
+	static const struct {
+		const char *py, *rs;
+	} modes[] = {{"RN", "rounding::NearestEven"}, {"RZ", "rounding::Zero"},
+		     {"RM", "rounding::NegativeInf"}, {"RP", "rounding::PositiveInf"},
+		     {"FULL", "rounding::Full"},      {"APPROX", "rounding::Approx"}};
+	for (size_t i = 0; i < TP_ARRAY_LEN(modes); i++)
+		if (strcmp(m, modes[i].py) == 0)
+			return modes[i].rs;
+	lw_unsupported(lw, n, "rounding_mode=%s (no cutile-rs rounding marker)", m);
+}
+
+static const char *ftz_of(struct lw *lw, const struct py_node *call)
+{
+	return lw_truthy(lw, py_call_kw(call, "flush_to_zero"), false) ? "ftz::Enabled"
+									: "ftz::Disabled";
+}
+
+static struct tval *math1(struct lw *lw, const char *name, const struct py_node *call)
+{
+	if (!lw_math_fn(name))
+		return NULL;
+	struct tval *x = lw_required(lw, call, 0, "x");
+	return lw_math1(lw, name, x, rounding(lw, py_call_kw(call, "rounding_mode")),
+			lw_truthy(lw, py_call_kw(call, "flush_to_zero"), false), call);
+}
+
+static struct tval *arith(struct lw *lw, const char *name, const struct py_node *call)
+{
+	static const struct {
+		const char *name;
+		int op;
+		const char *modal; /* the Rust function when modes are given */
+	} ops[] = {
+		{"add", PYOP_ADD, "addf"},      {"sub", PYOP_SUB, "subf"},
+		{"mul", PYOP_MUL, "mulf"},      {"truediv", PYOP_DIV, NULL},
+		{"floordiv", PYOP_FLOORDIV, NULL}, {"mod", PYOP_MOD, NULL},
+		{"pow", PYOP_POW, NULL},        {"bitwise_and", PYOP_BITAND, NULL},
+		{"bitwise_or", PYOP_BITOR, NULL}, {"bitwise_xor", PYOP_BITXOR, NULL},
+	};
+	for (size_t i = 0; i < TP_ARRAY_LEN(ops); i++) {
+		if (strcmp(name, ops[i].name) != 0)
+			continue;
+		struct tval *a = lw_required(lw, call, 0, "x"), *b = lw_required(lw, call, 1, "y");
+		const struct py_node *rm = py_call_kw(call, "rounding_mode");
+		const struct py_node *fz = py_call_kw(call, "flush_to_zero");
+		if (ops[i].modal && (rm || fz) && (lw_is_tile(a) || lw_is_tile(b))) {
+			const char *r = rounding(lw, rm);
+			const char *modes = ta_printf(lw->a, "%s, %s", r ? r : "rounding::NearestEven",
+						      ftz_of(lw, call));
+			struct tval *x = lw_is_tile(a) ? a : b;
+			if (!tdt_is_float(x->dt))
+				lw_unsupported(lw, call, "ct.%s with modes on integer tiles", name);
+			return lw_tile_binary(lw, ops[i].modal, modes, a, b, false, call, NULL);
+		}
+		/* truediv takes no modes in cutile-rs: true_div (op-mapping) */
+		(void)fz;
+		return lw_binop(lw, ops[i].op, a, b, call);
+	}
+	if (strcmp(name, "minimum") == 0 || strcmp(name, "maximum") == 0) {
+		struct tval *x = lw_required(lw, call, 0, "x");
+		struct tval *y = lw_required(lw, call, 1, "y");
+		bool nan = lw_truthy(lw, py_call_kw(call, "propagate_nan"), false);
+		bool ftz = lw_truthy(lw, py_call_kw(call, "flush_to_zero"), false);
+		return lw_minmax(lw, name[1] == 'i', x, y, nan, ftz, call);
+	}
+	static const struct {
+		const char *name;
+		int op;
+	} cmps[] = {{"equal", PYOP_EQ}, {"not_equal", PYOP_NE},   {"less", PYOP_LT},
+		    {"less_equal", PYOP_LE}, {"greater", PYOP_GT}, {"greater_equal", PYOP_GE}};
+	for (size_t i = 0; i < TP_ARRAY_LEN(cmps); i++)
+		if (strcmp(name, cmps[i].name) == 0) {
+			struct tval *x = lw_required(lw, call, 0, "x");
+			struct tval *y = lw_required(lw, call, 1, "y");
+			return lw_compare(lw, cmps[i].op, x, y, call);
+		}
+	return NULL;
+}
+
+static struct tval *shape_call(struct lw *lw, const char *name, const struct py_node *call)
+{
+	if (strcmp(name, "reshape") == 0)
+		return lw_reshape_to(lw, lw_required(lw, call, 0, "x"), py_call_param(call, 1, "shape"),
+				     call);
+	if (strcmp(name, "broadcast_to") == 0)
+		return lw_broadcast_to(lw, lw_required(lw, call, 0, "x"),
+				       py_call_param(call, 1, "shape"), "ct.broadcast_to", call);
+	if (strcmp(name, "expand_dims") == 0)
+		return lw_expand_dims(lw, lw_required(lw, call, 0, "x"), py_call_param(call, 1, "axis"),
+				      "ct.expand_dims", call);
+	if (strcmp(name, "permute") == 0 || strcmp(name, "transpose") == 0) {
+		struct tval *x = lw_required(lw, call, 0, "x");
+		if (x->kind != TV_TILE)
+			lw_unsupported(lw, call, "ct.%s of a scalar", name);
+		int perm[TIR_MAX_RANK] = {1, 0};
+		const struct py_node *axes = py_call_param(call, 1, "axes");
+		if (axes)
+			lw_permutation(lw, x, axes, "axes", perm);
+		else if (x->shape.rank != 2)
+			lw_unsupported(lw, call, "ct.transpose of a rank-%d tile without axes",
+				       x->shape.rank);
+		return lw_permute(lw, x, perm, call);
+	}
+	return NULL;
+}
+
+static struct tval *ct_call(struct lw *lw, const char *api, const struct py_node *call)
+{
+	if (!str_starts(api, "ct."))
+		return NULL;
+	const char *name = api + 3;
+	if (strcmp(name, "bid") == 0 || strcmp(name, "num_blocks") == 0)
+		return lw_block_id(lw, name[0] == 'n', py_call_param(call, 0, "axis"), call);
+	if (strcmp(name, "num_tiles") == 0) {
+		struct tval *arr = lw_required(lw, call, 0, "array");
+		struct tshape s;
+		lw_shape(lw, py_call_param(call, 2, "shape"), &s);
+		lw_array(lw, arr, call, false, s.rank);
+		int axis = lw_axis(lw, py_call_param(call, 1, "axis"), s.rank);
+		int buf[TIR_MAX_RANK];
+		if (order(lw, py_call_kw(call, "order"), s.rank, buf))
+			lw_unsupported(lw, call, "ct.num_tiles with a permuted order");
+		struct top *op = lw_op(lw, TOP_NUM_TILES, call);
+		op->param = arr->param;
+		op->axis = axis;
+		op->shape = s;
+		op->inv = "num_tiles";
+		op->inv_attr = ta_printf(lw->a, "axis=%d", axis);
+		op->v1 = lw_fresh(lw, ta_printf(lw->a, "%s_tiles", lw->k->params[arr->param].rs));
+		struct tvar *var = lw_var_new(lw, lw_hint(lw, "num_tiles"));
+		struct tval *v = tv_int(lw->a, var->name);
+		v->var = var;
+		v->def = op;
+		op->res = v;
+		return v;
+	}
+	if (strcmp(name, "load") == 0)
+		return load(lw, call);
+	if (strcmp(name, "store") == 0)
+		return store(lw, call);
+	if (strcmp(name, "gather") == 0)
+		return gather(lw, call);
+	if (strcmp(name, "scatter") == 0)
+		return scatter(lw, call);
+	if (strcmp(name, "astype") == 0) {
+		struct tval *x = lw_required(lw, call, 0, "x");
+		enum tdt d = lw_dtype(lw, py_call_param(call, 1, "dtype"));
+		if (x->kind != TV_TILE)
+			lw_unsupported(lw, call, "ct.astype of a scalar");
+		return lw_convert(lw, x, d, call);
+	}
+	if (strcmp(name, "arange") == 0) {
+		struct tshape s;
+		lw_shape(lw, py_call_param(call, 0, "size"), &s);
+		const struct py_node *dn = py_call_kw(call, "dtype");
+		enum tdt d = dn ? lw_dtype(lw, dn) : DT_I32;
+		int64_t start = 0, step = 1;
+		const struct py_node *sn = py_call_kw(call, "start"), *tn = py_call_kw(call, "step");
+		if ((sn && !lw_known_int(lw, sn, &start)) || (tn && !lw_known_int(lw, tn, &step)))
+			lw_unsupported(lw, call, "ct.arange with a runtime start or step");
+		return lw_iota(lw, &s.d[0], start, step, d, call);
+	}
+	if (strcmp(name, "full") == 0 || strcmp(name, "zeros") == 0 || strcmp(name, "ones") == 0) {
+		struct tshape s;
+		lw_shape(lw, py_call_param(call, 0, "shape"), &s);
+		bool full = name[0] == 'f';
+		struct tval *value = full ? lw_required(lw, call, 1, "fill_value")
+					  : tv_cint(lw->a, name[0] == 'o' ? 1 : 0);
+		const struct py_node *dn = py_call_param(call, full ? 2 : 1, "dtype");
+		enum tdt d = dn ? lw_dtype(lw, dn) : DT_F32;
+		return lw_full(lw, &s, value, d, call);
+	}
+	if (strcmp(name, "exp") == 0) {
+		struct tval *x = lw_required(lw, call, 0, "x");
+		return lw_exp(lw, x, lw_truthy(lw, py_call_kw(call, "flush_to_zero"), false), call);
+	}
+	if (strcmp(name, "abs") == 0 || strcmp(name, "negative") == 0) {
+		struct tval *x = lw_required(lw, call, 0, "x");
+		if (x->kind != TV_TILE)
+			lw_unsupported(lw, call, "ct.%s of a scalar", name);
+		bool fl = tdt_is_float(x->dt);
+		const char *fn = name[0] == 'a' ? (fl ? "absf" : "absi") : (fl ? "negf" : "negi");
+		return lw_tile_unary(lw, fn, NULL, x, call, NULL);
+	}
+	struct tval *r = math1(lw, name, call);
+	if (r)
+		return r;
+	r = arith(lw, name, call);
+	if (r)
+		return r;
+	if (strcmp(name, "where") == 0) {
+		struct tval *c = lw_required(lw, call, 0, "cond");
+		struct tval *x = lw_required(lw, call, 1, "x");
+		return lw_select(lw, c, x, lw_required(lw, call, 2, "y"), call);
+	}
+	if (strcmp(name, "sum") == 0 || strcmp(name, "max") == 0 || strcmp(name, "min") == 0 ||
+	    strcmp(name, "prod") == 0)
+		return lw_reduction(lw, name, lw_required(lw, call, 0, "x"), py_call_param(call, 1, "axis"),
+				 py_call_kw(call, "keepdims"), call);
+	r = shape_call(lw, name, call);
+	if (r)
+		return r;
+	if (strcmp(name, "mma") == 0) {
+		struct tval *x = lw_required(lw, call, 0, "x");
+		struct tval *y = lw_required(lw, call, 1, "y");
+		return lw_mma(lw, x, y, lw_required(lw, call, 2, "acc"), call);
+	}
+	if (strcmp(name, "matmul") == 0) {
+		struct tval *a = lw_required(lw, call, 0, "x");
+		struct tval *acc = lw_mma(lw, a, lw_required(lw, call, 1, "y"), NULL, call);
+		return lw_convert(lw, acc, a->dt, call);
+	}
+	if (strcmp(name, "cdiv") == 0) {
+		struct tval *x = lw_required(lw, call, 0, "x");
+		return lw_cdiv(lw, x, lw_required(lw, call, 1, "y"), call);
+	}
+	if (strcmp(name, "assume_divisible_by") == 0) {
+		struct tval *x = lw_required(lw, call, 0, "x");
+		int64_t d;
+		if (!lw_known_int(lw, py_call_param(call, 1, "divisor"), &d) || d <= 0 || (d & (d - 1)))
+			lw_unsupported(lw, call, "a divisor that is not a power of two");
+		struct top *op = lw_op(lw, x->kind == TV_ARRAY && lw->k->params[x->param].ptr
+						   ? TOP_ASSUME
+						   : TOP_COMMENT,
+				       call);
+		if (op->kind == TOP_ASSUME) {
+			op->param = x->param;
+			op->axis = (int)d;
+			op->inv = "assume";
+		} else {
+			/* rule 21: assume_div_by goes on pointers only */
+			op->text = ta_printf(lw->a, "R21: the source's assume_divisible_by(%lld) on a "
+						    "non-pointer is not repeated",
+					     (long long)d);
+		}
+		return x;
+	}
+	if (strcmp(name, "static_assert") == 0)
+		return lw_static_assert(lw, lw_required(lw, call, 0, "condition"), "ct", call);
+	return NULL;
+}
+
+static struct tval *ct_method(struct lw *lw, struct tval *self, const char *meth,
+			      const struct py_node *call)
+{
+	if (self->kind != TV_TILE)
+		return NULL;
+	if (strcmp(meth, "astype") == 0)
+		return lw_convert(lw, self, lw_dtype(lw, py_call_param(call, 0, "dtype")), call);
+	if (strcmp(meth, "reshape") == 0) {
+		struct tshape s;
+		if (py_call_nargs(call) > 1) {
+			struct tval *t = tv_tuple(lw->a, py_call_nargs(call));
+			for (size_t i = 0; i < t->nelems; i++)
+				t->elems[i] = lw_expr(lw, py_call_arg(call, i));
+			lw_shape_of(lw, t, call, &s);
+		} else {
+			lw_shape(lw, py_call_param(call, 0, "shape"), &s);
+		}
+		return lw_reshape(lw, self, &s, call);
+	}
+	if (strcmp(meth, "transpose") == 0 || strcmp(meth, "permute") == 0) {
+		int perm[TIR_MAX_RANK] = {1, 0};
+		if (py_call_nargs(call) == 0 && self->shape.rank == 2)
+			return lw_permute(lw, self, perm, call);
+		struct tval *v = py_call_nargs(call) == 1 ? lw_expr(lw, py_call_arg(call, 0)) : NULL;
+		if (!v || v->kind != TV_TUPLE || v->nelems != (size_t)self->shape.rank)
+			lw_unsupported(lw, call, ".%s() without a full axis tuple", meth);
+		for (size_t i = 0; i < v->nelems; i++) {
+			if (v->elems[i]->kind != TV_CINT || !v->elems[i]->known)
+				lw_unsupported(lw, call, "axes that are not compile-time");
+			perm[i] = (int)v->elems[i]->ival;
+		}
+		return lw_permute(lw, self, perm, call);
+	}
+	if (strcmp(meth, "sum") == 0 || strcmp(meth, "max") == 0 || strcmp(meth, "min") == 0)
+		return lw_reduction(lw, meth, self, py_call_param(call, 0, "axis"), py_call_kw(call, "keepdims"),
+				 call);
+	return NULL;
+}
+
+const struct lw_api lw_api_cutile = {
+	.lang = "cuTile Python",
+	.mark_arrays = ct_mark_arrays,
+	.const_annotation = ct_const_annotation,
+	.hints = ct_hints,
+	.name = ct_name,
+	.call = ct_call,
+	.method = ct_method,
+};

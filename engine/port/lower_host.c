@@ -1,0 +1,248 @@
+/* What the host code tells the lowering: the kernel's parameters (arrays,
+ * scalars, Constants, float or int from the host's arguments), the launch
+ * site and the arguments it passes, the element types of the arrays. */
+#include "engine/port/lower.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- parameters ---- */
+
+static bool host_float_arg(const struct pymod *m, const struct pm_func *k, size_t index);
+
+void lw_make_params(struct lw *lw)
+{
+	const struct py_node *params = lw->f->def->kids[1];
+	struct tkernel *k = lw->k;
+	k->params = ta_alloc(lw->a, lw->param_cap * sizeof(*k->params));
+	for (size_t i = 0; i < params->nkids; i++) {
+		const struct py_node *p = params->kids[i];
+		if (p->op != PYP_PLAIN)
+			lw_unsupported(lw, p, "*args/**kwargs in a kernel signature");
+		struct tparam *tp = &k->params[k->nparams++];
+		tp->name = ta_strdup(lw->a, "");
+		char *name = py_str(p);
+		tp->name = ta_strdup(lw->a, name);
+		free(name);
+		tp->rs = (char *)lw_rust_ident(lw, tp->name);
+		tp->line = p->line;
+		tp->col = p->col;
+		tp->rank = -1;
+		tp->source_index = (int)i;
+		tp->kind = TP_SCALAR;
+		tp->dt = DT_I32;
+		const struct py_node *ann = p->kids[0];
+		int c = ann ? lw->api->const_annotation(lw, ann) : 0;
+		if (c) {
+			tp->kind = TP_CONST;
+			tp->dt = c == 2 ? DT_BOOL : DT_I32;
+		} else if (ann && py_is_name(ann, "float")) {
+			tp->dt = DT_F32;
+		} else if (ann && py_is_name(ann, "bool")) {
+			tp->dt = DT_BOOL;
+		} else if (!ann && host_float_arg(lw->m, lw->f, i)) {
+			tp->dt = DT_F32;
+		}
+	}
+	lw->api->mark_arrays(lw, lw->f->def);
+}
+
+const struct py_node *lw_launch_call(const struct pymod *m, const char *kernel,
+				     const struct pm_func **host)
+{
+	for (size_t i = 0; i < m->nfuncs; i++) {
+		const struct pm_func *h = &m->funcs[i];
+		if (h->role != PM_HOST)
+			continue;
+		const struct py_node *stack[512];
+		size_t sp = 0;
+		stack[sp++] = h->def->kids[3];
+		while (sp) {
+			const struct py_node *n = stack[--sp];
+			if (!n)
+				continue;
+			if (n->kind == PY_CALL && ((pymod_is(m, n->kids[0], "ct.launch") &&
+						    py_is_dotted(py_call_arg(n, 2), kernel)) ||
+						   (n->kids[0]->kind == PY_SUBSCRIPT &&
+						    py_is_name(n->kids[0]->kids[0], kernel)))) {
+				if (host)
+					*host = h;
+				return n;
+			}
+			for (size_t c = 0; c < n->nkids && sp < 512; c++)
+				stack[sp++] = n->kids[c];
+		}
+	}
+	if (host)
+		*host = NULL;
+	return NULL;
+}
+
+const struct py_node *lw_host_arg(const struct pymod *m, const struct pm_func *k, size_t index,
+				  const struct pm_func **host)
+{
+	const struct py_node *n = lw_launch_call(m, k->name, host);
+	if (!n)
+		return NULL;
+	if (n->kids[0]->kind != PY_SUBSCRIPT) {
+		/* ct.launch(stream, grid, K, (args)) */
+		const struct py_node *args = py_call_arg(n, 3);
+		return args && (args->kind == PY_TUPLE || args->kind == PY_LIST) && index < args->nkids
+			       ? args->kids[index]
+			       : NULL;
+	}
+	/* K[grid](args), by position or by the parameter's name */
+	if (index >= k->def->kids[1]->nkids)
+		return NULL;
+	char *pname = py_str(k->def->kids[1]->kids[index]);
+	const struct py_node *arg = py_call_kw(n, pname);
+	free(pname);
+	return arg ? arg : py_call_arg(n, index);
+}
+
+/* The host parameter or the last assignment that gives a name its value. */
+static const struct py_node *host_param(const struct pm_func *h, const struct py_node *name)
+{
+	const struct py_node *hp = h->def->kids[1];
+	for (size_t q = 0; q < hp->nkids; q++) {
+		const struct py_node *p = hp->kids[q];
+		if (p->s && p->n == name->n && memcmp(p->s, name->s, p->n) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+const struct py_node *lw_host_assignment(const struct py_node *n, const struct py_node *name)
+{
+	const struct py_node *found = NULL;
+	if (!n)
+		return NULL;
+	if (n->kind == PY_ASSIGN && n->nkids == 2 && n->kids[0]->kind == PY_NAME &&
+	    n->kids[0]->n == name->n && memcmp(n->kids[0]->s, name->s, name->n) == 0 &&
+	    n->line <= name->line)
+		found = n->kids[1];
+	if (n->kind == PY_DEF || n->kind == PY_LAMBDA || n->kind == PY_CLASS)
+		return NULL;
+	for (size_t k = 0; k < n->nkids; k++) {
+		const struct py_node *f = lw_host_assignment(n->kids[k], name);
+		if (f)
+			found = f;
+	}
+	return found;
+}
+
+/* Is the host's launch argument for kernel parameter `index` a float (a
+ * float literal, or a host parameter with a float default or annotation)? */
+static bool host_float_arg(const struct pymod *m, const struct pm_func *k, size_t index)
+{
+	const struct pm_func *h = NULL;
+	const struct py_node *arg = lw_host_arg(m, k, index, &h);
+	if (!arg)
+		return false;
+	double d;
+	long long iv;
+	if (arg->kind == PY_NUM && !py_int_value(arg, &iv) && py_float_value(arg, &d))
+		return true;
+	if (arg->kind == PY_CALL && py_is_name(arg->kids[0], "float"))
+		return true;
+	if (arg->kind == PY_NAME) {
+		const struct py_node *p = host_param(h, arg);
+		if (p && p->kids[0] && py_is_name(p->kids[0], "float"))
+			return true;
+		if (p && p->kids[1] && p->kids[1]->kind == PY_NUM && !py_int_value(p->kids[1], &iv))
+			return true;
+		const struct py_node *v = lw_host_assignment(h->def->kids[3], arg);
+		if (v && v->kind == PY_NUM && !py_int_value(v, &iv))
+			return true;
+		if (v && v->kind == PY_CALL && py_is_name(v->kids[0], "float"))
+			return true;
+	}
+	return false;
+}
+
+static enum tdt torch_dtype(const struct pymod *m, const struct py_node *n)
+{
+	char *c = n ? pymod_canon(m, n) : NULL;
+	enum tdt d = DT_NONE;
+	if (c && str_starts(c, "torch."))
+		d = tdt_from_name(c + strlen("torch."));
+	free(c);
+	return d;
+}
+
+void lw_array_dtypes(struct lw *lw)
+{
+	for (size_t i = 0; i < lw->k->nparams; i++) {
+		struct tparam *p = &lw->k->params[i];
+		if (p->kind != TP_ARRAY)
+			continue;
+		p->dt = lw_host_array_dtype(lw->m, lw->f, (size_t)p->source_index);
+		if (p->dt == DT_NONE) {
+			p->dt = DT_E;
+			p->dt_default = true;
+		}
+	}
+}
+
+enum tdt lw_host_array_dtype(const struct pymod *m, const struct pm_func *k, size_t index)
+{
+	const struct pm_func *h = NULL;
+	const struct py_node *arg = lw_host_arg(m, k, index, &h);
+	const struct py_node *v = arg && arg->kind == PY_NAME ? lw_host_assignment(h->def->kids[3], arg)
+							      : NULL;
+	if (!v || v->kind != PY_CALL)
+		return DT_NONE;
+	enum tdt d = torch_dtype(m, py_call_kw(v, "dtype"));
+	if (d == DT_NONE && v->kids[0]->kind == PY_ATTR) {
+		const struct py_node *callee = v->kids[0];
+		if (callee->n == 2 && memcmp(callee->s, "to", 2) == 0)
+			d = torch_dtype(m, py_call_arg(v, 0));
+		else if (callee->n == 5 && memcmp(callee->s, "float", 5) == 0)
+			d = DT_F32;
+		else if (callee->n == 4 && memcmp(callee->s, "long", 4) == 0)
+			d = DT_I64;
+		else if (callee->n == 3 && memcmp(callee->s, "int", 3) == 0)
+			d = DT_I32;
+	}
+	return d == DT_NONE ? DT_E : d;
+}
+
+void lw_bind_params(struct lw *lw)
+{
+	struct tkernel *k = lw->k;
+	for (size_t i = 0; i < k->nparams; i++) {
+		struct tparam *p = &k->params[i];
+		struct tval *v;
+		if (p->kind == TP_ARRAY) {
+			v = tv_new(lw->a, TV_ARRAY);
+			v->dt = p->dt;
+		} else if (p->kind == TP_CONST) {
+			if (lw->has_fixed[i]) {
+				v = p->dt == DT_BOOL ? tv_cbool(lw->a, lw->fixed[i] != 0)
+						     : tv_cint(lw->a, lw->fixed[i]);
+			} else if (p->dt == DT_BOOL) {
+				v = lw_cbool_sym(lw, p->rs, ta_printf(lw->a, "(%s != 0)", p->rs), p->name,
+						 false);
+				v->cparam = (int)i;
+			} else {
+				v = tv_csym(lw->a, p->rs);
+			}
+		} else if (p->dt == DT_F32) {
+			v = tv_new(lw->a, TV_FLOAT);
+			v->dt = DT_F32;
+			v->rs = p->rs;
+		} else if (p->dt == DT_BOOL) {
+			v = tv_new(lw->a, TV_BOOL);
+			v->dt = DT_BOOL;
+			v->rs = p->rs;
+		} else {
+			v = tv_int(lw->a, p->rs);
+		}
+		v->param = (int)i;
+		lw_env_set(lw, &lw->env, p->name, v, 0);
+		lw_take_name(lw, p->rs);
+	}
+}
+

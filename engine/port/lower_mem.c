@@ -1,0 +1,161 @@
+/* Lowering memory access: view loads and stores of array tiles at block
+ * indices, pointer tiles (base + element offsets), gathers and scatters
+ * with masks, the padding selected in after a masked load (rule 14). */
+#include "engine/port/lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct tval **index_scalars(struct lw *lw, struct tval **idx, size_t n,
+				   const struct py_node *at)
+{
+	struct tval **v = ta_alloc(lw->a, (n ? n : 1) * sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
+		if (idx[i]->kind != TV_INT && idx[i]->kind != TV_CINT)
+			lw_unsupported(lw, at, "a tile index that is not an integer scalar");
+		v[i] = idx[i];
+	}
+	return v;
+}
+
+struct tval *lw_load_view(struct lw *lw, struct tval *arr, struct tval **idx, size_t nidx,
+			  const struct tshape *s, enum tpad pad, const int *order, int latency,
+			  bool no_tma, const struct py_node *at)
+{
+	struct tparam *p = lw_array(lw, arr, at, false, s->rank);
+	if (nidx != (size_t)s->rank)
+		lw_unsupported(lw, at, "a load index of %zu values for a rank-%d tile", nidx, s->rank);
+	struct top *op = lw_op(lw, TOP_LOAD, at);
+	op->param = arr->param;
+	op->idx = index_scalars(lw, idx, nidx, at);
+	op->nidx = nidx;
+	op->shape = *s;
+	op->padding = pad;
+	op->latency = latency;
+	op->no_tma = no_tma;
+	if (order)
+		memcpy(op->order, order, sizeof(op->order));
+	op->inv = "load";
+	op->inv_attr = ta_printf(lw->a, "padding=%s", tpad_name(pad));
+	struct tval *r = lw_tile_res(lw, op, p->dt, s, lw_hint(lw, "tile"));
+	const char *base = lw->target ? lw->target : p->rs;
+	op->v1 = lw_fresh(lw, ta_printf(lw->a, "%s_part", base));
+	op->v2 = lw_fresh(lw, ta_printf(lw->a, "%s_tok", base));
+	return r;
+}
+
+void lw_store_view(struct lw *lw, struct tval *arr, struct tval **idx, size_t nidx,
+		   struct tval *tile, int latency, bool no_tma, const struct py_node *at)
+{
+	if (tile->kind != TV_TILE)
+		lw_unsupported(lw, at, "storing a scalar (store a tile)");
+	struct tparam *p = lw_array(lw, arr, at, false, tile->shape.rank);
+	if (tile->dt != p->dt)
+		lw_unsupported(lw, at,
+			       "storing a %s tile into `%s` of %s elements (convert it with astype)",
+			       tdt_name(tile->dt), p->name, tdt_name(p->dt));
+	if (nidx != (size_t)tile->shape.rank)
+		lw_unsupported(lw, at, "a store index of %zu values for a rank-%d tile", nidx,
+			       tile->shape.rank);
+	struct top *op = lw_op(lw, TOP_STORE, at);
+	op->param = arr->param;
+	op->idx = index_scalars(lw, idx, nidx, at);
+	op->nidx = nidx;
+	op->shape = tile->shape;
+	op->a[0] = tile;
+	op->na = 1;
+	op->latency = latency;
+	op->no_tma = no_tma;
+	op->inv = "store";
+	op->v1 = lw_fresh(lw, ta_printf(lw->a, "%s_part", p->rs));
+	op->v2 = lw_fresh(lw, ta_printf(lw->a, "%s_tok", p->rs));
+}
+
+struct tval *lw_pointers(struct lw *lw, struct tval *arr, struct tval *offsets,
+			 const struct py_node *at)
+{
+	struct tparam *p = lw_array(lw, arr, at, true, -1);
+	if (offsets->kind != TV_TILE && !(offsets->kind == TV_INT || offsets->kind == TV_CINT))
+		lw_unsupported(lw, at, "pointer offsets that are not integers");
+	if (offsets->kind == TV_TILE && !tdt_is_int(offsets->dt))
+		lw_unsupported(lw, at, "pointer offsets of %s elements", tdt_name(offsets->dt));
+	struct tshape s;
+	lw_shape_or_scalar(offsets, &s);
+	struct tval *off = lw_to_tile(lw, offsets, DT_I32, &s, at);
+	struct tshape s0 = {0};
+	struct top *op = lw_op(lw, TOP_PTR_BASE, at);
+	op->param = arr->param;
+	struct tval *base = lw_tile_res(lw, op, p->dt, &s0, ta_printf(lw->a, "%s_base", p->rs));
+	base->ptr_tile = true;
+	struct tval *b = lw_broadcast(lw, base, &s, at);
+	struct top *o = lw_op(lw, TOP_PTR_OFFSET, at);
+	o->a[0] = b;
+	o->a[1] = off;
+	o->na = 2;
+	struct tval *r = lw_tile_res(lw, o, p->dt, &s, ta_printf(lw->a, "%s_ptrs", p->rs));
+	r->ptr_tile = true;
+	return r;
+}
+
+struct tval *lw_and_mask(struct lw *lw, struct tval *a, struct tval *b, const struct py_node *at)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	struct tval *r = lw_tile_binary(lw, "andi", NULL, a, b, true, at, "and");
+	return r;
+}
+
+static struct tval *mask_tile(struct lw *lw, struct tval *mask, const struct tshape *s,
+			      const struct py_node *at)
+{
+	if (!mask || mask->kind == TV_NONE)
+		return NULL;
+	if (mask->kind == TV_TILE && mask->dt != DT_BOOL)
+		lw_unsupported(lw, at, "a mask of %s elements", tdt_name(mask->dt));
+	return lw_to_tile(lw, mask, DT_BOOL, s, at);
+}
+
+struct tval *lw_gather(struct lw *lw, struct tval *ptrs, enum tdt dt, struct tval *mask,
+		       struct tval *pad, int latency, const struct py_node *at)
+{
+	struct tval *m = mask_tile(lw, mask, &ptrs->shape, at);
+	struct top *op = lw_op(lw, TOP_GATHER, at);
+	op->a[0] = ptrs;
+	op->a[1] = m;
+	op->na = 2;
+	op->latency = latency;
+	op->inv = "gather";
+	op->inv_attr = m ? "mask" : "";
+	struct tval *r = lw_tile_res(lw, op, dt, &ptrs->shape, lw_hint(lw, "g"));
+	op->v2 = lw_fresh(lw, ta_printf(lw->a, "%s_tok", lw->target ? lw->target : r->var->name));
+	if (pad && pad->kind != TV_NONE && m) {
+		/* the masked-off lanes of load_ptr_tko hold no defined value, and
+		 * rule 14 keeps the padding out of the load: select it in */
+		struct tval *s = lw_select(lw, m, r, pad, at);
+		s->def->implicit = true;
+		return s;
+	}
+	return r;
+}
+
+void lw_scatter(struct lw *lw, struct tval *ptrs, struct tval *value, struct tval *mask,
+		int latency, const struct py_node *at)
+{
+	enum tdt dt = value->kind == TV_TILE ? value->dt : DT_NONE;
+	struct tval *v = lw_to_tile(lw, value, dt != DT_NONE ? dt : DT_F32, &ptrs->shape, at);
+	if (v->dt != ptrs->dt)
+		lw_unsupported(lw, at, "scattering %s values into %s elements (convert with astype)",
+			       tdt_name(v->dt), tdt_name(ptrs->dt));
+	struct tval *m = mask_tile(lw, mask, &ptrs->shape, at);
+	struct top *op = lw_op(lw, TOP_SCATTER, at);
+	op->a[0] = ptrs;
+	op->a[1] = v;
+	op->a[2] = m;
+	op->na = 3;
+	op->latency = latency;
+	op->inv = "scatter";
+	op->inv_attr = m ? "mask" : "";
+	op->v2 = lw_fresh(lw, "scatter_tok");
+}

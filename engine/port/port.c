@@ -1,0 +1,238 @@
+/* Opening an op: parse its source, pick its kernels, lower each one. */
+#include "engine/port/port_impl.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *stem(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	const char *dot = strrchr(b, '.');
+	return xstrndup(b, dot ? (size_t)(dot - b) : strlen(b));
+}
+
+static int open_parsed(struct port_op *op, const char *kernel, struct port_op **out,
+		       struct tp_err *err);
+
+int port_open(const char *path, const char *kernel, const char *opname, struct port_op **out,
+	      struct tp_err *err)
+{
+	*out = NULL;
+	struct port_op *op = xcalloc(1, sizeof(*op));
+	op->path = xstrdup(path);
+	op->name = opname ? xstrdup(opname) : stem(path);
+	if (pymod_load(&op->m, path, err) < 0) {
+		port_close(op);
+		return -1;
+	}
+	return open_parsed(op, kernel, out, err);
+}
+
+int port_open_in(const char *root, const char *rel, const char *kernel, const char *opname,
+		 struct port_op **out, struct tp_err *err)
+{
+	*out = NULL;
+	char *abs = path_join(root, rel);
+	size_t len;
+	struct tp_err rerr = {0};
+	char *src = read_file(abs, &len, &rerr);
+	free(abs);
+	if (!src) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s", rerr.msg);
+		return -1;
+	}
+	int rc = port_open_source(rel, src, len, kernel, opname, out, err);
+	free(src);
+	return rc;
+}
+
+int port_open_source(const char *path, const char *src, size_t len, const char *kernel,
+		     const char *opname, struct port_op **out, struct tp_err *err)
+{
+	*out = NULL;
+	struct port_op *op = xcalloc(1, sizeof(*op));
+	op->path = xstrdup(path);
+	op->name = opname ? xstrdup(opname) : stem(path);
+	if (pymod_parse(&op->m, path, src, len, err) < 0) {
+		port_close(op);
+		return -1;
+	}
+	return open_parsed(op, kernel, out, err);
+}
+
+static int open_parsed(struct port_op *op, const char *kernel, struct port_op **out,
+		       struct tp_err *err)
+{
+	const char *path = op->path;
+	const struct pm_func *ks[64];
+	size_t n = pymod_kernels(&op->m, ks, TP_ARRAY_LEN(ks));
+	if (n > TP_ARRAY_LEN(ks))
+		n = TP_ARRAY_LEN(ks);
+	op->k = xcalloc(n ? n : 1, sizeof(*op->k));
+	bool found = false;
+	for (size_t i = 0; i < n; i++) {
+		if (kernel && strcmp(ks[i]->name, kernel) != 0)
+			continue;
+		found = true;
+		struct tkernel *k;
+		if (lower_kernel(&op->m, ks[i], op->name, &k, err) < 0) {
+			port_close(op);
+			return -1;
+		}
+		op->fe = k->fe;
+		op->k[op->nk++] = k;
+	}
+	if (kernel && !found) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s: no kernel named %s (kernels: %zu)", path, kernel, n);
+		port_close(op);
+		return -1;
+	}
+	if (!op->nk) {
+		tp_err_set(err, TP_EXIT_FAILED,
+			   "%s:1:1: unsupported: a file without a @ct.kernel or @triton.jit kernel", path);
+		port_close(op);
+		return -1;
+	}
+	*out = op;
+	return 0;
+}
+
+void port_close(struct port_op *op)
+{
+	if (!op)
+		return;
+	for (size_t i = 0; i < op->nk; i++)
+		tkernel_free(op->k[i]);
+	free(op->k);
+	pymod_free(&op->m);
+	free(op->path);
+	free(op->name);
+	free(op);
+}
+
+const char *port_op_name(const struct port_op *op)
+{
+	return op->name;
+}
+
+const char *port_op_backend(const struct port_op *op)
+{
+	return op->fe == FE_TRITON ? "triton" : "cutile";
+}
+
+char *port_kernel_rs(const struct port_op *op, const char *source_rel)
+{
+	return port_emit_module(op, source_rel ? source_rel : op->path);
+}
+
+size_t port_entries(const struct port_op *op, struct port_entry *out, size_t max)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < op->nk; k++)
+		for (size_t i = 0; i < op->k[k]->nentries; i++, n++)
+			if (n < max) {
+				const struct tentry *e = &op->k[k]->entries[i];
+				out[n] = (struct port_entry){op->k[k]->name, e->name, e->variant,
+							     e->dispatch_py,
+							     port_entry_pattern(op->k[k], e),
+							     op->k[k]->line};
+			}
+	return n;
+}
+
+static const char *const param_kinds[] = {
+	[TP_ARRAY] = "array", [TP_SCALAR] = "scalar", [TP_CONST] = "constant",
+	[TP_SHAPE] = "extent", [TP_STRIDE] = "stride",
+};
+
+char *port_translation_json(const struct port_op *op)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "op", op->name);
+	cJSON_AddStringToObject(root, "source", op->path);
+	cJSON_AddStringToObject(root, "backend", port_op_backend(op));
+	char *mod = xasprintf("%s_module", op->name);
+	cJSON_AddStringToObject(root, "module", mod);
+	free(mod);
+	cJSON *ks = cJSON_AddArrayToObject(root, "kernels");
+	for (size_t k = 0; k < op->nk; k++) {
+		const struct tkernel *kn = op->k[k];
+		cJSON *jk = cJSON_CreateObject();
+		cJSON_AddStringToObject(jk, "name", kn->name);
+		cJSON_AddNumberToObject(jk, "line", kn->line);
+		cJSON_AddStringToObject(jk, "frontend", kn->fe == FE_TRITON ? "triton" : "cutile");
+		cJSON *ps = cJSON_AddArrayToObject(jk, "params");
+		for (size_t i = 0; i < kn->nparams; i++) {
+			const struct tparam *p = &kn->params[i];
+			cJSON *jp = cJSON_CreateObject();
+			cJSON_AddStringToObject(jp, "name", p->name);
+			cJSON_AddStringToObject(jp, "rust", p->rs);
+			cJSON_AddStringToObject(jp, "kind", param_kinds[p->kind]);
+			cJSON_AddStringToObject(jp, "dtype", tdt_rust(p->dt));
+			if (p->kind == TP_ARRAY)
+				cJSON_AddStringToObject(jp, "access", p->ptr ? "pointer" : "view");
+			if (p->kind == TP_SHAPE || p->kind == TP_STRIDE) {
+				cJSON_AddStringToObject(jp, "of", kn->params[p->of].name);
+				cJSON_AddNumberToObject(jp, "axis", p->axis);
+			}
+			cJSON_AddItemToArray(ps, jp);
+		}
+		cJSON *hs = cJSON_AddArrayToObject(jk, "hints");
+		for (size_t i = 0; i < kn->nhints; i++) {
+			cJSON *h = cJSON_CreateObject();
+			cJSON_AddStringToObject(h, "target", kn->hints[i].target);
+			cJSON_AddStringToObject(h, "key", kn->hints[i].key);
+			cJSON_AddNumberToObject(h, "value", (double)kn->hints[i].value);
+			cJSON_AddItemToArray(hs, h);
+		}
+		cJSON *es = cJSON_AddArrayToObject(jk, "entries");
+		for (size_t i = 0; i < kn->nentries; i++) {
+			const struct tentry *e = &kn->entries[i];
+			cJSON *je = cJSON_CreateObject();
+			cJSON_AddStringToObject(je, "name", e->name);
+			cJSON_AddStringToObject(je, "variant", e->variant);
+			cJSON_AddStringToObject(je, "dispatch", e->dispatch_py);
+			if (e->dispatch_ffi)
+				cJSON_AddStringToObject(je, "dispatch_ffi", e->dispatch_ffi);
+			cJSON_AddStringToObject(je, "pattern", port_entry_pattern(kn, e));
+			cJSON *g = cJSON_AddArrayToObject(je, "generics");
+			cJSON_AddItemToArray(g, cJSON_CreateString("E"));
+			for (size_t j = 0; j < e->ngenerics; j++)
+				cJSON_AddItemToArray(g, cJSON_CreateString(e->generics[j]));
+			for (size_t j = 0; j < e->npreds; j++)
+				cJSON_AddItemToArray(g, cJSON_CreateString(e->preds[j]));
+			cJSON *pu = cJSON_AddArrayToObject(je, "params");
+			for (size_t j = 0; j < kn->nparams; j++) {
+				if (!e->param_used[j] || kn->params[j].kind == TP_CONST)
+					continue;
+				cJSON *jp = cJSON_CreateObject();
+				cJSON_AddStringToObject(jp, "name", kn->params[j].rs);
+				if (kn->params[j].kind == TP_ARRAY)
+					cJSON_AddNumberToObject(jp, "rank", e->param_rank[j]);
+				cJSON_AddItemToArray(pu, jp);
+			}
+			struct inv_list l = {0};
+			inv_from_entry(kn, e, &l);
+			cJSON *inv = cJSON_AddArrayToObject(je, "inventory");
+			for (size_t j = 0; j < l.n; j++) {
+				cJSON *it = cJSON_CreateObject();
+				cJSON_AddStringToObject(it, "op", l.v[j].op);
+				cJSON_AddStringToObject(it, "attr", l.v[j].attr);
+				cJSON_AddNumberToObject(it, "line", l.v[j].line);
+				if (l.v[j].implicit)
+					cJSON_AddBoolToObject(it, "implicit", true);
+				cJSON_AddItemToArray(inv, it);
+			}
+			inv_list_free(&l);
+			cJSON_AddItemToArray(es, je);
+		}
+		cJSON_AddItemToArray(ks, jk);
+	}
+	char *s = cJSON_Print(root);
+	cJSON_Delete(root);
+	char *r = xasprintf("%s\n", s);
+	cJSON_free(s);
+	return r;
+}

@@ -1,0 +1,157 @@
+/* engine/port: reading cuTile Python and Triton-TileIR operators, and the
+ * mechanical part of converting them to cuTile Rust.
+ *
+ *   struct port_op *op;
+ *   port_open("src/tilegym/ops/cutile/softmax.py", NULL, "softmax", &op, &err);
+ *   port_kernel_rs(op)          the kernel.rs text (one module, an entry
+ *                               per kernel and structural variant)
+ *   port_ffi_rs(op, ...)        the launcher ffi.rs, from the entries and
+ *   port_wrapper_py(op, ...)    the host code's launch contract; the
+ *                               Python wrapper
+ *   port_analysis_json(...)     reference/analysis.json (pipeline.md §4.1)
+ *   port_inventory(...)         both sides as tile-level op sequences
+ *   port_close(op);
+ *
+ * Every refusal is an error with code TP_EXIT_FAILED and the message
+ * `FILE:LINE:COL: unsupported: <construct>`; bad input (a file that is not
+ * Python) is TP_EXIT_USAGE. docs/mech.md lists what is supported. */
+#ifndef TILEPORT_PORT_PORT_H
+#define TILEPORT_PORT_PORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "engine/core/util.h"
+
+struct port_op;
+
+/* Parse `path` and lower its kernels (only `kernel` when not NULL) into an
+ * op named `op` (NULL: the file's stem). */
+int port_open(const char *path, const char *kernel, const char *op, struct port_op **out,
+	      struct tp_err *err);
+/* The same for root/rel, named `rel` in messages and outputs. */
+int port_open_in(const char *root, const char *rel, const char *kernel, const char *op,
+		 struct port_op **out, struct tp_err *err);
+/* The same for source text in memory, named `path` in messages. */
+int port_open_source(const char *path, const char *src, size_t len, const char *kernel,
+		     const char *op, struct port_op **out, struct tp_err *err);
+void port_close(struct port_op *op);
+
+const char *port_op_name(const struct port_op *op);
+/* "cutile" or "triton". */
+const char *port_op_backend(const struct port_op *op);
+/* kernel.rs; `source_rel` is the path written in its header comment. */
+char *port_kernel_rs(const struct port_op *op, const char *source_rel);
+/* What the translation produced, as JSON: kernels, entries with their
+ * variants, dispatch conditions, parameters and generics, the inventory. */
+char *port_translation_json(const struct port_op *op);
+
+/* One entry of the Rust module. */
+struct port_entry {
+	const char *kernel;   /* the source kernel */
+	const char *name;     /* the Rust entry */
+	const char *variant;  /* "" for a single entry */
+	const char *dispatch; /* when it runs, in Python terms ("always") */
+	const char *pattern;  /* "tensor", "ptr" or "mixed" (rule 12) */
+	int line;             /* the source kernel's def line */
+};
+size_t port_entries(const struct port_op *op, struct port_entry *out, size_t max);
+
+/* Host code: ffi.rs and the Python wrapper from the entries and the host
+ * function's launch. -1 with an "unsupported:" error when the host code
+ * does something the wrapper cannot repeat. */
+int port_ffi_rs(const struct port_op *op, char **out, struct tp_err *err);
+int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out,
+		    struct tp_err *err);
+/* The launch contract as text (reports/agent_b.md's host_launch_contract). */
+char *port_launch_contract(const struct port_op *op);
+
+/* The registration edits of a workspace (lib.rs mod block, __init__.py
+ * import, the cutile-rs parametrisation of the test file): each returns
+ * the new text, or NULL when the file already has it. */
+char *port_register_lib_rs(const char *text, const char *op);
+char *port_register_init_py(const char *text, const char *op);
+char *port_register_test_py(const char *text, const char *path, struct tp_err *err);
+
+/* The source of op OP in a TileGym workspace: src/tilegym/ops/cutile/OP.py,
+ * else src/tilegym/ops/triton/OP.py; NULL when neither is there. Caller
+ * frees. */
+char *port_source_of(const char *workspace, const char *op);
+
+/* ---- analysis ---- */
+
+struct port_analysis_in {
+	const char *op;
+	const char *workspace;   /* TILEGYM_PATH */
+	const char *cutile_rel;  /* src/tilegym/ops/cutile/{op}.py, NULL when absent */
+	const char *triton_rel;  /* src/tilegym/ops/triton/{op}.py, NULL when absent */
+	const char *test_rel;    /* tests/ops/test_{op}.py */
+	bool toolchain;          /* false: reference IR and baselines are deferred */
+};
+/* reference/analysis.json as pretty JSON; the translation of the source is
+ * needed for the variants, so an unsupported kernel fails it too. */
+int port_analysis_json(const struct port_analysis_in *in, char **out, struct tp_err *err);
+/* The same for op OP of a workspace, its files found in the TileGym
+ * layout (the cuTile source, else the Triton one). */
+int port_analyze_workspace(const char *workspace, const char *op, bool toolchain, char **out,
+			   struct tp_err *err);
+
+/* ---- the source op inventory ---- */
+
+struct port_inv_op {
+	const char *op, *attr;
+	int line;
+	bool implicit;
+};
+
+struct port_inv_side {
+	const char *entry;
+	const struct port_inv_op *ops;
+	size_t n;
+};
+
+struct port_inv_pair {
+	long py, rs; /* indices into the sides' ops, -1 when one side has none */
+	bool differs;
+};
+
+struct port_inv_finding {
+	const char *severity; /* CRITICAL WARN INFO */
+	const char *rule;
+	const char *message;
+	int py_line, rs_line;
+};
+
+struct port_inv_entry {
+	struct port_inv_side py, rs;
+	const struct port_inv_pair *pairs;
+	size_t npairs;
+	const struct port_inv_finding *findings;
+	size_t nfindings;
+};
+
+struct port_inventory {
+	struct port_inv_entry *entries;
+	size_t n;
+	int ncritical, nwarn, ninfo;
+	void *priv;
+};
+
+/* Read the Python source (lowered) and the Rust kernel into op sequences
+ * and compare them, entry by entry (Rust entries are paired with the
+ * Python kernel and variant they are named after). */
+int port_inventory(const char *py_path, const char *rs_path, struct port_inventory *out,
+		   struct tp_err *err);
+/* The same for an open op and Rust text in memory. */
+void port_inventory_of(const struct port_op *op, const char *rs, size_t len,
+		       struct port_inventory *out);
+void port_inventory_free(struct port_inventory *inv);
+/* "MATCH", "MATCH_WITH_NOTES" (warnings) or "MISMATCH" (critical). */
+const char *port_inventory_verdict(const struct port_inventory *inv);
+/* Text (one finding per line, then a summary) and JSON renderings. */
+char *port_inventory_text(const struct port_inventory *inv, const char *py_path,
+			  const char *rs_path);
+char *port_inventory_json(const struct port_inventory *inv, const char *py_path,
+			  const char *rs_path);
+
+#endif

@@ -1,0 +1,48 @@
+/* Internal to engine/port: the translated op shared by its writers
+ * (emit_rs.c kernel.rs, host_*.c ffi.rs and wrapper, analysis.c,
+ * inventory). Other modules use engine/port/port.h only. */
+#ifndef TILEPORT_PORT_PORT_IMPL_H
+#define TILEPORT_PORT_PORT_IMPL_H
+
+#include "engine/port/inv.h"
+#include "engine/port/lower.h"
+#include "engine/port/port.h"
+#include "engine/port/pymod.h"
+
+struct port_op {
+	struct pymod m;
+	char *path;
+	char *name;
+	enum tfrontend fe;
+	struct tkernel **k;
+	size_t nk;
+};
+
+/* The host code's launch of a kernel: `ct.launch(stream, grid, K, (args))`
+ * or Triton's `K[grid](args, NAME=value)`. */
+struct port_launch {
+	const struct pm_func *host;
+	const struct py_node *call;
+	const struct py_node *stream;     /* NULL for Triton */
+	const struct py_node *grid;
+	const struct py_node *args_tuple; /* ct.launch: the argument tuple */
+	bool triton;
+};
+int port_launch_of(const struct port_op *op, const struct tkernel *k, struct port_launch *out,
+		   struct tp_err *err);
+/* The element types the host accepts (its `x.dtype in (...)` gate), at
+ * most max; the float types when it has none. */
+size_t port_host_dtypes(const struct port_op *op, const struct pm_func *h, enum tdt *out,
+			size_t max);
+/* The export of kernel i: cutile_{op}, cutile_{op}_{kernel} for the others. */
+const char *port_ffi_symbol(const struct port_op *op, size_t kernel, char *buf, size_t n);
+
+/* The Rust module holding every kernel's entries. */
+char *port_emit_module(const struct port_op *op, const char *source_rel);
+/* The kernel's params as an entry lists them: the source's, then each
+ * pointer array's synthesized extents and strides. Returns the count. */
+size_t port_params_in_order(const struct tkernel *k, size_t *out, size_t max);
+/* rule 12: "tensor", "ptr" or "mixed" for an entry's parameters. */
+const char *port_entry_pattern(const struct tkernel *k, const struct tentry *e);
+
+#endif

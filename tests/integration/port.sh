@@ -1,0 +1,215 @@
+# tileport translate, analyze and inventory on the sample operators and the
+# fixture kernels (tests/fixtures/port/kernels: flash attention, a persistent
+# matmul with a device function, a MoE gather, Triton softmax and matmul):
+# the generated kernel.rs, ffi.rs and wrapper against golden files, rustfmt's
+# layout (when rustfmt is installed), an exact inventory for every kernel, a
+# mutated Rust kernel caught by the inventory, the exact refusal of each
+# hand-written unsupported construct, analysis.json passing its validator.
+# TILEPORT_UPDATE_GOLDEN=1 rewrites the golden files.
+. "$TILEPORT_TOP/tests/integration/lib/common.sh"
+
+G=$TILEPORT_TOP/tests/fixtures/port/golden
+K=$TILEPORT_TOP/tests/fixtures/port/kernels
+U=$TILEPORT_TOP/tests/fixtures/port/unsupported
+RUSTFMT=$(command -v rustfmt || true)
+[ -n "$RUSTFMT" ] || echo "note: rustfmt not installed, layout checks skipped"
+
+golden() { # NAME FILE
+	if [ -n "${TILEPORT_UPDATE_GOLDEN:-}" ]; then
+		cp "$2" "$G/$1"
+		ok "updated $1"
+	elif diff -u "$G/$1" "$2" >"$T/diff"; then
+		ok "golden $1"
+	else
+		bad "$1 differs from tests/fixtures/port/golden/$1"
+		head -n 40 "$T/diff" | sed 's/^/    | /'
+	fi
+}
+
+# Every generated file is checked at the end, rustfmt and Python's parser
+# each run once over all of them.
+RS_FILES= PY_FILES=
+rustfmt_ok() { # FILE
+	RS_FILES="$RS_FILES $1"
+}
+python_ok() { # FILE
+	PY_FILES="$PY_FILES $1"
+}
+
+# ---- the sample operators ----
+cd "$WS" || exit 1
+for src in src/tilegym/ops/cutile/softmax.py src/tilegym/ops/cutile/silu_and_mul.py \
+	src/tilegym/ops/cutile/layer_norm.py src/tilegym/ops/cutile/matmul.py \
+	src/tilegym/ops/triton/rms_norm.py; do
+	op=$(basename "$src" .py)
+	for what in kernel ffi wrapper; do
+		ext=rs
+		[ "$what" = wrapper ] && ext=py
+		if "$TILEPORT" translate "$src" --emit "$what" >"$T/$op.$what.$ext" 2>"$T/err"; then
+			ok "$op: translate --emit $what"
+		else
+			bad "$op: translate --emit $what exited $?"
+			sed 's/^/    | /' "$T/err"
+		fi
+		golden "$op.$what.$ext" "$T/$op.$what.$ext"
+	done
+	rustfmt_ok "$T/$op.kernel.rs"
+	rustfmt_ok "$T/$op.ffi.rs"
+	python_ok "$T/$op.wrapper.py"
+	"$TILEPORT" inventory "$src" "$T/$op.kernel.rs" >"$T/inv" 2>&1
+	assert_eq "$op: inventory exit" "$?" 0
+	assert_contains "$op: the inventory is exact" "$T/inv" "inventory: 0 critical, 0 warn, 0 info"
+done
+
+# --out writes atomically what stdout shows
+"$TILEPORT" translate src/tilegym/ops/cutile/softmax.py --out "$T/out.rs"
+assert_eq "translate --out" "$(cmp -s "$T/out.rs" "$T/softmax.kernel.rs" && echo same)" same
+
+# the structural variants and the dtype test, as --json tells them
+"$TILEPORT" translate src/tilegym/ops/cutile/layer_norm.py --json >"$T/ln.json"
+assert_eq "layer_norm: two entries" \
+	"$(json_get "$T/ln.json" "[e['name'] for e in d['kernels'][0]['entries']]")" \
+	"['layer_norm_kernel_batched_true', 'layer_norm_kernel_batched_false']"
+assert_eq "layer_norm: dispatch conditions" \
+	"$(json_get "$T/ln.json" "[e['dispatch'] for e in d['kernels'][0]['entries']]")" \
+	"['BATCHED', 'not BATCHED']"
+assert_eq "layer_norm: the variant fixes BATCHED" \
+	"$(json_get "$T/ln.json" "d['kernels'][0]['entries'][0]['generics']")" "['E', 'TILE_M', 'TILE_N']"
+assert_eq "layer_norm: ranks per variant" \
+	"$(json_get "$T/ln.json" "[[p.get('rank') for p in e['params'] if p['name'] == 'X'] for e in d['kernels'][0]['entries']]")" \
+	"[[3], [2]]"
+"$TILEPORT" translate src/tilegym/ops/cutile/matmul.py --json >"$T/mm.json"
+assert_eq "matmul: one entry, the dtype test a const generic" \
+	"$(json_get "$T/mm.json" "[e['generics'] for e in d['kernels'][0]['entries']]")" \
+	"[['E', 'TILE_M', 'TILE_N', 'TILE_K', 'E_IS_F32']]"
+"$TILEPORT" translate src/tilegym/ops/triton/rms_norm.py --json >"$T/rms.json"
+assert_eq "rms_norm: block-pointer shapes and strides leave the entry" \
+	"$(json_get "$T/rms.json" "d['kernels'][0]['entries'][0]['params']")" \
+	"[{'name': 'y_ptr', 'rank': 2}, {'name': 'x_ptr', 'rank': 2}, {'name': 'w_ptr', 'rank': 1}, {'name': 'n_cols'}, {'name': 'eps'}]"
+"$TILEPORT" translate src/tilegym/ops/cutile/silu_and_mul.py --json >"$T/silu.json"
+assert_eq "silu_and_mul: raw pointers" \
+	"$(json_get "$T/silu.json" "d['kernels'][0]['entries'][0]['pattern']")" ptr
+
+# ---- more kernels: general constructs ----
+for f in "$K"/*.py; do
+	n=$(basename "$f" .py)
+	if "$TILEPORT" translate "$f" >"$T/$n.rs" 2>"$T/err"; then ok "$n translates"; else
+		bad "$n: translate exited $?"
+		sed 's/^/    | /' "$T/err"
+		continue
+	fi
+	rustfmt_ok "$T/$n.rs"
+	"$TILEPORT" inventory "$f" "$T/$n.rs" >"$T/inv" 2>&1
+	assert_contains "$n: the inventory is exact" "$T/inv" "MATCH"
+	"$TILEPORT" translate "$f" --emit ffi >"$T/$n.ffi.rs" 2>"$T/err" || bad "$n: --emit ffi"
+	rustfmt_ok "$T/$n.ffi.rs"
+	if "$TILEPORT" translate "$f" --emit wrapper >"$T/$n.py" 2>"$T/err"; then
+		python_ok "$T/$n.py"
+	else
+		bad "$n: --emit wrapper exited $?"
+		sed 's/^/    | /' "$T/err"
+	fi
+done
+
+# ---- the inventory catches what differs ----
+sed 's/padding::NegInf/padding::Zero/; s/reduce_sum(num, 1)/reduce_max(num, 1)/' \
+	"$T/softmax.kernel.rs" >"$T/mutated.rs"
+"$TILEPORT" inventory src/tilegym/ops/cutile/softmax.py "$T/mutated.rs" >"$T/inv" 2>&1
+assert_eq "mutated: inventory exit" "$?" 1
+assert_contains "mutated: padding" "$T/inv" \
+	"CRITICAL [inventory.attr] src/tilegym/ops/cutile/softmax.py:25 $T/mutated.rs:24: load: padding=NEG_INF in the source, padding=ZERO in the Rust"
+assert_contains "mutated: reduce kind" "$T/inv" "reduce: sum axis=1 in the source, max axis=1 in the Rust"
+assert_contains "mutated: verdict" "$T/inv" "MISMATCH"
+grep -v 'convert_tile(x)' "$T/softmax.kernel.rs" >"$T/dropped.rs"
+"$TILEPORT" inventory src/tilegym/ops/cutile/softmax.py "$T/dropped.rs" --json >"$T/inv.json"
+assert_eq "dropped convert: a missing op" \
+	"$(json_get "$T/inv.json" "[(f['rule'], f['severity']) for f in d['entries'][0]['findings']]")" \
+	"[('inventory.missing', 'WARN')]"
+
+# ---- refusals: FILE:LINE:COL: unsupported: <construct>, exit 1 ----
+cd "$U" || exit 1
+refuse() { # FILE WANT-STDERR [WANT-EXIT]
+	"$TILEPORT" translate "$1" >"$T/out" 2>"$T/err"
+	rc=$?
+	assert_eq "$1: exit" "$rc" "${3:-1}"
+	assert_eq "$1: message" "$(cat "$T/err")" "$2"
+	assert_eq "$1: nothing on stdout" "$(wc -c <"$T/out")" 0
+}
+refuse while_loop.py "while_loop.py:7:5: unsupported: while loop"
+refuse tile_ternary.py "tile_ternary.py:7:9: unsupported: a conditional expression over tiles (use where)"
+refuse shape_arith.py \
+	"shape_arith.py:6:46: unsupported: const arithmetic in a tile shape (\`(T * 2)\`; coding rule 6): give it its own Constant"
+refuse const_float.py \
+	"const_float.py:5:17: unsupported: ct.Constant[float] (stable Rust has no float const generics)"
+refuse atomic.py "atomic.py:7:5: unsupported: ct.atomic_add()"
+refuse block_offset.py \
+	"block_offset.py:8:75: unsupported: a block-pointer offset that is not a multiple of its block size (the strided view does not become a partition view; keep the pointer form)"
+refuse syntax_error.py "syntax_error.py:6:5: expected an expression" 2
+"$TILEPORT" inventory while_loop.py "$T/softmax.kernel.rs" >"$T/out" 2>"$T/err"
+assert_eq "inventory of an unsupported source: exit" "$?" 1
+assert_eq "inventory of an unsupported source: message" "$(cat "$T/err")" \
+	"while_loop.py:7:5: unsupported: while loop"
+
+# ---- usage ----
+"$TILEPORT" translate >/dev/null 2>&1
+assert_eq "translate without a file" "$?" 2
+"$TILEPORT" translate "$WS/src/tilegym/ops/cutile/softmax.py" --emit bogus >/dev/null 2>&1
+assert_eq "translate --emit bogus" "$?" 2
+"$TILEPORT" translate "$T/none.py" >/dev/null 2>"$T/err"
+assert_eq "translate a missing file" "$?" 2
+"$TILEPORT" translate "$WS/src/tilegym/ops/cutile/softmax.py" --kernel nope >/dev/null 2>&1
+assert_eq "translate --kernel unknown" "$?" 2
+"$TILEPORT" inventory "$WS/src/tilegym/ops/cutile/softmax.py" >/dev/null 2>&1
+assert_eq "inventory with one file" "$?" 2
+
+# ---- analyze: analysis.json passes its validator ----
+for op in softmax silu_and_mul layer_norm matmul rms_norm; do
+	"$TILEPORT" analyze "$op" --workspace "$WS" --out "$T/aout" >"$T/an" 2>&1
+	assert_eq "analyze $op" "$?" 0
+	assert_contains "analyze $op: the path it wrote" "$T/an" "$T/aout/$op/reference/analysis.json"
+	CUTILE_KERNEL_OUT_ROOT="$T/aout" "$TILEPORT" validate analysis "$op" \
+		--deferred reference-ir,perf-log >"$T/val" 2>&1
+	assert_eq "validate analysis $op" "$?" 0
+	assert_contains "$op: analysis passes" "$T/val" "PASS: analysis.json has all required fields"
+done
+A=$T/aout/layer_norm/reference/analysis.json
+assert_eq "layer_norm: variants" \
+	"$(json_get "$A" "[(v['variant_name'], v['reference_ir']) for v in d['kernel_variants']]")" \
+	"[('batched_true', 'reference/reference_batched_true.mlir'), ('batched_false', 'reference/reference_batched_false.mlir')]"
+assert_eq "layer_norm: the host's Constant values" \
+	"$(json_get "$A" "[c['value'] for c in d['kernel_variants'][0]['constants']]")" \
+	"['tile_m = max(1, min(16, 4096 // tile_n))', 'tile_n = next_power_of_2(n_cols)', 'batched = x.dim() == 3']"
+assert_eq "layer_norm: perf configs" "$(json_get "$A" "d['test_perf_configs']['shape']['shapes']")" \
+	"[[4096, 4096], [8, 2048, 1024]]"
+assert_eq "layer_norm: tolerances" "$(json_get "$A" "d['correctness_tolerance']['bf16']")" \
+	"{'atol': 0.05, 'rtol': 0.05}"
+assert_eq "offline: what waits for the toolchain" "$(json_get "$A" "d['deferred']")" \
+	"['reference-ir', 'perf-log']"
+A=$T/aout/rms_norm/reference/analysis.json
+assert_eq "rms_norm: the Triton source" "$(json_get "$A" "(d['source'], d['reference_backend'])")" \
+	"('src/tilegym/ops/triton/rms_norm.py', 'triton')"
+"$TILEPORT" analyze nope --workspace "$WS" --print >/dev/null 2>"$T/err"
+assert_eq "analyze an unknown op" "$?" 2
+
+# ---- the layout of every generated file ----
+if [ -n "$RUSTFMT" ]; then
+	# shellcheck disable=SC2086
+	if "$RUSTFMT" --edition 2024 --check $RS_FILES >"$T/fmt" 2>&1; then
+		ok "$(echo $RS_FILES | wc -w) Rust files in rustfmt's layout"
+	else
+		bad "rustfmt --check"
+		head -n 40 "$T/fmt" | sed 's/^/    | /'
+	fi
+fi
+# shellcheck disable=SC2086
+if python3 -c 'import ast, sys
+for f in sys.argv[1:]:
+    ast.parse(open(f).read(), f)' $PY_FILES 2>"$T/py"; then
+	ok "$(echo $PY_FILES | wc -w) wrappers are Python"
+else
+	bad "a wrapper does not parse"
+	sed 's/^/    | /' "$T/py"
+fi
+
+echo "$checks checks, $failures failure(s)"
+[ "$failures" -eq 0 ]

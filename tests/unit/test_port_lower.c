@@ -1,0 +1,246 @@
+/* Lowering cuTile Python and Triton kernels to cuTile Rust (engine/port):
+ * structural variants, loop-carried values, element-type tests, masked
+ * loads, positioned refusals, and the rustfmt layout of long lines. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/port/port.h"
+#include "engine/port/rsfmt.h"
+
+#define CT_HEAD "import cuda.tile as ct\n\n\n@ct.kernel\n"
+#define TL_HEAD "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+
+/* kernel.rs of `src`, or "ERR <code> <message>". */
+static char *translate(const char *src, struct port_op **keep)
+{
+	struct port_op *op = NULL;
+	struct tp_err err = {0};
+	if (port_open_source("k.py", src, strlen(src), NULL, NULL, &op, &err) != 0)
+		return xasprintf("ERR %d %s", err.code, err.msg);
+	char *rs = port_kernel_rs(op, "k.py");
+	if (keep)
+		*keep = op;
+	else
+		port_close(op);
+	return rs;
+}
+
+static void has(const char *text, const char *want)
+{
+	if (!strstr(text, want))
+		fail_msg("'%s' not in:\n%s", want, text);
+}
+
+static void lacks(const char *text, const char *unwanted)
+{
+	if (strstr(text, unwanted))
+		fail_msg("'%s' unexpectedly in:\n%s", unwanted, text);
+}
+
+static void test_rank_changing_constant_splits_entries(void **state)
+{
+	(void)state;
+	struct port_op *op = NULL;
+	char *rs = translate(CT_HEAD "def k(X, Y, T: ct.Constant[int], ROWS: ct.Constant[bool]):\n"
+				     "    if ROWS:\n"
+				     "        x = ct.load(X, index=(ct.bid(0), 0), shape=(1, T))\n"
+				     "        ct.store(Y, index=(ct.bid(0), 0), tile=x)\n"
+				     "    else:\n"
+				     "        x = ct.load(X, index=(ct.bid(0),), shape=(T,))\n"
+				     "        ct.store(Y, index=(ct.bid(0),), tile=x)\n",
+			     &op);
+	assert_non_null(op);
+	struct port_entry e[4];
+	assert_int_equal(port_entries(op, e, 4), 2);
+	assert_string_equal(e[0].name, "k_rows_true");
+	assert_string_equal(e[0].dispatch, "ROWS");
+	assert_string_equal(e[1].name, "k_rows_false");
+	assert_string_equal(e[1].dispatch, "not ROWS");
+	/* each variant has its own rank and no ROWS generic */
+	has(rs, "pub unsafe fn k_rows_true<E: ElementType, const T: i32>(\n"
+		"        X: &Tensor<E, { [-1, -1] }>,");
+	has(rs, "pub unsafe fn k_rows_false<E: ElementType, const T: i32>(\n"
+		"        X: &Tensor<E, { [-1] }>,");
+	lacks(rs, "ROWS {");
+	free(rs);
+	port_close(op);
+}
+
+static void test_constant_branch_without_structure_stays_one_entry(void **state)
+{
+	(void)state;
+	struct port_op *op = NULL;
+	char *rs = translate(CT_HEAD "def k(X, Y, T: ct.Constant[int], DOUBLE: ct.Constant[bool]):\n"
+				     "    x = ct.load(X, index=(ct.bid(0),), shape=(T,))\n"
+				     "    if DOUBLE:\n"
+				     "        x = x * 2\n"
+				     "    ct.store(Y, index=(ct.bid(0),), tile=x)\n",
+			     &op);
+	struct port_entry e[4];
+	assert_int_equal(port_entries(op, e, 4), 1);
+	assert_string_equal(e[0].dispatch, "always");
+	has(rs, "pub unsafe fn k<E: ElementType, const T: i32, const DOUBLE: bool>(");
+	/* the value crossing the if is declared before it and set in both arms */
+	has(rs, "let x_1: Tile<E, { [T] }>;\n        if DOUBLE {");
+	has(rs, "            x_1 = x;\n        } else {\n            x_1 = x;\n        }");
+	free(rs);
+	port_close(op);
+}
+
+static void test_loop_carried_accumulator(void **state)
+{
+	(void)state;
+	char *rs = translate(CT_HEAD "def k(X, Y, n, TM: ct.Constant[int], TN: ct.Constant[int]):\n"
+				     "    acc = ct.zeros((TM, TN), dtype=ct.float32)\n"
+				     "    for j in range(n):\n"
+				     "        x = ct.load(X, index=(ct.bid(0), j), shape=(TM, TN))\n"
+				     "        acc = acc + ct.astype(x, ct.float32)\n"
+				     "    s = ct.sum(acc, axis=1)\n"
+				     "    ct.store(Y, index=(ct.bid(0),), tile=ct.astype(s, Y.dtype))\n",
+			     NULL);
+	has(rs, "let mut acc: Tile<f32, { [TM, TN] }> = constant(0.0f32, const_shape![TM, TN]);\n"
+		"        for j in 0i32..n {");
+	has(rs, "            acc = acc + x_f32;\n        }");
+	has(rs, "let s: Tile<f32, { [TM] }> = reduce_sum(acc, 1);");
+	has(rs, "let s_e: Tile<E, { [TM] }> = convert_tile(s);");
+	free(rs);
+}
+
+static void test_dtype_test_becomes_const_generic(void **state)
+{
+	(void)state;
+	struct port_op *op = NULL;
+	char *rs = translate(CT_HEAD "def k(X, Y, T: ct.Constant[int]):\n"
+				     "    x = ct.load(X, index=(ct.bid(0),), shape=(T,))\n"
+				     "    if X.dtype == ct.float32:\n"
+				     "        x = ct.exp(x)\n"
+				     "    ct.store(Y, index=(ct.bid(0),), tile=x)\n",
+			     &op);
+	has(rs, "const T: i32, const E_IS_F32: bool>(");
+	has(rs, "if E_IS_F32 {");
+	char *json = port_translation_json(op);
+	has(json, "\"E_IS_F32\"");
+	free(json);
+	free(rs);
+	port_close(op);
+}
+
+static void test_triton_masked_loads(void **state)
+{
+	(void)state;
+	char *rs = translate(TL_HEAD "def k(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+				     "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+				     "    mask = offs < n\n"
+				     "    x = tl.load(x_ptr + offs, mask=mask, other=0.0)\n"
+				     "    y = tl.load(y_ptr + offs, mask=mask)\n"
+				     "    tl.store(out_ptr + offs, x + y, mask=mask)\n",
+			     NULL);
+	has(rs, "x_ptr: *mut E,");
+	has(rs, "let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, mask_s);");
+	/* other= is selected in after the load (rule 14); no other, no select */
+	has(rs, "let x: Tile<E, { [BLOCK] }> = select(mask, x_g, x_c_e);");
+	has(rs, "let (y, y_tok): (Tile<E, { [BLOCK] }>, Token) = load_ptr_tko(");
+	has(rs, "store_ptr_tko(\n            out_ptr_ptrs,\n            r,");
+	free(rs);
+}
+
+static void refuse(const char *body, const char *want)
+{
+	char *src = xasprintf(CT_HEAD "def k(X, T: ct.Constant[int]):\n%s", body);
+	char *got = translate(src, NULL);
+	assert_string_equal(got, want);
+	free(got);
+	free(src);
+}
+
+static void test_refusals_name_the_construct_and_place(void **state)
+{
+	(void)state;
+	refuse("    for i in range(4):\n        break\n", "ERR 1 k.py:7:9: unsupported: break");
+	refuse("    return 1\n", "ERR 1 k.py:6:5: unsupported: a kernel that returns a value");
+	refuse("    x = ct.load(X, index=(0,), shape=(3,))\n",
+	       "ERR 1 k.py:6:38: unsupported: a tile dimension of 3 (tiles are powers of two)");
+	refuse("    x = ct.load(X, index=(0,), shape=(T,))\n    x = ct.reshape(x, (2, T))\n",
+	       "ERR 1 k.py:7:9: unsupported: reshaping (T,) to (2, T)");
+	refuse("    x = ct.load(X, index=(0,), shape=(T,))\n"
+	       "    for i in range(3):\n"
+	       "        x = ct.reshape(x, (1, T))\n",
+	       "ERR 1 k.py:8:9: unsupported: `x` is carried by a loop but changes from a tile (T,) "
+	       "of E to a tile (1, T) of E in it");
+	refuse("    print(1)\n", "ERR 1 k.py:6:5: unsupported: print()");
+	refuse("    x = ct.load(X, index=(0,), shape=(T,))\n    x(1)\n",
+	       "ERR 1 k.py:7:5: unsupported: calling a tile");
+	refuse("    x = ct.load(X, index=(0,), shape=(T,))\n    ct.store(X, index=(0, 0), tile=x)\n",
+	       "ERR 1 k.py:7:5: unsupported: a store index of 2 values for a rank-1 tile");
+	/* not a kernel file at all */
+	char *got = translate("x = 1\n", NULL);
+	assert_string_equal(got, "ERR 1 k.py:1:1: unsupported: a file without a @ct.kernel or "
+				 "@triton.jit kernel");
+	free(got);
+}
+
+static char *layout(int indent, const char *stmt)
+{
+	struct sbuf o = SBUF_INIT;
+	rsfmt_line(&o, indent, stmt);
+	return sb_detach(&o);
+}
+
+static void test_rustfmt_layout(void **state)
+{
+	(void)state;
+	char *s = layout(2, "let a: i32 = b;");
+	assert_string_equal(s, "        let a: i32 = b;\n");
+	free(s);
+	/* too long: break after the `=` when the right-hand side then fits */
+	s = layout(2, "let xc_b: Tile<f32, { [1, TILE_M, TILE_N] }> = "
+		      "mean.broadcast(const_shape![1, TILE_M, TILE_N]);");
+	assert_string_equal(s, "        let xc_b: Tile<f32, { [1, TILE_M, TILE_N] }> =\n"
+			       "            mean.broadcast(const_shape![1, TILE_M, TILE_N]);\n");
+	free(s);
+	/* arguments wider than 60 columns go one per line */
+	s = layout(1, "let v = make_partition_view(X, const_shape![TILE_M, TILE_N], padding::None, "
+		      "dim_map::Identity, get_tensor_token(X));");
+	assert_string_equal(s, "    let v = make_partition_view(\n"
+			       "        X,\n"
+			       "        const_shape![TILE_M, TILE_N],\n"
+			       "        padding::None,\n"
+			       "        dim_map::Identity,\n"
+			       "        get_tensor_token(X),\n"
+			       "    );\n");
+	free(s);
+	/* a chain head that fits whole on the next line moves there */
+	struct sbuf o = SBUF_INIT;
+	int in = rsfmt_chain_head(&o, 1, "let launched = ",
+				  "persistent_matmul_module::static_persistent_matmul_kernel(&*A_t, "
+				  "&*B_t, &*C_t, M, N, K)");
+	assert_int_equal(in, 3);
+	assert_string_equal(sb_str(&o), "    let launched =\n"
+					"        persistent_matmul_module::static_persistent_matmul_kernel("
+					"&*A_t, &*B_t, &*C_t, M, N, K)\n");
+	sb_free(&o);
+	/* a short one stays on the let line, the chain one level in */
+	in = rsfmt_chain_head(&o, 1, "let launched = ", "m::k(&*x_t, n)");
+	assert_int_equal(in, 2);
+	assert_string_equal(sb_str(&o), "    let launched = m::k(&*x_t, n)\n");
+	sb_free(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rank_changing_constant_splits_entries),
+		cmocka_unit_test(test_constant_branch_without_structure_stays_one_entry),
+		cmocka_unit_test(test_loop_carried_accumulator),
+		cmocka_unit_test(test_dtype_test_becomes_const_generic),
+		cmocka_unit_test(test_triton_masked_loads),
+		cmocka_unit_test(test_refusals_name_the_construct_and_place),
+		cmocka_unit_test(test_rustfmt_layout),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

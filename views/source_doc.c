@@ -1,0 +1,196 @@
+/* The source view's document: two files as lines, the op inventory of
+ * engine/port over them, and what it says about each line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "views/source_int.h"
+
+static void index_lines(struct src_file *f)
+{
+	size_t cap = 0, i = 0;
+	f->n = 0;
+	if (!f->len) {
+		f->mark = xmalloc(1);
+		return;
+	}
+	do {
+		f->start = xgrow(f->start, &cap, f->n + 1, sizeof(*f->start));
+		f->start[f->n++] = i;
+		const char *nl = memchr(f->text + i, '\n', f->len - i);
+		if (!nl)
+			break;
+		i = (size_t)(nl - f->text) + 1;
+	} while (i < f->len);
+	f->mark = xmalloc(f->n);
+	memset(f->mark, MARK_NONE, f->n);
+}
+
+const char *src_line(const struct src_file *f, size_t i, size_t *len)
+{
+	if (i >= f->n) {
+		*len = 0;
+		return "";
+	}
+	size_t b = f->start[i];
+	size_t e = i + 1 < f->n ? f->start[i + 1] : f->len;
+	while (e > b && (f->text[e - 1] == '\n' || f->text[e - 1] == '\r'))
+		e--;
+	*len = e - b;
+	return f->text + b;
+}
+
+static const char *keep(struct src_doc *d, char *s)
+{
+	d->strings = xrealloc(d->strings, (d->nstrings + 1) * sizeof(*d->strings));
+	d->strings[d->nstrings++] = s;
+	return s;
+}
+
+static void note(struct src_doc *d, int side, long line, enum src_mark m, const char *text)
+{
+	struct src_file *f = &d->f[side];
+	if (line < 1 || (size_t)line > f->n)
+		return;
+	if (m < f->mark[line - 1])
+		f->mark[line - 1] = (uint8_t)m;
+	d->notes = xrealloc(d->notes, (d->nnotes + 1) * sizeof(*d->notes));
+	d->notes[d->nnotes++] = (struct src_note){side, (uint32_t)line, (uint8_t)m, text};
+}
+
+static enum src_mark mark_of(const char *severity)
+{
+	return strcmp(severity, "CRITICAL") == 0 ? MARK_CRITICAL
+	       : strcmp(severity, "WARN") == 0   ? MARK_WARN
+						 : MARK_INFO;
+}
+
+/* A path under the working directory is shown relative to it. */
+static char *shown_name(const char *path)
+{
+	char cwd[4096];
+	size_t n = getcwd(cwd, sizeof(cwd)) ? strlen(cwd) : 0;
+	if (n && strncmp(path, cwd, n) == 0 && path[n] == '/')
+		return xstrdup(path + n + 1);
+	return xstrdup(path);
+}
+
+static int read_side(struct src_file *f, const char *path, struct tp_err *err)
+{
+	f->path = xstrdup(path);
+	f->shown = shown_name(path);
+	f->text = read_file(path, &f->len, err);
+	if (!f->text)
+		return -1;
+	index_lines(f);
+	return 0;
+}
+
+/* A refusal "PATH:LINE:COL: unsupported: X" marks its line. */
+static void note_refusal(struct src_doc *d, const char *msg)
+{
+	const char *p = d->f[SIDE_PY].path;
+	size_t pl = strlen(p);
+	long line = 0;
+	if (strncmp(msg, p, pl) == 0 && msg[pl] == ':')
+		line = strtol(msg + pl + 1, NULL, 10);
+	note(d, SIDE_PY, line, MARK_CRITICAL, keep(d, xstrdup(msg)));
+	d->start_line = (int)line;
+}
+
+static void link_inventory(struct src_doc *d)
+{
+	const struct port_inventory *inv = &d->inv;
+	d->nentries = inv->n;
+	d->entry_first = xcalloc(inv->n ? inv->n : 1, sizeof(uint32_t));
+	d->entry_last = xcalloc(inv->n ? inv->n : 1, sizeof(uint32_t));
+	size_t cap = 0;
+	for (size_t e = 0; e < inv->n; e++) {
+		const struct port_inv_entry *en = &inv->entries[e];
+		for (size_t i = 0; i < en->rs.n; i++) {
+			uint32_t l = (uint32_t)en->rs.ops[i].line;
+			if (!d->entry_first[e] || l < d->entry_first[e])
+				d->entry_first[e] = l;
+			if (l > d->entry_last[e])
+				d->entry_last[e] = l;
+		}
+		for (size_t i = 0; i < en->npairs; i++) {
+			const struct port_inv_pair *p = &en->pairs[i];
+			if (p->py < 0 || p->rs < 0)
+				continue;
+			int pl = en->py.ops[p->py].line, rl = en->rs.ops[p->rs].line;
+			if (pl < 1 || rl < 1)
+				continue;
+			d->links = xgrow(d->links, &cap, d->nlinks + 1, sizeof(*d->links));
+			d->links[d->nlinks++] =
+				(struct src_link){{(uint32_t)pl, (uint32_t)rl}, (uint32_t)e, p->differs};
+		}
+		for (size_t i = 0; i < en->nfindings; i++) {
+			const struct port_inv_finding *f = &en->findings[i];
+			enum src_mark m = mark_of(f->severity);
+			const char *text = keep(d, xasprintf("%s %s: %s", f->severity, f->rule, f->message));
+			note(d, SIDE_PY, f->py_line, m, text);
+			note(d, SIDE_RS, f->rs_line, m, text);
+		}
+	}
+}
+
+int src_doc_load(struct src_doc *d, const char *py, const char *rs, struct tp_err *err)
+{
+	memset(d, 0, sizeof(*d));
+	if (read_side(&d->f[SIDE_PY], py, err) < 0)
+		return -1;
+	if (rs && read_side(&d->f[SIDE_RS], rs, err) < 0)
+		return -1;
+	struct port_op *op = NULL;
+	struct tp_err perr = {0};
+	if (port_open(py, NULL, NULL, &op, &perr) < 0) {
+		d->problem = xstrdup(perr.msg);
+		note_refusal(d, perr.msg);
+		if (!rs) {
+			struct src_file *f = &d->f[SIDE_RS];
+			f->shown = xstrdup("(no translation)");
+			f->text = xstrdup("");
+			index_lines(f);
+		}
+		return 0;
+	}
+	if (!rs) {
+		struct src_file *f = &d->f[SIDE_RS];
+		f->text = port_kernel_rs(op, py);
+		f->len = strlen(f->text);
+		f->shown = xasprintf("%s_module (translated)", port_op_name(op));
+		index_lines(f);
+	}
+	struct port_entry first;
+	if (port_entries(op, &first, 1))
+		d->start_line = first.line;
+	port_inventory_of(op, d->f[SIDE_RS].text, d->f[SIDE_RS].len, &d->inv);
+	d->have_inv = true;
+	port_close(op);
+	link_inventory(d);
+	return 0;
+}
+
+void src_doc_free(struct src_doc *d)
+{
+	for (int s = 0; s < 2; s++) {
+		free(d->f[s].path);
+		free(d->f[s].shown);
+		free(d->f[s].text);
+		free(d->f[s].start);
+		free(d->f[s].mark);
+	}
+	if (d->have_inv)
+		port_inventory_free(&d->inv);
+	for (size_t i = 0; i < d->nstrings; i++)
+		free(d->strings[i]);
+	free(d->strings);
+	free(d->problem);
+	free(d->links);
+	free(d->notes);
+	free(d->entry_first);
+	free(d->entry_last);
+	memset(d, 0, sizeof(*d));
+}

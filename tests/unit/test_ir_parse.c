@@ -305,6 +305,67 @@ static void test_bytecode_dispatch(void **state)
 		assert_null(strstr(err.msg, "cuda_tile.module"));
 }
 
+/* The pair loader parses its two files on two threads: each module must be
+ * what the one-file loader makes of it, and a failure names the first file
+ * that failed. */
+static void check_pair(const char *pa, const char *pb)
+{
+	struct tp_err err;
+	struct ir_module *a, *b;
+	if (!ir_module_load_pair(pa, pb, &a, &b, &err))
+		fail_msg("%s + %s: %s", pa, pb, err.msg);
+	const char *paths[2] = {pa, pb};
+	struct ir_module *got[2] = {a, b};
+	for (int i = 0; i < 2; i++) {
+		struct ir_module *one = ir_module_load(paths[i], &err);
+		assert_non_null(one);
+		char *t1 = ir_module_to_string(one, IR_PRINT_DEBUGINFO);
+		char *t2 = ir_module_to_string(got[i], IR_PRINT_DEBUGINFO);
+		if (!ir_module_equal(one, got[i]) || strcmp(t1, t2) != 0)
+			fail_msg("%s: loaded as a pair differs from loaded alone", paths[i]);
+		free(t1);
+		free(t2);
+		ir_module_free(one);
+	}
+	ir_module_free(a);
+	ir_module_free(b);
+}
+
+static void test_load_pair(void **state)
+{
+	(void)state;
+	char *dir = fixture_dir();
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	char *prev = NULL;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!str_ends(e->d_name, ".mlir"))
+			continue;
+		char *p = path_join(dir, e->d_name);
+		check_pair(prev ? prev : p, p);
+		free(prev);
+		prev = p;
+	}
+	closedir(d);
+	struct tp_err err;
+	struct ir_module *a = (void *)1, *b = (void *)1;
+	char *bad1 = path_join(dir, "no-such-ref.mlir"), *bad2 = path_join(dir, "no-such-gen.mlir");
+	assert_false(ir_module_load_pair(bad1, bad2, &a, &b, &err));
+	assert_null(a);
+	assert_null(b);
+	assert_non_null(strstr(err.msg, "no-such-ref.mlir"));
+	assert_false(ir_module_load_pair(prev, bad2, &a, &b, &err));
+	assert_null(a);
+	assert_non_null(strstr(err.msg, "no-such-gen.mlir"));
+	assert_false(ir_module_load_pair(bad1, prev, &a, &b, &err));
+	assert_non_null(strstr(err.msg, "no-such-ref.mlir"));
+	free(bad1);
+	free(bad2);
+	free(prev);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_other_printers),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_bytecode_dispatch),
+		cmocka_unit_test(test_load_pair),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

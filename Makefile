@@ -4,6 +4,7 @@
 #   make check      installs missing packages, ASan+UBSan build, every non-GPU test
 #   make demo       installs missing packages, builds, runs the bundled sample
 #   make bench      benchmarks (bench/*.sh), results printed as ratios
+#   make fuzz       every fuzz target FUZZ_SECONDS (300) each, corpus kept
 #   make install PREFIX=/usr/local DESTDIR=
 #
 # Libraries are found with pkg-config. engine/ is compiled without the curses
@@ -84,7 +85,7 @@ endif
 CUPTI_SRC := engine/perf/cupti/tileport_cupti.c
 CUPTI_SO  := $(if $(strip $(CUPTI_LIBS)),$(B)/libtileport_cupti.so)
 
-.PHONY: all deps deps-check check demo bench install uninstall clean unit fuzz clang-check lint cupti
+.PHONY: all deps deps-check check demo bench install uninstall clean unit fuzz fuzz-build clang-check lint cupti
 .DEFAULT_GOAL := all
 
 all: $(B)/tileport cupti
@@ -142,7 +143,14 @@ $(FZ)/obj/%.o: %.c
 $(FZ)/fuzz_%: $(FZ)/obj/tests/fuzz/fuzz_%.o $(FZ_ENGINE)
 	$(CLANG) -fsanitize=fuzzer,address,undefined -o $@ $^ $(call pkg_libs,$(ENGINE_PKGS)) -lm -pthread
 
-fuzz: $(FUZZ_BIN)
+fuzz-build: $(FUZZ_BIN)
+
+# The long campaign: every target FUZZ_SECONDS (default 300) each, the
+# corpus in tests/fuzz/corpus growing (mk/fuzz.sh); `make check` keeps its
+# short runs (tests/run.sh).
+FUZZ_SECONDS ?= 300
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) mk/fuzz.sh
 
 # ---- clang -Werror pass over every translation unit (gcc builds the binaries) ----
 clang-check:
@@ -165,7 +173,7 @@ deps-check:
 
 check: deps-check
 	$(MAKE) --no-print-directory MODE=check -j$(NPROC) all unit
-	$(MAKE) --no-print-directory -j$(NPROC) fuzz
+	$(MAKE) --no-print-directory -j$(NPROC) fuzz-build
 	$(MAKE) --no-print-directory clang-check lint
 	@mk/agent-clis.sh >/dev/null
 	tests/run.sh build/check

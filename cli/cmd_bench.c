@@ -56,20 +56,11 @@ static void progress(void *ud, const char *msg)
 
 static int number(const char *opt, const char *s, unsigned long long max, unsigned long long *v)
 {
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	unsigned long long mul = 1;
-	if (*end == 'K' || *end == 'k')
-		mul = 1ull << 10, end++;
-	else if (*end == 'M' || *end == 'm')
-		mul = 1ull << 20, end++;
-	else if (*end == 'G' || *end == 'g')
-		mul = 1ull << 30, end++;
-	if (end == s || *end || errno || *s == '-' || x > max / mul)
+	unsigned long long x;
+	if (str_size(s, &x) < 0 || x > max)
 		return cli_usage_error("bench", "%s: expected a number up to %llu, got '%s'", opt, max,
 				       s);
-	*v = x * mul;
+	*v = x;
 	return 0;
 }
 

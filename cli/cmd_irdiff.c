@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/core/files.h"
 #include "engine/ir/ir.h"
 #include "engine/ir/irdiff.h"
 #include "tui/tui.h"
@@ -162,7 +163,7 @@ int cmd_irdiff(int argc, char **argv)
 	if (report) {
 		struct sbuf md = SBUF_INIT;
 		irdiff_report_markdown(r, rp, gp, &md);
-		if (write_file_atomic(report, md.buf ? md.buf : "", md.len, &err) < 0) {
+		if (write_output(report, md.buf ? md.buf : "", md.len, &err) < 0) {
 			fprintf(stderr, "tileport irdiff: %s\n", err.msg);
 			rc = TP_EXIT_ENV; /* the report could not be written */
 		}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/core/files.h"
 #include "engine/perf/compare.h"
 #include "engine/perf/perfmd.h"
 #include "tui/tui.h"
@@ -70,7 +71,7 @@ static int report(const struct perf_table *t, const char *out, bool json)
 		fputs(sb_str(&md), stdout);
 	int rc = t->verdict == PERF_VERDICT_DONE ? TP_EXIT_OK : TP_EXIT_FAILED;
 	struct tp_err err;
-	if (out && write_file_atomic(out, md.buf, md.len, &err) < 0)
+	if (out && write_output(out, md.buf, md.len, &err) < 0)
 		rc = cli_report(&err);
 	sb_free(&md);
 	return rc;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "engine/batch/batch.h"
@@ -110,7 +111,9 @@ int cmd_open(int argc, char **argv)
 	if ((rc = cli_session(&session, &(struct session_opts){.out_root = opt_out, .read_only = read_only})))
 		return rc;
 	struct tui_start s = {.session = session, .theme = theme};
-	if (path_is_file(what)) {
+	/* anything there but a directory is a file to show (the view says
+	 * what is wrong with a FIFO or a device) */
+	if (access(what, F_OK) == 0 && !path_is_dir(what)) {
 		s.kind = TUI_START_FILE;
 		s.path = what;
 	} else if ((dir = session_run_dir(session, what)) && run_exists(dir)) {

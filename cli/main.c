@@ -1,6 +1,7 @@
 /* tileport: git-style subcommands over the engine. */
 #include "cli/cli.h"
 
+#include "engine/core/files.h"
 
 #include <getopt.h>
 #include <locale.h>
@@ -88,6 +89,18 @@ int cmd_help(int argc, char **argv)
 	return c->fn(2, args);
 }
 
+/* What a command printed must have arrived: `tileport ir fmt X > /dev/full`
+ * is an environment failure, never a silent exit 0. */
+static int finish_output(int rc)
+{
+	struct tp_err err;
+	if (stdout_flush_check(&err) < 0) {
+		fprintf(stderr, "tileport: %s\n", err.msg);
+		return TP_EXIT_ENV;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
@@ -106,10 +119,10 @@ int main(int argc, char **argv)
 			break;
 		case 'V':
 			printf("tileport %s\n", TILEPORT_VERSION);
-			return 0;
+			return finish_output(0);
 		case 'h':
 			print_main_help(stdout);
-			return 0;
+			return finish_output(0);
 		default:
 			fprintf(stderr, "(see 'tileport --help')\n");
 			return TP_EXIT_USAGE;
@@ -133,5 +146,5 @@ int main(int argc, char **argv)
 	int sub_argc = argc - optind;
 	char **sub_argv = argv + optind;
 	optind = 0; /* glibc: 0 re-initialises getopt for the subcommand */
-	return cmd->fn(sub_argc, sub_argv);
+	return finish_output(cmd->fn(sub_argc, sub_argv));
 }

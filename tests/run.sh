@@ -33,7 +33,7 @@ list="$logs/.list"
 for t in "$build"/tests/test_*; do
 	[ -x "$t" ] && echo "unit $t" >>"$list"
 done
-for t in "$top"/tests/integration/*.sh "$top"/tests/screen/*.sh; do
+for t in "$top"/tests/integration/*.sh "$top"/tests/screen/*.sh "$top"/tests/hostile/*.sh; do
 	[ -f "$t" ] && echo "sh $t" >>"$list"
 done
 for t in "$top"/build/fuzz/fuzz_*; do

@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "engine/core/files.h"
+
 static SCREEN *screen;
 static FILE *null_out, *null_in;
 static bool active, is_virtual, suspended;
@@ -244,7 +246,7 @@ int display_save(const char *path, struct tp_err *err)
 	}
 	wmove(curscr, cy, cx);
 	free(w);
-	int rc = write_file(path, out.buf, out.len, err);
+	int rc = write_output(path, out.buf, out.len, err);
 	sb_free(&out);
 	return rc;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/core/files.h"
 #include "tui/app.h"
 #include "tui/draw.h"
 #include "tui/keys.h"
@@ -329,7 +330,7 @@ int screen_save_view(struct app *a, const char *path, struct tp_err *err)
 		sb_printf(&out, "%zu %s:", i + 1, line_types[lo.type].name);
 		dump_cells(&out, &lo);
 	}
-	int rc = write_file(path, out.buf, out.len, err);
+	int rc = write_output(path, out.buf, out.len, err);
 	sb_free(&out);
 	return rc;
 }

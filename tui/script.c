@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/core/files.h"
 #include "tui/keys.h"
 
 struct script {
@@ -18,7 +19,7 @@ struct script {
 struct script *script_open(const char *path, struct tp_err *err)
 {
 	size_t len;
-	char *text = read_file(path, &len, err);
+	char *text = read_text_file(path, &len, err);
 	if (!text)
 		return NULL;
 	struct script *s = xcalloc(1, sizeof(*s));

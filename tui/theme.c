@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "engine/core/files.h"
 
 static const char *const color_names[8] = {
 	"black", "red", "green", "yellow", "blue", "magenta", "cyan", "white",
@@ -211,7 +214,7 @@ int theme_set(struct theme *t, const char *area, const char *spec, struct tp_err
 int theme_load_file(struct theme *t, const char *path, struct tp_err *err)
 {
 	size_t len;
-	char *text = read_file(path, &len, err);
+	char *text = read_text_file(path, &len, err);
 	if (!text)
 		return -1;
 	int rc = 0;
@@ -253,7 +256,7 @@ int theme_load_file(struct theme *t, const char *path, struct tp_err *err)
 char *theme_find(const char *name)
 {
 	if (strchr(name, '/'))
-		return path_is_file(name) ? xstrdup(name) : NULL;
+		return access(name, F_OK) == 0 ? xstrdup(name) : NULL; /* loading says what is wrong */
 	char *file = xasprintf("%s.theme", name);
 	char *found = NULL;
 	const char *xdg = getenv("XDG_CONFIG_HOME");

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine/core/files.h"
 #include "views/view.h"
 
 #define SCAN_BLOCK (1u << 20)
@@ -80,18 +81,9 @@ static int text_open(struct view *v, const struct view_arg *arg, struct tp_err *
 		tp_err_set(err, TP_EXIT_USAGE, "text view: no file given");
 		return -1;
 	}
-	t->fd = open(arg->path, O_RDONLY | O_CLOEXEC);
-	if (t->fd < 0) {
-		tp_err_set(err, TP_EXIT_USAGE, "cannot open %s: %s", arg->path, strerror(errno));
+	t->fd = file_open_read(arg->path, 0, err); /* a FIFO or a directory is refused */
+	if (t->fd < 0)
 		return -1;
-	}
-	struct stat st;
-	if (fstat(t->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(t->fd);
-		t->fd = -1;
-		tp_err_set(err, TP_EXIT_USAGE, "%s is a directory", arg->path);
-		return -1;
-	}
 	t->path = xstrdup(arg->path);
 	v->ref = xstrdup(arg->name ? arg->name : arg->path);
 	if (str_ends(t->path, ".md"))

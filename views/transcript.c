@@ -18,6 +18,7 @@
 
 #include <cJSON.h>
 
+#include "engine/core/files.h"
 #include "engine/core/session.h"
 #include "views/view.h"
 
@@ -360,11 +361,9 @@ static int tx_open(struct view *v, const struct view_arg *arg, struct tp_err *er
 	t->path = path_is_dir(arg->path) ? path_join(arg->path, "transcript.jsonl")
 					 : xstrdup(arg->path);
 	bool live = arg->run != NULL;
-	t->fd = open(t->path, O_RDONLY | O_CLOEXEC);
-	if (t->fd < 0 && !(live && errno == ENOENT)) {
-		tp_err_set(err, TP_EXIT_USAGE, "cannot open %s: %s", t->path, strerror(errno));
+	t->fd = file_open_read(t->path, 0, err); /* a FIFO would block the screen */
+	if (t->fd < 0 && !(live && errno == ENOENT))
 		return -1;
-	}
 	t->block = xmalloc(BLOCK);
 	/* A live attempt's file is read up to where it is now; what the stage
 	 * prints from here on arrives from the run's stream. */

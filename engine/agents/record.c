@@ -11,7 +11,7 @@ void recorder_init(struct recorder *r, FILE *f)
 	memset(r, 0, sizeof(*r));
 	r->f = f;
 	char **env = env_current();
-	r->secrets = env_secrets(env);
+	r->secrets = env_secrets(env, NULL);
 	strv_free(env);
 }
 

@@ -69,7 +69,7 @@ int tools_init(struct tools *t, const char *run_dir, const char *workspace, cons
 	t->loop = l;
 	t->kill_grace_ms = 2000;
 	char **env = env_current();
-	char **secret = env_secrets(env);
+	char **secret = env_secrets(env, NULL);
 	for (size_t i = 0; secret[i]; i++) {
 		char *name = xstrndup(secret[i], strcspn(secret[i], "="));
 		env_unset(&env, name);

@@ -5,6 +5,7 @@
  * segment's DT_SYMTAB/DT_STRTAB with the count from DT_HASH or
  * DT_GNU_HASH. Every read is bounds-checked against the image. */
 #include "engine/check/check_impl.h"
+#include "engine/core/files.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -315,13 +316,15 @@ int elf_dynsym_lookup(const unsigned char *buf, size_t len, const char *name, ch
 int elf_dynsym_lookup_file(const char *path, const char *name, char *type,
 			   struct tp_err *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO in place of the library is refused, not waited on */
+	int fd = file_open_read(path, 0, err);
 	if (fd < 0) {
-		tp_err_set(err, TP_EXIT_FAILED, "%s: cannot open: %s", path, strerror(errno));
+		if (err)
+			err->code = TP_EXIT_FAILED;
 		return -1;
 	}
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
 		close(fd);
 		tp_err_set(err, TP_EXIT_FAILED, "%s: not a regular, non-empty file", path);
 		return -1;

@@ -4,8 +4,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
+
+#include "engine/core/files.h"
 
 const char *check_sev_name(enum check_sev sev)
 {
@@ -233,8 +236,18 @@ const struct ck_file *ck_load(struct ck *k, const char *path)
 	struct ck_file *f = xcalloc(1, sizeof(*f));
 	f->path = xstrdup(path);
 	f->exists = path_is_file(path);
-	if (f->exists)
-		f->data = read_file(path, &f->len, NULL);
+	/* Something at the path that cannot be read as text fails the check
+	 * that wanted it: never a pass by default. */
+	struct tp_err err;
+	if (access(path, F_OK) == 0 && !(f->data = read_text_file(path, &f->len, &err))) {
+		f->exists = false;
+		/* the finding names the file already: "f: is a FIFO", not "f: f: ..." */
+		const char *why = err.msg;
+		size_t n = strlen(path);
+		if (strncmp(why, path, n) == 0 && why[n] == ':' && why[n + 1] == ' ')
+			why += n + 2;
+		ck_add(k, CHECK_FAIL, 0, "file.read", path, 0, "%s", why);
+	}
 	ck_keep(k, f, free_file);
 	k->files = xgrow(k->files, &k->files_cap, k->nfiles + 1, sizeof(*k->files));
 	k->files[k->nfiles++] = f;
@@ -270,13 +283,25 @@ struct cJSON *ck_analysis(struct ck *k, const char **why)
 	if (!k->analysis_loaded) {
 		k->analysis_loaded = true;
 		const struct ck_file *f = ck_load(k, ck_out(k, "reference/analysis.json"));
-		cJSON *j = f->data ? cJSON_ParseWithLength(f->data, f->len) : NULL;
-		if (!f->data)
+		const char *end = NULL;
+		cJSON *j = f->data ? cJSON_ParseWithLengthOpts(f->data, f->len, &end, false) : NULL;
+		size_t rest = j ? (size_t)(end - f->data) : 0;
+		while (j && rest < f->len && strchr(" \t\r\n", f->data[rest]))
+			rest++;
+		if (!f->data) {
 			k->analysis_why = "missing";
-		else if (!j)
+		} else if (!j) {
 			k->analysis_why = json_error_at(k, f);
-		else if (!cJSON_IsObject(j))
+		} else if (rest < f->len) {
+			int line, col;
+			text_line_col(f->data, rest, &line, &col);
+			k->analysis_why = ck_fmt(k, "unexpected data after the JSON value at line %d, "
+					       "column %d", line, col);
+			cJSON_Delete(j);
+			j = NULL;
+		} else if (!cJSON_IsObject(j)) {
 			k->analysis_why = "not a JSON object";
+		}
 		if (j && !cJSON_IsObject(j)) {
 			cJSON_Delete(j);
 			j = NULL;

@@ -64,12 +64,15 @@ size_t tx_grep_count(const char *text, const char *ere, int cflags)
 	regex_t re;
 	compile(&re, ere, cflags | REG_NEWLINE);
 	size_t n = 0;
-	const char *p = text;
-	regmatch_t m;
-	/* p always sits at a line start, so ^ may match there */
-	while (*p && regexec(&re, p, 1, &m, 0) == 0) {
-		n++;
-		const char *nl = strchr(p + m.rm_so, '\n');
+	/* One line at a time, bounded by REG_STARTEND: regexec on the rest of
+	 * the text would take its length at every call, which made counting
+	 * quadratic in the size of the file. */
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		regmatch_t m = {.rm_so = 0, .rm_eo = (regoff_t)len};
+		if (regexec(&re, p, 1, &m, REG_STARTEND) == 0)
+			n++;
 		if (!nl)
 			break;
 		p = nl + 1;

@@ -1,8 +1,12 @@
 #include "engine/core/config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "engine/core/files.h"
 
 static void add(struct config *c, char *key, char *value, const char *file, int line)
 {
@@ -36,9 +40,10 @@ static char *unquote(const char *v, bool *ok)
 
 int config_load_file(struct config *c, const char *path, struct tp_err *err)
 {
-	if (!path_is_file(path))
+	/* Missing is no config; anything else at the path must read as text. */
+	if (access(path, F_OK) < 0 && errno == ENOENT)
 		return 0;
-	char *text = read_file(path, NULL, err);
+	char *text = read_text_file(path, NULL, err);
 	if (!text)
 		return -1;
 	char *section = NULL;

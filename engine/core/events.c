@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine/core/files.h"
 #include "engine/core/run.h"
 
 int events_append(const char *run_dir, const char *type, cJSON *fields, cJSON **written,
@@ -32,10 +33,8 @@ int events_append(const char *run_dir, const char *type, cJSON *fields, cJSON **
 	size_t n = strlen(line);
 	char *path = run_path(run_dir, "events.jsonl");
 	int rc = -1;
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		tp_err_set(err, TP_EXIT_ENV, "%s: cannot append: %s", path, strerror(errno));
-	} else {
+	int fd = file_open_write(path, O_APPEND, err);
+	if (fd >= 0) {
 		/* One write of the whole line keeps concurrent readers from seeing
 		 * half of it in the common case; fdatasync makes it survive a crash. */
 		char *buf = xmalloc(n + 1);
@@ -46,7 +45,9 @@ int events_append(const char *run_dir, const char *type, cJSON *fields, cJSON **
 		if (w == (ssize_t)(n + 1) && fdatasync(fd) == 0)
 			rc = 0;
 		else
-			tp_err_set(err, TP_EXIT_ENV, "%s: write failed: %s", path, strerror(errno));
+			tp_err_set(err, TP_EXIT_ENV, "%s: write failed: %s", path,
+				   w >= 0 && w < (ssize_t)(n + 1) ? "short write (disk full?)"
+								  : strerror(errno));
 		close(fd);
 	}
 	cJSON_free(line);
@@ -58,17 +59,71 @@ int events_append(const char *run_dir, const char *type, cJSON *fields, cJSON **
 	return rc;
 }
 
-int events_repair(const char *run_dir)
+/* A torn write leaves the start of an event, or zeros where the kernel had
+ * extended the file but not written it. */
+static bool torn_fragment(const char *s, size_t n)
+{
+	if (n && s[0] != '{' && s[0] != '\0')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '\r')
+			return false;
+	return true;
+}
+
+static bool whole_event(const char *s, size_t n)
+{
+	if (memchr(s, '\0', n))
+		return false;
+	char *copy = xstrndup(s, n);
+	const char *end = NULL;
+	cJSON *o = cJSON_ParseWithOpts(copy, &end, true);
+	bool ok = cJSON_IsObject(o);
+	cJSON_Delete(o);
+	free(copy);
+	return ok;
+}
+
+int events_repair(const char *run_dir, const char *keep_dir, struct tp_err *err)
 {
 	char *path = run_path(run_dir, "events.jsonl");
-	size_t len;
-	char *text = read_file(path, &len, NULL);
-	int rc = 0;
-	if (text && len && text[len - 1] != '\n') {
-		char *last = strrchr(text, '\n');
-		off_t keep = last ? (off_t)(last - text + 1) : 0;
-		rc = truncate(path, keep);
+	int fd = file_open_write(path, O_APPEND, err);
+	if (fd < 0) {
+		free(path);
+		return -1;
 	}
+	size_t len;
+	char *text = read_file_flags(path, &len, FILE_NOFOLLOW, err);
+	int rc = text ? 0 : -1;
+	const char *nl = text && len ? memrchr(text, '\n', len) : NULL;
+	size_t keep = nl ? (size_t)(nl - text) + 1 : 0;
+	const char *tail = text ? text + keep : NULL;
+	size_t tn = text ? len - keep : 0;
+	if (rc < 0 || tn == 0) {
+		/* nothing torn */
+	} else if (whole_event(tail, tn)) {
+		/* a crash between the event and its newline: keep the event */
+		if (write(fd, "\n", 1) != 1 || fdatasync(fd) < 0) {
+			tp_err_set(err, TP_EXIT_ENV, "%s: write failed: %s", path, strerror(errno));
+			rc = -1;
+		}
+	} else if (torn_fragment(tail, tn)) {
+		char *kept = path_join(keep_dir, "events-torn.jsonl");
+		rc = append_file(kept, tail, tn, err);
+		if (rc == 0 && ftruncate(fd, (off_t)keep) < 0) {
+			tp_err_set(err, TP_EXIT_ENV, "%s: cannot cut the torn last line: %s", path,
+				   strerror(errno));
+			rc = -1;
+		}
+		free(kept);
+	} else {
+		tp_err_set(err, TP_EXIT_USAGE,
+			   "%s: byte offset %zu: the last line is neither a whole event nor one torn "
+			   "by a crash; tileport leaves the log as it is (move it aside to go on)",
+			   path, keep);
+		rc = -1;
+	}
+	close(fd);
 	free(text);
 	free(path);
 	return rc;
@@ -77,11 +132,12 @@ int events_repair(const char *run_dir)
 int events_read_more(const char *run_dir, long long *offset, cJSON *into, struct tp_err *err)
 {
 	char *path = run_path(run_dir, "events.jsonl");
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct tp_err oerr;
+	int fd = file_open_read(path, FILE_NOFOLLOW, &oerr);
 	if (fd < 0) {
 		int rc = errno == ENOENT ? 0 : -1;
 		if (rc < 0)
-			tp_err_set(err, TP_EXIT_ENV, "%s: cannot read: %s", path, strerror(errno));
+			tp_err_set(err, TP_EXIT_ENV, "%s", oerr.msg);
 		free(path);
 		return rc;
 	}

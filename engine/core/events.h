@@ -2,8 +2,8 @@
  * run directory"): one JSON object per line, append-only, each with "ts"
  * (ISO 8601 UTC), "t" (ms since the epoch), "type" and the event's fields.
  * The TUI can replay a run from it. A crash can leave a torn last line;
- * readers skip it and events_repair() cuts it off before new events are
- * appended. */
+ * readers skip it and events_repair() mends it before new events are
+ * appended by a run that goes on (docs/reliability.md, "Crash resume"). */
 #ifndef TILEPORT_CORE_EVENTS_H
 #define TILEPORT_CORE_EVENTS_H
 
@@ -16,8 +16,14 @@
  * written is returned through `written` when non-NULL (caller deletes). */
 int events_append(const char *run_dir, const char *type, cJSON *fields, cJSON **written,
 		  struct tp_err *err);
-/* Cut a torn trailing line left by a crash. */
-int events_repair(const char *run_dir);
+/* Mend the end of the log before a run that goes on appends to it. A last
+ * line that is a whole event and lacks only its newline gets one; a torn
+ * fragment (the start of an event, or a crash's zero-filled tail) is cut
+ * off and kept in keep_dir/events-torn.jsonl; anything else (another
+ * line-ending convention, text that is no event) is refused, naming the
+ * byte offset, and the file is left as it is. Also checks that the log can
+ * be appended to. 0, or -1 with err set. */
+int events_repair(const char *run_dir, const char *keep_dir, struct tp_err *err);
 /* Read the log, and follow it: append to `into` (a cJSON array) the complete lines from
  * byte *offset on and move *offset past the last of them; a line still
  * being written stays for the next call. Returns how many were added, or

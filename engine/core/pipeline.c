@@ -146,7 +146,10 @@ static struct pipeline *pl_new(struct loop *l, const struct pipeline_opts *o)
 	p->grace_ms = o->kill_grace_ms > 0 ? o->kill_grace_ms : 2000;
 	p->skill_dir = path_join(tp_data_dir(), "skill");
 	char **env = env_current();
-	p->secrets = env_secrets(env);
+	p->secrets = env_secrets(env, o->secret_vars);
+	p->transcript_max = o->transcript_max ? o->transcript_max : PIPELINE_TRANSCRIPT_MAX;
+	if (p->transcript_max < 0)
+		p->transcript_max = 0;
 	strv_free(env);
 	run_state_init(&p->st);
 	return p;
@@ -257,6 +260,7 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	st->created = wall_ms();
 	st->next = (struct run_next){.set = true, .stage = t->first};
 	apply_opts(p, o);
+	p->events_ready = true;
 	for (int i = 0; i < STAGE_LETTERS; i++) {
 		if (chosen[i])
 			set_command(p, &st->drivers[i], drv[i]);
@@ -355,7 +359,12 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 		return -1;
 	}
 	apply_opts(p, o);
-	events_repair(run_dir);
+	/* Only a run that goes on has its log mended; an ended one is left as
+	 * it is (pl_emit mends it before a manual action's first event). */
+	if ((o->online || !st->final) && pl_events_ready(p, err) < 0) {
+		pipeline_free(p);
+		return -1;
+	}
 
 	if (o->online) {
 		struct preflight pf;
@@ -484,6 +493,7 @@ void pipeline_free(struct pipeline *p)
 	table_free(p->table);
 	free(p->skill_dir);
 	strv_free(p->secrets);
+	redact_stream_free(&p->errred);
 	free(p->ls);
 	free(p);
 }

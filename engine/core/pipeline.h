@@ -59,8 +59,11 @@ struct pipeline_opts {
 	bool online;            /* resume: re-run the deferred stages with the toolchain */
 	int64_t kill_grace_ms;  /* TERM -> KILL delay for stages (0: 2000) */
 	pipeline_checker checker; /* the "builtin" validators; NULL: not in this build */
+	const char *secret_vars; /* more variables whose values are secret (redact.h) */
+	long long transcript_max; /* a transcript's cap in bytes; 0: the default, <0: none */
 	const struct driver_catalog *catalog; /* built-in drivers and defaults; NULL: exec only */
 };
+#define PIPELINE_TRANSCRIPT_MAX (64LL << 20)
 
 enum pipeline_event_kind {
 	PEV_EVENT,  /* a record appended to events.jsonl (ev) */

@@ -35,6 +35,8 @@ struct pipeline {
 	FILE *errlog;
 	struct lines errlines; /* stderr, cut into lines as transcripts are */
 	char **secrets; /* secret NAME=VALUE entries hidden from transcripts and logs */
+	struct redact_stream errred; /* the stage's stderr, redacted as it comes */
+	long long transcript_max;    /* cap of a transcript's size (0: none) */
 	bool aborting;
 	int64_t meter_saved; /* when a usage change was last saved */
 	bool chosen[STAGE_LETTERS]; /* drivers taken by default, for the drivers event */
@@ -50,7 +52,10 @@ struct pipeline {
 	uint64_t step_timer;
 	bool started;
 	bool go_once;   /* hold mode: one spawn allowed by continue */
-	bool broken;    /* state.json could not be saved: spawn nothing more */
+	bool broken;    /* state or events could not be saved: spawn nothing more */
+	bool lock_lost; /* .tileport was replaced under our lock: write nothing */
+	struct tp_err fail; /* why the run is broken */
+	bool events_ready; /* events.jsonl checked (events_repair) by this process */
 	int rerun_seq;  /* attempt interrupted by a crash, to run again */
 	bool reroute;   /* resume found a result without its routing */
 };
@@ -68,8 +73,19 @@ cJSON *pl_attempt_fields(const struct attempt *a);
 void pl_emit(struct pipeline *p, const char *type, cJSON *fields, const char *fmt, ...) TP_PRINTF(4, 5);
 void pl_notify(struct pipeline *p, const struct pipeline_event *e);
 void pl_save(struct pipeline *p);
+/* A write the run depends on failed: say why once, spawn nothing more. */
+void pl_break(struct pipeline *p, const char *what, const struct tp_err *why);
+/* 0, or -1 with the reason when the run broke (a manual action's result). */
+int pl_outcome(struct pipeline *p, struct tp_err *err);
+/* Mend events.jsonl once before this process first appends to it (a run
+ * that goes on); -1 with err when it cannot be mended or written. */
+int pl_events_ready(struct pipeline *p, struct tp_err *err);
 /* The abort of a running attempt took effect: save it as interrupted. */
 void pl_aborted(struct pipeline *p);
+/* A stage's outputs are complete (before the transcript closes): a failed
+ * write breaks the run, a cut transcript and secrets in files the agent
+ * left in the run directory are recorded as events. */
+void pl_stage_outputs_done(struct pipeline *p, struct attempt *a);
 /* The final output contract through the run's checker; -1 when none. */
 int pl_final_check(struct pipeline *p, struct check_outcome *o);
 

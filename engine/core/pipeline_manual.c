@@ -50,12 +50,11 @@ int pipeline_continue(struct pipeline *p, struct tp_err *err)
 	pl_emit(p, "manual_continue", f, "continue by hand: %s next", l);
 	p->started = true;
 	pl_schedule(p);
-	return 0;
+	return pl_outcome(p, err);
 }
 
 int pipeline_abort(struct pipeline *p, struct tp_err *err)
 {
-	(void)err;
 	if (p->proc || p->vproc) {
 		/* The attempt stays "running" in state.json: resume runs it again. */
 		p->aborting = true;
@@ -63,7 +62,7 @@ int pipeline_abort(struct pipeline *p, struct tp_err *err)
 		pl_emit(p, "manual_abort", pl_attempt_fields(a), "abort by hand: stopping %c%d%s", a->stage,
 			a->n, p->proc ? "" : "'s validator");
 		proc_kill(p->proc ? p->proc : p->vproc);
-		return 0;
+		return pl_outcome(p, err);
 	}
 	if (p->step_timer) {
 		loop_cancel_timer(p->loop, p->step_timer);
@@ -74,7 +73,7 @@ int pipeline_abort(struct pipeline *p, struct tp_err *err)
 	pl_save(p);
 	pl_emit(p, "manual_abort", NULL, "abort by hand");
 	pl_emit(p, "run_aborted", NULL, "run aborted");
-	return 0;
+	return pl_outcome(p, err);
 }
 
 int pipeline_override(struct pipeline *p, int seq, const char *verdict, const char *reason,
@@ -122,7 +121,7 @@ int pipeline_override(struct pipeline *p, int seq, const char *verdict, const ch
 	pl_classify(p, a);
 	if (pl_route(p, a))
 		pl_schedule(p);
-	return 0;
+	return pl_outcome(p, err);
 }
 
 int pipeline_skip(struct pipeline *p, char stage, const char *reason, struct tp_err *err)
@@ -166,7 +165,7 @@ int pipeline_skip(struct pipeline *p, char stage, const char *reason, struct tp_
 	pl_classify(p, a);
 	if (pl_route(p, a))
 		pl_schedule(p);
-	return 0;
+	return pl_outcome(p, err);
 }
 
 int pipeline_respawn(struct pipeline *p, char stage, bool beyond_cap, struct tp_err *err)
@@ -197,7 +196,7 @@ int pipeline_respawn(struct pipeline *p, char stage, bool beyond_cap, struct tp_
 	p->go_once = true;
 	p->started = true;
 	pl_schedule(p);
-	return 0;
+	return pl_outcome(p, err);
 }
 
 int pipeline_revalidate(struct pipeline *p, int seq, struct tp_err *err)
@@ -210,5 +209,5 @@ int pipeline_revalidate(struct pipeline *p, int seq, struct tp_err *err)
 		return -1;
 	}
 	pl_validate(p, a, true);
-	return 0;
+	return pl_outcome(p, err);
 }

@@ -4,7 +4,9 @@
  * pipeline files: it calls none of the others. */
 #include "engine/core/pipeline_int.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +45,13 @@ void pl_notify(struct pipeline *p, const struct pipeline_event *e)
 
 void pl_emit(struct pipeline *p, const char *type, cJSON *fields, const char *fmt, ...)
 {
+	/* A stopped run records and tells nothing more: what it would say
+	 * ("run aborted") is not in its saved state, and after a lost lock the
+	 * log may be another orchestrator's. pl_break told the reason. */
+	if (p->broken) {
+		cJSON_Delete(fields);
+		return;
+	}
 	if (!fields)
 		fields = cJSON_CreateObject();
 	if (fmt) {
@@ -55,12 +64,53 @@ void pl_emit(struct pipeline *p, const char *type, cJSON *fields, const char *fm
 	}
 	cJSON *ev = NULL;
 	struct tp_err err;
-	if (events_append(p->st.run_dir, type, fields, &ev, &err) < 0)
-		fprintf(stderr, "tileport: %s\n", err.msg);
+	int rc = pl_events_ready(p, &err);
+	if (rc < 0) {
+		ev = fields;
+		cJSON_AddStringToObject(ev, "type", type);
+	} else {
+		rc = events_append(p->st.run_dir, type, fields, &ev, &err);
+	}
+	if (rc < 0) {
+		/* A run whose log cannot be kept would disagree with its state:
+		 * it stops here, and says why. */
+		pl_break(p, "cannot record events, stopping", &err);
+		cJSON_Delete(ev);
+		return;
+	}
 	tp_crashpoint();
 	struct pipeline_event e = {.kind = PEV_EVENT, .ev = ev};
 	pl_notify(p, &e);
 	cJSON_Delete(ev);
+}
+
+void pl_break(struct pipeline *p, const char *what, const struct tp_err *why)
+{
+	if (p->broken)
+		return;
+	p->broken = true;
+	tp_err_set(&p->fail, TP_EXIT_ENV, "%s: %.900s", what, why->msg);
+	fprintf(stderr, "tileport: %s\n", p->fail.msg);
+}
+
+int pl_outcome(struct pipeline *p, struct tp_err *err)
+{
+	if (!p->broken)
+		return 0;
+	if (err)
+		*err = p->fail;
+	return -1;
+}
+
+int pl_events_ready(struct pipeline *p, struct tp_err *err)
+{
+	if (p->events_ready)
+		return 0;
+	char *keep = run_keep_dir(&p->st);
+	int rc = events_repair(p->st.run_dir, keep, err);
+	free(keep);
+	p->events_ready = rc == 0;
+	return rc;
 }
 
 void pl_save(struct pipeline *p)
@@ -68,11 +118,16 @@ void pl_save(struct pipeline *p)
 	struct tp_err err;
 	p->st.updated = wall_ms();
 	tp_crashpoint();
-	if (run_state_save(&p->st, &err) < 0 && !p->broken) {
-		/* Without a saved state a crash would lose the run: go no further. */
-		p->broken = true;
-		fprintf(stderr, "tileport: cannot save the run state, stopping: %s\n", err.msg);
+	if (p->lock_lost || run_lock_check(p->st.run_dir, p->lock_fd, &err) < 0) {
+		/* Another orchestrator may own the run now: write nothing more. */
+		if (!p->lock_lost)
+			pl_break(p, "stopping", &err);
+		p->lock_lost = true;
+		return;
 	}
+	/* Without a saved state a crash would lose the run: go no further. */
+	if (run_state_save(&p->st, &err) < 0)
+		pl_break(p, "cannot save the run state, stopping", &err);
 	tp_crashpoint();
 }
 
@@ -101,4 +156,39 @@ void check_outcome_free(struct check_outcome *o)
 	free(o->json);
 	free(o->summary);
 	memset(o, 0, sizeof(*o));
+}
+
+static void secret_found(const char *path, const char *name, void *ud)
+{
+	struct pipeline *p = ud;
+	const char *rel = str_starts(path, p->st.run_dir) ? path + strlen(p->st.run_dir) + 1 : path;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "file", rel);
+	cJSON_AddStringToObject(f, "variable", name);
+	fprintf(stderr, "tileport: warning: %s holds the value of %s (left as it is)\n", path, name);
+	pl_emit(p, "secret_in_file", f, "%s holds the value of %s; tileport left the file as it is",
+		rel, name);
+}
+
+void pl_stage_outputs_done(struct pipeline *p, struct attempt *a)
+{
+	struct tp_err err;
+	if (transcript_error(p->tr, &err) < 0)
+		pl_break(p, "stopping", &err);
+	if (fflush(p->errlog) != 0 || ferror(p->errlog)) {
+		char *dir = run_attempt_dir(&p->st, a);
+		tp_err_set(&err, TP_EXIT_ENV, "%s/stderr.log: write failed: %s", dir, strerror(errno));
+		free(dir);
+		pl_break(p, "stopping", &err);
+	}
+	long long cut = transcript_cut_bytes(p->tr);
+	if (cut) {
+		cJSON *f = pl_attempt_fields(a);
+		cJSON_AddNumberToObject(f, "bytes", (double)cut);
+		cJSON_AddNumberToObject(f, "records", (double)transcript_cut_records(p->tr));
+		cJSON_AddNumberToObject(f, "limit", (double)p->transcript_max);
+		pl_emit(p, "transcript_cut", f, "%c%d's transcript reached its cap of %lld bytes: %lld "
+			"bytes in the middle were left out", a->stage, a->n, p->transcript_max, cut);
+	}
+	redact_scan_tree(p->st.run_dir, a->started, p->secrets, secret_found, p);
 }

@@ -5,6 +5,7 @@
  * the only way back to the top of this cycle. */
 #include "engine/core/pipeline_int.h"
 
+#include <fcntl.h>
 #include <glob.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine/core/driver.h"
+#include "engine/core/files.h"
 #include "engine/core/prompt.h"
 
 static void step(struct loop *l, void *ud);
@@ -66,24 +68,24 @@ static void on_stdout(struct proc *pr, const char *data, size_t n, void *ud)
 	meter(p);
 }
 
-/* stderr.log is written line by line so that secrets can be hidden. */
+/* stderr.log is written line by line; its bytes were redacted before they
+ * were cut into lines (p->errred). */
 static void err_line(const char *line, size_t n, void *ud)
 {
 	struct pipeline *p = ud;
-	char *raw = xstrndup(line, n);
-	char *red = redact_secrets(raw, p->secrets);
-	fputs(red, p->errlog);
+	fwrite(line, 1, n, p->errlog);
 	fputc('\n', p->errlog);
-	notify_line(p, red, strlen(red), true);
-	free(red);
-	free(raw);
+	notify_line(p, line, n, true);
 }
 
 static void on_stderr(struct proc *pr, const char *data, size_t n, void *ud)
 {
 	struct pipeline *p = ud;
 	(void)pr;
-	lines_feed(&p->errlines, data, n, err_line, p);
+	struct sbuf clean = SBUF_INIT;
+	redact_stream_feed(&p->errred, data, n, &clean);
+	lines_feed(&p->errlines, clean.buf ? clean.buf : "", clean.len, err_line, p);
+	sb_free(&clean);
 	fflush(p->errlog);
 }
 
@@ -131,9 +133,14 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 	a->tokens_out = transcript_tokens_out(p->tr);
 	a->cost = transcript_cost(p->tr);
 	char *text = xstrdup(transcript_final(p->tr));
+	struct sbuf rest = SBUF_INIT;
+	redact_stream_flush(&p->errred, &rest);
+	lines_feed(&p->errlines, rest.buf ? rest.buf : "", rest.len, err_line, p);
+	sb_free(&rest);
+	lines_flush(&p->errlines, err_line, p);
+	pl_stage_outputs_done(p, a);
 	transcript_close(p->tr);
 	p->tr = NULL;
-	lines_flush(&p->errlines, err_line, p);
 	fclose(p->errlog);
 	p->errlog = NULL;
 	struct proc *done = p->proc;
@@ -673,9 +680,14 @@ static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reaso
 	char *tpath = path_join(dir, "transcript.jsonl");
 	char *epath = path_join(dir, "stderr.log");
 	p->tr = transcript_open(tpath, &err);
-	if (p->tr)
+	if (p->tr) {
 		transcript_redact(p->tr, p->secrets);
-	p->errlog = fopen(epath, "we");
+		transcript_limit(p->tr, p->transcript_max);
+	}
+	int efd = p->tr ? file_open_write(epath, O_TRUNC, &err) : -1;
+	p->errlog = efd >= 0 ? fdopen(efd, "w") : NULL;
+	redact_stream_free(&p->errred);
+	p->errred = (struct redact_stream){.secrets = p->secrets};
 	free(tpath);
 	free(epath);
 	char **argv = driver_argv(&d, a->stage, p->st.run_dir);

@@ -105,6 +105,11 @@ void preflight_run(struct preflight *pf, const char *workspace, const char *out_
 		char *slash;
 		while ((slash = strrchr(p, '/')) && slash != p && !path_is_dir(p))
 			*slash = '\0';
+		if (!slash && !path_is_dir(p)) {
+			/* a relative path: its first component goes in the current directory */
+			free(p);
+			p = xstrdup(".");
+		}
 		if (!path_is_dir(p) || access(p, W_OK) != 0)
 			out->problem = xasprintf("%s does not exist and cannot be created", out_root);
 		free(p);

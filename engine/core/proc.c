@@ -1,8 +1,10 @@
 #include "engine/core/proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,114 @@ struct proc {
 	proc_exit_cb on_exit;
 	void *ud;
 };
+
+/* ---- orphans (docs/reliability.md, "Process cleanup") ----
+ * A stage's child that leaves its process group (setsid, a daemon's double
+ * fork) is not reached by kill(-pgid). tileport is a child subreaper, so
+ * such a process re-parents to tileport when its own parent dies, instead
+ * of to init; when a stage ends, every child of tileport that is not a
+ * process this layer started is such an orphan, and is killed with its
+ * group. (A cgroup per stage would also catch a process that escapes while
+ * its parent lives on; cgroup v2 is not writable on every machine tileport
+ * runs on, so this is the mechanism everywhere.) */
+static struct proc **live;
+static size_t nlive, live_cap;
+
+static void track(struct proc *p)
+{
+	static bool subreaper;
+	if (!subreaper)
+		subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
+	live = xgrow(live, &live_cap, nlive + 1, sizeof(*live));
+	live[nlive++] = p;
+}
+
+static void untrack(struct proc *p)
+{
+	for (size_t i = 0; i < nlive; i++)
+		if (live[i] == p) {
+			live[i] = live[--nlive];
+			break;
+		}
+}
+
+static bool tracked(pid_t pid)
+{
+	for (size_t i = 0; i < nlive; i++)
+		if (live[i]->pid == pid && !live[i]->leader_exited)
+			return true;
+	return false;
+}
+
+/* Fields 4 and 5 of /proc/PID/stat: the parent and the process group. */
+static bool proc_parent(pid_t pid, pid_t *ppid, pid_t *pgid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	char *rp = strrchr(buf, ')');
+	long pp, pg;
+	if (!rp || sscanf(rp + 1, " %*c %ld %ld", &pp, &pg) != 2)
+		return false;
+	*ppid = (pid_t)pp;
+	*pgid = (pid_t)pg;
+	return true;
+}
+
+/* Kill and reap the orphans there are now; false when there were none. */
+static bool sweep_orphans(void)
+{
+	pid_t self = getpid(), own_group = getpgrp();
+	DIR *d = opendir("/proc");
+	if (!d)
+		return false;
+	pid_t found[256];
+	size_t nf = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) && nf < TP_ARRAY_LEN(found)) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		pid_t pp, pg;
+		/* Every stage starts a session of its own, so whatever came from
+		 * one is outside our process group; a child of ours in it (the
+		 * screen's editor) is no orphan of a stage. */
+		if (*end || pid <= 0 || !proc_parent((pid_t)pid, &pp, &pg) || pp != self ||
+		    pg == own_group || tracked((pid_t)pid))
+			continue;
+		if (pg > 1)
+			kill(-pg, SIGKILL);
+		kill((pid_t)pid, SIGKILL);
+		found[nf++] = (pid_t)pid;
+	}
+	closedir(d);
+	for (size_t i = 0; i < nf; i++)
+		waitpid(found[i], NULL, 0);
+	return nf > 0;
+}
+
+/* The stage's group was sent SIGKILL: until every member is gone, a
+ * member's child may not have re-parented to us yet, so sweep until the
+ * group is empty, then until a sweep finds no one (each dying orphan hands
+ * its own children to us). While another child of this layer runs, an
+ * orphan may be its helper: the sweep waits for the last one. */
+static void kill_orphans(pid_t group)
+{
+	for (size_t i = 0; i < nlive; i++)
+		if (!live[i]->leader_exited)
+			return;
+	for (int i = 0; i < 100000 && kill(-group, 0) == 0; i++)
+		if (!sweep_orphans())
+			sched_yield();
+	for (int round = 0; round < 64 && sweep_orphans(); round++)
+		;
+}
 
 static void set_nonblock(int fd)
 {
@@ -124,58 +234,6 @@ char *argv_quote(char *const *argv)
 }
 
 
-static bool secret_name(const char *kv, size_t n)
-{
-	static const char *marks[] = {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD"};
-	for (size_t i = 0; i < TP_ARRAY_LEN(marks); i++) {
-		size_t m = strlen(marks[i]);
-		for (size_t k = 0; k + m <= n; k++)
-			if (strncmp(kv + k, marks[i], m) == 0)
-				return true;
-	}
-	return false;
-}
-
-static bool is_secret_entry(const char *kv)
-{
-	const char *eq = strchr(kv, '=');
-	/* short values would match too much ordinary text */
-	return eq && strlen(eq + 1) >= 8 && secret_name(kv, (size_t)(eq - kv));
-}
-
-char **env_secrets(char *const *env)
-{
-	char **v = xcalloc(strv_len(env) + 1, sizeof(*v));
-	size_t n = 0;
-	for (size_t i = 0; env && env[i]; i++)
-		if (is_secret_entry(env[i]))
-			v[n++] = xstrdup(env[i]);
-	return v;
-}
-
-char *redact_secrets(const char *text, char *const *env)
-{
-	char *out = xstrdup(text);
-	for (size_t i = 0; env && env[i]; i++) {
-		if (!is_secret_entry(env[i]))
-			continue;
-		const char *eq = strchr(env[i], '=');
-		char *mark = xasprintf("${%.*s}", (int)(eq - env[i]), env[i]);
-		struct sbuf sb = SBUF_INIT;
-		const char *p = out, *hit;
-		while ((hit = strstr(p, eq + 1))) {
-			sb_add(&sb, p, (size_t)(hit - p));
-			sb_adds(&sb, mark);
-			p = hit + strlen(eq + 1);
-		}
-		sb_adds(&sb, p);
-		free(out);
-		out = sb_detach(&sb);
-		free(mark);
-	}
-	return out;
-}
-
 static void log_command(const char *logpath, pid_t pid, const struct proc_opts *o)
 {
 	char ts[32];
@@ -183,10 +241,15 @@ static void log_command(const char *logpath, pid_t pid, const struct proc_opts *
 	/* API keys live in the environment; a command line that spells one out
 	 * must not carry it into the run directory. */
 	char *raw = argv_quote(o->argv);
-	char *q = redact_secrets(raw, o->redact ? o->redact : o->env);
+	/* the caller's list (already the secrets), else the environment's */
+	char **secrets = o->redact ? NULL : env_secrets(o->env, NULL);
+	char *q = redact_secrets(raw, o->redact ? o->redact : secrets);
+	strv_free(secrets);
 	free(raw);
 	char *line = xasprintf("%s pid=%ld cwd=%s: %s\n", ts, (long)pid, o->cwd ? o->cwd : ".", q);
-	append_file(logpath, line, strlen(line), NULL);
+	struct tp_err err;
+	if (append_file(logpath, line, strlen(line), &err) < 0)
+		fprintf(stderr, "tileport: %s\n", err.msg);
 	free(line);
 	free(q);
 }
@@ -290,6 +353,7 @@ static void reap(struct proc *p)
 	}
 	/* Nothing the stage started may outlive it. */
 	kill(-p->pid, SIGKILL);
+	kill_orphans(p->pid);
 	if (!p->out_eof || !p->err_eof)
 		p->drain_timer = loop_add_timer(p->loop, DRAIN_MS, on_drain_timeout, p);
 	finish(p);
@@ -472,6 +536,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 	p->on_stderr = o->on_stderr;
 	p->on_exit = o->on_exit;
 	p->ud = o->ud;
+	track(p);
 	if (o->command_log)
 		log_command(o->command_log, pid, o);
 	if (file_fd < 0) {
@@ -511,7 +576,9 @@ void proc_free(struct proc *p)
 		kill(-p->pid, SIGKILL);
 		waitpid(p->pid, NULL, 0);
 		p->leader_exited = true;
+		kill_orphans(p->pid);
 	}
+	untrack(p);
 	p->on_exit = NULL;
 	close_pipe(p, &p->out_fd, &p->out_eof);
 	close_pipe(p, &p->err_fd, &p->err_eof);

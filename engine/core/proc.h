@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "engine/core/loop.h"
+#include "engine/core/redact.h"
 #include "engine/core/util.h"
 
 struct proc;
@@ -96,13 +97,5 @@ const char *env_get(char *const *env, const char *name);
 
 /* Quote argv for logs and messages the way a shell would read it back. */
 char *argv_quote(char *const *argv);
-/* `text` with the value of every environment variable whose name says it is
- * a secret (KEY, TOKEN, SECRET, PASSWORD; values of 8+ characters) replaced
- * by "${NAME}": a shell command keeps its meaning where NAME is set. Caller
- * frees. */
-char *redact_secrets(const char *text, char *const *env);
-/* The NAME=VALUE entries of env that redact_secrets would hide (caller frees
- * with strv_free): computed once, so redacting a line stays cheap. */
-char **env_secrets(char *const *env);
 
 #endif

@@ -1,5 +1,7 @@
 #include "engine/core/run.h"
 
+#include "engine/core/files.h"
+
 #include <cJSON.h>
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +30,11 @@ char *run_attempt_dir(const struct run_state *st, const struct attempt *a)
 	char *p = run_path(st->run_dir, rel);
 	free(rel);
 	return p;
+}
+
+char *run_keep_dir(const struct run_state *st)
+{
+	return st->natt ? run_attempt_dir(st, &st->att[st->natt - 1]) : run_path(st->run_dir, "");
 }
 
 void run_state_init(struct run_state *st)
@@ -416,16 +423,22 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 {
 	run_state_init(st);
 	char *path = run_path(run_dir, "state.json");
-	char *text = read_file(path, NULL, err);
-	if (!text) {
-		free(path);
-		return -1;
-	}
-	const char *end = NULL;
-	cJSON *o = cJSON_ParseWithOpts(text, &end, true);
+	size_t len;
+	char *text = read_file_flags(path, &len, FILE_NOFOLLOW, err);
+	bool read_ok = text != NULL;
+	long nul = text ? text_nul_at(text, len) : -1;
+	cJSON *o = text && nul < 0 ? json_parse_doc(path, text, len, err) : NULL;
 	free(text);
 	if (!cJSON_IsObject(o)) {
-		tp_err_set(err, TP_EXIT_USAGE, "%s: not a tileport state file (malformed JSON)", path);
+		if (nul >= 0)
+			tp_err_set(err, TP_EXIT_USAGE, "%s: byte offset %ld: a NUL byte; not a tileport "
+				   "state file", path, nul);
+		else if (o)
+			tp_err_set(err, TP_EXIT_USAGE, "%s:1:1: not a tileport state file (expected a JSON "
+				   "object)", path);
+		else if (read_ok && err)
+			snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
+				 "; not a tileport state file");
 		cJSON_Delete(o);
 		free(path);
 		return -1;
@@ -496,44 +509,6 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 	}
 	free(path);
 	return 0;
-}
-
-bool run_exists(const char *run_dir)
-{
-	char *p = run_path(run_dir, "state.json");
-	bool ok = path_is_file(p);
-	free(p);
-	return ok;
-}
-
-int run_lock(const char *run_dir, struct tp_err *err)
-{
-	char *path = run_path(run_dir, "lock");
-	long holder;
-	int fd = lock_take(path, &holder, err);
-	if (fd < 0 && holder >= 0) {
-		char pid[32] = "unknown";
-		if (holder > 0)
-			snprintf(pid, sizeof(pid), "%ld", holder);
-		tp_err_set(err, TP_EXIT_ENV,
-			   "run %s is in use by another tileport (pid %s); wait for it to finish or "
-			   "stop it first", run_dir, pid);
-	}
-	free(path);
-	return fd;
-}
-
-void run_unlock(int fd)
-{
-	lock_release(fd);
-}
-
-bool run_locked(const char *run_dir)
-{
-	char *path = run_path(run_dir, "lock");
-	bool held = lock_held(path);
-	free(path);
-	return held;
 }
 
 static int cmp_summary(const void *a, const void *b)

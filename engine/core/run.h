@@ -129,6 +129,9 @@ struct run_state {
 /* Paths inside a run directory; caller frees. */
 char *run_path(const char *run_dir, const char *rel);
 char *run_attempt_dir(const struct run_state *st, const struct attempt *a);
+/* Where a repair keeps what it removes: the latest attempt's folder, or
+ * .tileport when there is none. Caller frees. */
+char *run_keep_dir(const struct run_state *st);
 
 void run_state_init(struct run_state *st);
 void run_state_free(struct run_state *st);
@@ -156,12 +159,24 @@ void attempt_add_soft(struct attempt *a, const char *marker);
 /* "running", "done", "skipped" */
 const char *attempt_state_name(enum attempt_state s);
 
-/* One orchestrator per run: flock on .tileport/lock. Returns the fd, or -1
- * with a message naming the holder's pid when another one holds it. */
+/* One orchestrator per run: flock on the .tileport directory itself, which
+ * cannot be deleted from under a live run as a lock file could; our pid is
+ * written to .tileport/lock for the message another tileport gives.
+ * Refuses a run whose own files are not regular files (run_check_files).
+ * Returns the fd, or -1 with a message naming the holder's pid when another
+ * one holds it. */
 int run_lock(const char *run_dir, struct tp_err *err);
 void run_unlock(int fd);
 /* Is the lock held by a live process right now (without taking it)? */
 bool run_locked(const char *run_dir);
+/* The lock fd still locks the directory at RUN/.tileport (it was not
+ * moved away and replaced): 0, or -1 with the reason. Checked at every
+ * state save of a live run. */
+int run_lock_check(const char *run_dir, int fd, struct tp_err *err);
+/* RUN/.tileport is a directory and each of its own files (state.json,
+ * events.jsonl, commands.log, lock, contract.txt) that exists is a regular
+ * file, never a link: 0, or -1 naming the first that is not. */
+int run_check_files(const char *run_dir, struct tp_err *err);
 
 /* Runs in an output root, newest first. */
 struct run_summary {

@@ -2,6 +2,7 @@
  * checked once; what a run executes. */
 #include "engine/core/session_int.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,14 +26,28 @@ static bool stage_key(const char *key, const char *prefix)
 	return strncmp(key, prefix, n) == 0 && stage_letter_ok(key[n]) && !key[n + 1];
 }
 
+/* "64M", "512k", "1G", "0" (no cap): bytes, or -1 when malformed. */
+static long long parse_size(const char *v)
+{
+	unsigned long long n;
+	return str_size(v, &n) == 0 && n <= LLONG_MAX ? (long long)n : -1;
+}
+
 /* The engine's own keys: 1 known (value good), 0 not the engine's, -1 bad. */
 static int engine_setting(const struct config_entry *e, const struct driver_catalog *cat, struct tp_err *err)
 {
 	if (!e->key)
 		return 0;
 	if (!strcmp(e->key, "workspace") || !strcmp(e->key, "out_root") ||
-	    stage_key(e->key, "validator."))
+	    !strcmp(e->key, "secret_vars") || stage_key(e->key, "validator."))
 		return 1;
+	if (!strcmp(e->key, "transcript_max")) {
+		if (parse_size(e->value) >= 0)
+			return 1;
+		tp_err_set(err, TP_EXIT_USAGE, "transcript_max: expected a size such as 64M or 0 (no "
+			   "cap), got '%s'", e->value);
+		return -1;
+	}
 	if (!stage_key(e->key, "driver."))
 		return 0;
 	struct driver d;
@@ -60,7 +75,7 @@ static int check_settings(const struct config *c, const struct session_opts *o, 
 		else if (e->key)
 			tp_err_set(err, TP_EXIT_USAGE,
 				   "%s:%d: unknown setting '%s' (expected workspace, out_root, driver.X, "
-				   "validator.X%s%s)", e->file, e->line, e->key,
+				   "validator.X, secret_vars, transcript_max%s%s)", e->file, e->line, e->key,
 				   o->settings_hint ? ", or " : "", o->settings_hint ? o->settings_hint : "");
 		else
 			tp_err_set(err, TP_EXIT_USAGE, "%s:%d: expected 'key = value', got '%s'", e->file,
@@ -122,6 +137,12 @@ int session_open(struct session **out, const struct session_opts *o, struct tp_e
 		return -1;
 	}
 	s->out_root = find_out_root(s, o->out_root);
+	/* Every file's list counts: marking more secret is always safe. */
+	struct sbuf sv = SBUF_INIT;
+	for (size_t i = 0; i < s->cfg.n; i++)
+		if (s->cfg.v[i].key && !strcmp(s->cfg.v[i].key, "secret_vars"))
+			sb_printf(&sv, "%s%s", sv.len ? "," : "", s->cfg.v[i].value);
+	s->secret_vars = sb_detach(&sv);
 	s->table_path = o->table_path ? xstrdup(o->table_path) : NULL;
 	s->cmdline = o->commands;
 	s->read_only = o->read_only;
@@ -143,6 +164,7 @@ void session_close(struct session *s)
 	config_free(&s->cfg);
 	free(s->workspace);
 	free(s->out_root);
+	free(s->secret_vars);
 	free(s->table_path);
 	for (size_t i = 0; i < s->ntables; i++)
 		table_free(s->tables[i]);
@@ -208,6 +230,11 @@ void session_pipeline_opts(const struct session *s, enum run_origin origin,
 	}
 	out->table_path = s->table_path;
 	out->checker = s->checker;
+	out->secret_vars = s->secret_vars;
+	/* the user's file only: agents can write the workspace's */
+	const char *max = setting(s, "transcript_max", true);
+	long long n = max ? parse_size(max) : -1;
+	out->transcript_max = n < 0 ? 0 : n == 0 ? -1 : n;
 	out->catalog = s->catalog;
 	session_stage_commands(s, origin, &out->commands);
 }

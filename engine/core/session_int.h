@@ -9,6 +9,7 @@ struct session {
 	struct config cfg; /* the user's file, then the workspace's */
 	size_t nuser;      /* cfg.v[0 .. nuser) came from the user's file */
 	char *workspace, *out_root, *table_path;
+	char *secret_vars; /* every file's secret_vars, joined */
 	struct stage_commands cmdline;
 	bool read_only;
 	pipeline_checker checker;

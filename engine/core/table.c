@@ -1,5 +1,7 @@
 #include "engine/core/table.h"
 
+#include "engine/core/files.h"
+
 #include <cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,20 +75,6 @@ static int *element_lines(const char *text, const char *key, size_t *n)
 	}
 	*n = cnt;
 	return lines;
-}
-
-static void pos_of(const char *text, const char *at, int *line, int *col)
-{
-	*line = 1;
-	*col = 1;
-	for (const char *p = text; p < at && *p; p++) {
-		if (*p == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
 }
 
 struct ctx {
@@ -466,16 +454,12 @@ char *table_default_path(void)
 
 struct table *table_load(const char *path, struct tp_err *err)
 {
-	char *text = read_file(path, NULL, err);
+	size_t len;
+	char *text = read_text_file(path, &len, err);
 	if (!text)
 		return NULL;
-	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithOpts(text, &end, true);
+	cJSON *root = json_parse_doc(path, text, len, err);
 	if (!root) {
-		int line, col;
-		pos_of(text, end ? end : text, &line, &col);
-		tp_err_set(err, TP_EXIT_USAGE, "%s:%d:%d: malformed JSON (expected a JSON object)", path,
-			   line, col);
 		free(text);
 		return NULL;
 	}

@@ -1,5 +1,7 @@
 #include "engine/core/util.h"
 
+#include "engine/core/files.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -236,16 +238,19 @@ const char *sb_str(const struct sbuf *sb)
 
 char *read_file(const char *path, size_t *len, struct tp_err *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		tp_err_set(err, TP_EXIT_USAGE, "%s: cannot open: %s", path, strerror(errno));
+	return read_file_flags(path, len, 0, err);
+}
+
+char *read_file_flags(const char *path, size_t *len, int flags, struct tp_err *err)
+{
+	int fd = file_open_read(path, flags, err);
+	if (fd < 0)
 		return NULL;
-	}
-	/* a regular file is read into one buffer of its size (a big input is
-	 * not copied through a doubling buffer); anything else grows */
+	/* read into one buffer of the file's size (a big input is not copied
+	 * through a doubling buffer); one that grows while read grows it */
 	struct stat st;
 	size_t cap = 65536, n = 0;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+	if (fstat(fd, &st) == 0 && st.st_size > 0)
 		cap = (size_t)st.st_size + 1;
 	char *buf = xmalloc(cap + 1);
 	for (;;) {
@@ -310,7 +315,10 @@ static void fsync_parent(const char *path)
 int write_file_atomic(const char *path, const void *data, size_t len, struct tp_err *err)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* A leftover of a killed process with our pid goes; a link planted at
+	 * the name is removed, never followed. */
+	unlink(tmp);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		tp_err_set(err, TP_EXIT_ENV, "%s: cannot create: %s", tmp, strerror(errno));
 		free(tmp);
@@ -339,16 +347,16 @@ int write_file_atomic(const char *path, const void *data, size_t len, struct tp_
 static int write_flags(const char *path, const void *data, size_t len, int flags,
 		       struct tp_err *err)
 {
-	int fd = open(path, flags | O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		tp_err_set(err, TP_EXIT_ENV, "%s: cannot open for writing: %s", path,
-			   strerror(errno));
+	int fd = file_open_write(path, flags, err);
+	if (fd < 0)
 		return -1;
-	}
 	int rc = write_all(fd, data, len);
 	if (rc < 0)
 		tp_err_set(err, TP_EXIT_ENV, "%s: write failed: %s", path, strerror(errno));
-	close(fd);
+	if (close(fd) < 0 && rc == 0) {
+		tp_err_set(err, TP_EXIT_ENV, "%s: write failed: %s", path, strerror(errno));
+		rc = -1;
+	}
 	return rc;
 }
 
@@ -643,6 +651,26 @@ bool str_ends(const char *s, const char *suffix)
 {
 	size_t ls = strlen(s), lx = strlen(suffix);
 	return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
+}
+
+int str_size(const char *s, unsigned long long *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (end == s || *s == '-' || errno)
+		return -1; /* no digits ("M"), a sign, or too large */
+	int shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (*end || x > (ULLONG_MAX >> shift))
+		return -1;
+	*v = x << shift;
+	return 0;
 }
 
 char *str_trim(char *s)

@@ -82,10 +82,16 @@ const char *sb_str(const struct sbuf *sb); /* "" when empty */
  * machines, never written anywhere. */
 uint64_t tp_hash(const void *data, size_t n, uint64_t seed);
 
-/* Files. read_file returns a NUL-terminated buffer (len excludes the NUL). */
+/* Files (engine/core/files.h has the rest: opening safely, text, outputs).
+ * read_file returns a NUL-terminated buffer (len excludes the NUL); regular
+ * files only, opened without blocking (a FIFO is refused, not waited on). */
 char *read_file(const char *path, size_t *len, struct tp_err *err);
-/* Write temp file, fsync, rename over `path`, fsync the directory. */
+/* The same with FILE_NOFOLLOW (files.h) for a run file: a link is refused. */
+char *read_file_flags(const char *path, size_t *len, int flags, struct tp_err *err);
+/* Write temp file, fsync, rename over `path`, fsync the directory. The temp
+ * file is created exclusively, never through a link. */
 int write_file_atomic(const char *path, const void *data, size_t len, struct tp_err *err);
+/* Truncate or append; never through a symbolic link, regular files only. */
 int write_file(const char *path, const void *data, size_t len, struct tp_err *err);
 int append_file(const char *path, const void *data, size_t len, struct tp_err *err);
 /* The last complete line of a file (within its last 8 KiB), without its
@@ -145,6 +151,9 @@ void tp_crashpoint(void);
 bool str_starts(const char *s, const char *prefix);
 bool str_ends(const char *s, const char *suffix);
 char *str_trim(char *s); /* in place; returns s */
+/* A decimal count with an optional K, M or G suffix (powers of 1024), as
+ * in "64M": 0, or -1 when s is not one or it overflows. */
+int str_size(const char *s, unsigned long long *v);
 /* Split on `sep`, no empty fields kept unless keep_empty. Caller frees the
  * array and each element with strv_free. */
 char **str_split(const char *s, char sep, bool keep_empty, size_t *n);

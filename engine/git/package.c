@@ -396,11 +396,12 @@ static void record_events(struct pkg *p)
 {
 	struct tp_err e;
 	tp_err_clear(&e);
-	events_repair(p->st->run_dir);
+	char *keep = run_keep_dir(p->st);
+	int rc = events_repair(p->st->run_dir, keep, &e);
+	free(keep);
 	char id[GIT_OID_HEXSZ + 1];
 	git_oid_tostr(id, sizeof(id), &p->commit);
-	int rc = 0;
-	if (p->acc.by_hand) {
+	if (rc == 0 && p->acc.by_hand) {
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddStringToObject(f, "reason", p->o->accept);
 		cJSON_AddStringToObject(f, "final", p->st->final ? p->st->final : "aborted");

@@ -79,6 +79,16 @@ void ps_bind(struct pstate *ps, const char *name, uint32_t len, uint32_t n, stru
 	ps->buckets[h] = (int)ps->nbind++;
 }
 
+/* An entry is isolated from above: a value of the module's body has no
+ * number inside it, and printing one would need a placeholder. Every use,
+ * in custom, generic or opaque syntax, goes through here. */
+static void refuse_outer(struct pstate *ps, int b, const char *at, const char *name, size_t len)
+{
+	if (b >= 0 && (size_t)b < ps->entry_from)
+		ps_fail(ps, at, "%%%.*s is defined outside this entry (in the module's body); an "
+			"entry can use only its own values", (int)len, name);
+}
+
 static bool name_char(char c)
 {
 	return ps_ident_char(c) || c == '-';
@@ -113,6 +123,7 @@ struct ir_value *ps_value_use(struct pstate *ps)
 	int b = lookup(ps, name, len);
 	if (b < 0)
 		ps_fail(ps, name - 1, "use of undefined value %%%.*s", (int)len, name);
+	refuse_outer(ps, b, name - 1, name, len);
 	struct binding *bd = &ps->bindings[b];
 	if ((uint64_t)idx >= bd->n || (!has_idx && bd->n != 1 && bd->n != 0))
 		ps_fail(ps, name - 1, "value %%%.*s has %u results; use %%%.*s#N", (int)len, name,
@@ -215,16 +226,23 @@ bool ps_value_lookup(struct pstate *ps, const char *text, size_t len, struct ir_
 	size_t nl = (hash ? (size_t)(hash - text) : len) - 1;
 	int64_t idx = hash ? atoll(hash + 1) : 0;
 	int b = lookup(ps, text + 1, nl);
+	refuse_outer(ps, b, text, text + 1, nl);
 	if (b < 0 || idx < 0 || (uint64_t)idx >= ps->bindings[b].n)
 		return false;
 	*v = ps->bindings[b].vals[idx];
 	return true;
 }
 
+void ps_nest(struct pstate *ps, const char *at, const char *what)
+{
+	if (++ps->depth > PS_MAX_DEPTH)
+		ps_fail(ps, at, "%s nested too deeply (more than %d levels of regions, types and "
+			"attributes)", what, PS_MAX_DEPTH);
+}
+
 void ps_block_body(struct pstate *ps, struct ir_block *b)
 {
-	if (++ps->depth > 100)
-		ps_fail(ps, ps->p, "regions nested too deeply");
+	ps_nest(ps, ps->p, "regions");
 	for (;;) {
 		ps_ws(ps);
 		if (ps->p >= ps->end)
@@ -259,6 +277,8 @@ static void parse_entry(struct pstate *ps, struct ir_op *unit, const char *start
 	const char *name;
 	size_t nlen = symbol_name(ps, &name, "an entry name");
 	struct pmark mk = ps_scope_push(ps);
+	size_t outer = ps->entry_from;
+	ps->entry_from = ps->nbind;
 	const char *argn[256];
 	uint32_t argl[256];
 	const struct ir_type *argt[256];
@@ -303,6 +323,7 @@ static void parse_entry(struct pstate *ps, struct ir_op *unit, const char *start
 	ps_linecol(ps, ps->p, &e->loc.close_line, &col);
 	ps_expect(ps, "}");
 	ps_scope_pop(ps, mk);
+	ps->entry_from = outer;
 	ps_loc_suffix(ps, e);
 }
 
@@ -433,8 +454,7 @@ static void top_level(struct pstate *ps, int depth)
 				ps_expect(ps, "}");
 			}
 			ps_expect(ps, "{");
-			if (++ps->depth > 8)
-				ps_fail(ps, start, "modules nested too deeply");
+			ps_nest(ps, start, "modules");
 			top_level(ps, depth + 1);
 			ps->depth--;
 			ps_expect(ps, "}");

@@ -36,6 +36,7 @@ struct pstate {
 	int *buckets;
 	size_t nbuckets;
 	size_t scope_start; /* first binding of the innermost scope */
+	size_t entry_from;  /* bindings before this one are outside the entry parsed */
 	int depth; /* nesting, to refuse absurdly deep input */
 	/* incremental offset -> line/column */
 	const char *lc_pos;
@@ -181,6 +182,14 @@ const struct ir_attr *ps_generic_attr(struct pstate *ps, const struct ir_attr_de
 void ps_attr_dict(struct pstate *ps, struct ir_op *op);
 
 /* ---- ops (ir_parse_op.c, ir_parse_generic.c) ---- */
+/* Every recursive path of the parser (regions, modules, types, attributes,
+ * dense data) counts one shared depth against this one limit, so that no
+ * input overflows the stack and no kind of nesting runs out before another
+ * (a bytecode module may nest regions 200 deep, docs/bytecode.md). */
+#define PS_MAX_DEPTH 256
+/* One level deeper; "WHAT nested too deeply" at `at` past the limit. The
+ * caller decrements ps->depth when it leaves the level. */
+void ps_nest(struct pstate *ps, const char *at, const char *what);
 void ps_block_body(struct pstate *ps, struct ir_block *b); /* ops up to '}' */
 void ps_block_body_one(struct pstate *ps, struct ir_block *b); /* one op */
 /* Is `text` ("%x" or "%x#1") a defined value? */

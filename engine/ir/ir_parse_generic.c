@@ -148,8 +148,7 @@ static void type_attr(struct pstate *ps, void *out)
 
 static const struct ir_attr *value_generic(struct pstate *ps)
 {
-	if (++ps->depth > 100)
-		ps_fail(ps, ps->p, "attribute nested too deeply");
+	ps_nest(ps, ps->p, "attributes");
 	const struct ir_attr *a = NULL;
 	const char *s;
 	size_t len;
@@ -356,6 +355,9 @@ static void distribute(struct pstate *ps, struct ir_op *op, struct ir_value **va
 
 static void generic_region(struct pstate *ps, struct ir_region *r)
 {
+	/* a region holds ops that hold regions: counted like the custom
+	 * form's (ps_block_body), or deep input overflows the stack */
+	ps_nest(ps, ps->p, "regions");
 	ps_expect(ps, "{");
 	struct pmark mk = ps_scope_push(ps);
 	ps_ws(ps);
@@ -390,6 +392,7 @@ static void generic_region(struct pstate *ps, struct ir_region *r)
 	}
 	ps_expect(ps, "}");
 	ps_scope_pop(ps, mk);
+	ps->depth--;
 }
 
 /* module, entry and global carry structure the printer relies on: check it
@@ -487,11 +490,16 @@ struct ir_op *ps_generic_op(struct pstate *ps, uint32_t nres)
 		ps_expect(ps, ">");
 	}
 	if (ps_accept(ps, "(")) {
+		/* an entry sees none of the module's values, in either form */
+		size_t outer = ps->entry_from;
+		if (op->code == IR_OP_ENTRY)
+			ps->entry_from = ps->nbind;
 		ps->level++;
 		do
 			generic_region(ps, ir_op_add_region(ps->m, op));
 		while (ps_accept(ps, ","));
 		ps->level--;
+		ps->entry_from = outer;
 		ps_expect(ps, ")");
 	}
 	if (ps_accept(ps, "{"))

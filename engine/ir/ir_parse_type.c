@@ -369,8 +369,7 @@ const struct ir_type *ps_type(struct pstate *ps)
 
 static const struct ir_type *parse_type(struct pstate *ps)
 {
-	if (++ps->depth > 200)
-		ps_fail(ps, ps->p, "types nested too deeply");
+	ps_nest(ps, ps->p, "types");
 	ps_ws(ps);
 	const struct ir_type *t;
 	if (ps_peek(ps, '(')) {
@@ -502,8 +501,7 @@ static void dense_push(struct pstate *ps, struct dense_pending *d, uint64_t v)
 
 static void dense_list(struct pstate *ps, struct dense_pending *d, enum ir_elem e)
 {
-	if (++ps->depth > 64)
-		ps_fail(ps, ps->p, "dense data nested too deeply");
+	ps_nest(ps, ps->p, "dense data");
 	if (ps_accept(ps, "[")) {
 		d->list = true;
 		if (!ps_accept(ps, "]")) {

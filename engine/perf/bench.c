@@ -116,7 +116,8 @@ static int run_one(const struct bench_opts *o, struct bench_proc *p, struct tp_e
 	gpu_snapshot(gpu, &p->after);
 	char *log = xasprintf("%s/%02d-%s.log", o->dir, p->seq, side_word[p->side]);
 	struct tp_err werr;
-	write_file_atomic(log, out.buf ? out.buf : "", out.len, &werr);
+	if (write_file_atomic(log, out.buf ? out.buf : "", out.len, &werr) < 0)
+		fprintf(stderr, "tileport bench: %s\n", werr.msg);
 	char buf[96];
 	if (rc == 0) {
 		proc_status_str(&st, buf, sizeof(buf));

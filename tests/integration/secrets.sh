@@ -35,4 +35,32 @@ printf 'A: PASS\n' >>"$T/scen"
 FAKE_AGENT="$FAKE" FAKE_SCENARIO="$T/scen" "$TILEPORT" step "$T/out/softmax" respawn A --beyond-cap >"$T/log2" 2>&1
 assert_contains "the agent still gets the key" "$T/out/softmax/.tileport/attempts/05-A2/transcript.jsonl" "using key \${OPENAI_API_KEY}"
 grep -rqF -- "$secret" "$T/out" && bad "the secret reached the run directory after the re-run" || ok "still no secret on disk"
+
+# A JSON-lines agent that writes the key with JSON escapes, a lower-case
+# name, and a file of its own in the run directory.
+export AWS_SECRET_ACCESS_KEY='wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' my_api_key='lowercase-key-0123456789'
+cat >"$T/escaped.sh" <<'EOS'
+#!/bin/sh
+esc=$(printf '%s' "$AWS_SECRET_ACCESS_KEY" | sed 's|/|\\/|g')
+printf '{"type":"text","text":"aws %s"}\n' "$esc"
+printf '{"type":"text","text":"mine %s"}\n' "$my_api_key"
+echo "left behind: $my_api_key" >"$TILEPORT_RUN_DIR/notes.txt"
+exec "$FAKE_AGENT"
+EOS
+chmod +x "$T/escaped.sh"
+printf 'A: PASS\nB: COMPILED\nD: ALL_PASS\nE: DONE\n' >"$T/scen2"
+# shellcheck disable=SC2046
+FAKE_AGENT="$FAKE" FAKE_SCENARIO="$T/scen2" "$TILEPORT" run softmax --workspace "$WS" --out "$T/out2" --headless \
+	$(fake_flags) --driver "A=exec:$T/escaped.sh" >"$T/log3" 2>&1
+assert_eq "run with the escaping agent" "$?" 0
+tr2=$T/out2/softmax/.tileport/attempts/01-A1/transcript.jsonl
+if grep -qF 'bPxRfiCYEXAMPLEKEY' "$tr2" || grep -qF 'lowercase-key-0123456789' "$tr2"; then
+	bad "an escaped or lower-case secret reached the transcript"; sed 's/^/    | /' "$tr2" | head
+else
+	ok "escaped and lower-case secrets hidden in the transcript"
+fi
+assert_contains "the escaped key is named" "$tr2" 'aws ${AWS_SECRET_ACCESS_KEY}'
+assert_contains "the agent's own file is reported" "$T/out2/softmax/.tileport/events.jsonl" '"type":"secret_in_file","file":"notes.txt","variable":"my_api_key"'
+assert_contains "and the user is told" "$T/log3" "notes.txt holds the value of my_api_key"
+assert_contains "the file is left as it is" "$T/out2/softmax/notes.txt" "left behind: lowercase-key-0123456789"
 finish

@@ -10,6 +10,8 @@
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine/check/check_impl.h"
 #include "tests/unit/testutil.h"
@@ -309,6 +311,12 @@ static void test_file(void **state)
 	assert_int_equal(write_file(path, "", 0, NULL), 0);
 	assert_int_equal(elf_dynsym_lookup_file(path, "cutile_softmax", &type, &err), -1);
 	assert_non_null(strstr(err.msg, "libcutile_kernels.so"));
+	/* a FIFO in place of the library is refused at once, not waited on */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	assert_int_equal(elf_dynsym_lookup_file(path, "cutile_softmax", &type, &err), -1);
+	assert_non_null(strstr(err.msg, "libcutile_kernels.so: is a FIFO"));
+	assert_int_equal(err.code, TP_EXIT_FAILED);
 	remove_tree(dir);
 	free(path);
 	free(dir);

@@ -273,6 +273,23 @@ static void test_errors(void **state)
 	expect_error("cuda_tile.module @k {\n  entry @e() optimization_hints=<sm_100 = {latency = ?}> {\n"
 		     "    return\n  }\n}\n",
 		     "t.mlir:2:54: expected a hint value, found '?}>'");
+	/* a value of the module's body used in an entry has no number there:
+	 * refused, in an opaque op, a generic op, a custom op, a generic entry */
+	expect_error("cuda_tile.module @k {\n  %x = foo\n  entry @r() {\n    bar %x\n    return\n"
+		     "  }\n}\n",
+		     "t.mlir:4:9: %x is defined outside this entry");
+	expect_error("cuda_tile.module @k {\n  %x = foo\n  entry @r() {\n"
+		     "    \"x\"(%x) : (tile<i32>) -> ()\n    return\n  }\n}\n",
+		     "t.mlir:4:9: %x is defined outside this entry");
+	expect_error("cuda_tile.module @k {\n  %x = foo\n  entry @r() {\n"
+		     "    %c = constant <i32: 0> : tile<i32>\n"
+		     "    for %i in (%c to %x, step %c) : tile<i32> {\n    }\n    return\n  }\n}\n",
+		     "t.mlir:5:22: %x is defined outside this entry");
+	expect_error("\"cuda_tile.module\"() ({\n  %x = foo\n  \"cuda_tile.entry\"() ({\n"
+		     "    \"x\"(%x) : (tile<i32>) -> ()\n    \"cuda_tile.return\"() : () -> ()\n"
+		     "  }) {sym_name = \"r\", function_type = () -> ()} : () -> ()\n"
+		     "}) {sym_name = \"k\"} : () -> ()\n",
+		     "t.mlir:4:9: %x is defined outside this entry");
 	/* the official round-trip tests' functions say what they are */
 	expect_error("testing$func @f(%a: !cuda_tile.tile<f32>) {\n  return\n}\n",
 		     "t.mlir:1:1: 'testing$func' is a function of cuda_tile's test dialect");
@@ -289,6 +306,69 @@ static void test_errors(void **state)
 		sb_adds(&sb, "if %c {\n");
 	expect_error(sb.buf, "nested too deeply");
 	sb_free(&sb);
+}
+
+/* A deep region nest made of n `for` loops around `inner`. */
+static char *loop_nest(int n, const char *inner)
+{
+	struct sbuf sb = SBUF_INIT;
+	sb_adds(&sb, "cuda_tile.module @k {\n entry @e() {\n  %c = constant <i32: 0> : tile<i32>\n");
+	for (int i = 0; i < n; i++)
+		sb_adds(&sb, "for %i in (%c to %c, step %c) : tile<i32> {\n");
+	sb_printf(&sb, "%s\n", inner);
+	for (int i = 0; i < n; i++)
+		sb_adds(&sb, "}\n");
+	sb_adds(&sb, "return\n }\n}\n");
+	return sb_detach(&sb);
+}
+
+/* Every recursive path of the parser has the one depth limit: each kind of
+ * nesting is refused with a message naming it instead of overflowing the
+ * stack, and no kind runs out early inside another (a 2-D constant or a
+ * nested attribute deep in a loop nest, as bytecode may nest 200 deep). */
+static void test_nesting_limit(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *start, *open, *what;
+	} kinds[] = {
+		{"", "\"x\"() ({", "regions nested too deeply"},
+		{"\"x\"() {a = ", "[", "attributes nested too deeply"},
+		{"\"x\"() {a = ", "{a = ", "attributes nested too deeply"},
+		{"\"x\"() <{a = ", "[", "attributes nested too deeply"},
+		{"\"x\"() : ", "(", "types nested too deeply"},
+		{"%c = constant <f32: ", "[", "dense data nested too deeply"},
+	};
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(*kinds); k++) {
+		struct sbuf sb = SBUF_INIT;
+		sb_printf(&sb, "cuda_tile.module @m {\n entry @e() {\n%s", kinds[k].start);
+		for (int i = 0; i < 5000; i++)
+			sb_adds(&sb, kinds[k].open);
+		expect_error(sb.buf, kinds[k].what);
+		sb_free(&sb);
+	}
+	struct sbuf sb = SBUF_INIT;
+	for (int i = 0; i < 5000; i++)
+		sb_adds(&sb, "module {\n");
+	expect_error(sb.buf, "modules nested too deeply");
+	sb_free(&sb);
+
+	const char *inner[] = {
+		"%d = constant <f32: [[1.0, 2.0]]> : tile<1x2xf32>",
+		"\"x\"() {a = [[[[1]]]]} : () -> ()",
+	};
+	for (size_t i = 0; i < sizeof(inner) / sizeof(*inner); i++) {
+		char *text = loop_nest(200, inner[i]);
+		struct tp_err err;
+		struct ir_module *m = parse_str(text, &err);
+		if (!m)
+			fail_msg("a 200-deep loop nest around '%s' is refused: %s", inner[i], err.msg);
+		ir_module_free(m);
+		free(text);
+	}
+	char *text = loop_nest(300, "return");
+	expect_error(text, "nested too deeply (more than 256 levels");
+	free(text);
 }
 
 static void test_bytecode_dispatch(void **state)
@@ -374,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_model_details),
 		cmocka_unit_test(test_other_printers),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_nesting_limit),
 		cmocka_unit_test(test_bytecode_dispatch),
 		cmocka_unit_test(test_load_pair),
 	};

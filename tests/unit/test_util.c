@@ -76,6 +76,16 @@ static void test_split_trim(void **state)
 	strv_free(v);
 	char buf[] = " \t x y \r\n";
 	assert_string_equal(str_trim(buf), "x y");
+	unsigned long long z;
+	assert_int_equal(str_size("64M", &z), 0);
+	assert_true(z == 64ull << 20);
+	assert_int_equal(str_size("7", &z), 0);
+	assert_true(z == 7);
+	assert_int_equal(str_size("2g", &z), 0);
+	assert_true(z == 2ull << 30);
+	const char *bad[] = {"", "M", "-1", "12X", "1MB", "99999999999999999999", "17179869184G"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		assert_int_equal(str_size(bad[i], &z), -1);
 }
 
 static void test_atomic_write(void **state)

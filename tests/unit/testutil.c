@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/core/util.h"
 
@@ -26,4 +27,19 @@ char *tu_write(const char *dir, const char *name, const char *text)
 	if (write_file(path, text, strlen(text), NULL) < 0)
 		tp_die("cannot write %s", path);
 	return path;
+}
+
+int tu_dir_setup(void **state)
+{
+	*state = tu_tmpdir();
+	alarm(TU_ALARM_S);
+	return 0;
+}
+
+int tu_dir_teardown(void **state)
+{
+	alarm(0);
+	remove_tree(*state);
+	free(*state);
+	return 0;
 }

@@ -52,16 +52,27 @@ static void *load_job_run(void *arg)
 	return NULL;
 }
 
+/* The parser recurses as deep as PS_MAX_DEPTH allows: give the second
+ * thread the stack the main thread usually has, whatever ulimit -s says. */
+#define LOAD_THREAD_STACK (8u << 20)
+
 /* The two parses share nothing mutable (the registry and the op templates
- * are built before the thread starts, and only read after), so the second file is parsed on a
- * thread of its own: on two cores the pair costs about one parse. */
+ * are built before the thread starts, and only read after), so the second
+ * file is parsed on a thread of its own: on two cores the pair costs about
+ * one parse. */
 bool ir_module_load_pair(const char *path_a, const char *path_b, struct ir_module **a,
 			 struct ir_module **b, struct tp_err *err)
 {
 	struct load_job ja = {.path = path_a}, jb = {.path = path_b};
 	ir_text_parse_prepare();
+	pthread_attr_t attr;
 	pthread_t t;
-	bool threaded = pthread_create(&t, NULL, load_job_run, &jb) == 0;
+	bool threaded = false;
+	if (pthread_attr_init(&attr) == 0) {
+		threaded = pthread_attr_setstacksize(&attr, LOAD_THREAD_STACK) == 0 &&
+			   pthread_create(&t, &attr, load_job_run, &jb) == 0;
+		pthread_attr_destroy(&attr);
+	}
 	load_job_run(&ja);
 	if (threaded)
 		pthread_join(t, NULL);

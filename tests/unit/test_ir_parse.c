@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "engine/ir/ir.h"
+#include "tests/unit/testutil.h"
 
 static char *fixture_dir(void)
 {
@@ -446,6 +447,34 @@ static void test_load_pair(void **state)
 	free(dir);
 }
 
+/* The second file is parsed on a thread of its own: its stack must take a
+ * nest just inside the depth limit, and a deeper one must fail with the
+ * limit's message, whatever the thread's default stack would be. */
+static void test_load_pair_deep(void **state)
+{
+	const char *dir = *state;
+	char *nest = loop_nest(240, "%d = constant <f32: [[1.0, 2.0]]> : tile<1x2xf32>");
+	char *ok = tu_write(dir, "ok.mlir", nest);
+	struct sbuf sb = SBUF_INIT;
+	sb_adds(&sb, "cuda_tile.module @m {\n entry @e() {\n");
+	for (int i = 0; i < 5000; i++)
+		sb_adds(&sb, "\"x\"() ({");
+	char *bad = tu_write(dir, "bad.mlir", sb_str(&sb));
+	struct tp_err err;
+	struct ir_module *a, *b;
+	assert_true(ir_module_load_pair(ok, ok, &a, &b, &err));
+	assert_true(ir_module_equal(a, b));
+	ir_module_free(a);
+	ir_module_free(b);
+	assert_false(ir_module_load_pair(ok, bad, &a, &b, &err));
+	assert_non_null(strstr(err.msg, "bad.mlir:3:"));
+	assert_non_null(strstr(err.msg, "regions nested too deeply"));
+	sb_free(&sb);
+	free(nest);
+	free(ok);
+	free(bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_nesting_limit),
 		cmocka_unit_test(test_bytecode_dispatch),
 		cmocka_unit_test(test_load_pair),
+		TU_DIR_TEST(test_load_pair_deep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

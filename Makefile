@@ -6,6 +6,7 @@
 #   make bench      benchmarks (bench/*.sh), results printed as ratios
 #   make fuzz       every fuzz target FUZZ_SECONDS (300) each, corpus kept
 #   make install PREFIX=/usr/local DESTDIR=
+#   V=1             show the compiler's command lines (one short line per step otherwise)
 #
 # Libraries are found with pkg-config. engine/ is compiled without the curses
 # flags so that an accidental include of curses there fails to build.
@@ -40,6 +41,16 @@ else
   OPT    := -O2 -g
   WERROR ?=
   LDSAN  :=
+endif
+
+# One short line per step; V=1 shows the commands themselves.
+V ?= 0
+ifeq ($(V),0)
+  Q    := @
+  say   = @printf '  %-5s %s\n' $(1) $(2);
+else
+  Q    :=
+  say   =
 endif
 
 LIBDIR   ?= $(PREFIX)/lib/tileport
@@ -97,36 +108,36 @@ endif
 
 $(B)/libtileport_cupti.so: $(CUPTI_SRC) engine/perf/trace_format.h
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CPPFLAGS) $(CSTD) $(WARN) $(WERROR) -O2 -g -fPIC -shared -fvisibility=hidden \
+	$(call say,CC,$<) $(CC) $(BASE_CPPFLAGS) $(CSTD) $(WARN) $(WERROR) -O2 -g -fPIC -shared -fvisibility=hidden \
 		$(CUPTI_CFLAGS) -o $@ $< -Wl,--no-undefined $(CUPTI_LIBS) -lpthread -ldl
 
 # rm first: objects of deleted sources must not linger in the archive
 $(B)/libengine.a: $(ENGINE_OBJ)
 	@mkdir -p $(@D)
-	rm -f $@
-	$(AR) rcs $@ $^
+	$(call say,AR,$@) rm -f $@
+	$(Q)$(AR) rcs $@ $^
 
 $(B)/libui.a: $(UI_OBJ)
 	@mkdir -p $(@D)
-	rm -f $@
-	$(AR) rcs $@ $^
+	$(call say,AR,$@) rm -f $@
+	$(Q)$(AR) rcs $@ $^
 
 $(B)/tileport: $(CLI_OBJ) $(B)/libui.a $(B)/libengine.a
-	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libui.a $(B)/libengine.a $(ALL_LIBS)
+	$(call say,LINK,$@) $(CC) $(LDSAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libui.a $(B)/libengine.a $(ALL_LIBS)
 
 $(B)/obj/engine/%.o: engine/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CPPFLAGS) $(BASE_CFLAGS) $(ENGINE_CFLAGS) -c -o $@ $<
+	$(call say,CC,$<) $(CC) $(BASE_CPPFLAGS) $(BASE_CFLAGS) $(ENGINE_CFLAGS) -c -o $@ $<
 
 $(B)/obj/tui/%.o $(B)/obj/views/%.o $(B)/obj/cli/%.o: XCFLAGS = $(UI_CFLAGS)
 $(B)/obj/tests/%.o: XCFLAGS = $(TEST_CFLAGS)
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CPPFLAGS) $(BASE_CFLAGS) $(XCFLAGS) -c -o $@ $<
+	$(call say,CC,$<) $(CC) $(BASE_CPPFLAGS) $(BASE_CFLAGS) $(XCFLAGS) -c -o $@ $<
 
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(UNIT_HOBJ) $(B)/libui.a $(B)/libengine.a
 	@mkdir -p $(@D)
-	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $< $(UNIT_HOBJ) $(B)/libui.a $(B)/libengine.a $(ALL_LIBS) $(TEST_LIBS)
+	$(call say,LINK,$@) $(CC) $(LDSAN) $(LDFLAGS) -o $@ $< $(UNIT_HOBJ) $(B)/libui.a $(B)/libengine.a $(ALL_LIBS) $(TEST_LIBS)
 
 unit: $(UNIT_BIN)
 
@@ -138,10 +149,10 @@ FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(FZ)/%)
 
 $(FZ)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CLANG) $(BASE_CPPFLAGS) $(CSTD) $(WARN) -Werror -MMD -MP $(FZ_FLAGS) $(ENGINE_CFLAGS) -c -o $@ $<
+	$(call say,CC,$<) $(CLANG) $(BASE_CPPFLAGS) $(CSTD) $(WARN) -Werror -MMD -MP $(FZ_FLAGS) $(ENGINE_CFLAGS) -c -o $@ $<
 
 $(FZ)/fuzz_%: $(FZ)/obj/tests/fuzz/fuzz_%.o $(FZ_ENGINE)
-	$(CLANG) -fsanitize=fuzzer,address,undefined -o $@ $^ $(call pkg_libs,$(ENGINE_PKGS)) -lm -pthread
+	$(call say,LINK,$@) $(CLANG) -fsanitize=fuzzer,address,undefined -o $@ $^ $(call pkg_libs,$(ENGINE_PKGS)) -lm -pthread
 
 fuzz-build: $(FUZZ_BIN)
 
@@ -153,13 +164,25 @@ fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) mk/fuzz.sh
 
 # ---- clang -Werror pass over every translation unit (gcc builds the binaries) ----
-clang-check:
-	@for f in $(ENGINE_SRC) $(UI_SRC) $(CLI_SRC) $(UNIT_SRC) $(UNIT_HELP); do \
-	  $(CLANG) $(BASE_CPPFLAGS) $(CSTD) $(WARN) -Werror -fsyntax-only $(TEST_CFLAGS) $$f || exit 1; \
-	done
-	@if [ -n "$(CUPTI_SO)" ]; then \
-	  $(CLANG) $(BASE_CPPFLAGS) $(CSTD) $(WARN) -Werror -fsyntax-only $(CUPTI_CFLAGS) $(CUPTI_SRC) || exit 1; \
-	fi; echo "clang-check: ok"
+# One stamp per file, remade when the file or a header it includes changes.
+CLANG_SRC := $(ENGINE_SRC) $(UI_SRC) $(CLI_SRC) $(UNIT_SRC) $(UNIT_HELP)
+CLANG_OK  := $(CLANG_SRC:%.c=build/clang/%.ok)
+CLANG_CUPTI_OK := $(if $(CUPTI_SO),$(CUPTI_SRC:%.c=build/clang/cupti/%.ok))
+
+build/clang/%.ok: %.c
+	@mkdir -p $(@D)
+	$(call say,CLANG,$<) $(CLANG) $(BASE_CPPFLAGS) $(CSTD) $(WARN) -Werror -fsyntax-only -MMD -MP \
+		-MF $(@:.ok=.d) -MT $@ $(TEST_CFLAGS) $<
+	@touch $@
+
+build/clang/cupti/%.ok: %.c
+	@mkdir -p $(@D)
+	$(call say,CLANG,$<) $(CLANG) $(BASE_CPPFLAGS) $(CSTD) $(WARN) -Werror -fsyntax-only -MMD -MP \
+		-MF $(@:.ok=.d) -MT $@ $(CUPTI_CFLAGS) $<
+	@touch $@
+
+clang-check: $(CLANG_OK) $(CLANG_CUPTI_OK)
+	@echo "clang-check: ok"
 
 # The layering rules on the #include lines (mk/lint.sh says which).
 lint:
@@ -174,13 +197,23 @@ deps-check:
 check: deps-check
 	$(MAKE) --no-print-directory MODE=check -j$(NPROC) all unit
 	$(MAKE) --no-print-directory -j$(NPROC) fuzz-build
-	$(MAKE) --no-print-directory clang-check lint
+	$(MAKE) --no-print-directory -j$(NPROC) clang-check
+	$(MAKE) --no-print-directory lint
 	@mk/agent-clis.sh >/dev/null
 	tests/run.sh build/check
 
+# The demo's own output is what matters: the build goes to a log (V=1: to
+# the screen), and only its tail comes out if it fails.
 demo: deps
+	@mkdir -p build
+ifeq ($(V),0)
+	@echo "building tileport (log: build/demo-build.log; make demo V=1 shows it)"
+	@$(MAKE) --no-print-directory -j$(NPROC) all >build/demo-build.log 2>&1 || \
+		{ tail -n 30 build/demo-build.log; exit 1; }
+else
 	$(MAKE) --no-print-directory -j$(NPROC) all
-	mk/demo.sh build/release/tileport
+endif
+	@mk/demo.sh build/release/tileport
 
 # Every bench/*.sh, each given the release binary; a failing one fails make.
 bench: all
@@ -202,5 +235,10 @@ uninstall:
 
 clean:
 	rm -rf build
+
+# Objects reached through a pattern chain (a test's or a fuzz target's own
+# object) are intermediate to make, which deletes them after a build: the
+# next `make check` would compile and link them all again.
+.SECONDARY:
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -21,6 +21,10 @@ extern struct cli_globals cli_globals;
 
 /* Print "tileport CMD: message" plus a hint to stderr; returns TP_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) TP_PRINTF(2, 3);
+/* getopt_long (with ':' first in the option string, so that it prints
+ * nothing itself) returned c, '?' or ':': say which option was wrong and
+ * how, once; returns TP_EXIT_USAGE. */
+int cli_bad_option(const char *cmd, char *const *argv, int c);
 /* Print an error record to stderr and return its exit code (never 0). */
 int cli_report(const struct tp_err *err);
 

@@ -89,7 +89,7 @@ static int parse(int argc, char **argv, struct args *a)
 	a->o.flush_bytes = TRACE_FLUSH_BYTES;
 	a->o.timeout_ms = 600 * 1000;
 	const char *inject = NULL;
-	unsigned long long v;
+	unsigned long long v = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -106,8 +106,10 @@ static int parse(int argc, char **argv, struct args *a)
 			a->o.name[1] = optarg;
 			break;
 		case 'n':
-			if (number("--rounds", optarg, 1000, &v) || v < 1)
-				return v < 1 ? cli_usage_error("bench", "--rounds: at least 1") : 2;
+			if (number("--rounds", optarg, 1000, &v))
+				return 2;
+			if (v < 1)
+				return cli_usage_error("bench", "--rounds: at least 1");
 			a->o.rounds = (int)v;
 			break;
 		case 's':
@@ -116,13 +118,17 @@ static int parse(int argc, char **argv, struct args *a)
 			a->o.seed = v;
 			break;
 		case 'b':
-			if (number("--resamples", optarg, 1000000, &v) || v < 100)
-				return v < 100 ? cli_usage_error("bench", "--resamples: at least 100") : 2;
+			if (number("--resamples", optarg, 1000000, &v))
+				return 2;
+			if (v < 100)
+				return cli_usage_error("bench", "--resamples: at least 100");
 			a->o.resamples = (int)v;
 			break;
 		case 'F':
-			if (number("--flush-bytes", optarg, 1ull << 40, &v) || v < 1)
-				return v < 1 ? cli_usage_error("bench", "--flush-bytes: at least 1") : 2;
+			if (number("--flush-bytes", optarg, 1ull << 40, &v))
+				return 2;
+			if (v < 1)
+				return cli_usage_error("bench", "--flush-bytes: at least 1");
 			a->o.flush_bytes = v;
 			break;
 		case 'T':

@@ -29,7 +29,7 @@ static int ir_fmt(int argc, char **argv)
 	};
 	unsigned flags = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			flags |= IR_PRINT_DEBUGINFO;
@@ -38,7 +38,7 @@ static int ir_fmt(int argc, char **argv)
 			fputs(usage_ir, stdout);
 			return TP_EXIT_OK;
 		default:
-			return cli_usage_error("ir fmt", "unknown option");
+			return cli_bad_option("ir fmt", argv, c);
 		}
 	}
 	if (optind + 1 != argc)

@@ -90,7 +90,7 @@ int cmd_irdiff(int argc, char **argv)
 			usage_rc = TP_EXIT_USAGE;
 	struct irdiff_options dopt = {false, false};
 	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -114,7 +114,7 @@ int cmd_irdiff(int argc, char **argv)
 			fputs(usage_irdiff, stdout);
 			return TP_EXIT_OK;
 		default:
-			cli_usage_error("irdiff", "unknown option");
+			cli_bad_option("irdiff", argv, c);
 			return usage_rc;
 		}
 	}

@@ -19,8 +19,9 @@ static const char package_usage[] =
 	"other staged and unstaged work is neither committed nor touched, and HEAD, the\n"
 	"index and the work tree stay as they are.\n"
 	"\n"
-	"The run must have ended PIPELINE_COMPLETE with E DONE; a run that ended another\n"
-	"way (OFFLINE_COMPLETE, STOP) is packaged only with --accept and a reason, which\n"
+	"The run's outcome must be accepted (E DONE and the output contract passed); a\n"
+	"run that ended another way (not accepted, OFFLINE_COMPLETE's pending, STOP,\n"
+	"aborted) is packaged only with --accept and a reason, which\n"
 	"goes into the commit and the run's events.jsonl. The workspace's changes for the\n"
 	"op must be exactly the six files, their shape must pass the checks of\n"
 	"'tileport review', and the in-tree kernel.rs and ffi.rs must equal the run's.\n"
@@ -28,7 +29,7 @@ static const char package_usage[] =
 	"\n"
 	"  --branch NAME     the branch to create (default tileport/OP); it must not exist\n"
 	"  --dry-run         check everything and show the commit; write nothing\n"
-	"  --accept REASON   package a run that did not end PIPELINE_COMPLETE with E DONE\n"
+	"  --accept REASON   package a run whose outcome is not accepted\n"
 	"  --workspace DIR   the TileGym checkout (default: the run's workspace)\n"
 	"  --out DIR         the output root, for RUN given as an op name\n"
 	"\n"
@@ -82,7 +83,7 @@ int cmd_package(int argc, char **argv)
 	struct cs_package_opts o = {0};
 	const char *oopt = NULL, *wopt = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "b:na:w:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":b:na:w:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			o.branch = optarg;
@@ -102,7 +103,7 @@ int cmd_package(int argc, char **argv)
 		case 'h':
 			return fputs(package_usage, stdout), 0;
 		default:
-			return cli_usage_error("package", "unknown option");
+			return cli_bad_option("package", argv, c);
 		}
 	}
 	if (argc - optind != 1)

@@ -28,13 +28,13 @@ int cmd_preflight(int argc, char **argv)
 	const char *wopt = NULL, *oopt = NULL;
 	bool json = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "w:o:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":w:o:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w': wopt = optarg; break;
 		case 'o': oopt = optarg; break;
 		case 'j': json = true; break;
 		case 'h': fputs(usage, stdout); return 0;
-		default: return cli_usage_error("preflight", "unknown option");
+		default: return cli_bad_option("preflight", argv, c);
 		}
 	}
 	if (optind != argc)

@@ -66,7 +66,7 @@ int cmd_review(int argc, char **argv)
 	bool plain = false, json = false;
 	const char *theme = NULL, *wopt = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "pjt:w:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":pjt:w:h", opts, NULL)) != -1) {
 		if (c == 'p')
 			plain = true;
 		else if (c == 'j')
@@ -78,7 +78,7 @@ int cmd_review(int argc, char **argv)
 		else if (c == 'h')
 			return fputs(review_usage, stdout), 0;
 		else
-			return cli_usage_error("review", "unknown option");
+			return cli_bad_option("review", argv, c);
 	}
 	if (plain && json)
 		return cli_usage_error("review", "--plain and --json exclude each other");
@@ -130,7 +130,7 @@ int cmd_log(int argc, char **argv)
 	bool json = false;
 	const char *wopt = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "jw:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jw:h", opts, NULL)) != -1) {
 		if (c == 'j')
 			json = true;
 		else if (c == 'w')
@@ -138,7 +138,7 @@ int cmd_log(int argc, char **argv)
 		else if (c == 'h')
 			return fputs(log_usage, stdout), 0;
 		else
-			return cli_usage_error("log", "unknown option");
+			return cli_bad_option("log", argv, c);
 	}
 	if (optind != argc)
 		return cli_usage_error("log", "unexpected argument '%s'", argv[optind]);

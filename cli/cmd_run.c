@@ -13,7 +13,7 @@
 #include "tui/tui.h"
 
 static const char run_usage[] =
-	"usage: tileport run OP [--workspace DIR] [--out DIR] [--headless]\n"
+	"usage: tileport run OP [--workspace DIR] [--out DIR] [--headless] [--fresh]\n"
 	"                       [--driver X=SPEC]... [--validator X=CMD]... [--table FILE]\n"
 	"\n"
 	"Start a conversion run of operator OP (src/tilegym/ops/cutile/OP.py in the\n"
@@ -25,6 +25,8 @@ static const char run_usage[] =
 	"  --out DIR         the output root\n"
 	"  --headless        no screen: print one line per event (the default when\n"
 	"                    stdin or stdout is not a terminal)\n"
+	"  --fresh           OUT/OP holds a run already: move it aside to OUT/OP.1 (.2, ...;\n"
+	"                    never deleted) and start a new one\n"
 	"  --driver X=SPEC   the agent for stage X (A-F): a built-in driver (claude,\n"
 	"                    codex, llm; `tileport drivers` lists them and whether\n"
 	"                    they are usable), a chain of them tried in turn within\n"
@@ -39,8 +41,14 @@ static const char run_usage[] =
 	"When the cuTile toolchain or a GPU is missing the run goes offline: stages\n"
 	"A, B and D do their offline part and the run ends OFFLINE_COMPLETE.\n"
 	"\n"
-	"exit: 0 PIPELINE_COMPLETE or OFFLINE_COMPLETE, 1 STOP or aborted, 2 bad usage\n"
-	"or input, 3 environment missing and offline work impossible\n";
+	"Every finished run has an outcome: accepted (E returned DONE and the final\n"
+	"output contract passed), or not accepted with the reason (the stage and\n"
+	"verdict the run ended on, or the contract's findings); OFFLINE_COMPLETE is\n"
+	"pending until 'tileport resume --online'.\n"
+	"\n"
+	"exit: 0 accepted or OFFLINE_COMPLETE, 1 not accepted (STOP, a PIPELINE_COMPLETE\n"
+	"that is not accepted) or aborted, 2 bad usage or input, 3 environment missing\n"
+	"and offline work impossible\n";
 
 static const char resume_usage[] =
 	"usage: tileport resume RUN [--online] [--headless] [--driver X=SPEC]...\n"
@@ -130,11 +138,16 @@ static int drive(struct pipeline *p, struct loop *l)
 	return rc;
 }
 
-/* A live run from here on: on the screen, or one line per event. */
-static int go(struct run_model *m, struct session *s, bool headless)
+/* A live run from here on: on the screen, or one line per event (for a new
+ * run from its first: where it was created, what it replaced). */
+static int go(struct run_model *m, struct session *s, bool headless, bool new_run)
 {
 	if (cli_want_screen(headless))
 		return drive_screen(m, s);
+	const cJSON *ev;
+	const cJSON *before = new_run ? run_model_events(m) : NULL;
+	cJSON_ArrayForEach(ev, before)
+		print_event(m, &(struct run_change){.kind = RUN_EVENT, .ev = ev}, stdout);
 	run_model_listen(m, print_event, stdout);
 	return drive(run_model_pipeline(m), session_loop(s));
 }
@@ -154,17 +167,19 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 		{"validator", required_argument, NULL, 'v'},
 		{"table", required_argument, NULL, 't'},
 		{"online", no_argument, NULL, 'O'},
+		{"fresh", no_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "w:o:Hd:v:t:Oh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":w:o:Hd:v:t:Oh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w': a->so.workspace = optarg; break;
 		case 'o': a->so.out_root = optarg; break;
 		case 'H': a->headless = true; break;
 		case 't': a->so.table_path = optarg; break;
 		case 'O': a->online = true; break;
+		case 'F': a->so.fresh = true; break;
 		case 'd':
 			if (cli_stage_assign(cmd, "--driver", optarg, a->so.commands.drivers))
 				return TP_EXIT_USAGE;
@@ -177,11 +192,13 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 			fputs(usage, stdout);
 			return -1;
 		default:
-			return cli_usage_error(cmd, "unknown option");
+			return cli_bad_option(cmd, argv, c);
 		}
 	}
 	if (a->online && strcmp(cmd, "resume") != 0)
 		return cli_usage_error(cmd, "--online applies to 'tileport resume'");
+	if (a->so.fresh && strcmp(cmd, "run") != 0)
+		return cli_usage_error(cmd, "--fresh applies to 'tileport run'");
 	return 0;
 }
 
@@ -194,12 +211,13 @@ int cmd_run(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (argc - optind != 1)
 		return cli_usage_error("run", "expected one operator name");
+	a.so.ask = cli_want_screen(a.headless);
 	struct session *s;
 	if ((rc = cli_session(&s, &a.so)))
 		return rc;
 	struct tp_err err;
 	struct run_model *m = session_new_run(s, argv[optind], &err);
-	rc = m ? go(m, s, a.headless) : cli_report(&err);
+	rc = m ? go(m, s, a.headless, true) : cli_report(&err);
 	run_model_free(m);
 	session_close(s);
 	return rc;
@@ -213,6 +231,7 @@ int cmd_resume(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (argc - optind != 1)
 		return cli_usage_error("resume", "expected one run (a directory or an op name)");
+	a.so.ask = cli_want_screen(a.headless);
 	struct session *s;
 	if ((rc = cli_session(&s, &a.so)))
 		return rc;
@@ -222,11 +241,13 @@ int cmd_resume(int argc, char **argv)
 		rc = cli_report(&err);
 	} else if (run_model_state(m)->final) {
 		const struct run_state *st = run_model_state(m);
-		printf("run %s has already ended: %s%s%s\n", st->run_dir, st->final,
-		       st->reason ? ": " : "", st->reason ? st->reason : "");
+		printf("run %s has already ended: %s%s%s; %s%s%s\n", st->run_dir, st->final,
+		       st->reason ? ": " : "", st->reason ? st->reason : "",
+		       run_outcome_words(st->outcome), st->outcome_reason ? ": " : "",
+		       st->outcome_reason ? st->outcome_reason : "");
 		rc = pipeline_exit_code(run_model_pipeline(m));
 	} else {
-		rc = go(m, s, a.headless);
+		rc = go(m, s, a.headless, false);
 	}
 	run_model_free(m);
 	session_close(s);
@@ -242,6 +263,9 @@ static const char step_usage[] =
 	"  skip STAGE               route the pending STAGE as if it succeeded (needs --reason)\n"
 	"  respawn STAGE            run STAGE again; past its cap only with --beyond-cap\n"
 	"  revalidate SEQ           run the stage validator of attempt SEQ again\n"
+	"  owner SEQ CLASS          the owner class of attempt SEQ whose report tagged none\n"
+	"                           (host, kernel, env as the verdict allows, or stop; needs\n"
+	"                           --reason): the run waits for it or stopped on it\n"
 	"  abort                    mark the run aborted\n"
 	"Every action is recorded in events.jsonl as a manual event.\n"
 	"\n"
@@ -259,13 +283,13 @@ int cmd_step(int argc, char **argv)
 	const char *reason = NULL, *oopt = NULL;
 	bool beyond = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "r:bo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r:bo:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': reason = optarg; break;
 		case 'b': beyond = true; break;
 		case 'o': oopt = optarg; break;
 		case 'h': fputs(step_usage, stdout); return 0;
-		default: return cli_usage_error("step", "unknown option");
+		default: return cli_bad_option("step", argv, c);
 		}
 	}
 	int nargs = argc - optind;
@@ -277,7 +301,8 @@ int cmd_step(int argc, char **argv)
 	struct {
 		const char *name;
 		int nargs;
-	} acts[] = {{"continue", 0}, {"override", 2}, {"skip", 1}, {"respawn", 1}, {"revalidate", 1}, {"abort", 0}};
+	} acts[] = {{"continue", 0}, {"override", 2}, {"skip", 1}, {"respawn", 1}, {"revalidate", 1}, {"abort", 0},
+	    {"owner", 2}};
 	int want = -1;
 	for (size_t i = 0; i < TP_ARRAY_LEN(acts); i++)
 		if (strcmp(acts[i].name, action) == 0)
@@ -293,7 +318,7 @@ int cmd_step(int argc, char **argv)
 			return cli_usage_error("step", "'%s' is not a stage letter", args[0]);
 		stage = args[0][0];
 	}
-	if (!strcmp(action, "override") || !strcmp(action, "revalidate")) {
+	if (!strcmp(action, "override") || !strcmp(action, "revalidate") || !strcmp(action, "owner")) {
 		char *end;
 		seq = (int)strtol(args[0], &end, 10);
 		if (*end || seq <= 0)
@@ -316,6 +341,8 @@ int cmd_step(int argc, char **argv)
 	bool drive_after = true;
 	if (!strcmp(action, "override"))
 		r = pipeline_override(p, seq, args[1], reason, &err);
+	else if (!strcmp(action, "owner"))
+		r = pipeline_set_owner(p, seq, args[1], reason, &err);
 	else if (!strcmp(action, "skip"))
 		r = pipeline_skip(p, stage, reason, &err);
 	else if (!strcmp(action, "respawn"))

@@ -22,7 +22,8 @@ static const char status_usage[] =
 static const char runs_usage[] =
 	"usage: tileport runs [--out DIR] [--json]\n"
 	"\n"
-	"List the runs in the output root, newest first: op, state, current stage, age.\n"
+	"List the runs in the output root, newest first: op, state, outcome (accepted,\n"
+	"not accepted with the reason below it, pending offline), current stage, age.\n"
 	"A run whose state cannot be read is listed as unreadable, with the reason.\n"
 	"\n"
 	"exit: 0 listed, 2 the output root cannot be read\n";
@@ -37,6 +38,9 @@ static void print_status(const struct run_model *m)
 	printf("workspace  %s\n", st->workspace ? st->workspace : "-");
 	printf("state      %s%s%s%s%s\n", state, st->final ? " " : "", st->final ? st->final : "",
 	       st->reason ? ": " : "", st->reason ? st->reason : "");
+	if (st->outcome != OUTCOME_NONE)
+		printf("outcome    %s%s%s\n", run_outcome_words(st->outcome), st->outcome_reason ? ": " : "",
+		       st->outcome_reason ? st->outcome_reason : "");
 	if (strcmp(state, "interrupted") == 0)
 		printf("           no orchestrator is running; continue with 'tileport resume %s'\n",
 		       st->run_dir);
@@ -77,7 +81,7 @@ static void print_status(const struct run_model *m)
 	any = false;
 	for (size_t i = 0; i < st->natt; i++) {
 		const struct attempt *a = &st->att[i];
-		if (!a->verdict || strcmp(a->verdict, "DEFERRED") != 0)
+		if (!run_deferred_owed(st, i))
 			continue;
 		printf("%s%c: ", any ? "; " : "\ndeferred:  ", a->stage);
 		for (size_t k = 0; a->deferred && a->deferred[k]; k++)
@@ -92,6 +96,11 @@ static void print_status(const struct run_model *m)
 		if (st->att[i].note)
 			printf("%snote %c%d: %s\n", i == 0 ? "\n" : "", st->att[i].stage, st->att[i].n,
 			       st->att[i].note);
+	for (size_t i = 0; i < st->natt; i++)
+		if (st->att[i].partial)
+			printf("partial %c%d: %d file%s the interrupted attempt left, moved to %s\n",
+			       st->att[i].stage, st->att[i].n, st->att[i].npartial,
+			       st->att[i].npartial == 1 ? "" : "s", st->att[i].partial);
 	if (st->status == RUN_COMPLETE)
 		printf("contract   %s (final output contract, see .tileport/contract.txt)\n",
 		       validator_result_name(st->contract));
@@ -187,7 +196,8 @@ int cmd_runs(int argc, char **argv)
 	} else if (n == 0) {
 		printf("no runs in %s\n", out);
 	} else {
-		printf("%-24s %-18s %-6s %-5s %s\n", "op", "state", "stage", "age", "run directory");
+		printf("%-24s %-18s %-13s %-6s %-5s %s\n", "op", "state", "outcome", "stage", "age",
+		       "run directory");
 		for (size_t i = 0; i < n; i++) {
 			char age[16];
 			fmt_age(wall_ms() - v[i].updated, age, sizeof(age));
@@ -195,11 +205,12 @@ int cmd_runs(int argc, char **argv)
 			char stage[4] = "-";
 			if (v[i].stage)
 				snprintf(stage, sizeof(stage), "%c", v[i].stage);
-			printf("%-24s %-18s %-6s %-5s %s\n", v[i].op,
-			       run_summary_state(&v[i]), stage, age,
-			       v[i].run_dir);
+			printf("%-24s %-18s %-13s %-6s %-5s %s\n", v[i].op, run_summary_state(&v[i]),
+			       run_outcome_words(v[i].outcome), stage, age, v[i].run_dir);
 			if (v[i].error)
 				printf("%-24s %s\n", "", v[i].error);
+			else if (v[i].outcome_reason)
+				printf("%-24s %s\n", "", v[i].outcome_reason);
 		}
 	}
 	if (rc == 0)

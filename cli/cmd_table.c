@@ -25,13 +25,13 @@ int cmd_table(int argc, char **argv)
 	};
 	bool json = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
 		if (c == 'j')
 			json = true;
 		else if (c == 'h')
 			return fputs(usage, stdout), 0;
 		else
-			return cli_usage_error("table", "unknown option");
+			return cli_bad_option("table", argv, c);
 	}
 	if (argc - optind > 1)
 		return cli_usage_error("table", "too many arguments");

@@ -56,7 +56,7 @@ static int parse(int argc, char **argv, const char *usage, const char **out_root
 		{NULL, 0, NULL, 0},
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "o:t:rh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:t:rh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			*out_root = optarg;
@@ -71,7 +71,7 @@ static int parse(int argc, char **argv, const char *usage, const char **out_root
 			fputs(usage, stdout);
 			return -1;
 		default:
-			return cli_usage_error(argv[0], "unknown option");
+			return cli_bad_option(argv[0], argv, c);
 		}
 	}
 	return 0;
@@ -87,7 +87,8 @@ int cmd_browse(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
 	struct session *session;
-	if ((rc = cli_session(&session, &(struct session_opts){.out_root = opt_out, .read_only = read_only})))
+	if ((rc = cli_session(&session, &(struct session_opts){.out_root = opt_out, .read_only = read_only,
+											.ask = true})))
 		return rc;
 	struct tui_start s = {.kind = TUI_START_RUNS, .session = session, .theme = theme};
 	rc = tui_main(&s);
@@ -108,7 +109,8 @@ int cmd_open(int argc, char **argv)
 	char *dir = NULL, *bdir = NULL;
 	struct batch *b = NULL;
 	struct session *session;
-	if ((rc = cli_session(&session, &(struct session_opts){.out_root = opt_out, .read_only = read_only})))
+	if ((rc = cli_session(&session, &(struct session_opts){.out_root = opt_out, .read_only = read_only,
+											.ask = true})))
 		return rc;
 	struct tui_start s = {.session = session, .theme = theme};
 	/* anything there but a directory is a file to show (the view says

@@ -50,6 +50,16 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return TP_EXIT_USAGE;
 }
 
+int cli_bad_option(const char *cmd, char *const *argv, int c)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	if (c == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value", arg);
+	if (optopt && !str_starts(arg, "--"))
+		return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+	return cli_usage_error(cmd, "unknown option '%s'", arg);
+}
+
 bool cli_want_screen(bool no_screen)
 {
 	if (no_screen)

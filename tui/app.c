@@ -176,6 +176,16 @@ static struct app *app_of(struct view_host *h)
 	return (struct app *)((char *)h - offsetof(struct app, host));
 }
 
+static void host_overtaken(struct view_host *h)
+{
+	struct app *a = app_of(h);
+	if (a->message && !a->message_error) {
+		free(a->message);
+		a->message = NULL;
+		a->status_dirty = true;
+	}
+}
+
 static void host_report(struct view_host *h, bool error, const char *msg)
 {
 	app_report(app_of(h), error, "%s", msg);
@@ -238,6 +248,7 @@ void app_host_init(struct app *a)
 	a->host.commands = host_commands;
 	a->host.quit = host_quit;
 	a->host.report = host_report;
+	a->host.overtaken = host_overtaken;
 	a->host.open = host_open;
 	a->host.prompt = host_prompt;
 	a->host.confirm = host_confirm;

@@ -6,6 +6,7 @@
 
 #include "engine/core/config.h"
 #include "tui/keys.h"
+#include "tui/theme.h"
 #include "tui/tui.h"
 
 void tui_config_init(struct tui_config *c)
@@ -49,6 +50,10 @@ static int set_known(struct tui_config *c, const char *key, const char *value, s
 			tp_err_set(err, TP_EXIT_USAGE, "theme: expected a theme name or path");
 			return -1;
 		}
+		/* checked where it is written, so that the message has its file
+		 * and line, and every command refuses it, not only the screen */
+		if (theme_check_name(value, err) < 0)
+			return -1;
 		free(c->theme);
 		c->theme = xstrdup(value);
 		return 1;

@@ -91,9 +91,7 @@ int display_init(bool no_display, struct tp_err *err)
 		screen = newterm((char *)virtual_term(), null_out, null_in);
 	} else {
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-			tp_err_set(err, TP_EXIT_ENV,
-				   "the TUI needs a terminal on stdin and stdout (use --headless or "
-				   "--json for scripts)");
+			tp_err_set(err, TP_EXIT_ENV, "the screen needs a terminal on stdin and stdout");
 			return -1;
 		}
 		if (tcgetattr(STDIN_FILENO, &saved_tio) == 0)

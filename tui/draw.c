@@ -13,6 +13,7 @@ struct pen {
 	size_t vcol;      /* column in the unscrolled line */
 	size_t skip;      /* columns hidden on the left */
 	int col;          /* columns drawn so far */
+	bool cut;         /* text was left out at the right edge */
 	enum line_type line;
 	int cursor;
 	/* search matches as byte ranges of the line text */
@@ -41,11 +42,21 @@ static void put_wc(struct pen *p, wchar_t wc, unsigned long attr)
 	mvwadd_wch(p->w, p->row, p->x0 + p->col, &cc);
 }
 
+/* Text beyond the right edge: the line is marked as cut unless only blanks
+ * were left out. */
+static void left_out(struct pen *p, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && !p->cut; i++)
+		p->cut = s[i] != ' ' && s[i] != '\t';
+}
+
 /* Put one character of `cols` columns (after tab expansion). */
 static void put(struct pen *p, wchar_t wc, int cols, enum line_type type, long src)
 {
-	if (p->col >= p->width)
+	if (p->col >= p->width) {
+		p->cut |= wc != L' ' && wc != L'\t';
 		return;
+	}
 	unsigned long attr = attr_for(p, type, src);
 	size_t start = p->vcol;
 	p->vcol += (size_t)cols;
@@ -58,6 +69,7 @@ static void put(struct pen *p, wchar_t wc, int cols, enum line_type type, long s
 		return;
 	}
 	if (wc == L'\t' || cols == 0 || p->col + cols > p->width) {
+		p->cut |= wc != L'\t' && cols > 0;
 		for (int k = 0; k < cols && p->col < p->width; k++, p->col++)
 			put_wc(p, L' ', attr);
 		return;
@@ -68,7 +80,11 @@ static void put(struct pen *p, wchar_t wc, int cols, enum line_type type, long s
 
 static void put_text(struct pen *p, const char *s, size_t n, enum line_type type, long base)
 {
-	for (size_t i = 0; i < n && p->col < p->width;) {
+	for (size_t i = 0; i < n; ) {
+		if (p->col >= p->width) {
+			left_out(p, s + i, n - i);
+			return;
+		}
 		wchar_t wc;
 		size_t len = utf8_next(s + i, n - i, &wc);
 		int cols;
@@ -95,6 +111,15 @@ static void put_column(struct pen *p, const struct line_out *lo, const struct ce
 	const char *s = lo->text.buf + c->off;
 	size_t cols = str_columns(s, c->len, 0);
 	size_t width = c->width;
+	if (cols > width && c->align == ALIGN_TAIL) {
+		size_t over;
+		size_t skip = str_skip(s, c->len, cols - (width - 1), &over);
+		put(p, L'~', 1, LINE_DELIMITER, -1);
+		for (; over; over--)
+			put(p, L' ', 1, c->type, -1);
+		put_text(p, s + skip, c->len - skip, c->type, c->off + (long)skip);
+		return;
+	}
 	if (cols > width) {
 		size_t used;
 		size_t fit = str_fit(s, c->len, width - 1, 0, &used);
@@ -145,9 +170,11 @@ void draw_line(WINDOW *w, int row, int x, int width, const struct line_out *lo,
 		p.vcol = 0;
 	}
 	p.skip = o ? o->hscroll : 0;
-	for (size_t i = 0; i < lo->ncells && p.col < p.width; i++) {
+	for (size_t i = 0; i < lo->ncells; i++) {
 		const struct cell *c = &lo->cells[i];
-		if (c->width)
+		if (p.col >= p.width)
+			left_out(&p, lo->text.buf + c->off, c->len);
+		else if (c->width)
 			put_column(&p, lo, c);
 		else
 			put_text(&p, lo->text.buf + c->off, c->len, c->type, c->off);
@@ -156,6 +183,10 @@ void draw_line(WINDOW *w, int row, int x, int width, const struct line_out *lo,
 	while (p.col < p.width) {
 		put_wc(&p, L' ', fill);
 		p.col++;
+	}
+	if (p.cut && p.width > 0) {
+		p.col = p.width - 1;
+		put_wc(&p, L'~', attr_for(&p, LINE_DELIMITER, -1));
 	}
 }
 

@@ -103,6 +103,11 @@ void screen_layout(struct app *a)
 	} else {
 		a->vertical = false;
 		int lr = rows * a->cfg.split_size / 100;
+		/* a pane with less to show than its share takes only what it needs
+		 * (its rows and its title) */
+		int want = low->ops->want_rows ? low->ops->want_rows(low) : 0;
+		if (want > 0 && want + 1 < lr)
+			lr = want + 1;
 		if (lr < 3)
 			lr = 3;
 		if (rows - lr < 3)
@@ -130,13 +135,13 @@ static void format_title(struct app *a, struct view *v, struct sbuf *left, struc
 			sb_printf(left, " - %s", sb_str(&t));
 		sb_free(&t);
 	}
-	bool live = v->ops->busy && v->ops->busy(v);
 	if (v->loading)
 		sb_adds(right, "loading... ");
 	if (v->follow)
 		sb_adds(right, "[follow] ");
-	else if (live)
-		sb_adds(right, "[paused] ");
+	const char *mode = v->ops->mode ? v->ops->mode(v) : NULL;
+	if (mode)
+		sb_printf(right, "[%s] ", mode);
 	if (v->nlines) {
 		size_t pct = v->nlines ? (v->lineno + 1) * 100 / v->nlines : 0;
 		sb_printf(right, "line %zu/%zu %3zu%%", v->lineno + 1, v->nlines, pct);
@@ -152,18 +157,29 @@ static void draw_title(struct app *a, struct pane *p, bool focused)
 	struct sbuf left = SBUF_INIT, right = SBUF_INIT;
 	format_title(a, v, &left, &right);
 	enum line_type t = focused ? LINE_TITLE_FOCUS : LINE_TITLE_BLUR;
+	struct sbuf badge = SBUF_INIT;
+	enum line_type bt = v->ops->badge ? v->ops->badge(v, &badge) : LINE_DEFAULT;
 	struct line_out lo;
 	lo_init(&lo);
 	lo_reset(&lo, t);
-	size_t rw = str_columns(right.buf ? right.buf : "", right.len, 0);
-	int lw = p->cols - (int)rw - 1;
+	size_t rw = str_columns(sb_str(&right), right.len, 0);
+	size_t bw = badge.len ? str_columns(badge.buf, badge.len, 0) + 3 : 0;
+	size_t lcols = str_columns(sb_str(&left), left.len, 0);
+	int lw = p->cols - (int)rw - (int)bw - 1;
 	if (lw < 1) {
 		lo_adds(&lo, t, sb_str(&left));
 	} else {
-		lo_cell(&lo, t, lw, ALIGN_LEFT, sb_str(&left));
-		lo_adds(&lo, t, " ");
+		/* The badge follows the title text, the position stays right. */
+		int cut = lcols < (size_t)lw ? (int)lcols : lw;
+		lo_cell(&lo, t, cut, ALIGN_LEFT, sb_str(&left));
+		if (badge.len) {
+			lo_adds(&lo, t, " ");
+			lo_addf(&lo, bt, " %s ", sb_str(&badge));
+		}
+		lo_cell(&lo, t, lw - cut + 1, ALIGN_LEFT, "");
 		lo_adds(&lo, t, sb_str(&right));
 	}
+	sb_free(&badge);
 	draw_line(p->title, 0, 0, p->cols, &lo, NULL);
 	lo_free(&lo);
 	sb_free(&left);
@@ -243,7 +259,8 @@ static void key_hints(struct app *a, struct sbuf *out)
 		sb_printf(out, "%s help", name);
 	}
 	for (int r = 1; r < REQ__COUNT && out->len < (size_t)COLS; r++) {
-		if (!keys_bound((int)v->id, (enum request)r, keys, 1))
+		if (!keys_bound((int)v->id, (enum request)r, keys, 1) ||
+		    (v->ops->offers && !v->ops->offers(v, (enum request)r)))
 			continue;
 		key_label(keys[0], name, sizeof(name));
 		sb_printf(out, "  %s %s", name, requests[r].name);

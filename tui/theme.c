@@ -278,23 +278,31 @@ char *theme_find(const char *name)
 	return found;
 }
 
+int theme_check_name(const char *name, struct tp_err *err)
+{
+	char *path = theme_find(name);
+	free(path);
+	/* The default theme may be missing from a bare install; anything
+	 * named on purpose must exist. */
+	if (path || strcmp(name, "default") == 0)
+		return 0;
+	tp_err_set(err, TP_EXIT_USAGE,
+		   "theme '%s' not found (looked in $XDG_CONFIG_HOME/tileport/themes and %s/themes)", name,
+		   tp_data_dir());
+	return -1;
+}
+
 int theme_load(struct theme *t, const char *name, struct tp_err *err)
 {
 	theme_init_builtin(t);
 	if (!name)
 		name = "default";
 	t->name = xstrdup(name);
-	char *path = theme_find(name);
-	if (!path) {
-		/* The default theme may be missing from a bare install; anything
-		 * named on purpose must exist. */
-		if (strcmp(name, "default") == 0)
-			return 0;
-		tp_err_set(err, TP_EXIT_USAGE,
-			   "theme '%s' not found (looked in $XDG_CONFIG_HOME/tileport/themes and "
-			   "%s/themes)", name, tp_data_dir());
+	if (theme_check_name(name, err) < 0)
 		return -1;
-	}
+	char *path = theme_find(name);
+	if (!path)
+		return 0;
 	int rc = theme_load_file(t, path, err);
 	free(path);
 	return rc;

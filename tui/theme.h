@@ -68,6 +68,9 @@ int theme_load_file(struct theme *t, const char *path, struct tp_err *err);
  * $XDG_CONFIG_HOME/tileport/themes/NAME.theme, then
  * <data dir>/themes/NAME.theme. Caller frees; NULL when not found. */
 char *theme_find(const char *name);
+/* 0 when name is a theme that can be loaded (or the built-in default), -1
+ * with the message saying where it was looked for. */
+int theme_check_name(const char *name, struct tp_err *err);
 /* Builtin rules + the named theme (NULL: "default"). */
 int theme_load(struct theme *t, const char *name, struct tp_err *err);
 /* Set one area from a rule string (config `color.AREA = ...`). */

@@ -181,6 +181,40 @@ static void stop_views(struct app *a)
 	}
 }
 
+/* Without a terminal, what shows the same thing as text. */
+static void no_screen_hint(const struct tui_start *s, struct tp_err *err)
+{
+	const char *hint = NULL;
+	switch (s->kind) {
+	case TUI_START_RUNS:
+		hint = "'tileport runs' lists them (--json for scripts)";
+		break;
+	case TUI_START_RUN:
+		hint = "'tileport status RUN' shows a run (--json for scripts), 'tileport run|resume "
+		       "--headless' drives one";
+		break;
+	case TUI_START_FILE:
+		hint = "read the file with a pager";
+		break;
+	case TUI_START_IRDIFF:
+		hint = "'tileport irdiff' without --tui prints the diff (--json for scripts)";
+		break;
+	case TUI_START_CHANGESET:
+		hint = "'tileport review' prints the changeset (--plain or --json)";
+		break;
+	case TUI_START_BENCH:
+		hint = "without --tui the command prints the table (--json for scripts)";
+		break;
+	case TUI_START_BATCH:
+		hint = "'tileport batch status NAME' shows a batch (--json for scripts), 'tileport batch "
+		       "start|resume --headless' drives one";
+		break;
+	}
+	char *msg = xasprintf("%s: %s", err->msg, hint);
+	tp_err_set(err, err->code, "%.900s", msg);
+	free(msg);
+}
+
 static int open_first_view(struct app *a, const struct tui_start *s)
 {
 	struct view_arg arg = {0};
@@ -287,6 +321,7 @@ int tui_main(const struct tui_start *s)
 		setvbuf(a->latency_log, NULL, _IOLBF, 0);
 	if (display_init(env_on("TILEPORT_NO_DISPLAY"), &err) < 0) {
 		rc = err.code ? err.code : TP_EXIT_ENV;
+		no_screen_hint(s, &err);
 		goto fail;
 	}
 	theme_apply(&a->theme, a->use_color);

@@ -39,6 +39,20 @@ static void done(struct view *v, int rc, const struct tp_err *err, const char *w
 	view_redraw(v);
 }
 
+/* An action that hands the run back to routing: the report says where it
+ * went. Routing may have ended the run before the action returned, so
+ * "routing goes on" would be wrong there and stay up for good (the
+ * pipeline view clears a report once a stage or the run has ended since). */
+static void done_routed(struct view *v, const struct step_ctx *c, int rc, const struct tp_err *err,
+			const char *what)
+{
+	const struct run_state *st = pipeline_state(c->p);
+	char *msg = st->final ? xasprintf("%s; the run ended %s", what, st->final)
+			      : xasprintf("%s; routing goes on", what);
+	done(v, rc, err, msg);
+	free(msg);
+}
+
 /* ---- override: verdict, then reason ---- */
 
 static void override_reason(struct view *v, const char *answer, void *ud)
@@ -50,8 +64,8 @@ static void override_reason(struct view *v, const char *answer, void *ud)
 		} else {
 			struct tp_err err;
 			int rc = pipeline_override(c->p, c->seq, c->verdict, answer, &err);
-			char *msg = xasprintf("Verdict overridden to %s; routing goes on", c->verdict);
-			done(v, rc, &err, msg);
+			char *msg = xasprintf("Verdict overridden to %s", c->verdict);
+			done_routed(v, c, rc, &err, msg);
 			free(msg);
 		}
 	}
@@ -118,6 +132,71 @@ static void start_override(struct view *v, const struct attempt_target *t)
 	sb_free(&label);
 }
 
+/* ---- a missing owner tag: the class, then the reason ---- */
+
+static void owner_reason(struct view *v, const char *answer, void *ud)
+{
+	struct step_ctx *c = ud;
+	if (v && answer && !*answer)
+		view_error(v, "Choosing an owner needs a reason; press C to answer again");
+	else if (v && answer) {
+		struct tp_err err;
+		int rc = pipeline_set_owner(c->p, c->seq, c->verdict, answer, &err);
+		char *msg = xasprintf("Owner %s chosen", c->verdict);
+		done_routed(v, c, rc, &err, msg);
+		free(msg);
+	} else if (v) {
+		view_report(v, "The run waits for an owner class: press C to answer");
+	}
+	ctx_free(c);
+}
+
+static void owner_class(struct view *v, const char *answer, void *ud)
+{
+	struct step_ctx *c = ud;
+	const struct attempt *a = run_model_attempt(c->m, c->seq);
+	const struct stage_def *s = a ? table_stage(run_model_table(c->m), a->stage) : NULL;
+	const struct owner_key *k = s && a->verdict ? stage_owner_key(s, a->verdict) : NULL;
+	const char *klass = NULL;
+	size_t n = answer ? strlen(answer) : 0;
+	for (size_t i = 0; k && n && k->classes[i]; i++)
+		if (!strncmp(k->classes[i], answer, n))
+			klass = k->classes[i];
+	if (n && !strncmp("stop", answer, n))
+		klass = "stop";
+	if (!v || !answer || !klass) {
+		if (v && answer)
+			view_error(v, "'%s' is no owner here; press C to answer again", answer);
+		else if (v)
+			view_report(v, "The run waits for an owner class: press C to answer");
+		ctx_free(c);
+		return;
+	}
+	c->verdict = xstrdup(klass);
+	char *label = xasprintf("Reason for owner %s of %s: ", klass, a->dir);
+	v->host->prompt(v->host, v, label, owner_reason, c);
+	free(label);
+}
+
+void attempt_ask_owner(struct view *v, struct run_model *m)
+{
+	struct pipeline *p = run_model_pipeline(m);
+	const struct attempt *a = p ? pipeline_owner_wanted(p) : NULL;
+	if (!a)
+		return;
+	const struct stage_def *s = table_stage(run_model_table(m), a->stage);
+	const struct owner_key *k = stage_owner_key(s, a->verdict);
+	struct sbuf label = SBUF_INIT;
+	sb_printf(&label, "%c%d %s has no '%s:' in %s. Owner", a->stage, a->n, a->verdict, k->key,
+		  s->owner_file);
+	for (size_t i = 0; k->classes[i]; i++)
+		sb_printf(&label, "%s%s", i ? "|" : " ", k->classes[i]);
+	sb_adds(&label, "|stop: ");
+	struct attempt_target t = {.m = m, .stage = a->stage, .seq = a->seq};
+	v->host->prompt(v->host, v, sb_str(&label), owner_class, ctx_new(&t));
+	sb_free(&label);
+}
+
 /* ---- skip: reason ---- */
 
 static void skip_reason(struct view *v, const char *answer, void *ud)
@@ -129,8 +208,8 @@ static void skip_reason(struct view *v, const char *answer, void *ud)
 		} else {
 			struct tp_err err;
 			int rc = pipeline_skip(c->p, c->stage, answer, &err);
-			char *msg = xasprintf("Stage %c skipped; routing goes on", c->stage);
-			done(v, rc, &err, msg);
+			char *msg = xasprintf("Stage %c skipped", c->stage);
+			done_routed(v, c, rc, &err, msg);
 			free(msg);
 		}
 	}
@@ -230,6 +309,46 @@ static void open_attempt_view(struct view *v, const struct attempt_target *t, en
 	attempt_view_open(v, id, t->m, a, 0);
 }
 
+static bool stepping(enum request req)
+{
+	return req == REQ_REVALIDATE || req == REQ_RESPAWN || req == REQ_OVERRIDE || req == REQ_SKIP ||
+	       req == REQ_CONTINUE || req == REQ_ABORT;
+}
+
+/* Why req cannot apply to the run now, or NULL: what the key hints leave
+ * out and what is refused before anything is asked. */
+static const char *refusal(const struct attempt_target *t, enum request req, char *buf, size_t n)
+{
+	struct pipeline *p = run_model_pipeline(t->m);
+	const struct run_state *st = run_model_state(t->m);
+	if (!p) {
+		snprintf(buf, n, "Read-only: %s", run_model_why_read_only(t->m));
+		return buf;
+	}
+	bool ended = st->final != NULL;
+	if (req == REQ_SKIP && ended) {
+		snprintf(buf, n, "The run has ended (%s): no stage is pending to skip; re-spawn one (S) or "
+			 "override a verdict (O) to go on", st->final);
+		return buf;
+	}
+	if (req == REQ_ABORT && ended) {
+		snprintf(buf, n, "The run has ended (%s): there is nothing to abort", st->final);
+		return buf;
+	}
+	if (req == REQ_CONTINUE && ended && !pipeline_owner_wanted(p)) {
+		snprintf(buf, n, "The run has ended (%s): re-spawn a stage (S) or override a verdict (O) to "
+			 "go on", st->final);
+		return buf;
+	}
+	return NULL;
+}
+
+bool attempt_offers(const struct attempt_target *t, enum request req)
+{
+	char buf[8];
+	return !stepping(req) || !refusal(t, req, buf, sizeof(buf));
+}
+
 enum request attempt_request(struct view *v, const struct attempt_target *t, enum request req)
 {
 	int id = request_view(req);
@@ -237,22 +356,14 @@ enum request attempt_request(struct view *v, const struct attempt_target *t, enu
 		open_attempt_view(v, t, (enum view_id)id);
 		return REQ_NONE;
 	}
-	switch (req) {
-	case REQ_REVALIDATE:
-	case REQ_RESPAWN:
-	case REQ_OVERRIDE:
-	case REQ_SKIP:
-	case REQ_CONTINUE:
-	case REQ_ABORT:
-		break;
-	default:
+	if (!stepping(req))
 		return req;
-	}
-	struct pipeline *p = run_model_pipeline(t->m);
-	if (!p) {
-		view_error(v, "Read-only: %s", run_model_why_read_only(t->m));
+	char why[1100];
+	if (refusal(t, req, why, sizeof(why))) {
+		view_error(v, "%s", why);
 		return REQ_NONE;
 	}
+	struct pipeline *p = run_model_pipeline(t->m);
 	if (!t->stage && req != REQ_CONTINUE && req != REQ_ABORT) {
 		view_error(v, "Select a stage first");
 		return REQ_NONE;
@@ -281,15 +392,27 @@ enum request attempt_request(struct view *v, const struct attempt_target *t, enu
 		break;
 	}
 	case REQ_CONTINUE:
+		if (pipeline_owner_wanted(p)) {
+			attempt_ask_owner(v, t->m);
+			break;
+		}
 		rc = pipeline_continue(p, &err);
 		done(v, rc, &err, "Continuing");
 		break;
 	case REQ_ABORT:
-		v->host->confirm(v->host, v, "Abort the run? The running stage is killed; "
-				 "'tileport resume' continues later.", abort_confirmed, ctx_new(t));
+		v->host->confirm(v->host, v, pipeline_running(p)
+				 ? "Abort the run? The running stage is killed; 'tileport resume' continues later."
+				 : "Abort the run? Nothing runs now; the run is marked aborted and 'tileport "
+				   "resume' continues it.", abort_confirmed, ctx_new(t));
 		break;
 	default:
 		break;
 	}
 	return REQ_NONE;
+}
+
+enum line_type outcome_line_type(enum run_outcome o)
+{
+	return o == OUTCOME_ACCEPTED ? LINE_STATE_OK : o == OUTCOME_NOT_ACCEPTED ? LINE_STATE_FAIL
+		: o == OUTCOME_PENDING ? LINE_STATE_WARN : LINE_DIM;
 }

@@ -23,9 +23,23 @@ struct attempt_target {
  * (done, refused with a message, or a prompt is open), else req. */
 enum request attempt_request(struct view *v, const struct attempt_target *t, enum request req);
 
+/* Whether req applies to t's run now: the stepping keys do not on a run
+ * this screen cannot drive (read-only), skip, continue and abort not on a
+ * run that has ended. Other requests always "apply". For the key hints. */
+bool attempt_offers(const struct attempt_target *t, enum request req);
+
 /* Open view `id` on attempt a of run m: view_arg run = m, index = a->seq,
  * path = the run directory. */
 struct view *attempt_view_open(struct view *from, enum view_id id, struct run_model *m,
 			       const struct attempt *a, unsigned flags);
+
+/* Ask for the owner class the live run m waits for (a missing owner tag;
+ * engine/core/pipeline.h, pipeline_set_owner): the class, then a reason.
+ * Nothing when it waits for none. */
+void attempt_ask_owner(struct view *v, struct run_model *m);
+
+/* The line type a run's outcome is drawn in (the runs view, the pipeline
+ * view's title and its run_finished event): the theme colours it. */
+enum line_type outcome_line_type(enum run_outcome o);
 
 #endif

@@ -599,6 +599,13 @@ static const char *irv_file(struct view *v, long *line)
 	return p->ref ? p->ref->path : NULL;
 }
 
+/* As a findings pane: its lines and its header, and no more. */
+static int irv_want_rows(struct view *v)
+{
+	struct irv *x = v->priv;
+	return x->findings_pane ? (int)x->nfl + 1 : 0;
+}
+
 static void irv_done(struct view *v)
 {
 	struct irv *x = v->priv;
@@ -623,6 +630,7 @@ const struct view_ops irdiff_view_ops = {
 	.pump = irv_pump,
 	.find = irv_find,
 	.resize = irv_resize,
+	.want_rows = irv_want_rows,
 	.file = irv_file,
 	.done = irv_done,
 };

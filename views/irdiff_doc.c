@@ -71,14 +71,58 @@ void irv_doc_unref(struct irv_doc *d)
 	free(d);
 }
 
-/* Shown relative to the run when inside it. */
-static char *shown_name(const struct irv_doc *d, const char *path, const struct ir_module *m)
+/* The file's line s says what the shown text t does, blanks aside; t may
+ * go on past it (an op whose region arguments the file puts on the next
+ * line). */
+static bool same_but_blanks(const char *s, const char *t)
+{
+	for (;; s++, t++) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		while (*t == ' ' || *t == '\t')
+			t++;
+		if (!*s)
+			return true;
+		if (*s != *t)
+			return false;
+	}
+}
+
+/* Whether a side's ops are shown otherwise than the file writes them at
+ * the lines shown beside them: the canonical printer renumbers values (the
+ * file's %3 is %0 on screen). Spacing alone does not count. */
+static bool reprinted(const char *path, const struct irdiff_result *r, int side)
+{
+	size_t len;
+	char *text = read_file(path, &len, NULL);
+	if (!text)
+		return false;
+	size_t n;
+	char **lines = str_split(text, '\n', true, &n);
+	free(text);
+	bool differs = false;
+	for (size_t e = 0; r && e < r->nentries && !differs; e++)
+		for (size_t i = 0; i < r->entries[e].nrows && !differs; i++) {
+			const struct irdiff_side *s = side ? &r->entries[e].rows[i].gen : &r->entries[e].rows[i].ref;
+			if (s->text && s->first && s->first <= n)
+				differs = !same_but_blanks(lines[s->first - 1], s->text);
+		}
+	strv_free(lines);
+	return differs;
+}
+
+/* Shown relative to the run when inside it, saying when the pane shows the
+ * canonical print rather than the file's own text. */
+static char *shown_name(const struct irv_doc *d, const char *path, const struct ir_module *m,
+			const struct irdiff_result *r, int side)
 {
 	const char *s = path;
 	size_t rl = d->run_dir ? strlen(d->run_dir) : 0;
 	if (rl && !strncmp(path, d->run_dir, rl) && path[rl] == '/')
 		s = path + rl + 1;
-	return xasprintf("%s%s", s, m && m->source == IR_SRC_BYTECODE ? " (bytecode)" : "");
+	const char *note = m && m->source == IR_SRC_BYTECODE ? " (bytecode)"
+			 : m && r && reprinted(path, r, side) ? " (canonical print)" : "";
+	return xasprintf("%s%s", s, note);
 }
 
 /* Load and diff one pair; a side that is missing or does not load leaves
@@ -89,7 +133,7 @@ static void pair_load(struct irv_doc *d, struct irv_pair *p, const char *ref, co
 	tp_err_clear(&err);
 	if (!ref || !gen) {
 		char *want = ref ? irpairs_gen_candidates(p->variant) : irpairs_ref_name(p->variant);
-		char *have = shown_name(d, ref ? ref : gen, NULL);
+		char *have = shown_name(d, ref ? ref : gen, NULL, NULL, 0);
 		p->problem = xasprintf("%s side missing for %s (looked for %s)",
 				       ref ? "generated" : "reference", have, want);
 		free(want);
@@ -102,8 +146,8 @@ static void pair_load(struct irv_doc *d, struct irv_pair *p, const char *ref, co
 		if (!p->r)
 			p->problem = xstrdup(err.msg);
 	}
-	p->ref_shown = ref ? shown_name(d, ref, p->ref) : xstrdup("(none)");
-	p->gen_shown = gen ? shown_name(d, gen, p->gen) : xstrdup("(none)");
+	p->ref_shown = ref ? shown_name(d, ref, p->ref, p->r, 0) : xstrdup("(none)");
+	p->gen_shown = gen ? shown_name(d, gen, p->gen, p->r, 1) : xstrdup("(none)");
 }
 
 /* The item a finding points at: its row, else the row on its line range,

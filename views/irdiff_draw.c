@@ -107,10 +107,19 @@ static int cols_of(wchar_t wc)
 	return wc == L'\t' ? 1 : wc_columns(wc);
 }
 
+/* Part of a name, number or type word: a line never breaks inside one
+ * when it can break elsewhere (xf3 / 2 would read as two tokens). */
+static bool in_word(wchar_t wc)
+{
+	return (wc >= L'a' && wc <= L'z') || (wc >= L'A' && wc <= L'Z') || (wc >= L'0' && wc <= L'9') ||
+	       wc == L'_' || wc == L'%' || wc == L'.' || wc == L'#' || wc == L'@' || wc == L'$' || wc >= 0x80;
+}
+
 /* Break s into lines of at most w0 columns (the first) and w1 (the
- * rest), after a space when one falls in the second half of the line.
- * Returns the number of lines; starts[k] (k < max) gets line k's first
- * byte. */
+ * rest): after a space when one falls in the second half of the line, else
+ * after punctuation there (`,` `>` `(` ...), and inside a word only when
+ * a word fills the line. Returns the number of lines; starts[k] (k < max)
+ * gets line k's first byte. */
 static size_t wrap_text(const char *s, size_t n, size_t w0, size_t w1, size_t *starts, size_t max)
 {
 	size_t count = 0, b = 0;
@@ -119,7 +128,7 @@ static size_t wrap_text(const char *s, size_t n, size_t w0, size_t w1, size_t *s
 		if (starts && count < max)
 			starts[count] = b;
 		count++;
-		size_t i = b, cols = 0, brk = 0;
+		size_t i = b, cols = 0, brk = 0, punct = 0;
 		while (i < n) {
 			wchar_t wc;
 			size_t len = utf8_next(s + i, n - i, &wc);
@@ -130,10 +139,15 @@ static size_t wrap_text(const char *s, size_t n, size_t w0, size_t w1, size_t *s
 			i += len;
 			if (wc == L' ' && cols * 2 >= w)
 				brk = i;
+			else if (!in_word(wc) && cols * 2 >= w)
+				punct = i;
 		}
 		if (i >= n || count >= UINT16_MAX)
 			return count;
-		b = brk > b && brk < i ? brk : i;
+		b = brk > b && brk < i ? brk : punct > b && punct < i ? punct : i;
+		if (b == punct)
+			while (b < n && s[b] == ' ')
+				b++; /* a line never starts with the blank it broke before */
 	}
 }
 

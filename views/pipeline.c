@@ -31,13 +31,22 @@ struct pl {
 	int lower_seq;
 	bool lower_live;
 	int64_t lower_due; /* switch the lower pane at this time; 0: no */
-	unsigned spin;
 	int64_t drawn_sec;
 };
 
 static const struct run_state *state_of(const struct pl *pl)
 {
 	return run_model_state(pl->m);
+}
+
+/* Packaging takes a run that ended (cs_run_acceptance says which did). */
+static bool run_ended(struct pl *pl)
+{
+	struct cs_acceptance acc;
+	cs_run_acceptance(state_of(pl), NULL, &acc);
+	bool ended = acc.ended;
+	cs_acceptance_free(&acc);
+	return ended;
 }
 
 static const struct table *table_of(const struct pl *pl)
@@ -53,6 +62,7 @@ static size_t nstages(const struct pl *pl)
 
 /* ---- events ---- */
 
+
 static enum line_type event_type(const char *type, const cJSON *ev)
 {
 	if (!strcmp(type, "routed"))
@@ -60,9 +70,13 @@ static enum line_type event_type(const char *type, const cJSON *ev)
 	if (str_starts(type, "manual_"))
 		return LINE_MANUAL;
 	if (!strcmp(type, "run_finished")) {
-		const cJSON *f = cJSON_GetObjectItemCaseSensitive(ev, "final");
-		return cJSON_IsString(f) && strcmp(f->valuestring, "STOP") != 0 ? LINE_STATE_OK
-										 : LINE_STATE_FAIL;
+		/* coloured as the run's outcome; a log from before outcomes by its end */
+		const char *o = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "outcome"));
+		const char *f = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "final"));
+		int oc = o ? run_outcome_parse(o) : -1;
+		if (oc >= 0)
+			return outcome_line_type(oc);
+		return f && strcmp(f, "STOP") != 0 ? LINE_STATE_OK : LINE_STATE_FAIL;
 	}
 	if (!strcmp(type, "run_aborted") || !strcmp(type, "cap_reached"))
 		return LINE_STATE_FAIL;
@@ -188,6 +202,12 @@ static void on_change(struct run_model *m, const struct run_change *c, void *ud)
 		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->ev, "type"));
 		started = type && !strcmp(type, "stage_started");
 		ended = type && !strcmp(type, "stage_ended");
+		if (type && !strcmp(type, "owner_wanted"))
+			attempt_ask_owner(v, pl->m); /* the run waits for this answer */
+		/* "overridden; routing goes on" is old news once a stage has
+		 * ended since, or the run */
+		if (ended || (type && !strcmp(type, "run_finished")))
+			v->host->overtaken(v->host);
 	} else {
 		load_events(pl);
 	}
@@ -266,7 +286,6 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 	const struct attempt *a = run_model_latest(pl->m, s->letter);
 	const char *glyph = "\xc2\xb7", *status = "-";
 	enum line_type stype = LINE_STATE_PENDING;
-	char buf[64];
 	if (!a) {
 		if (st->next.set && st->next.stage == s->letter && !st->final) {
 			glyph = "\xe2\x96\xb8";
@@ -279,7 +298,8 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 		stype = LINE_STATE_SKIPPED;
 	} else if (a->state == ATTEMPT_RUNNING) {
 		if (run_model_running(pl->m, a)) {
-			glyph = view_spinner(pl->spin);
+			/* by the clock, not by frames drawn: the same on every screen */
+			glyph = view_spinner((uint64_t)view_now_ms() / 100);
 			status = "running";
 			stype = LINE_STATE_RUNNING;
 		} else {
@@ -293,10 +313,12 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 		status = "done";
 		stype = ok ? LINE_STATE_OK : LINE_STATE_FAIL;
 	}
-	if (a && a->repair && a->state != ATTEMPT_SKIPPED) {
-		snprintf(buf, sizeof(buf), "%s+repair", status);
-		status = buf;
-	}
+	/* A repair retry in words that fit the column: "repairing" while it
+	 * runs, "done+repair" after (an interrupted one is just interrupted). */
+	if (a && a->repair && !strcmp(status, "running"))
+		status = "repairing";
+	else if (a && a->repair && a->state == ATTEMPT_DONE)
+		status = "done+repair";
 	lo_reset(out, LINE_DEFAULT);
 	lo_add(out, stype, glyph, strlen(glyph));
 	lo_adds(out, LINE_DEFAULT, " ");
@@ -315,11 +337,8 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 		 a && a->class_defaulted ? "*" : "");
 	lo_col(out, LINE_DEFAULT, 7, ALIGN_LEFT, owner);
 	char el[16] = "-";
-	if (a && a->started) {
-		int64_t end = a->state == ATTEMPT_RUNNING ? view_now_ms() : a->ended;
-		if (end >= a->started)
-			fmt_elapsed(end - a->started, el, sizeof(el));
-	}
+	if (a && a->started)
+		fmt_elapsed(run_model_elapsed_ms(pl->m, a, view_now_ms()), el, sizeof(el));
 	lo_col(out, LINE_DIM, 7, ALIGN_RIGHT, el);
 	struct run_usage u = run_model_usage(pl->m, s->letter);
 	if (v->width >= 100) {
@@ -408,11 +427,7 @@ static enum request pl_request(struct view *v, enum request req)
 		return REQ_NONE;
 	}
 	case REQ_PACKAGE: {
-		struct cs_acceptance acc;
-		cs_run_acceptance(state_of(pl), NULL, &acc);
-		bool ended = acc.ended;
-		cs_acceptance_free(&acc);
-		if (!ended) {
+		if (!run_ended(pl)) {
 			view_error(v, "The run has not ended: p packages a finished run");
 			return REQ_NONE;
 		}
@@ -463,24 +478,54 @@ static enum request pl_request(struct view *v, enum request req)
 	return attempt_request(v, &t, req);
 }
 
+static bool pl_offers(struct view *v, enum request req)
+{
+	if (req == REQ_PACKAGE)
+		return run_ended(v->priv);
+	struct attempt_target t = target(v);
+	return attempt_offers(&t, req);
+}
+
 static void pl_title(struct view *v, struct sbuf *out)
 {
 	struct pl *pl = v->priv;
 	const struct run_state *st = state_of(pl);
 	struct pipeline *p = run_model_pipeline(pl->m);
-	sb_adds(out, st->final ? st->final : run_status_name(st->status));
+	/* narrow, an ended run's badge says how it ended: the shorter word */
+	bool badge = st->final && st->outcome != OUTCOME_NONE;
+	sb_adds(out, st->final && !(badge && v->width < 100) ? st->final : run_status_name(st->status));
 	if (st->offline)
 		sb_adds(out, " (offline)");
-	if (st->final)
+	if (st->final && v->width >= 100) /* narrower, the key hints say it */
 		sb_adds(out, ": p packages");
-	if (st->status == RUN_WAITING)
+	const struct attempt *w = p ? pipeline_owner_wanted(p) : NULL;
+	if (w && !st->final)
+		sb_printf(out, ": C chooses %c%d's owner", w->stage, w->n);
+	else if (st->status == RUN_WAITING)
 		sb_adds(out, ": C continues");
 	else if (p && !st->final && !pipeline_busy(p) && st->status == RUN_RUNNING)
 		sb_adds(out, ", nothing running: C continues");
 	if (!p)
 		sb_adds(out, " [read-only]");
-	else if (!pl->follow_run)
-		sb_adds(out, " [paused]");
+}
+
+/* Paused: the cursor was moved off the running stage of a run that still
+ * runs (nothing to follow on an ended one). */
+static const char *pl_mode(struct view *v)
+{
+	struct pl *pl = v->priv;
+	return run_model_pipeline(pl->m) && !pl->follow_run && !state_of(pl)->final ? "paused" : NULL;
+}
+
+/* A finished run's outcome beside its end state, in the theme's colours. */
+static enum line_type pl_badge(struct view *v, struct sbuf *out)
+{
+	struct pl *pl = v->priv;
+	const struct run_state *st = state_of(pl);
+	if (!st->final || st->outcome == OUTCOME_NONE)
+		return LINE_DEFAULT;
+	sb_adds(out, run_outcome_words(st->outcome));
+	return outcome_line_type(st->outcome);
 }
 
 static void pl_tick(struct view *v)
@@ -500,8 +545,6 @@ static void pl_tick(struct view *v)
 			view_line_dirty(v, i);
 		}
 	}
-	if (running)
-		pl->spin++;
 	int64_t sec = view_now_ms() / 1000;
 	if (sec != pl->drawn_sec)
 		v->title_dirty = true;
@@ -564,6 +607,9 @@ const struct view_ops pipeline_view_ops = {
 	.select = pl_select,
 	.header = pl_header,
 	.title = pl_title,
+	.badge = pl_badge,
+	.mode = pl_mode,
+	.offers = pl_offers,
 	.tick = pl_tick,
 	.busy = pl_busy,
 	.stop = pl_stop,

@@ -1,6 +1,7 @@
 /* The runs view: every run in the output root (engine/core/run.h
- * runs_list), newest first: op, state, current stage, attempts, age, and
- * whether an orchestrator holds it now. Enter opens the run's pipeline
+ * runs_list), newest first: op, state (a dot when an orchestrator holds
+ * it now), outcome (with its reason on wide screens), current stage,
+ * attempts, age and directory. Enter opens the run's pipeline
  * view. The list is re-read every two seconds and on refresh, keeping the
  * cursor on the same run. */
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "engine/core/run.h"
+#include "views/attempt.h"
 #include "views/view.h"
 
 #define RESCAN_MS 2000
@@ -31,6 +33,22 @@ static enum line_type state_type(const struct run_summary *r)
 	if (r->status == RUN_STOPPED || r->status == RUN_ABORTED)
 		return LINE_STATE_FAIL;
 	return LINE_STATE_WARN;
+}
+
+
+/* Column widths for the screen's width: the outcome's reason and the
+ * attempt count only where there is room; the directory takes the rest. */
+struct layout {
+	int op, outcome;
+	bool attempts;
+};
+
+static struct layout layout_for(const struct view *v)
+{
+	struct layout l = {16, 12, v->width >= 100};
+	if (v->width >= 140)
+		l = (struct layout){24, 44, true};
+	return l;
 }
 
 static void scan(struct view *v)
@@ -76,13 +94,15 @@ static int runs_open(struct view *v, const struct view_arg *arg, struct tp_err *
 
 static bool runs_header(struct view *v, struct line_out *out)
 {
-	(void)v;
+	struct layout l = layout_for(v);
 	lo_reset(out, LINE_HEADER);
-	lo_col(out, LINE_HEADER, 20, ALIGN_LEFT, "OP");
-	lo_col(out, LINE_HEADER, 17, ALIGN_LEFT, "STATE");
-	lo_col(out, LINE_HEADER, 6, ALIGN_LEFT, "STAGE");
-	lo_col(out, LINE_HEADER, 8, ALIGN_RIGHT, "ATTEMPTS");
-	lo_col(out, LINE_HEADER, 7, ALIGN_RIGHT, "AGE");
+	lo_col(out, LINE_HEADER, l.op, ALIGN_LEFT, "OP");
+	lo_col(out, LINE_HEADER, 19, ALIGN_LEFT, "STATE");
+	lo_col(out, LINE_HEADER, l.outcome, ALIGN_LEFT, "OUTCOME");
+	lo_col(out, LINE_HEADER, 5, ALIGN_LEFT, "STAGE");
+	if (l.attempts)
+		lo_col(out, LINE_HEADER, 8, ALIGN_RIGHT, "ATTEMPTS");
+	lo_col(out, LINE_HEADER, 5, ALIGN_RIGHT, "AGE");
 	lo_adds(out, LINE_HEADER, "DIRECTORY");
 	return true;
 }
@@ -100,22 +120,29 @@ static void runs_line(struct view *v, size_t idx, struct line_out *out)
 		return;
 	}
 	const struct run_summary *s = &r->v[idx];
-	enum line_type st = state_type(s);
+	struct layout l = layout_for(v);
 	lo_reset(out, LINE_DEFAULT);
-	lo_col(out, LINE_DEFAULT, 20, ALIGN_LEFT, s->op);
+	lo_col(out, LINE_DEFAULT, l.op, ALIGN_LEFT, s->op);
 	char state[64];
-	const char *word = run_summary_state(s);
-	snprintf(state, sizeof(state), "%s%s", s->running ? "\xe2\x97\x8f " : "", word);
-	lo_col(out, st, 17, ALIGN_LEFT, state);
+	snprintf(state, sizeof(state), "%s%s", s->running ? "\xe2\x97\x8f " : "", run_summary_state(s));
+	lo_col(out, state_type(s), 19, ALIGN_LEFT, state);
+	char *outcome = xasprintf("%s%s%s", run_outcome_words(s->outcome),
+				  l.outcome > 12 && s->outcome_reason ? ": " : "",
+				  l.outcome > 12 && s->outcome_reason ? s->outcome_reason : "");
+	lo_col(out, outcome_line_type(s->outcome), l.outcome, ALIGN_LEFT, outcome);
+	free(outcome);
 	char stage[4] = {s->stage ? s->stage : '-', 0};
-	lo_col(out, LINE_LABEL, 6, ALIGN_LEFT, stage);
-	char att[16];
-	snprintf(att, sizeof(att), "%d", s->attempts);
-	lo_col(out, LINE_DEFAULT, 8, ALIGN_RIGHT, att);
+	lo_col(out, LINE_LABEL, 5, ALIGN_LEFT, stage);
+	if (l.attempts) {
+		char att[16];
+		snprintf(att, sizeof(att), "%d", s->attempts);
+		lo_col(out, LINE_DEFAULT, 8, ALIGN_RIGHT, att);
+	}
 	char age[16];
 	fmt_age(view_now_ms() - s->updated, age, sizeof(age));
-	lo_col(out, LINE_DIM, 7, ALIGN_RIGHT, age);
-	lo_adds(out, LINE_DIM, s->run_dir);
+	lo_col(out, LINE_DIM, 5, ALIGN_RIGHT, age);
+	int rest = v->width - (l.op + 19 + l.outcome + 5 + (l.attempts ? 8 : 0) + 5 + 6);
+	lo_cell(out, LINE_DIM, rest > 8 ? rest : 8, ALIGN_TAIL, s->run_dir);
 }
 
 static enum request runs_request(struct view *v, enum request req)

@@ -118,10 +118,19 @@ static void build_record(struct stage *s, const struct attempt *a, const struct 
 		 a->offline ? " (offline)" : "");
 	cell(l, 0, LINE_SECTION, buf);
 	const char *state = attempt_state_name(a->state);
-	int64_t end = a->state == ATTEMPT_RUNNING ? view_now_ms() : a->ended;
-	fmt_elapsed(end >= a->started ? end - a->started : 0, t1, sizeof(t1));
+	fmt_elapsed(run_model_elapsed_ms(s->m, a, view_now_ms()), t1, sizeof(t1));
 	snprintf(buf, sizeof(buf), "%s%s%s, %s", state, a->exit ? ", " : "", a->exit ? a->exit : "", t1);
 	field(s, "state", a->state == ATTEMPT_RUNNING ? LINE_STATE_RUNNING : LINE_DEFAULT, buf);
+	if (a->stderr_tail) {
+		/* why it failed, usually: its last line, the rest in stderr.log */
+		const char *last = strrchr(a->stderr_tail, '\n');
+		int more = 0;
+		for (const char *c = a->stderr_tail; *c; c++)
+			more += *c == '\n';
+		snprintf(buf, sizeof(buf), "%s%s", last ? last + 1 : a->stderr_tail,
+			 more ? "  (more in stderr.log)" : "");
+		field(s, "stderr", LINE_STATE_FAIL, buf);
+	}
 	field(s, "claimed", verdict_type(d, a->claimed), a->claimed);
 	field(s, "verdict", verdict_type(d, a->verdict), a->verdict ? a->verdict : "-");
 	if (a->klass) {
@@ -147,6 +156,11 @@ static void build_record(struct stage *s, const struct attempt *a, const struct 
 		field(s, "route", LINE_ROUTE, buf);
 	}
 	field(s, "note", LINE_DEFAULT, a->note);
+	if (a->partial) {
+		snprintf(buf, sizeof(buf), "%d file%s an interrupted run left: %s", a->npartial,
+			 a->npartial == 1 ? "" : "s", a->partial);
+		field(s, "partial", LINE_STATE_WARN, buf);
+	}
 	fmt_count(a->tokens_in, t1, sizeof(t1));
 	fmt_count(a->tokens_out, t2, sizeof(t2));
 	snprintf(buf, sizeof(buf), "%s in, %s out, $%.4f", t1, t2, a->cost);
@@ -468,8 +482,10 @@ static void stage_line(struct view *v, size_t idx, struct line_out *out)
 		if (!l->cell[k])
 			continue;
 		int w;
+		/* file names and finding paths keep their ends when cut */
+		bool path = (l->kind == S_FINDING || l->kind == S_ARTIFACT) ? k == 1 : l->kind == S_FILE;
 		if (fixed_width(l, k, &w))
-			lo_col(out, l->ctype[k], w, ALIGN_LEFT, l->cell[k]);
+			lo_col(out, l->ctype[k], w, path ? ALIGN_TAIL : ALIGN_LEFT, l->cell[k]);
 		else
 			lo_adds(out, l->ctype[k], l->cell[k]);
 	}
@@ -499,6 +515,14 @@ static void open_line(struct view *v, const struct sline *l)
 	struct view_arg arg = {.path = l->path, .line = l->line, .name = tx && a ? a->dir : NULL,
 			       .run = live ? s->m : NULL, .index = s->seq};
 	v->host->open(v->host, v, tx ? VIEW_TRANSCRIPT : VIEW_TEXT, &arg, 0);
+}
+
+static bool stage_offers(struct view *v, enum request req)
+{
+	struct stage *s = v->priv;
+	const struct attempt *a = attempt_of(s);
+	struct attempt_target t = {.m = s->m, .stage = a ? a->stage : 0, .seq = s->seq};
+	return attempt_offers(&t, req);
 }
 
 static enum request stage_request(struct view *v, enum request req)
@@ -577,6 +601,7 @@ const struct view_ops stage_view_ops = {
 	.open = stage_open,
 	.line = stage_line,
 	.request = stage_request,
+	.offers = stage_offers,
 	.tick = stage_tick,
 	.file = stage_file,
 	.done = stage_done,

@@ -2,7 +2,9 @@
  * kept (8 bytes a line); lines are read with pread when drawn, the index
  * is built in slices between frames, search scans the file in large
  * blocks, and a followed file is re-read as it grows (stderr.log of a
- * live stage). Lines are typed by a few cheap content rules. */
+ * live stage). Lines are typed by a few cheap content rules. With `w` long
+ * lines wrap: each line's screen rows are then counted (reading the lines
+ * in slices, again on a resize) and the view's lines are screen rows. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 
 #include "engine/core/files.h"
 #include "views/view.h"
+#include "views/width.h"
 
 #define SCAN_BLOCK (1u << 20)
 #define LINE_MAX_READ (64u * 1024)
@@ -29,6 +32,10 @@ struct text {
 	char *block;       /* SCAN_BLOCK bytes for indexing and search */
 	char *linebuf;     /* one line being drawn */
 	size_t linecap;
+	bool wrap;
+	int wrap_width;    /* the width rows were counted for */
+	size_t *rowstart;  /* wrap: the first screen row of each line measured */
+	size_t measured, caprows;
 };
 
 static size_t visible_lines(const struct text *t)
@@ -43,6 +50,73 @@ static void push_start(struct text *t, uint64_t off)
 {
 	t->starts = xgrow(t->starts, &t->capstarts, t->nstarts + 1, sizeof(*t->starts));
 	t->starts[t->nstarts++] = off;
+}
+
+static size_t fetch(struct text *t, size_t idx, bool *cut);
+
+/* Where a wrapped line's next row starts: as many bytes as fit the width,
+ * at least one character. */
+static size_t row_bytes(const char *s, size_t n, int width)
+{
+	size_t used;
+	size_t fit = str_fit(s, n, (size_t)(width > 0 ? width : 1), 0, &used);
+	if (!fit && n) {
+		wchar_t wc;
+		fit = utf8_next(s, n, &wc);
+	}
+	return fit;
+}
+
+static size_t rows_of_line(struct text *t, size_t idx, int width)
+{
+	bool cut;
+	size_t n = fetch(t, idx, &cut), rows = 0;
+	for (size_t at = 0; at < n; at += row_bytes(t->linebuf + at, n - at, width))
+		rows++;
+	return rows ? rows : 1;
+}
+
+static size_t total_rows(const struct text *t)
+{
+	return t->measured ? t->rowstart[t->measured] : 0;
+}
+
+/* Count the rows of lines not measured yet, within the time left. */
+static bool measure(struct view *v, int64_t end)
+{
+	struct text *t = v->priv;
+	size_t n = visible_lines(t);
+	while (t->measured < n) {
+		t->rowstart = xgrow(t->rowstart, &t->caprows, t->measured + 2, sizeof(*t->rowstart));
+		if (!t->measured)
+			t->rowstart[0] = 0;
+		t->rowstart[t->measured + 1] = t->rowstart[t->measured] + rows_of_line(t, t->measured, v->width);
+		t->measured++;
+		if ((t->measured & 255) == 0 && now_ms() >= end)
+			return true;
+	}
+	return false;
+}
+
+/* The line a screen row belongs to, and which of its rows it is. */
+static size_t line_of_row(const struct text *t, size_t row, size_t *sub)
+{
+	size_t lo = 0, hi = t->measured;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->rowstart[mid] <= row)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*sub = row - t->rowstart[lo];
+	return lo;
+}
+
+/* Rows in wrap mode, lines otherwise: what the view shows. */
+static size_t shown(const struct text *t)
+{
+	return t->wrap ? total_rows(t) : visible_lines(t);
 }
 
 static bool text_pump(struct view *v, int64_t budget_ms)
@@ -65,12 +139,45 @@ static bool text_pump(struct view *v, int64_t budget_ms)
 		}
 		t->scanned += (uint64_t)r;
 		if (now_ms() >= end) {
-			view_set_lines(v, visible_lines(t));
+			view_set_lines(v, shown(t));
 			return true;
 		}
 	}
-	view_set_lines(v, visible_lines(t));
-	return false;
+	bool more = t->wrap && measure(v, end);
+	view_set_lines(v, shown(t));
+	return more;
+}
+
+/* Lay the rows out again for a new width (wrap) or none. */
+static void relayout(struct view *v, size_t keep_line)
+{
+	struct text *t = v->priv;
+	t->measured = 0;
+	t->wrap_width = v->width;
+	if (t->wrap) {
+		measure(v, now_ms() + 200);
+		v->loading = t->measured < visible_lines(t);
+	}
+	view_set_lines(v, shown(t));
+	size_t row = keep_line;
+	if (t->wrap)
+		row = keep_line < t->measured ? t->rowstart[keep_line] : total_rows(t);
+	view_select(v, row < v->nlines ? row : v->nlines ? v->nlines - 1 : 0);
+	view_redraw(v);
+}
+
+/* The file line shown on screen row idx. */
+static size_t file_line(const struct text *t, size_t idx)
+{
+	size_t sub;
+	return t->wrap && t->measured ? line_of_row(t, idx, &sub) : idx;
+}
+
+static void text_resize(struct view *v)
+{
+	struct text *t = v->priv;
+	if (t->wrap && v->width != t->wrap_width)
+		relayout(v, file_line(t, v->lineno));
 }
 
 static int text_open(struct view *v, const struct view_arg *arg, struct tp_err *err)
@@ -168,10 +275,19 @@ static void text_line(struct view *v, size_t idx, struct line_out *out)
 {
 	struct text *t = v->priv;
 	bool cut;
-	size_t n = fetch(t, idx, &cut);
+	size_t sub = 0;
+	size_t line = t->wrap ? line_of_row(t, idx, &sub) : idx;
+	size_t n = fetch(t, line, &cut);
 	enum line_type type = classify(t, t->linebuf, n);
 	lo_reset(out, type);
-	lo_add(out, type, t->linebuf, n);
+	size_t at = 0, len = n;
+	if (t->wrap) {
+		for (size_t k = 0; k < sub && at < n; k++)
+			at += row_bytes(t->linebuf + at, n - at, v->width);
+		len = at < n ? row_bytes(t->linebuf + at, n - at, v->width) : 0;
+		cut &= at + len >= n; /* the ~ of a line too long to read, at its end */
+	}
+	lo_add(out, type, t->linebuf + at, len);
 	if (cut)
 		lo_adds(out, LINE_DELIMITER, "~");
 }
@@ -250,6 +366,7 @@ static ssize_t text_find(struct view *v, size_t from, bool backward, const struc
 		return -1;
 	uint64_t at = t->starts[from];
 	int64_t hit;
+	from = file_line(t, from);
 	if (!backward) {
 		hit = scan_forward(t, at, t->scanned, s);
 		if (hit < 0)
@@ -263,7 +380,10 @@ static ssize_t text_find(struct view *v, size_t from, bool backward, const struc
 	if (hit < 0)
 		return -1;
 	size_t line = line_of(t, (uint64_t)hit);
-	return line < n ? (ssize_t)line : (ssize_t)n - 1;
+	line = line < n ? line : n - 1;
+	if (t->wrap)
+		return line < t->measured ? (ssize_t)t->rowstart[line] : -1;
+	return (ssize_t)line;
 }
 
 static void text_tick(struct view *v)
@@ -286,6 +406,7 @@ static enum request text_request(struct view *v, enum request req)
 		size_t keep = v->lineno;
 		t->nstarts = 0;
 		t->scanned = 0;
+		t->measured = 0;
 		push_start(t, 0);
 		view_set_lines(v, 0);
 		v->loading = true;
@@ -295,6 +416,21 @@ static enum request text_request(struct view *v, enum request req)
 	}
 	case REQ_ENTER:
 		return REQ_MOVE_DOWN;
+	case REQ_TOGGLE_WRAP: {
+		size_t keep = file_line(t, v->lineno);
+		t->wrap = !t->wrap;
+		v->col = 0;
+		relayout(v, keep);
+		view_report(v, "%s", t->wrap ? "Long lines wrap" : "Long lines are cut (~): <Left> and "
+								      "<Right> scroll");
+		return REQ_NONE;
+	}
+	case REQ_SCROLL_RIGHT:
+		if (t->wrap) {
+			view_report(v, "Lines wrap: nothing to scroll sideways (w cuts them)");
+			return REQ_NONE;
+		}
+		return req;
 	default:
 		return req;
 	}
@@ -303,6 +439,8 @@ static enum request text_request(struct view *v, enum request req)
 static void text_title(struct view *v, struct sbuf *out)
 {
 	struct text *t = v->priv;
+	if (t->wrap)
+		sb_adds(out, "wrap, ");
 	if (t->scanned >= 10u << 20)
 		sb_printf(out, "%.1f MB", (double)t->scanned / (1 << 20));
 	else if (t->scanned >= 10u << 10)
@@ -314,7 +452,7 @@ static void text_title(struct view *v, struct sbuf *out)
 static const char *text_file(struct view *v, long *line)
 {
 	struct text *t = v->priv;
-	*line = (long)v->lineno + 1;
+	*line = (long)file_line(t, v->lineno) + 1;
 	return t->path;
 }
 
@@ -327,6 +465,7 @@ static void text_done(struct view *v)
 	free(t->starts);
 	free(t->block);
 	free(t->linebuf);
+	free(t->rowstart);
 }
 
 const struct view_ops text_view_ops = {
@@ -336,6 +475,7 @@ const struct view_ops text_view_ops = {
 	.line = text_line,
 	.request = text_request,
 	.title = text_title,
+	.resize = text_resize,
 	.pump = text_pump,
 	.find = text_find,
 	.tick = text_tick,

@@ -221,12 +221,20 @@ static void build(struct tx *t, size_t idx, const cJSON *o, struct sink *k)
 		break;
 	}
 	case R_TEXT: {
+		/* typed as a final message's are: in a plain-text reply these
+		 * lines are the final message (see "gathered" below) */
 		const char *s = tx_str_field(o, tx_text_names);
-		emit_text(k, LINE_TX_TEXT, NULL, s ? s : "", false);
+		emit_text(k, LINE_TX_TEXT, NULL, s ? s : "", true);
 		break;
 	}
 	case R_FINAL: {
 		const char *s = tx_str_field(o, tx_text_names);
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "gathered"))) {
+			/* the text records above, gathered: not shown twice */
+			static const char head[] = "\xe2\x96\xa0 final message: the text above";
+			emit(k, LINE_TX_FINAL, NULL, head, sizeof(head) - 1);
+			break;
+		}
 		emit(k, LINE_TX_FINAL, NULL, "\xe2\x96\xa0 final message", 17);
 		emit_text(k, LINE_TX_FINAL, NULL, s ? s : "", true);
 		break;
@@ -282,7 +290,9 @@ static void build(struct tx *t, size_t idx, const cJSON *o, struct sink *k)
 			sb_free(&s);
 			break;
 		}
-		emitf(k, LINE_TX_TOOL_CALL, "\xe2\x96\xbe %s", name ? name : "tool");
+		/* opened, it keeps the mark it had folded: ✗ stays in sight */
+		emitf(k, LINE_TX_TOOL_CALL, "\xe2\x96\xbe %s%s", name ? name : "tool",
+		      res == UINT32_MAX ? "  \xe2\x80\xa6" : failed ? "  \xe2\x9c\x97" : "  \xe2\x9c\x93");
 		const cJSON *in = cJSON_GetObjectItemCaseSensitive(o, "input");
 		if (!in)
 			in = cJSON_GetObjectItemCaseSensitive(o, "arguments");
@@ -341,6 +351,8 @@ uint32_t tx_count(struct tx *t, size_t idx, const cJSON *o)
 		s = tx_str_field(o, tx_text_names);
 		return s ? (uint32_t)count_lines(s) : 0;
 	case R_FINAL:
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "gathered")))
+			return 1; /* its heading: the text is the records above */
 		s = tx_str_field(o, tx_text_names);
 		return 1 + (s ? (uint32_t)count_lines(s) : 0);
 	case R_CALL:

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "views/width.h"
+
 const struct line_type_info line_types[LINE__COUNT] = {
 #define LINE(id, name, rule, help) [LINE_##id] = {name, rule, help},
 #include "views/lines.def"
@@ -274,6 +276,25 @@ void view_set_lines(struct view *v, size_t n)
 		v->ops->select(v);
 }
 
+/* Columns of the widest line on the screen, as drawn (cells at their
+ * widths). */
+static size_t widest_on_screen(struct view *v)
+{
+	struct line_out lo;
+	lo_init(&lo);
+	size_t widest = 0;
+	for (size_t i = v->offset; i < v->nlines && i < v->offset + (size_t)v->height; i++) {
+		view_format(v, i, &lo);
+		size_t w = 0;
+		for (size_t k = 0; k < lo.ncells; k++)
+			w += lo.cells[k].width ? lo.cells[k].width
+					       : str_columns(lo.text.buf + lo.cells[k].off, lo.cells[k].len, w);
+		widest = w > widest ? w : widest;
+	}
+	lo_free(&lo);
+	return widest;
+}
+
 bool view_navigate(struct view *v, enum request req)
 {
 	size_t h = v->height > 1 ? (size_t)v->height : 1;
@@ -335,10 +356,21 @@ bool view_navigate(struct view *v, enum request req)
 		v->col = v->col > (size_t)(v->width / 2) ? v->col - (size_t)(v->width / 2) : 0;
 		v->redraw = true;
 		return true;
-	case REQ_SCROLL_RIGHT:
+	case REQ_SCROLL_RIGHT: {
+		/* No further than the end of the longest line in sight: past it
+		 * the screen would go blank. */
+		size_t widest = widest_on_screen(v);
+		size_t last = widest > (size_t)v->width ? widest - (size_t)v->width : 0;
+		if (v->col >= last) {
+			view_report(v, "At the end of the longest line on the screen");
+			return true;
+		}
 		v->col += (size_t)(v->width > 1 ? v->width / 2 : 1);
+		if (v->col > last)
+			v->col = last;
 		v->redraw = true;
 		return true;
+	}
 	default:
 		return false;
 	}

@@ -92,10 +92,13 @@ struct command_info {
 };
 
 /* ---- typed lines ---- */
-enum cell_align { ALIGN_LEFT, ALIGN_RIGHT };
+/* ALIGN_TAIL is left-aligned text whose end matters more than its start
+ * (paths, file names): cut, it keeps the end behind a leading ~. */
+enum cell_align { ALIGN_LEFT, ALIGN_RIGHT, ALIGN_TAIL };
 
 /* A run of text of one type. width > 0 makes it a column: padded or cut
- * (with a ~ marker) to exactly that many screen columns. */
+ * (with a ~ marker) to exactly that many screen columns. A line cut by the
+ * right edge of the screen ends in a ~ as well. */
 struct cell {
 	uint32_t off, len; /* into line_out.text */
 	uint16_t type;
@@ -188,6 +191,13 @@ struct view_ops {
 	void (*resize)(struct view *v);
 	/* Optional: title bar text after the type (what is shown, position). */
 	void (*title)(struct view *v, struct sbuf *out);
+	/* Optional: a word or two after the title in a colour of its own (a
+	 * run's outcome); returns its line type, LINE_DEFAULT for none. */
+	enum line_type (*badge)(struct view *v, struct sbuf *out);
+	/* Optional: a mode word ("paused") for the right of the title bar,
+	 * beside the position where [follow] goes: the title text before it
+	 * changes as a run moves on, the right end does not. NULL for none. */
+	const char *(*mode)(struct view *v);
 	/* Optional: do up to budget_ms of pending loading; return true while
 	 * more remains. Called each loop pass while v->loading. */
 	bool (*pump)(struct view *v, int64_t budget_ms);
@@ -203,6 +213,12 @@ struct view_ops {
 	 * view drives (abort a live run; its state is saved). Return true
 	 * while that is still finishing; the loop keeps running meanwhile. */
 	bool (*stop)(struct view *v);
+	/* Optional: the body rows its lines need as a lower pane (its header
+	 * included); the layout gives it no more, up to the split size. */
+	int (*want_rows)(struct view *v);
+	/* Optional: whether a bound request applies now (the status line's key
+	 * hints leave out what would only be refused). NULL: all do. */
+	bool (*offers)(struct view *v, enum request req);
 	/* Optional: the file behind the selected line, for edit/pager. Returns
 	 * a path (owned by the view) or NULL; *line gets a line number or 0. */
 	const char *(*file)(struct view *v, long *line);
@@ -254,6 +270,9 @@ enum external_kind { EXTERNAL_EDITOR, EXTERNAL_PAGER };
 struct view_host {
 	/* A message on the status line (error: styled as one). */
 	void (*report)(struct view_host *h, bool error, const char *msg);
+	/* What a message said has been overtaken (the run moved on): the status
+	 * line goes back to the keys. An error stays until the next key. */
+	void (*overtaken)(struct view_host *h);
 	/* Open a view; returns it, or NULL with a message reported. */
 	struct view *(*open)(struct view_host *h, struct view *from, enum view_id id,
 			     const struct view_arg *arg, unsigned flags);

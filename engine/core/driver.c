@@ -71,6 +71,37 @@ int driver_parse(const char *spec, const struct driver_catalog *catalog, struct 
 	return parse_chain(spec, catalog, d, err);
 }
 
+char *driver_spec_resolve(const char *spec, const char *base)
+{
+	if (!str_starts(spec, "exec:") || !base)
+		return xstrdup(spec);
+	const char *p = spec + 5;
+	for (;;) {
+		while (*p == ' ')
+			p++;
+		size_t n = strcspn(p, " ");
+		const char *eq = memchr(p, '=', n);
+		if (!eq || eq == p)
+			break;
+		p += n; /* an environment assignment before the program */
+	}
+	size_t n = strcspn(p, " ");
+	char *prog = xstrndup(p, n);
+	char *full = NULL;
+	/* a plain relative path: quoting or expansions stay the shell's */
+	if (prog[0] && prog[0] != '/' && strchr(prog, '/') && !strpbrk(prog, "'\"\\$`~*?[")) {
+		full = path_join(base, str_starts(prog, "./") ? prog + 2 : prog);
+		if (!path_is_file(full)) {
+			free(full);
+			full = NULL;
+		}
+	}
+	char *out = full ? xasprintf("%.*s%s%s", (int)(p - spec), spec, full, p + n) : xstrdup(spec);
+	free(full);
+	free(prog);
+	return out;
+}
+
 char **driver_argv(const struct driver *d, char stage, const char *run_dir)
 {
 	char **v = xcalloc(10, sizeof(*v));

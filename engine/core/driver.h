@@ -36,6 +36,12 @@ struct driver_catalog {
 
 /* cat may be NULL: then only exec: parses. */
 int driver_parse(const char *spec, const struct driver_catalog *cat, struct driver *d, struct tp_err *err);
+/* The spec with a relative program made absolute against base, the folder
+ * it was written from (the shell tileport was started in, for --driver; the
+ * config file's folder, for driver.X): stages run in the workspace, where
+ * `exec:./agent.sh` would name another file or none. Only an exec: program
+ * that exists there, after any NAME=value words, is rewritten. Caller frees. */
+char *driver_spec_resolve(const char *spec, const char *base);
 /* argv for the child (NULL-terminated; caller frees with strv_free). */
 char **driver_argv(const struct driver *d, char stage, const char *run_dir);
 void driver_free(struct driver *d);

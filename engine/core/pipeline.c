@@ -5,6 +5,8 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +138,51 @@ static void emit_drivers(struct pipeline *p)
 	sb_free(&sb);
 }
 
+/* A driver or validator for a stage the table does not have would never
+ * run: say so instead of taking it silently. */
+static int check_letters(const struct table *t, const struct stage_commands *c, struct tp_err *err)
+{
+	for (int i = 0; i < STAGE_LETTERS; i++) {
+		const char *what = c->drivers[i] ? "driver" : c->validators[i] ? "validator" : NULL;
+		if (!what || table_stage(t, stage_at_slot(i)))
+			continue;
+		struct sbuf have = SBUF_INIT;
+		for (size_t k = 0; k < t->nstages; k++)
+			sb_printf(&have, "%s%c", k ? " " : "", t->stages[k].letter);
+		tp_err_set(err, TP_EXIT_USAGE, "a %s for stage %c, which the table %s does not have (its "
+					       "stages: %s)", what, stage_at_slot(i), t->path, sb_str(&have));
+		sb_free(&have);
+		return -1;
+	}
+	return 0;
+}
+
+/* run --fresh: the existing run goes to OP.N, the first free N, whole and
+ * untouched; one that an orchestrator holds stays where it is. */
+static int move_aside(const char *run_dir, char **aside, struct tp_err *err)
+{
+	if (run_locked(run_dir)) {
+		tp_err_set(err, TP_EXIT_ENV, "run %s is in use by another tileport: it cannot be moved aside",
+			   run_dir);
+		return -1;
+	}
+	for (int n = 1; n < 10000; n++) {
+		char *to = xasprintf("%s.%d", run_dir, n);
+		if (!path_is_dir(to) && !path_is_file(to)) {
+			if (rename(run_dir, to) == 0) {
+				*aside = to;
+				return 0;
+			}
+			tp_err_set(err, TP_EXIT_ENV, "%s: cannot move it to %s: %s", run_dir, to, strerror(errno));
+			free(to);
+			return -1;
+		}
+		free(to);
+	}
+	tp_err_set(err, TP_EXIT_ENV, "%s: no free name to move it aside", run_dir);
+	return -1;
+}
+
 static struct pipeline *pl_new(struct loop *l, const struct pipeline_opts *o)
 {
 	struct pipeline *p = xcalloc(1, sizeof(*p));
@@ -144,6 +191,7 @@ static struct pipeline *pl_new(struct loop *l, const struct pipeline_opts *o)
 	p->catalog = o->catalog;
 	p->lock_fd = -1;
 	p->grace_ms = o->kill_grace_ms > 0 ? o->kill_grace_ms : 2000;
+	p->ask = o->ask;
 	p->skill_dir = path_join(tp_data_dir(), "skill");
 	char **env = env_current();
 	p->secrets = env_secrets(env, o->secret_vars);
@@ -191,6 +239,10 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	free(tpath);
 	if (!t)
 		return -1;
+	if (check_letters(t, &o->commands, err) < 0) {
+		table_free(t);
+		return -1;
+	}
 	if (!o->workspace || check_workspace(o->workspace, err) < 0 || pipeline_check_op(o->workspace, o->op, err) < 0) {
 		if (!o->workspace)
 			tp_err_set(err, TP_EXIT_USAGE, "no workspace: use --workspace DIR or set TILEGYM_PATH");
@@ -199,9 +251,11 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	}
 	char *ws = path_absolute(o->workspace);
 	char *run_dir = path_join(o->out_root, o->op);
-	if (run_exists(run_dir)) {
+	char *aside = NULL;
+	if (run_exists(run_dir) && !o->fresh) {
 		tp_err_set(err, TP_EXIT_USAGE, "a run of %s already exists in %s; resume it with 'tileport "
-					       "resume %s' or remove that directory first", o->op, run_dir, run_dir);
+					       "resume %s', or start another with 'tileport run %s --fresh' (the "
+					       "old one is kept, moved aside)", o->op, run_dir, run_dir, o->op);
 		goto fail;
 	}
 	struct preflight pf;
@@ -219,7 +273,8 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	bool offline = !pf.online;
 	for (int i = 0; i < STAGE_LETTERS; i++)
 		drv[i] = o->commands.drivers[i] ? xstrdup(o->commands.drivers[i]) : NULL;
-	if (fill_drivers(t, o->catalog, drv, chosen, o->op, ws, offline, err) < 0) {
+	if (fill_drivers(t, o->catalog, drv, chosen, o->op, ws, offline, err) < 0 ||
+	    (o->fresh && run_exists(run_dir) && move_aside(run_dir, &aside, err) < 0)) {
 		preflight_free(&pf);
 		goto fail;
 	}
@@ -275,9 +330,13 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	cJSON_AddItemToObject(f, "preflight", cJSON_Parse(pfj));
 	free(pfj);
 	char *miss = strv_join(st->missing, ", ");
-	pl_emit(p, "run_created", f, "run of %s created in %s (%s%s)", st->op, st->run_dir,
-		offline ? "offline; missing: " : "online", miss);
+	if (aside)
+		cJSON_AddStringToObject(f, "previous", aside);
+	pl_emit(p, "run_created", f, "run of %s created in %s (%s%s)%s%s", st->op, st->run_dir,
+		offline ? "offline; missing: " : "online", miss, aside ? "; the previous run is now " : "",
+		aside ? aside : "");
 	free(miss);
+	free(aside);
 	preflight_free(&pf);
 	free(run_dir);
 	*out = p;
@@ -285,6 +344,7 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 fail:
 	table_free(t);
 fail_nofree_table:
+	free(aside);
 	free_specs(drv);
 	free(ws);
 	free(run_dir);
@@ -354,7 +414,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 		pipeline_free(p);
 		return -1;
 	}
-	if (check_state_fits(&p->st, p->table, err) < 0) {
+	if (check_state_fits(&p->st, p->table, err) < 0 || check_letters(p->table, &o->commands, err) < 0) {
 		pipeline_free(p);
 		return -1;
 	}
@@ -365,6 +425,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 		pipeline_free(p);
 		return -1;
 	}
+	pl_reconcile_events(p);
 
 	if (o->online) {
 		struct preflight pf;
@@ -399,9 +460,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 		st->offline = false;
 		strv_free(st->missing);
 		st->missing = xcalloc(1, sizeof(char *));
-		pl_set(&st->final, NULL);
-		pl_set(&st->reason, NULL);
-		st->status = RUN_RUNNING;
+		pl_reopen(p);
 		st->next = (struct run_next){.set = true, .stage = first};
 		pl_save(p);
 		char l1[2] = {first, 0};
@@ -411,20 +470,7 @@ int pipeline_resume(struct pipeline **out, struct loop *l, const char *run_dir,
 	} else if (st->final) {
 		/* Nothing to do automatically; attach for inspection or manual work. */
 	} else {
-		struct attempt *run = NULL;
-		for (size_t i = 0; i < st->natt; i++)
-			if (st->att[i].state == ATTEMPT_RUNNING)
-				run = &st->att[i];
-		if (run) {
-			pl_kill_leftover(run);
-			pl_rerun(p, run);
-		} else if (!st->next.set && st->natt) {
-			/* Routing is recorded with the attempt's result; if neither a
-			 * next stage nor an end was saved, route the last result again. */
-			p->reroute = true;
-		}
-		pl_emit(p, "run_resumed", NULL, "resumed%s%s", run ? "; interrupted attempt " : "",
-			run ? run->dir : "");
+		pl_recover_attempt(p);
 	}
 	*out = p;
 	return 0;
@@ -486,6 +532,7 @@ void pipeline_free(struct pipeline *p)
 		transcript_close(p->tr);
 	if (p->errlog)
 		fclose(p->errlog);
+	sb_free(&p->errtail);
 	lines_free(&p->errlines);
 	sb_free(&p->vout);
 	run_unlock(p->lock_fd);
@@ -513,9 +560,8 @@ int pipeline_exit_code(const struct pipeline *p)
 	if (p->broken)
 		return TP_EXIT_ENV;
 	const char *f = p->st.final;
-	if (f && (strcmp(f, "PIPELINE_COMPLETE") == 0 || strcmp(f, "OFFLINE_COMPLETE") == 0))
-		return TP_EXIT_OK;
-	return TP_EXIT_FAILED;
+	bool offline_done = f && strcmp(f, "OFFLINE_COMPLETE") == 0;
+	return f && (p->st.outcome == OUTCOME_ACCEPTED || offline_done) ? TP_EXIT_OK : TP_EXIT_FAILED;
 }
 
 const struct run_state *pipeline_state(const struct pipeline *p)

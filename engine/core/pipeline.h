@@ -57,6 +57,9 @@ struct pipeline_opts {
 	struct stage_commands commands; /* override the run's own where set */
 	bool hold;              /* wait for pipeline_continue() before each spawn */
 	bool online;            /* resume: re-run the deferred stages with the toolchain */
+	bool ask;               /* a person answers (the screen): a missing owner tag waits */
+	bool fresh;             /* new runs: an existing run of the op is moved aside (OP.1,
+	                         * OP.2 ...), never deleted */
 	int64_t kill_grace_ms;  /* TERM -> KILL delay for stages (0: 2000) */
 	pipeline_checker checker; /* the "builtin" validators; NULL: not in this build */
 	const char *secret_vars; /* more variables whose values are secret (redact.h) */
@@ -104,7 +107,9 @@ void pipeline_free(struct pipeline *p);
 
 bool pipeline_busy(const struct pipeline *p);     /* a stage or validator is running, or a step is due */
 bool pipeline_finished(const struct pipeline *p); /* complete, offline complete, stopped or aborted */
-int pipeline_exit_code(const struct pipeline *p); /* 0 complete, 1 stop/abort */
+/* 0 for an accepted run or OFFLINE_COMPLETE, 1 for any other end (STOP, a
+ * PIPELINE_COMPLETE that is not accepted, aborted), 3 state not saved. */
+int pipeline_exit_code(const struct pipeline *p);
 const struct run_state *pipeline_state(const struct pipeline *p);
 const struct table *pipeline_table(const struct pipeline *p);
 /* The attempt running now, or NULL. */
@@ -120,5 +125,13 @@ int pipeline_override(struct pipeline *p, int seq, const char *verdict, const ch
 int pipeline_skip(struct pipeline *p, char stage, const char *reason, struct tp_err *err);
 int pipeline_respawn(struct pipeline *p, char stage, bool beyond_cap, struct tp_err *err);
 int pipeline_revalidate(struct pipeline *p, int seq, struct tp_err *err);
+/* The owner class of the latest attempt when its report tagged none (the
+ * table's missing_owner = stop): one of the verdict's classes, or "stop";
+ * with a reason, recorded like an override. The run may be waiting for it
+ * or have stopped on it. */
+int pipeline_set_owner(struct pipeline *p, int seq, const char *klass, const char *reason,
+		       struct tp_err *err);
+/* The attempt whose owner class the run waits for (or stopped on), or NULL. */
+const struct attempt *pipeline_owner_wanted(const struct pipeline *p);
 
 #endif

@@ -34,6 +34,7 @@ struct pipeline {
 	struct transcript *tr;
 	FILE *errlog;
 	struct lines errlines; /* stderr, cut into lines as transcripts are */
+	struct sbuf errtail;   /* its last lines, for when it fails */
 	char **secrets; /* secret NAME=VALUE entries hidden from transcripts and logs */
 	struct redact_stream errred; /* the stage's stderr, redacted as it comes */
 	long long transcript_max;    /* cap of a transcript's size (0: none) */
@@ -57,7 +58,9 @@ struct pipeline {
 	struct tp_err fail; /* why the run is broken */
 	bool events_ready; /* events.jsonl checked (events_repair) by this process */
 	int rerun_seq;  /* attempt interrupted by a crash, to run again */
+	int rejudge_seq; /* attempt whose judged reply is still to be validated and routed */
 	bool reroute;   /* resume found a result without its routing */
+	bool ask;       /* a person answers questions (pipeline_opts.ask) */
 };
 
 /* The files call downwards only: pipeline.c and pipeline_manual.c (what
@@ -80,6 +83,9 @@ int pl_outcome(struct pipeline *p, struct tp_err *err);
 /* Mend events.jsonl once before this process first appends to it (a run
  * that goes on); -1 with err when it cannot be mended or written. */
 int pl_events_ready(struct pipeline *p, struct tp_err *err);
+/* A finished run goes on (an override, a re-spawn, resume --online): no
+ * end state, contract or outcome until it ends again. */
+void pl_reopen(struct pipeline *p);
 /* The abort of a running attempt took effect: save it as interrupted. */
 void pl_aborted(struct pipeline *p);
 /* A stage's outputs are complete (before the transcript closes): a failed
@@ -89,11 +95,28 @@ void pl_stage_outputs_done(struct pipeline *p, struct attempt *a);
 /* The final output contract through the run's checker; -1 when none. */
 int pl_final_check(struct pipeline *p, struct check_outcome *o);
 
+/* pipeline_recover.c: what resume repairs */
+/* Append the events of transitions state.json has and events.jsonl lacks. */
+void pl_reconcile_events(struct pipeline *p);
+/* Take up the interrupted attempt: a judged reply is validated and routed
+ * (rejudge_seq), a running one killed and run again (rerun_seq), a result
+ * without its routing routed (reroute). Emits run_resumed. */
+void pl_recover_attempt(struct pipeline *p);
+/* Before an interrupted attempt runs again: what it left in its stage's
+ * artifact paths goes to its folder's partial/. */
+void pl_move_partial(struct pipeline *p, struct attempt *a);
+
 /* pipeline_route.c */
 /* Route a's result by the table and save it. Returns true when another
  * stage is due (the caller schedules it), false when the run ended. */
 bool pl_route(struct pipeline *p, struct attempt *a);
 void pl_finish(struct pipeline *p, const char *final, const char *reason);
+
+/* pipeline_owner.c */
+/* Owner class of a's verdict: from its report's tag; for an overruled
+ * success claim, from what failed the validator; a missing tag is the
+ * table's gate.missing_owner (kernel: guessed, stop: a->owner_unknown). */
+void pl_classify(struct pipeline *p, struct attempt *a);
 
 /* pipeline_stage.c */
 /* Take the next step on the loop (never inline). */
@@ -103,8 +126,6 @@ void pl_schedule(struct pipeline *p);
 void pl_rerun(struct pipeline *p, struct attempt *a);
 /* An attempt record for st.next (numbered, counted); clears st.next. */
 struct attempt *pl_new_attempt(struct pipeline *p);
-/* Owner class of a's verdict from its report; the table's default if absent. */
-void pl_classify(struct pipeline *p, struct attempt *a);
 /* Run the stage's own validator for `a` on the loop: after a stage (then
  * route), or by hand (record the result, route nothing). */
 void pl_validate(struct pipeline *p, struct attempt *a, bool manual);

@@ -18,15 +18,6 @@ static int busy_refusal(struct pipeline *p, const char *what, struct tp_err *err
 	return -1;
 }
 
-static void reopen(struct pipeline *p)
-{
-	pl_set(&p->st.final, NULL);
-	pl_set(&p->st.reason, NULL);
-	p->st.contract = VALIDATOR_NOT_RUN;
-	p->st.status = RUN_RUNNING;
-	p->st.next.set = false;
-}
-
 int pipeline_continue(struct pipeline *p, struct tp_err *err)
 {
 	if (busy_refusal(p, "continue", err) < 0)
@@ -37,14 +28,22 @@ int pipeline_continue(struct pipeline *p, struct tp_err *err)
 					       "stage to go on", st->final);
 		return -1;
 	}
-	if (!p->rerun_seq && !st->next.set) {
+	const struct attempt *w = pipeline_owner_wanted(p);
+	if (w) {
+		tp_err_set(err, TP_EXIT_USAGE, "%s waits for its owner class to be chosen first", w->dir);
+		return -1;
+	}
+	int pending = p->rerun_seq ? p->rerun_seq : p->rejudge_seq;
+	if (!pending && !p->reroute && !st->next.set) {
 		tp_err_set(err, TP_EXIT_USAGE, "nothing to continue: no stage is pending");
 		return -1;
 	}
 	p->go_once = true;
 	st->status = RUN_RUNNING;
 	pl_save(p);
-	char l[2] = {p->rerun_seq ? run_attempt_by_seq(st, p->rerun_seq)->stage : st->next.stage, 0};
+	const struct attempt *last = run_last_attempt(st);
+	char l[2] = {pending ? run_attempt_by_seq(st, pending)->stage
+		     : st->next.set ? st->next.stage : last ? last->stage : '?', 0};
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "stage", l);
 	pl_emit(p, "manual_continue", f, "continue by hand: %s next", l);
@@ -63,6 +62,12 @@ int pipeline_abort(struct pipeline *p, struct tp_err *err)
 			a->n, p->proc ? "" : "'s validator");
 		proc_kill(p->proc ? p->proc : p->vproc);
 		return pl_outcome(p, err);
+	}
+	if (p->st.final) {
+		/* an ended run keeps its end and its reason */
+		tp_err_set(err, TP_EXIT_USAGE, "the run has ended (%s): there is nothing to abort",
+			   p->st.final);
+		return -1;
 	}
 	if (p->step_timer) {
 		loop_cancel_timer(p->loop, p->step_timer);
@@ -105,6 +110,9 @@ int pipeline_override(struct pipeline *p, int seq, const char *verdict, const ch
 	}
 	char *from = a->verdict ? xstrdup(a->verdict) : xstrdup("(none)");
 	pl_set(&a->verdict, verdict);
+	a->overruled = false; /* a person chose this verdict */
+	if (p->rejudge_seq == a->seq)
+		p->rejudge_seq = 0; /* the saved reply is decided by hand instead */
 	char *note = xasprintf("verdict overridden by hand (%s -> %s): %s", from, verdict, reason);
 	pl_set(&a->note, note);
 	free(note);
@@ -113,7 +121,7 @@ int pipeline_override(struct pipeline *p, int seq, const char *verdict, const ch
 	cJSON_AddStringToObject(f, "from", from);
 	cJSON_AddStringToObject(f, "to", verdict);
 	cJSON_AddStringToObject(f, "reason", reason);
-	reopen(p);
+	pl_reopen(p);
 	pl_emit(p, "manual_override", f, "override by hand: %c%d %s -> %s (%s)", a->stage, a->n, from,
 		verdict, reason);
 	free(from);
@@ -179,12 +187,14 @@ int pipeline_respawn(struct pipeline *p, char stage, bool beyond_cap, struct tp_
 	}
 	int n = run_count(&p->st, stage);
 	if (n >= s->cap && !beyond_cap) {
-		tp_err_set(err, TP_EXIT_USAGE, "stage %c is at its cap (%d of %d); confirm to spawn beyond it",
-			   stage, n, s->cap);
+		tp_err_set(err, TP_EXIT_USAGE, "stage %c is at its cap (%d of %d): spawning it again goes "
+					       "beyond the cap, which must be asked for (step respawn %c "
+					       "--beyond-cap; on the screen, S asks)", stage, n, s->cap, stage);
 		return -1;
 	}
-	reopen(p);
+	pl_reopen(p);
 	p->rerun_seq = 0;
+	p->rejudge_seq = 0;
 	p->st.next = (struct run_next){.set = true, .stage = stage, .manual = true, .beyond_cap = n >= s->cap};
 	pl_save(p);
 	char l[2] = {stage, 0};
@@ -210,4 +220,63 @@ int pipeline_revalidate(struct pipeline *p, int seq, struct tp_err *err)
 	}
 	pl_validate(p, a, true);
 	return pl_outcome(p, err);
+}
+
+const struct attempt *pipeline_owner_wanted(const struct pipeline *p)
+{
+	const struct run_state *st = &p->st;
+	const struct attempt *a = st->natt ? &st->att[st->natt - 1] : NULL;
+	return a && a->owner_unknown && !p->proc && !p->vproc ? a : NULL;
+}
+
+int pipeline_set_owner(struct pipeline *p, int seq, const char *klass, const char *reason,
+		       struct tp_err *err)
+{
+	if (busy_refusal(p, "choose an owner", err) < 0)
+		return -1;
+	struct run_state *st = &p->st;
+	struct attempt *a = run_attempt_by_seq(st, seq);
+	if (!a || a != run_last_attempt(st) || !a->owner_unknown) {
+		tp_err_set(err, TP_EXIT_USAGE, "attempt %d does not wait for an owner class (only the latest "
+					       "attempt whose report tagged none does)", seq);
+		return -1;
+	}
+	const struct stage_def *s = table_stage(p->table, a->stage);
+	const struct owner_key *k = stage_owner_key(s, a->verdict);
+	bool known = klass && !strcmp(klass, "stop");
+	for (size_t i = 0; k && klass && k->classes[i]; i++)
+		known |= !strcmp(k->classes[i], klass);
+	if (!known) {
+		char *classes = k ? strv_join(k->classes, ", ") : xstrdup("");
+		tp_err_set(err, TP_EXIT_USAGE, "'%s' is not an owner of %c's %s: choose %s or stop",
+			   klass ? klass : "", a->stage, a->verdict, classes);
+		free(classes);
+		return -1;
+	}
+	if (!reason || !*reason) {
+		tp_err_set(err, TP_EXIT_USAGE, "choosing an owner needs a reason");
+		return -1;
+	}
+	char *note = xasprintf("owner chosen by hand: %s (%s)", klass, reason);
+	pl_set(&a->note, note);
+	free(note);
+	cJSON *f = pl_attempt_fields(a);
+	cJSON_AddStringToObject(f, "class", klass);
+	cJSON_AddStringToObject(f, "reason", reason);
+	pl_reopen(p);
+	p->started = true;
+	pl_emit(p, "manual_owner", f, "owner chosen by hand: %c%d %s -> %s (%s)", a->stage, a->n,
+		a->verdict, klass, reason);
+	a->owner_unknown = false;
+	if (!strcmp(klass, "stop")) {
+		pl_set(&a->action, "STOP");
+		char *why = xasprintf("stopped by hand for want of an owner: %s", reason);
+		pl_finish(p, "STOP", why);
+		free(why);
+		return 0;
+	}
+	pl_set(&a->klass, klass);
+	if (pl_route(p, a))
+		pl_schedule(p);
+	return 0;
 }

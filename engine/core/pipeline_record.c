@@ -131,6 +131,18 @@ void pl_save(struct pipeline *p)
 	tp_crashpoint();
 }
 
+void pl_reopen(struct pipeline *p)
+{
+	struct run_state *st = &p->st;
+	pl_set(&st->final, NULL);
+	pl_set(&st->reason, NULL);
+	st->contract = VALIDATOR_NOT_RUN;
+	st->outcome = OUTCOME_NONE;
+	pl_set(&st->outcome_reason, NULL);
+	st->status = RUN_RUNNING;
+	st->next.set = false;
+}
+
 void pl_aborted(struct pipeline *p)
 {
 	struct attempt *a = pl_cur(p);

@@ -1,11 +1,12 @@
 /* One attempt of a stage: the step that starts the next one, the spawn
  * through its driver, the streamed transcript, then the acceptance gate,
- * the orchestrator's own validator and the owner class, and routing
- * (pipeline_route.c) to decide what comes next. The loop's step timer is
+ * the orchestrator's own validator and the owner class (pipeline_owner.c),
+ * and routing (pipeline_route.c) to decide what comes next. The loop's step timer is
  * the only way back to the top of this cycle. */
 #include "engine/core/pipeline_int.h"
 
 #include <fcntl.h>
+#include <dirent.h>
 #include <glob.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -68,11 +69,32 @@ static void on_stdout(struct proc *pr, const char *data, size_t n, void *ud)
 	meter(p);
 }
 
+/* The last few lines a stage wrote on stderr: when it fails, the reason is
+ * usually there, and the event and the screen show it. */
+#define ERRTAIL_LINES 5
+#define ERRTAIL_BYTES 1000
+
+static void errtail_add(struct sbuf *t, const char *line, size_t n)
+{
+	sb_printf(t, "%.*s\n", (int)(n < ERRTAIL_BYTES ? n : ERRTAIL_BYTES), line);
+	size_t lines = 0;
+	for (size_t i = 0; i < t->len; i++)
+		lines += t->buf[i] == '\n';
+	while (lines > ERRTAIL_LINES || t->len > ERRTAIL_BYTES) {
+		char *nl = memchr(t->buf, '\n', t->len);
+		size_t cut = nl ? (size_t)(nl - t->buf) + 1 : t->len;
+		memmove(t->buf, t->buf + cut, t->len - cut + 1);
+		t->len -= cut;
+		lines--;
+	}
+}
+
 /* stderr.log is written line by line; its bytes were redacted before they
  * were cut into lines (p->errred). */
 static void err_line(const char *line, size_t n, void *ud)
 {
 	struct pipeline *p = ud;
+	errtail_add(&p->errtail, line, n);
 	fwrite(line, 1, n, p->errlog);
 	fputc('\n', p->errlog);
 	notify_line(p, line, n, true);
@@ -100,7 +122,7 @@ static void after_validator(struct pipeline *p, struct attempt *a, bool failed);
 static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_reply *r,
 		       const struct gate_result *g);
 
-static void judge(struct pipeline *p, struct attempt *a, char *text);
+static void judge(struct pipeline *p, struct attempt *a, char *text, const struct proc_status *st);
 
 static bool killed_from_outside(const struct proc_status *st)
 {
@@ -108,6 +130,13 @@ static bool killed_from_outside(const struct proc_status *st)
 	int s = st->end == PROC_SIGNALED ? st->signo
 		: st->end == PROC_EXITED && st->code > 128 ? st->code - 128 : 0;
 	return s == SIGTERM || s == SIGKILL || s == SIGINT || s == SIGHUP;
+}
+
+/* The last line of an agent's stderr tail (NULL for none). */
+static const char *last_line(const char *tail)
+{
+	const char *nl = tail ? strrchr(tail, '\n') : NULL;
+	return nl ? nl + 1 : tail;
 }
 
 void pl_rerun(struct pipeline *p, struct attempt *a)
@@ -146,10 +175,20 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 	struct proc *done = p->proc;
 	p->proc = NULL;
 
+	bool failed = st->end != PROC_EXITED || st->code != 0;
+	pl_set(&a->stderr_tail, NULL);
+	if (failed && p->errtail.len) {
+		p->errtail.buf[--p->errtail.len] = '\0'; /* the last newline */
+		pl_set(&a->stderr_tail, p->errtail.buf);
+	}
 	cJSON *f = pl_attempt_fields(a);
 	cJSON_AddStringToObject(f, "exit", a->exit);
 	cJSON_AddNumberToObject(f, "elapsed_ms", (double)st->elapsed_ms);
-	pl_emit(p, "stage_ended", f, "%c%d ended: %s", a->stage, a->n, a->exit);
+	if (a->stderr_tail)
+		cJSON_AddStringToObject(f, "stderr", a->stderr_tail);
+	const char *last = last_line(a->stderr_tail);
+	pl_emit(p, "stage_ended", f, "%c%d ended: %s%s%s", a->stage, a->n, a->exit, last ? "; stderr: " : "",
+		last ? last : "");
 	proc_free(done);
 
 	if (p->aborting) {
@@ -171,10 +210,10 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 		pl_schedule(p);
 		return;
 	}
-	judge(p, a, text);
+	judge(p, a, text, st);
 }
 
-static void judge(struct pipeline *p, struct attempt *a, char *text)
+static void judge(struct pipeline *p, struct attempt *a, char *text, const struct proc_status *st)
 {
 	const struct stage_def *s = table_stage(p->table, a->stage);
 	char **vocab = xcalloc(strv_len(s->verdicts) + 2, sizeof(char *));
@@ -186,6 +225,21 @@ static void judge(struct pipeline *p, struct attempt *a, char *text)
 	struct verdict_reply r;
 	verdict_parse(text, strlen(text), vocab, &r);
 	free(vocab);
+	if (!r.verdict && st->end == PROC_EXITED && (st->code == 126 || st->code == 127)) {
+		/* The shell could not run the command: a repair retry would only
+		 * fail the same way. */
+		verdict_reply_free(&r);
+		free(text);
+		const char *last = last_line(a->stderr_tail);
+		char *why = xasprintf("%c%d's driver command could not start (exit %d: %s)%s%s", a->stage,
+				      a->n, st->code, st->code == 127 ? "command not found" : "not executable",
+				      last ? ": " : "", last ? last : "");
+		a->state = ATTEMPT_DONE;
+		pl_set(&a->action, "STOP");
+		pl_finish(p, "STOP", why);
+		free(why);
+		return;
+	}
 	struct gate_result g;
 	verdict_gate(p->table, s, &r, text, p->st.offline, &g);
 	free(text);
@@ -309,7 +363,11 @@ static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_rep
 				a->stage, a->n, a->verdict);
 		}
 	}
+	/* From here a resume validates and routes this reply; it never runs
+	 * the agent again. */
+	a->state = ATTEMPT_JUDGED;
 	pl_save(p);
+	tp_crashpoint_at("judged");
 	pl_validate(p, a, false);
 }
 
@@ -344,6 +402,25 @@ static void on_vexit(struct proc *pr, const struct proc_status *st, void *ud)
 	int code = st->end == PROC_EXITED ? st->code : 1;
 	validator_done(p, run_attempt_by_seq(&p->st, p->vseq), code, out, NULL, NULL, p->vmanual);
 	free(out);
+}
+
+/* What the toolchain still owes when `a` is checked. Offline, a step that an
+ * earlier stage deferred is still missing (B cannot have the reference IR A
+ * deferred), so the deferred steps of the whole offline run add up. */
+static char **owed_steps(struct pipeline *p, const struct attempt *a)
+{
+	struct sbuf sb = SBUF_INIT;
+	for (size_t i = 0; p->st.offline && i < p->st.natt; i++) {
+		const struct attempt *o = &p->st.att[i];
+		if (o != a && o->verdict && strcmp(o->verdict, "DEFERRED") == 0)
+			for (size_t k = 0; o->deferred && o->deferred[k]; k++)
+				sb_printf(&sb, "%s,", o->deferred[k]);
+	}
+	for (size_t k = 0; a->deferred && a->deferred[k]; k++)
+		sb_printf(&sb, "%s,", a->deferred[k]);
+	char **v = str_split(sb_str(&sb), ',', false, NULL);
+	sb_free(&sb);
+	return v;
 }
 
 static char **stage_env(struct pipeline *p, const struct attempt *a)
@@ -384,30 +461,19 @@ static char **stage_env(struct pipeline *p, const struct attempt *a)
 		char *miss = strv_join(p->st.missing, ",");
 		env_set(&env, "TILEPORT_MISSING", miss);
 		free(miss);
+		/* what earlier stages deferred: `tileport validate` in the stage
+		 * reports it deferred, as the orchestrator's own check does */
+		char **owed = owed_steps(p, a);
+		char *list = strv_join(owed, ",");
+		env_set(&env, "TILEPORT_DEFERRED", list);
+		free(list);
+		strv_free(owed);
 	} else {
 		env_unset(&env, "TILEPORT_OFFLINE");
 		env_unset(&env, "TILEPORT_MISSING");
+		env_unset(&env, "TILEPORT_DEFERRED");
 	}
 	return env;
-}
-
-/* What the toolchain still owes when `a` is checked. Offline, a step that an
- * earlier stage deferred is still missing (B cannot have the reference IR A
- * deferred), so the deferred steps of the whole offline run add up. */
-static char **owed_steps(struct pipeline *p, const struct attempt *a)
-{
-	struct sbuf sb = SBUF_INIT;
-	for (size_t i = 0; p->st.offline && i < p->st.natt; i++) {
-		const struct attempt *o = &p->st.att[i];
-		if (o != a && o->verdict && strcmp(o->verdict, "DEFERRED") == 0)
-			for (size_t k = 0; o->deferred && o->deferred[k]; k++)
-				sb_printf(&sb, "%s,", o->deferred[k]);
-	}
-	for (size_t k = 0; a->deferred && a->deferred[k]; k++)
-		sb_printf(&sb, "%s,", a->deferred[k]);
-	char **v = str_split(sb_str(&sb), ',', false, NULL);
-	sb_free(&sb);
-	return v;
 }
 
 void pl_validate(struct pipeline *p, struct attempt *a, bool manual)
@@ -507,20 +573,23 @@ static void validator_done(struct pipeline *p, struct attempt *a, int code, cons
 {
 	char *out = redact_secrets(out_raw, p->secrets);
 	const struct stage_def *s = table_stage(p->table, a->stage);
+	enum validator_result res = code == 0 ? VALIDATOR_PASS : code == 3 ? VALIDATOR_DEFERRED
+				  : code == -1 ? VALIDATOR_UNAVAILABLE : code == -2 ? VALIDATOR_NONE
+				  : VALIDATOR_FAIL;
 	char *dir = run_attempt_dir(&p->st, a);
 	char *vpath = path_join(dir, "validator.txt");
 	char ts[32];
 	iso8601_utc(wall_ms(), ts);
-	char *head = xasprintf("# %s validator for %c%d, exit %d\n", ts, a->stage, a->n, code);
+	/* -1 and -2 are no exit status: the file says what they mean */
+	char *head = code >= 0 ? xasprintf("# %s validator for %c%d, exit %d\n", ts, a->stage, a->n, code)
+				 : xasprintf("# %s validator for %c%d: %s\n", ts, a->stage, a->n,
+					     validator_result_name(res));
 	append_file(vpath, head, strlen(head), NULL);
 	append_file(vpath, out, strlen(out), NULL);
 	free(head);
 	free(vpath);
 	free(dir);
 
-	enum validator_result res = code == 0 ? VALIDATOR_PASS : code == 3 ? VALIDATOR_DEFERRED
-				  : code == -1 ? VALIDATOR_UNAVAILABLE : code == -2 ? VALIDATOR_NONE
-				  : VALIDATOR_FAIL;
 	char *mismatch = code >= 0 ? verdict_file_mismatch(p, s, a->verdict) : NULL;
 	if (mismatch)
 		res = VALIDATOR_FAIL;
@@ -557,36 +626,6 @@ static void validator_done(struct pipeline *p, struct attempt *a, int code, cons
 		after_validator(p, a, res == VALIDATOR_FAIL);
 }
 
-void pl_classify(struct pipeline *p, struct attempt *a)
-{
-	const struct stage_def *s = table_stage(p->table, a->stage);
-	const struct owner_key *k = stage_owner_key(s, a->verdict);
-	pl_set(&a->klass, NULL);
-	a->class_defaulted = false;
-	if (!k)
-		return;
-	char *path = path_join(p->st.run_dir, s->owner_file);
-	char *tag = owner_tag_read(path, k->key);
-	bool valid = false;
-	for (size_t i = 0; tag && k->classes[i]; i++)
-		valid |= strcmp(tag, k->classes[i]) == 0;
-	if (valid) {
-		pl_set(&a->klass, tag);
-	} else {
-		pl_set(&a->klass, s->owner_missing);
-		a->class_defaulted = true;
-		cJSON *f = pl_attempt_fields(a);
-		cJSON_AddStringToObject(f, "key", k->key);
-		cJSON_AddStringToObject(f, "file", s->owner_file);
-		if (tag)
-			cJSON_AddStringToObject(f, "found", tag);
-		pl_emit(p, "owner_default", f, "%c%d: no valid '%s:' in %s%s%s; %s route", a->stage, a->n,
-			k->key, s->owner_file, tag ? " (found " : "", tag ? tag : "", s->owner_missing);
-	}
-	free(tag);
-	free(path);
-}
-
 static void after_validator(struct pipeline *p, struct attempt *a, bool failed)
 {
 	const struct stage_def *s = table_stage(p->table, a->stage);
@@ -602,9 +641,10 @@ static void after_validator(struct pipeline *p, struct attempt *a, bool failed)
 		attempt_add_soft(a, "SOFT_VALIDATOR_FAILED");
 		pl_set(&a->note, why);
 		pl_set(&a->verdict, fallback_verdict(s));
+		a->overruled = true;
 		pl_emit(p, "soft_marker", pl_attempt_fields(a),
-			"%c%d: SOFT_VALIDATOR_FAILED; the validator overrules the claim: routing on %s",
-			a->stage, a->n, a->verdict);
+			"%c%d: SOFT_VALIDATOR_FAILED; the validator overrules the claimed %s: routing on %s, "
+			"which the agent did not return", a->stage, a->n, a->claimed, a->verdict);
 		free(why);
 	}
 	pl_classify(p, a);
@@ -638,12 +678,30 @@ static int spawn_failed(struct pipeline *p, struct attempt *a, const char *why)
 	return -1;
 }
 
+/* An attempt's folder is emptied before it runs, except what an earlier,
+ * interrupted run of it left (partial/, partial-2/...). */
+static void clear_attempt_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || str_starts(e->d_name, "partial"))
+			continue;
+		char *path = path_join(dir, e->d_name);
+		if (unlink(path) < 0)
+			remove_tree(path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+}
+
 static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reason,
 		 const char *validator_notes)
 {
 	const struct stage_def *s = table_stage(p->table, a->stage);
 	char *dir = run_attempt_dir(&p->st, a);
-	remove_tree(dir);
+	clear_attempt_dir(dir);
 	struct tp_err err;
 	tp_err_clear(&err);
 	struct prompt_ctx pc = {p->st.op, p->st.workspace, p->st.out_root, p->st.run_dir, p->skill_dir,
@@ -688,6 +746,7 @@ static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reaso
 	p->errlog = efd >= 0 ? fdopen(efd, "w") : NULL;
 	redact_stream_free(&p->errred);
 	p->errred = (struct redact_stream){.secrets = p->secrets};
+	sb_reset(&p->errtail);
 	free(tpath);
 	free(epath);
 	char **argv = driver_argv(&d, a->stage, p->st.run_dir);
@@ -697,7 +756,7 @@ static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reaso
 		.argv = argv, .env = env, .cwd = p->st.workspace,
 		.timeout_ms = (int64_t)s->timeout_s * 1000,
 		.idle_timeout_ms = (int64_t)s->idle_timeout_s * 1000,
-		.kill_grace_ms = p->grace_ms, .command_log = log,
+		.kill_grace_ms = p->grace_ms, .command_log = log, .held = true,
 		.on_stdout = on_stdout, .on_stderr = on_stderr, .on_exit = on_exit_cb, .ud = p,
 	};
 	p->cur_seq = a->seq;
@@ -718,10 +777,21 @@ static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reaso
 		p->errlog = NULL;
 		return spawn_failed(p, a, err.msg[0] ? err.msg : "cannot write the attempt's files");
 	}
+	/* The child waits until its pid is saved: a kill before that leaves no
+	 * agent running that a resume could not find and stop. */
 	a->pid = (long)proc_pid(p->proc);
 	a->pid_start = proc_start_time(a->pid);
-	tp_crashpoint();
+	tp_crashpoint_at("spawned");
 	pl_save(p);
+	if (proc_release(p->proc, &err) < 0) {
+		proc_free(p->proc);
+		p->proc = NULL;
+		transcript_close(p->tr);
+		fclose(p->errlog);
+		p->tr = NULL;
+		p->errlog = NULL;
+		return spawn_failed(p, a, err.msg);
+	}
 	cJSON *f = pl_attempt_fields(a);
 	cJSON_AddStringToObject(f, "driver", spec);
 	cJSON_AddNumberToObject(f, "pid", (double)a->pid);
@@ -771,6 +841,16 @@ static void step(struct loop *l, void *ud)
 			pl_schedule(p);
 		return;
 	}
+	if (p->rejudge_seq) {
+		struct attempt *a = run_attempt_by_seq(st, p->rejudge_seq);
+		p->rejudge_seq = 0;
+		st->status = RUN_RUNNING;
+		pl_emit(p, "verdict_recovered", pl_attempt_fields(a),
+			"%c%d's reply (%s) was judged before the interruption: validating and routing it, "
+			"not running it again", a->stage, a->n, a->verdict ? a->verdict : "no verdict");
+		pl_validate(p, a, false);
+		return;
+	}
 	if (p->rerun_seq) {
 		struct attempt *a = run_attempt_by_seq(st, p->rerun_seq);
 		if (st->hold && !p->go_once) {
@@ -788,6 +868,7 @@ static void step(struct loop *l, void *ud)
 		for (size_t i = 0; a->repair && i < st->natt; i++)
 			if (st->att[i].seq < a->seq && st->att[i].stage == a->stage && st->att[i].note)
 				why = st->att[i].note;
+		pl_move_partial(p, a);
 		spawn(p, a, why, NULL);
 		return;
 	}

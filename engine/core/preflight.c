@@ -8,6 +8,27 @@
 #include "engine/core/proc.h"
 #include "engine/core/util.h"
 
+/* Where each item comes from: what a person needs to go and get. */
+static const struct {
+	const char *name, *from;
+} origins[] = {
+	{"TILEGYM_PATH", "a TileGym checkout, given with --workspace DIR or TILEGYM_PATH, or the current "
+			 "directory"},
+	{"TILEIRAS_BIN", "tileiras, the Tile IR compiler of the CUDA Toolkit (13.1 or newer); the "
+			 "one cuTile Python uses"},
+	{"CUDA_TILE_OPT_BIN", "cuda-tile-opt of the CUDA Tile IR tools, with cuda-tile-translate in "
+			      "the same folder"},
+	{"TRITON_TILEIR_PYTHONPATH", "a Triton build with the Tile IR backend, for the Triton-TileIR "
+				     "baselines"},
+	{"CUDA_TOOLKIT_PATH", "the CUDA Toolkit (13.2 or newer) whose headers cutile-rs builds "
+			      "against, such as /usr/local/cuda"},
+	{"CUTILE_KERNEL_OUT_ROOT", "where run directories go, given with --out DIR, "
+				   "CUTILE_KERNEL_OUT_ROOT or out_root in the config"},
+	{"cargo", "Rust (1.89 or newer, stable) from rustup.rs"},
+	{"python", "Python 3 with PyTorch, cuda-tile and the TileGym package"},
+	{"GPU", "an NVIDIA GPU and its driver, which nvidia-smi -L lists"},
+};
+
 static struct preflight_item *add(struct preflight *pf, const char *name, const char *needs,
 				  bool toolchain)
 {
@@ -16,6 +37,9 @@ static struct preflight_item *add(struct preflight *pf, const char *name, const 
 	it->name = name;
 	it->needs = needs;
 	it->toolchain = toolchain;
+	for (size_t i = 0; i < TP_ARRAY_LEN(origins); i++)
+		if (!strcmp(origins[i].name, name))
+			it->from = origins[i].from;
 	return it;
 }
 
@@ -53,7 +77,7 @@ static void check_program(struct preflight *pf, const char *name, const char *co
  * nvidia-smi is not the right probe). */
 static void check_gpu(struct preflight *pf)
 {
-	struct preflight_item *it = add(pf, "GPU", "an NVIDIA GPU (nvidia-smi -L)", true);
+	struct preflight_item *it = add(pf, "GPU", "a GPU", true);
 	const char *force = getenv("TILEPORT_GPU");
 	if (force && *force) {
 		if (strcmp(force, "0") == 0)
@@ -81,9 +105,9 @@ static void check_gpu(struct preflight *pf)
 void preflight_run(struct preflight *pf, const char *workspace, const char *out_root)
 {
 	memset(pf, 0, sizeof(*pf));
-	struct preflight_item *ws = add(pf, "TILEGYM_PATH", "a directory (the TileGym workspace)", false);
+	struct preflight_item *ws = add(pf, "TILEGYM_PATH", "a directory", false);
 	if (!workspace || !*workspace)
-		ws->problem = xstrdup("not set (use --workspace or TILEGYM_PATH)");
+		ws->problem = xstrdup("not set");
 	else if (!path_is_dir(workspace))
 		ws->problem = xasprintf("%s is not a directory", workspace);
 	if (workspace)
@@ -155,7 +179,8 @@ void preflight_print(const struct preflight *pf, FILE *out)
 	for (int i = 0; i < pf->n; i++) {
 		const struct preflight_item *it = &pf->items[i];
 		if (it->problem)
-			fprintf(out, "missing  %-24s %s (needs %s)\n", it->name, it->problem, it->needs);
+			fprintf(out, "missing  %-24s %s; needs %s%s%s\n", it->name, it->problem, it->needs,
+				it->from ? ": " : "", it->from ? it->from : "");
 		else
 			fprintf(out, "ok       %-24s %s\n", it->name, it->value ? it->value : "");
 	}
@@ -187,6 +212,8 @@ char *preflight_json(const struct preflight *pf)
 		cJSON_AddBoolToObject(j, "ok", it->problem == NULL);
 		cJSON_AddBoolToObject(j, "toolchain", it->toolchain);
 		cJSON_AddStringToObject(j, "needs", it->needs);
+		if (it->from)
+			cJSON_AddStringToObject(j, "from", it->from);
 		if (it->value)
 			cJSON_AddStringToObject(j, "value", it->value);
 		if (it->problem)

@@ -10,6 +10,7 @@
 struct preflight_item {
 	const char *name;   /* TILEIRAS_BIN, cargo, GPU, ... */
 	const char *needs;  /* "an executable file", ... */
+	const char *from;   /* where it comes from and how to give it, for a missing item */
 	char *value;        /* what was found (path, version line), or NULL */
 	char *problem;      /* why it is missing, or NULL when ok */
 	bool toolchain;     /* missing means offline rather than impossible */

@@ -30,6 +30,8 @@ struct proc {
 	struct loop *loop;
 	pid_t pid;
 	int out_fd, err_fd, pid_fd;
+	int go_fd, exec_fd; /* a held child: its release pipe, its exec-error pipe */
+	char *prog;         /* for the message when a held child cannot exec */
 	bool leader_exited, out_eof, err_eof, done;
 	int wstatus;
 	enum proc_end kill_reason;
@@ -410,6 +412,23 @@ static void on_idle(struct loop *l, void *ud)
 	terminate(p, PROC_IDLE_TIMEOUT);
 }
 
+/* Whether the child got to exec: its exec-error pipe closes on exec, or
+ * brings the errno of the failure. */
+static int exec_result(struct proc *p, struct tp_err *err)
+{
+	int child_errno = 0;
+	ssize_t r;
+	do
+		r = read(p->exec_fd, &child_errno, sizeof(child_errno));
+	while (r < 0 && errno == EINTR);
+	close(p->exec_fd);
+	p->exec_fd = -1;
+	if (r != (ssize_t)sizeof(child_errno))
+		return 0;
+	tp_err_set(err, TP_EXIT_ENV, "%s: cannot run: %s", p->prog, strerror(child_errno));
+	return -1;
+}
+
 static void close_fds(const int *fds, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -440,7 +459,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		return NULL;
 	}
 	/* Output to a file needs no reader: the child may outlive us. */
-	int out[2] = {-1, -1}, errp[2] = {-1, -1}, ep[2] = {-1, -1};
+	int out[2] = {-1, -1}, errp[2] = {-1, -1}, ep[2] = {-1, -1}, go[2] = {-1, -1};
 	int file_fd = -1;
 	if (o->output_path) {
 		file_fd = open(o->output_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -454,7 +473,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		out[1] = errp[1] = file_fd;
 	}
 	if ((!o->output_path && (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)) ||
-	    pipe2(ep, O_CLOEXEC) < 0) {
+	    pipe2(ep, O_CLOEXEC) < 0 || (o->held && pipe2(go, O_CLOEXEC) < 0)) {
 		tp_err_set(err, TP_EXIT_ENV, "pipe: %s", strerror(errno));
 		close(in_fd);
 		if (file_fd >= 0)
@@ -476,7 +495,8 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		if (rules >= 0)
 			close(rules);
 		close(in_fd);
-		close_fds((int[]){out[0], out[1], errp[0], file_fd >= 0 ? -1 : errp[1], ep[0], ep[1]}, 6);
+		close_fds((int[]){out[0], out[1], errp[0], file_fd >= 0 ? -1 : errp[1], ep[0], ep[1], go[0], go[1]},
+			  8);
 		free(prog);
 		return NULL;
 	}
@@ -499,6 +519,18 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 			child_fail(ep[1], errno);
 		if (o->cwd && chdir(o->cwd) < 0)
 			child_fail(ep[1], errno);
+		if (o->held) {
+			/* A byte: go. End of file: whoever held us died before letting
+			 * us run; nothing of the stage may happen then. */
+			close(go[1]);
+			char c;
+			ssize_t g;
+			do
+				g = read(go[0], &c, 1);
+			while (g < 0 && errno == EINTR);
+			if (g != 1)
+				_exit(0);
+		}
 		if (rules >= 0 && sandbox_enter(rules) < 0)
 			child_fail(ep[1], errno);
 		execve(prog, o->argv, o->env);
@@ -508,22 +540,20 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 	if (rules >= 0)
 		close(rules);
 	close_fds((int[]){out[1], file_fd >= 0 ? -1 : errp[1], ep[1]}, 3);
-	int child_errno = 0;
-	ssize_t r;
-	do
-		r = read(ep[0], &child_errno, sizeof(child_errno));
-	while (r < 0 && errno == EINTR);
-	close(ep[0]);
-	if (r == (ssize_t)sizeof(child_errno)) {
+	struct proc *p = xcalloc(1, sizeof(*p));
+	p->go_fd = -1;
+	p->exec_fd = ep[0];
+	p->prog = prog;
+	if (o->held) {
+		close(go[0]);
+		p->go_fd = go[1];
+	} else if (exec_result(p, err) < 0) {
 		waitpid(pid, NULL, 0);
 		close_fds((int[]){out[0], errp[0]}, 2);
-		tp_err_set(err, TP_EXIT_ENV, "%s: cannot run: %s", prog, strerror(child_errno));
-		free(prog);
+		free(p->prog);
+		free(p);
 		return NULL;
 	}
-	free(prog);
-
-	struct proc *p = xcalloc(1, sizeof(*p));
 	p->loop = l;
 	p->pid = pid;
 	p->out_fd = out[0];
@@ -562,6 +592,19 @@ pid_t proc_pid(const struct proc *p)
 	return p->pid;
 }
 
+int proc_release(struct proc *p, struct tp_err *err)
+{
+	if (p->go_fd < 0)
+		return 0;
+	ssize_t w;
+	do
+		w = write(p->go_fd, "g", 1);
+	while (w < 0 && errno == EINTR);
+	close(p->go_fd);
+	p->go_fd = -1;
+	return exec_result(p, err);
+}
+
 void proc_kill(struct proc *p)
 {
 	if (p && !p->done)
@@ -580,6 +623,11 @@ void proc_free(struct proc *p)
 	}
 	untrack(p);
 	p->on_exit = NULL;
+	if (p->go_fd >= 0)
+		close(p->go_fd);
+	if (p->exec_fd >= 0)
+		close(p->exec_fd);
+	free(p->prog);
 	close_pipe(p, &p->out_fd, &p->out_eof);
 	close_pipe(p, &p->err_fd, &p->err_eof);
 	if (p->pid_fd >= 0) {

@@ -60,6 +60,9 @@ struct proc_opts {
 	                          * that cannot be enforced */
 	const char *output_path; /* stdout and stderr appended to this file, not piped
 	                          * (no output callbacks, no idle timeout) */
+	bool held;               /* the child waits before exec until proc_release: the
+	                          * caller can record its pid first; if the caller dies
+	                          * meanwhile, the child exits without running */
 	proc_output_cb on_stdout, on_stderr;
 	proc_exit_cb on_exit;    /* called once, after both pipes hit EOF */
 	void *ud;
@@ -67,6 +70,9 @@ struct proc_opts {
 
 struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err *err);
 pid_t proc_pid(const struct proc *p);
+/* Let a held child exec. -1 (err set: the program could not run) when exec
+ * failed; the caller frees the process then. */
+int proc_release(struct proc *p, struct tp_err *err);
 /* TERM the whole group now, KILL it after the grace period. */
 void proc_kill(struct proc *p);
 /* Free a finished process (or kill and reap a running one first). */

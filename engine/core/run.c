@@ -64,6 +64,19 @@ static const char *const validator_names[] = {
 	[VALIDATOR_NONE] = "none",       [VALIDATOR_UNAVAILABLE] = "unavailable",
 };
 
+static const char *const outcome_names[] = {
+	[OUTCOME_NONE] = "none",
+	[OUTCOME_ACCEPTED] = "accepted",
+	[OUTCOME_NOT_ACCEPTED] = "not_accepted",
+	[OUTCOME_PENDING] = "pending",
+};
+static const char *const outcome_words[] = {
+	[OUTCOME_NONE] = "-",
+	[OUTCOME_ACCEPTED] = "accepted",
+	[OUTCOME_NOT_ACCEPTED] = "not accepted",
+	[OUTCOME_PENDING] = "pending",
+};
+
 static int name_index(const char *const *names, size_t n, const char *name)
 {
 	for (size_t i = 0; name && i < n; i++)
@@ -102,11 +115,27 @@ int validator_result_parse(const char *name)
 	return name_index(validator_names, TP_ARRAY_LEN(validator_names), name);
 }
 
+const char *run_outcome_name(enum run_outcome o)
+{
+	return (size_t)o < TP_ARRAY_LEN(outcome_names) ? outcome_names[o] : "?";
+}
+
+int run_outcome_parse(const char *name)
+{
+	return name_index(outcome_names, TP_ARRAY_LEN(outcome_names), name);
+}
+
+const char *run_outcome_words(enum run_outcome o)
+{
+	return (size_t)o < TP_ARRAY_LEN(outcome_words) ? outcome_words[o] : "?";
+}
+
 static void attempt_free(struct attempt *a)
 {
 	free(a->dir);
 	free(a->driver);
 	free(a->exit);
+	free(a->stderr_tail);
 	free(a->claimed);
 	free(a->verdict);
 	free(a->klass);
@@ -115,6 +144,7 @@ static void attempt_free(struct attempt *a)
 	strv_free(a->deferred);
 	free(a->action);
 	free(a->note);
+	free(a->partial);
 }
 
 void run_state_free(struct run_state *st)
@@ -127,6 +157,7 @@ void run_state_free(struct run_state *st)
 	free(st->table);
 	free(st->final);
 	free(st->reason);
+	free(st->outcome_reason);
 	strv_free(st->missing);
 	for (size_t i = 0; i < st->natt; i++)
 		attempt_free(&st->att[i]);
@@ -177,6 +208,17 @@ int run_count(const struct run_state *st, char stage)
 	return n;
 }
 
+bool run_deferred_owed(const struct run_state *st, size_t i)
+{
+	const struct attempt *a = &st->att[i];
+	if (!a->verdict || strcmp(a->verdict, "DEFERRED") != 0)
+		return false;
+	for (size_t k = i + 1; k < st->natt; k++)
+		if (st->att[k].stage == a->stage && !st->att[k].offline)
+			return false;
+	return true;
+}
+
 void attempt_add_soft(struct attempt *a, const char *marker)
 {
 	for (size_t i = 0; a->soft && a->soft[i]; i++)
@@ -198,7 +240,8 @@ static void put_letter(cJSON *o, const char *k, char c)
 
 const char *attempt_state_name(enum attempt_state s)
 {
-	return s == ATTEMPT_RUNNING ? "running" : s == ATTEMPT_DONE ? "done" : "skipped";
+	return s == ATTEMPT_RUNNING ? "running" : s == ATTEMPT_JUDGED ? "judged"
+	       : s == ATTEMPT_DONE ? "done" : "skipped";
 }
 
 static cJSON *attempt_to_json(const struct attempt *a)
@@ -221,11 +264,16 @@ static cJSON *attempt_to_json(const struct attempt *a)
 		cJSON_AddNumberToObject(o, "pid_start", (double)a->pid_start);
 	}
 	json_put_str(o, "exit", a->exit);
+	json_put_str(o, "stderr_tail", a->stderr_tail);
 	json_put_str(o, "claimed", a->claimed);
 	json_put_str(o, "verdict", a->verdict);
 	json_put_str(o, "class", a->klass);
 	if (a->class_defaulted)
 		cJSON_AddBoolToObject(o, "class_defaulted", true);
+	if (a->overruled)
+		cJSON_AddBoolToObject(o, "overruled", true);
+	if (a->owner_unknown)
+		cJSON_AddBoolToObject(o, "owner_unknown", true);
 	if (a->gate != GATE_NONE)
 		cJSON_AddStringToObject(o, "gate", gate_outcome_name(a->gate));
 	json_put_str(o, "gate_reason", a->gate_reason);
@@ -242,6 +290,10 @@ static cJSON *attempt_to_json(const struct attempt *a)
 	}
 	json_put_str(o, "action", a->action);
 	json_put_str(o, "note", a->note);
+	if (a->partial) {
+		cJSON_AddStringToObject(o, "partial", a->partial);
+		cJSON_AddNumberToObject(o, "partial_files", a->npartial);
+	}
 	return o;
 }
 
@@ -287,6 +339,10 @@ cJSON *run_state_to_json(const struct run_state *st)
 		cJSON_AddItemToArray(att, attempt_to_json(&st->att[i]));
 	if (st->status == RUN_COMPLETE)
 		cJSON_AddStringToObject(o, "contract", validator_result_name(st->contract));
+	if (st->outcome != OUTCOME_NONE) {
+		cJSON_AddStringToObject(o, "outcome", run_outcome_name(st->outcome));
+		json_put_str(o, "outcome_reason", st->outcome_reason);
+	}
 	return o;
 }
 
@@ -375,6 +431,7 @@ static int get_word(const cJSON *o, const char *k, int (*parse)(const char *), i
 static int attempt_state_parse(const char *name)
 {
 	return !strcmp(name, "running") ? ATTEMPT_RUNNING
+	       : !strcmp(name, "judged")  ? ATTEMPT_JUDGED
 	       : !strcmp(name, "done")	  ? ATTEMPT_DONE
 	       : !strcmp(name, "skipped") ? ATTEMPT_SKIPPED
 					  : -1;
@@ -400,10 +457,13 @@ static int load_attempt(struct attempt *a, const cJSON *o, const char **bad)
 	a->pid = (long)get_ll(o, "pid");
 	a->pid_start = get_ll(o, "pid_start");
 	a->exit = json_get_str(o, "exit");
+	a->stderr_tail = json_get_str(o, "stderr_tail");
 	a->claimed = json_get_str(o, "claimed");
 	a->verdict = json_get_str(o, "verdict");
 	a->klass = json_get_str(o, "class");
 	a->class_defaulted = get_bool(o, "class_defaulted");
+	a->overruled = get_bool(o, "overruled");
+	a->owner_unknown = get_bool(o, "owner_unknown");
 	a->gate = get_word(o, "gate", gate_outcome_parse, GATE_NONE, bad);
 	a->gate_reason = json_get_str(o, "gate_reason");
 	a->validator = get_word(o, "validator", validator_result_parse, VALIDATOR_NOT_RUN, bad);
@@ -416,6 +476,8 @@ static int load_attempt(struct attempt *a, const cJSON *o, const char **bad)
 	a->route_line = get_int(o, "route_line");
 	a->action = json_get_str(o, "action");
 	a->note = json_get_str(o, "note");
+	a->partial = json_get_str(o, "partial");
+	a->npartial = get_int(o, "partial_files");
 	return a->stage && a->seq > 0 && a->dir ? 0 : -1;
 }
 
@@ -489,6 +551,8 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 		if (load_attempt(run_add_attempt(st), it, &bad) < 0 && !incomplete)
 			incomplete = st->natt;
 	st->contract = get_word(o, "contract", validator_result_parse, VALIDATOR_NOT_RUN, &bad);
+	st->outcome = get_word(o, "outcome", run_outcome_parse, OUTCOME_NONE, &bad);
+	st->outcome_reason = json_get_str(o, "outcome_reason");
 	cJSON_Delete(o);
 	int rc = 0;
 	if (!st->op || !has_status) {
@@ -558,6 +622,8 @@ int runs_list(const char *out_root, struct run_summary **out, size_t *n, struct 
 		s->final = st.final ? xstrdup(st.final) : NULL;
 		s->stage = st.natt ? st.att[st.natt - 1].stage : 0;
 		s->running = run_locked(dir);
+		s->outcome = st.outcome;
+		s->outcome_reason = st.outcome_reason ? xstrdup(st.outcome_reason) : NULL;
 		s->updated = st.updated;
 		s->attempts = (int)st.natt;
 		run_state_free(&st);
@@ -587,6 +653,7 @@ void runs_free(struct run_summary *v, size_t n)
 		free(v[i].run_dir);
 		free(v[i].final);
 		free(v[i].error);
+		free(v[i].outcome_reason);
 	}
 	free(v);
 }

@@ -61,8 +61,23 @@ enum validator_result {
 const char *validator_result_name(enum validator_result r);
 int validator_result_parse(const char *name);
 
+/* Whether a finished run converted its operator (docs/pipeline.md, "The
+ * outcome"): PIPELINE_COMPLETE is where routing ends, not a judgement. */
+enum run_outcome {
+	OUTCOME_NONE,         /* "none": not finished (or finished before outcomes existed) */
+	OUTCOME_ACCEPTED,     /* "accepted": the table's accepting verdict, contract passed */
+	OUTCOME_NOT_ACCEPTED, /* "not_accepted": the reason says which stage, verdict or check */
+	OUTCOME_PENDING,      /* "pending": OFFLINE_COMPLETE; the online stages decide */
+};
+const char *run_outcome_name(enum run_outcome o);
+int run_outcome_parse(const char *name);
+/* "accepted", "not accepted", "pending", "-": the word people read. */
+const char *run_outcome_words(enum run_outcome o);
+
 enum attempt_state {
 	ATTEMPT_RUNNING, /* spawned; no result recorded yet */
+	ATTEMPT_JUDGED,  /* the agent ended and its reply was judged (verdict saved);
+	                  * the validator and the routing are still to come */
 	ATTEMPT_DONE,    /* finished and routed */
 	ATTEMPT_SKIPPED, /* a manual skip stands in for it */
 };
@@ -82,10 +97,13 @@ struct attempt {
 	long pid;               /* process group of the running agent */
 	long long pid_start;    /* its start time (clock ticks), to recognise it */
 	char *exit;             /* "exit 0", "timed out after 3.0s", ... */
+	char *stderr_tail;      /* the last lines of stderr.log when it did not exit 0 */
 	char *claimed;          /* the VERDICT the agent returned */
 	char *verdict;          /* the verdict routed on */
 	char *klass;            /* owner class routed on */
 	bool class_defaulted;   /* the tag was missing; the table's default applied */
+	bool overruled;         /* the validator failed a success claim: verdict substituted */
+	bool owner_unknown;     /* its report tags no owner and nobody chose one yet */
 	enum gate_outcome gate;
 	char *gate_reason;
 	enum validator_result validator;
@@ -96,6 +114,8 @@ struct attempt {
 	int route_row, route_line; /* 0 when no row fired (repair, cap, manual) */
 	char *action;              /* "spawn B", "STOP", "repair", ... */
 	char *note;                /* why, in words */
+	char *partial;             /* where an interrupted run's leftovers went, or NULL */
+	int npartial;              /* how many files */
 };
 
 struct run_next {
@@ -123,6 +143,8 @@ struct run_state {
 	char *drivers[STAGE_LETTERS]; /* driver spec per stage letter, as configured */
 	char *validators[STAGE_LETTERS];
 	enum validator_result contract; /* the final output contract (of a complete run) */
+	enum run_outcome outcome;       /* set when the run ends */
+	char *outcome_reason;           /* why it is not accepted (or pending), in words */
 	bool hold;      /* wait for "continue" before each spawn */
 };
 
@@ -156,7 +178,10 @@ struct run_usage run_state_usage(const struct run_state *st, char stage);
 /* Counted attempts of a stage (the cap and the routing conditions use this). */
 int run_count(const struct run_state *st, char stage);
 void attempt_add_soft(struct attempt *a, const char *marker);
-/* "running", "done", "skipped" */
+/* Attempt i deferred steps that are still owed: it answered DEFERRED and
+ * its stage has not run again online since (resume --online re-does them). */
+bool run_deferred_owed(const struct run_state *st, size_t i);
+/* "running", "judged", "done", "skipped" */
 const char *attempt_state_name(enum attempt_state s);
 
 /* One orchestrator per run: flock on the .tileport directory itself, which
@@ -184,6 +209,8 @@ struct run_summary {
 	enum run_status status;
 	char *error; /* its state.json could not be read: why (the run is "unreadable") */
 	char stage;   /* stage of the latest attempt, or 0 */
+	enum run_outcome outcome;
+	char *outcome_reason;
 	bool running; /* an orchestrator holds the lock */
 	int64_t updated;
 	int attempts;

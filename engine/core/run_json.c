@@ -20,6 +20,9 @@ char *run_model_path(const struct run_model *m)
 		const struct attempt *a = &st->att[i];
 		sb_printf(&sb, "%s%c%d%s", i ? " -> " : "", a->stage, a->n,
 			  a->repair ? "(repair)" : a->state == ATTEMPT_SKIPPED ? "(skipped)" : "");
+		/* a run resumed online: which attempts did only the offline part */
+		if (a->offline && !st->offline)
+			sb_adds(&sb, "(offline)");
 	}
 	if (st->final)
 		sb_printf(&sb, "%s%s", st->natt ? " -> " : "", st->final);
@@ -58,9 +61,9 @@ cJSON *run_model_to_json(const struct run_model *m)
 	for (size_t i = 0; i < st->natt; i++) {
 		const struct attempt *a = &st->att[i];
 		char l[2] = {a->stage, 0};
-		if (a->ended > a->started)
-			cJSON_AddNumberToObject(cJSON_GetArrayItem(atts, (int)i), "elapsed_ms",
-						(double)(a->ended - a->started));
+		int64_t el = run_model_elapsed_ms(m, a, wall_ms());
+		if (el > 0)
+			cJSON_AddNumberToObject(cJSON_GetArrayItem(atts, (int)i), "elapsed_ms", (double)el);
 		for (size_t k = 0; a->soft && a->soft[k]; k++) {
 			cJSON *j = cJSON_CreateObject();
 			cJSON_AddNumberToObject(j, "seq", a->seq);
@@ -68,7 +71,7 @@ cJSON *run_model_to_json(const struct run_model *m)
 			cJSON_AddStringToObject(j, "marker", a->soft[k]);
 			cJSON_AddItemToArray(soft, j);
 		}
-		if (!a->verdict || strcmp(a->verdict, "DEFERRED") != 0)
+		if (!run_deferred_owed(st, i))
 			continue;
 		for (size_t k = 0; a->deferred && a->deferred[k]; k++) {
 			cJSON *j = cJSON_CreateObject();
@@ -78,7 +81,5 @@ cJSON *run_model_to_json(const struct run_model *m)
 		}
 	}
 	put_usage(o, run_model_usage(m, 0));
-	/* Issue 15's run outcome (accepted or not, and why) goes here, beside
-	 * the state it judges. */
 	return o;
 }

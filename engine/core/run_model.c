@@ -220,7 +220,7 @@ struct run_model *session_run(struct session *s, const char *run, struct tp_err 
 	m->locked = run_locked(m->disk.run_dir);
 	events_read_more(m->disk.run_dir, &m->events_off, m->events, NULL);
 	if (s->read_only)
-		m->why_ro = xstrdup("read-only: opened to look, not to act");
+		m->why_ro = xstrdup("opened with --read-only, to look and not to act");
 	return m;
 }
 
@@ -357,6 +357,30 @@ bool run_model_running(const struct run_model *m, const struct attempt *a)
 		return r && r->seq == a->seq;
 	}
 	return m->locked;
+}
+
+int64_t run_model_elapsed_ms(const struct run_model *m, const struct attempt *a, int64_t now)
+{
+	if (!a || !a->started)
+		return 0;
+	int64_t end = a->ended;
+	if (a->state == ATTEMPT_RUNNING && run_model_running(m, a)) {
+		end = now;
+	} else if (a->state == ATTEMPT_RUNNING) {
+		/* interrupted: it ran until it last said something */
+		end = a->started;
+		static const char *const out[] = {"transcript.jsonl", "stderr.log"};
+		for (size_t i = 0; i < TP_ARRAY_LEN(out); i++) {
+			char *path = run_model_attempt_path(m, a, out[i]);
+			struct stat sb;
+			if (stat(path, &sb) == 0) {
+				int64_t t = (int64_t)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000;
+				end = t > end ? t : end;
+			}
+			free(path);
+		}
+	}
+	return end > a->started ? end - a->started : 0;
 }
 
 struct run_usage run_model_usage(const struct run_model *m, char stage)

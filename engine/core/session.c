@@ -113,6 +113,34 @@ static char *find_workspace(const struct session *s, const char *opt)
 	return path_is_dir("src/tilegym") ? getcwd(NULL, 0) : NULL;
 }
 
+/* Relative driver programs name files beside whoever wrote them: the
+ * command line's against the current directory, a config file's against
+ * its folder. */
+static void resolve_drivers(struct session *s)
+{
+	char *cwd = getcwd(NULL, 0);
+	for (int i = 0; i < STAGE_LETTERS; i++) {
+		if (!s->cmdline.drivers[i])
+			continue;
+		s->own[i] = driver_spec_resolve(s->cmdline.drivers[i], cwd);
+		s->cmdline.drivers[i] = s->own[i];
+	}
+	free(cwd);
+	for (size_t i = 0; i < s->cfg.n; i++) {
+		struct config_entry *e = &s->cfg.v[i];
+		if (!e->key || !stage_key(e->key, "driver."))
+			continue;
+		char *dir = xstrdup(e->file);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		char *r = driver_spec_resolve(e->value, slash ? dir : ".");
+		free(e->value);
+		e->value = r;
+		free(dir);
+	}
+}
+
 int session_open(struct session **out, const struct session_opts *o, struct tp_err *err)
 {
 	*out = NULL;
@@ -145,7 +173,10 @@ int session_open(struct session **out, const struct session_opts *o, struct tp_e
 	s->secret_vars = sb_detach(&sv);
 	s->table_path = o->table_path ? xstrdup(o->table_path) : NULL;
 	s->cmdline = o->commands;
+	resolve_drivers(s);
 	s->read_only = o->read_only;
+	s->ask = o->ask;
+	s->fresh = o->fresh;
 	s->checker = o->checker;
 	s->catalog = o->catalog;
 	s->loop = o->loop;
@@ -162,6 +193,8 @@ void session_close(struct session *s)
 	if (!s)
 		return;
 	config_free(&s->cfg);
+	for (int i = 0; i < STAGE_LETTERS; i++)
+		free(s->own[i]);
 	free(s->workspace);
 	free(s->out_root);
 	free(s->secret_vars);
@@ -227,6 +260,7 @@ void session_pipeline_opts(const struct session *s, enum run_origin origin,
 	if (origin == RUN_NEW) {
 		out->workspace = s->workspace;
 		out->out_root = s->out_root;
+		out->fresh = s->fresh;
 	}
 	out->table_path = s->table_path;
 	out->checker = s->checker;
@@ -235,6 +269,7 @@ void session_pipeline_opts(const struct session *s, enum run_origin origin,
 	const char *max = setting(s, "transcript_max", true);
 	long long n = max ? parse_size(max) : -1;
 	out->transcript_max = n < 0 ? 0 : n == 0 ? -1 : n;
+	out->ask = s->ask;
 	out->catalog = s->catalog;
 	session_stage_commands(s, origin, &out->commands);
 }

@@ -51,6 +51,9 @@ struct session_opts {
 	const char *table_path; /* --table FILE; NULL: the installed table (an existing run: its own) */
 	struct stage_commands commands; /* --driver X=SPEC, --validator X=CMD */
 	bool read_only;         /* look only: no run is ever attached (runs stay read-only) */
+	bool fresh;             /* new runs: an existing run of the op is moved aside first */
+	bool ask;               /* a person answers a run's questions (the screen): a missing
+	                         * owner tag waits for one instead of stopping the run */
 	pipeline_checker checker;            /* the "builtin" validators (engine/check) */
 	const struct driver_catalog *catalog; /* the built-in drivers (engine/agents) */
 	session_setting_check check_setting; /* the screen's settings, or NULL */
@@ -130,6 +133,12 @@ const struct attempt *run_model_attempt(const struct run_model *m, int seq);
 const struct attempt *run_model_latest(const struct run_model *m, char stage);
 /* a is the attempt running now (this process's stage, or another's). */
 bool run_model_running(const struct run_model *m, const struct attempt *a);
+
+/* How long a's agent ran: until now (ms since the epoch) while it runs,
+ * until it ended, and for an interrupted attempt until its last output
+ * (its transcript or stderr.log last written), not the time since. 0 when
+ * it never started. */
+int64_t run_model_elapsed_ms(const struct run_model *m, const struct attempt *a, int64_t now);
 
 /* The stages taken, "A1 -> B1 -> B1(repair) -> STOP". Caller frees. */
 char *run_model_path(const struct run_model *m);

@@ -11,7 +11,10 @@ struct session {
 	char *workspace, *out_root, *table_path;
 	char *secret_vars; /* every file's secret_vars, joined */
 	struct stage_commands cmdline;
+	char *own[STAGE_LETTERS]; /* --driver specs with relative programs made absolute */
 	bool read_only;
+	bool ask;
+	bool fresh;
 	pipeline_checker checker;
 	const struct driver_catalog *catalog;
 	struct loop *loop;

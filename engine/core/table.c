@@ -394,6 +394,25 @@ static void load_route(struct ctx *c, struct table *t, struct route_row *r, cons
 	}
 }
 
+static void load_accept(struct ctx *c, struct table *t, const cJSON *acc)
+{
+	if (!acc)
+		return;
+	const char *st = jstr(acc, "stage");
+	const struct stage_def *s = letter_ok(st) ? table_stage(t, st[0]) : NULL;
+	if (!s) {
+		fail(c, 1, "final.accept needs a 'stage' of the table (one capital letter)");
+		return;
+	}
+	t->accept_stage = s->letter;
+	t->accept_verdicts = strv_from(c, 1, cJSON_GetObjectItemCaseSensitive(acc, "verdicts"),
+				       "final.accept.verdicts", true);
+	for (size_t i = 0; t->accept_verdicts[i]; i++)
+		if (!strv_has(s->verdicts, t->accept_verdicts[i]))
+			fail(c, 1, "final.accept: '%s' is not a verdict of stage %c", t->accept_verdicts[i],
+			     s->letter);
+}
+
 /* Every verdict a stage can return, at every attempt it can reach, must
  * have an unconditional row; and every stage must be reachable. */
 static void check_coverage(struct ctx *c, struct table *t)
@@ -527,11 +546,17 @@ struct table *table_load(const char *path, struct tp_err *err)
 		if (gate && !cJSON_IsObject(gate))
 			fail(&c, 1, "'gate' must be an object");
 		t->repairs_per_letter = jint(&c, 1, gate, "repairs_per_letter", 1, 0);
+		const char *mo = jstr(gate, "missing_owner");
+		if (mo && strcmp(mo, "stop") != 0 && strcmp(mo, "kernel") != 0)
+			fail(&c, 1, "gate.missing_owner is \"stop\" or \"kernel\", not \"%s\"", mo);
+		t->missing_owner_kernel = mo && !strcmp(mo, "kernel");
 		t->clean_success = strv_from(&c, 1, cJSON_GetObjectItemCaseSensitive(gate, "clean_success"),
 					     "gate.clean_success", false);
 		t->bad_words = strv_from(&c, 1, cJSON_GetObjectItemCaseSensitive(gate, "bad_words"),
 					 "gate.bad_words", false);
-		t->final_validator = jdup(cJSON_GetObjectItemCaseSensitive(root, "final"), "validator");
+		const cJSON *fin = cJSON_GetObjectItemCaseSensitive(root, "final");
+		t->final_validator = jdup(fin, "validator");
+		load_accept(&c, t, cJSON_GetObjectItemCaseSensitive(fin, "accept"));
 		check_coverage(&c, t);
 	}
 out:
@@ -584,6 +609,7 @@ void table_free(struct table *t)
 	strv_free(t->clean_success);
 	strv_free(t->bad_words);
 	free(t->final_validator);
+	strv_free(t->accept_verdicts);
 	free(t->name);
 	free(t->path);
 	free(t);
@@ -705,8 +731,9 @@ void table_print_text(const struct table *t, FILE *out)
 		free(v);
 		sb_free(&w);
 	}
-	fprintf(out, "\ngate: %d repair retry per letter; clean success without a block: ",
-		t->repairs_per_letter);
+	fprintf(out, "\ngate: %d repair retry per letter; a missing owner tag: %s; clean success without a "
+		"block: ", t->repairs_per_letter,
+		t->missing_owner_kernel ? "kernel route" : "stop (the screen asks)");
 	char *clean = strv_join(t->clean_success, ", ");
 	fprintf(out, "%s\n", clean);
 	free(clean);

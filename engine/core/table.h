@@ -103,9 +103,20 @@ struct table {
 	struct route_row *routes;
 	size_t nroutes;
 	int repairs_per_letter;
+	/* gate.missing_owner: what a missing fail_class:/block_class:/owner: tag
+	 * does. true ("kernel", the reference SKILL.md): take the stage's
+	 * owner.missing class. false ("stop", the default, as the reference
+	 * pipeline.md says): ask the person on the screen, else stop the run. */
+	bool missing_owner_kernel;
 	char **clean_success;
 	char **bad_words;
 	char *final_validator;
+	/* "final": {"accept": {"stage": "E", "verdicts": ["DONE"]}}: a complete
+	 * run is accepted when that stage's latest attempt ended with one of
+	 * these verdicts and the output contract passed (0: no stage named, the
+	 * contract alone decides). */
+	char accept_stage;
+	char **accept_verdicts;
 };
 
 struct table *table_load(const char *path, struct tp_err *err);

@@ -301,6 +301,8 @@ void transcript_finish(struct transcript *t, transcript_line_cb cb, void *ud)
 		}
 		long long limit = t->limit;
 		t->limit = 0; /* the final record is never cut */
+		/* made of the text records above: a reader shows them once */
+		cJSON_AddBoolToObject(o, "gathered", true);
 		write_obj(t, o);
 		t->limit = limit;
 		cJSON_Delete(o);

@@ -7,7 +7,9 @@
  *   {"type":"error","message":"..."} {"type":"final","text":"..."}
  * A driver whose first non-blank line is not such an object is plain text:
  * its whole stdout is the final message. Either way the attempt's
- * transcript.jsonl holds JSON lines, ending with a "final" record. */
+ * transcript.jsonl holds JSON lines, ending with a "final" record; one
+ * that tileport made of the text records before it (plain text, or a
+ * stream without its own final) says "gathered": true. */
 #ifndef TILEPORT_CORE_TRANSCRIPT_H
 #define TILEPORT_CORE_TRANSCRIPT_H
 

@@ -627,12 +627,23 @@ static void crash_count_write(void)
 	write_file(path, buf, (size_t)n, NULL);
 }
 
-void tp_crashpoint(void)
+void tp_crashpoint_at(const char *name)
 {
-	static long at = -1;
+	static long at = -1, nth;
+	static char want[64];
+	static long seen;
 	if (at < 0) {
 		const char *e = getenv("TILEPORT_TEST_CRASH_AT");
-		at = e && *e ? atol(e) : 0;
+		at = 0;
+		if (e && *e >= '0' && *e <= '9') {
+			at = atol(e);
+		} else if (e && *e) {
+			/* NAME or NAME:N, the Nth time the point called NAME is passed */
+			const char *colon = strchr(e, ':');
+			size_t n = colon ? (size_t)(colon - e) : strlen(e);
+			snprintf(want, sizeof(want), "%.*s", (int)n, e);
+			nth = colon ? atol(colon + 1) : 1;
+		}
 		/* TILEPORT_TEST_CRASH_COUNT=FILE: how many points a whole run passes */
 		if (getenv("TILEPORT_TEST_CRASH_COUNT"))
 			atexit(crash_count_write);
@@ -640,6 +651,13 @@ void tp_crashpoint(void)
 	crash_count++;
 	if (at > 0 && crash_count == at)
 		raise(SIGKILL);
+	if (name && want[0] && !strcmp(name, want) && ++seen == nth)
+		raise(SIGKILL);
+}
+
+void tp_crashpoint(void)
+{
+	tp_crashpoint_at(NULL);
 }
 
 bool str_starts(const char *s, const char *prefix)

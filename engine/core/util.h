@@ -146,6 +146,10 @@ void fmt_count(long long v, char *buf, size_t n);
  * tests can interrupt the orchestrator at any state transition without
  * timing. A no-op otherwise. */
 void tp_crashpoint(void);
+/* A named point, counted like the others; TILEPORT_TEST_CRASH_AT=NAME[:N]
+ * kills at the Nth pass of it (default the first), so a test can hit one
+ * exact window (docs/pipeline.md, "Crashes and resume", lists them). */
+void tp_crashpoint_at(const char *name);
 
 /* Strings */
 bool str_starts(const char *s, const char *prefix);

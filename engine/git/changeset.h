@@ -152,14 +152,15 @@ struct cJSON *cs_to_json(const struct changeset *cs);
 struct cs_acceptance {
 	bool accepted;
 	bool ended;    /* the run reached an end state (a reason can accept it) */
-	bool by_hand;  /* an end state other than PIPELINE_COMPLETE with E DONE */
+	bool by_hand;  /* accepted by a person's reason, not by the run's outcome */
 	char *why;     /* "PIPELINE_COMPLETE with E DONE", the hand reason, or the refusal */
 };
 
-/* The one place that decides whether a run counts as accepted: a run that
- * ended PIPELINE_COMPLETE with its last E DONE is; a run that ended in
- * another state (OFFLINE_COMPLETE, STOP, ...) is when a person gives a
- * reason; a run that has not ended never is. */
+/* The one place that decides whether a run counts as accepted for
+ * packaging: the run's outcome (E DONE and the output contract passed;
+ * engine/core/run.h), no rule of its own. Any other run that ended is
+ * accepted when a person gives a reason (the refusal says the outcome's);
+ * a run that has not ended never is. */
 void cs_run_acceptance(const struct run_state *st, const char *reason, struct cs_acceptance *out);
 void cs_acceptance_free(struct cs_acceptance *a);
 

@@ -13,14 +13,6 @@
 
 /* ---- acceptance ---- */
 
-static const struct attempt *last_of(const struct run_state *st, char stage)
-{
-	for (size_t i = st->natt; i-- > 0;)
-		if (st->att[i].stage == stage && st->att[i].state != ATTEMPT_SKIPPED)
-			return &st->att[i];
-	return NULL;
-}
-
 static char *one_line(const char *s)
 {
 	char *t = str_trim(xstrdup(s));
@@ -34,22 +26,23 @@ void cs_run_acceptance(const struct run_state *st, const char *reason, struct cs
 {
 	memset(out, 0, sizeof(*out));
 	const char *end = st->final ? st->final : st->status == RUN_ABORTED ? "aborted" : NULL;
-	const struct attempt *e = last_of(st, 'E');
 	char *why = reason ? one_line(reason) : NULL;
 	out->ended = end != NULL;
 	if (!end) {
 		out->why = xasprintf("the run has not ended (its status is %s): package a finished run",
 				     run_status_name(st->status));
-	} else if (!strcmp(end, "PIPELINE_COMPLETE") && e && e->verdict && !strcmp(e->verdict, "DONE")) {
+	} else if (st->outcome == OUTCOME_ACCEPTED) {
+		/* the run's own outcome decides (docs/pipeline.md, "The outcome") */
 		out->accepted = true;
 		out->why = xstrdup("PIPELINE_COMPLETE with E DONE");
 	} else if (why && *why) {
 		out->accepted = out->by_hand = true;
 		out->why = xasprintf("%s accepted by hand: %s", end, why);
 	} else {
-		out->why = xasprintf("the run ended %s%s%s, not PIPELINE_COMPLETE with E DONE: accept it by "
-				     "hand with --accept \"reason\"", end, e && e->verdict ? ", E " : "",
-				     e && e->verdict ? e->verdict : "");
+		/* an aborted run has no outcome; nor has one that ended before runs had one */
+		const char *word = st->outcome == OUTCOME_NONE ? "not accepted" : run_outcome_words(st->outcome);
+		out->why = xasprintf("the run ended %s, %s%s%s: accept it by hand with --accept \"reason\"", end,
+				     word, st->outcome_reason ? ": " : "", st->outcome_reason ? st->outcome_reason : "");
 	}
 	free(why);
 }

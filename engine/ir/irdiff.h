@@ -139,6 +139,11 @@ struct cJSON *irdiff_report_json(const struct irdiff_result *r, const char *ref_
  * first line VERDICT, then Inputs, IR Validation, Automated Diff,
  * Structural Comparison, Checklist Diff, Root Cause Analysis, Impact
  * Assessment, Verdict. */
+/* The ops of the reference validate_ir.sh's key-op list (load/store_ptr_tko,
+ * load/store_view_tko, mmaf, reduce, make_partition_view) in every entry,
+ * counted as ops: the same number `tileport validate ir` prints. */
+int irdiff_key_ops(const struct ir_module *m);
+
 void irdiff_report_markdown(const struct irdiff_result *r, const char *ref_path,
 			    const char *gen_path, struct sbuf *out);
 

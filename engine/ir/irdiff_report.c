@@ -93,6 +93,8 @@ void irdiff_report_text(const struct irdiff_result *r, const char *ref_path, con
 			sb_printf(o, "  %-16s %5s %5s %6s  %s\n", "Op", "Ref", "Gen", "Delta", "Verdict");
 			for (size_t k = 0; k < e->ncounts; k++) {
 				const struct irdiff_count *c = &e->counts[k];
+				if (!c->ref && !c->gen)
+					continue; /* absent on both sides: nothing to compare */
 				sb_adds(o, "  ");
 				pad(o, c->op, 16, true);
 				sb_addc(o, ' ');

@@ -40,8 +40,8 @@ static bool count_key_op(const struct ir_op *op, int depth, void *ctx)
 	return true;
 }
 
-/* The ops validate_ir.sh calls key ops. */
-static int key_ops(const struct ir_module *m)
+/* The ops validate_ir.sh calls key ops (irdiff.h). */
+int irdiff_key_ops(const struct ir_module *m)
 {
 	int n = 0;
 	for (uint32_t e = 0; e < m->nentries; e++)
@@ -57,7 +57,7 @@ static void validation_row(struct sbuf *o, const char *label, const struct ir_mo
 	bool hints = false;
 	for (uint32_t i = 0; i < m->nentries; i++)
 		hints |= ir_op_has(m->entries[i], "optimization_hints");
-	sb_printf(o, " | %s | %d |\n", hints ? "present" : "WARN: missing", key_ops(m));
+	sb_printf(o, " | %s | %d |\n", hints ? "present" : "WARN: missing", irdiff_key_ops(m));
 }
 
 /* Worst severity among findings of the entry whose rule is in `rules`. */
@@ -92,7 +92,7 @@ struct item {
 };
 
 static const struct item checklist[] = {
-	{"entry optimization_hints (num_cta_in_cga, occupancy)", {"hint-occupancy", "hint-num-cta-in-cga"}, NULL},
+	{"entry optimization_hints (num_cta_in_cga, occupancy)", {"hint-occupancy", "hint-num-cta-in-cga", "hint-arch"}, NULL},
 	{"strides=[?,1] and layout (strides, tile, dim_map)", {"layout-multiset", "layout-gate"}, NULL},
 	{"tile shapes (partition tiles BMxBK, BKxBN, BMxBN)", {"tile-shapes"}, NULL},
 	{"f32 accumulator (MMA accumulator dtype)", {"mma-acc-type"}, "mma"},

@@ -175,6 +175,19 @@ static void collect_archs(const struct ir_op *entry, const char **archs, size_t 
 	}
 }
 
+/* "sm_89, sm_100": the architectures hinted for, "default" aside. */
+static char *arch_list(const struct ir_op *entry)
+{
+	const char *v[64];
+	size_t n = 0;
+	collect_archs(entry, v, &n, 64);
+	struct sbuf sb = SBUF_INIT;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], "default") != 0)
+			sb_printf(&sb, "%s%s", sb.len ? ", " : "", v[i]);
+	return sb_detach(&sb);
+}
+
 static void hints(struct irdiff_entry *e, int ei, struct fbuf *fb)
 {
 	static const char *const keys[] = {"occupancy", "num_cta_in_cga"};
@@ -185,6 +198,16 @@ static void hints(struct irdiff_entry *e, int ei, struct fbuf *fb)
 	struct range a = {0, 0, 0}, b = {0, 0, 0};
 	irdiff_op_lines(e->ref, &a.first, &a.last);
 	irdiff_op_lines(e->gen, &b.first, &b.last);
+	/* Hints for different GPUs compare nothing: the reference was dumped
+	 * for one architecture and the translation targets another. */
+	char *ra = arch_list(e->ref), *ga = arch_list(e->gen);
+	if (*ra && *ga && strcmp(ra, ga) != 0)
+		irdiff_add_ranges(fb, "hint-arch", IRDIFF_WARN, ei, a, b, 0,
+				  xasprintf("optimization_hints are for %s in the reference, %s generated: "
+					    "the two were made for different GPUs, so their hints do not "
+					    "compare; dump the reference for the target", ra, ga));
+	free(ra);
+	free(ga);
 	for (size_t k = 0; k < TP_ARRAY_LEN(keys); k++) {
 		const char *rule = k ? "hint-num-cta-in-cga" : "hint-occupancy";
 		for (size_t i = 0; i < na; i++) {

@@ -32,7 +32,7 @@ codex_config
 # shellcheck disable=SC2046
 FAKE_SCENARIO="$T/scen" "$TILEPORT" run softmax --workspace "$WS" --out "$T/out" --headless \
 	$(fake_flags) --driver B=codex >"$T/run.log" 2>&1
-assert_eq "run completes" "$?" 0
+assert_eq "run ends (not accepted: fake agents write no real files)" "$?" 1
 stop_server run
 "$TILEPORT" status "$run" --json >"$T/run.status"
 assert_eq "the orchestrator routed on codex's verdict" "$(json_get "$T/run.status" 'd["path"]')" \

@@ -7,6 +7,10 @@
 . "$TILEPORT_TOP/tests/integration/lib/common.sh"
 G=$TILEPORT_TOP/tests/fixtures/batch/golden
 cp -R "$TILEPORT_TOP/tests/fixtures/batch/out" "$T/out"
+# the interrupted attempts ran until their agents last wrote (their elapsed
+# time); the copy's files are new, so give them the times a run would have
+touch -d @1795900185 "$T/out/gelu/.tileport/attempts/02-B1/transcript.jsonl"
+touch -d @1795900095 "$T/out/attention/.tileport/attempts/01-A1/transcript.jsonl"
 cd "$T" || exit 1
 golden() { # NAME COMMAND...: the command's output, paths made T, is golden/NAME
 	name=$1

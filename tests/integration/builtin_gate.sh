@@ -25,6 +25,12 @@ assert_eq "path" "$(json_get "$T/good.json" 'd["path"]')" "A1 -> B1 -> D1 -> E1 
 assert_eq "every stage validator passed" \
 	"$(json_get "$T/good.json" '" ".join(a["validator"] for a in d["attempts"])')" "pass pass pass pass"
 assert_eq "final output contract" "$(json_get "$T/good.json" 'd["contract"]')" "pass"
+assert_eq "E DONE and the contract passed: accepted" "$(json_get "$T/good.json" 'd["outcome"]')" "accepted"
+assert_eq "an accepted run has no reason" "$(json_get "$T/good.json" 'd.get("outcome_reason")')" "None"
+"$TILEPORT" status "$T/good/softmax" >"$T/good.status"
+assert_contains "status says accepted" "$T/good.status" "outcome    accepted"
+"$TILEPORT" runs --out "$T/good" >"$T/good.runs"
+assert_contains "runs says accepted" "$T/good.runs" "PIPELINE_COMPLETE  accepted"
 assert_contains "contract report kept" "$T/good/softmax/.tileport/contract.txt" "PASS"
 assert_contains "findings in the attempt folder" "$T/good/softmax/.tileport/attempts/02-B1/validator.json" '"rule"'
 assert_contains "no findings to report in events.jsonl" "$T/good/softmax/.tileport/events.jsonl" '"findings":[]'
@@ -44,6 +50,33 @@ assert_contains "lie: the rule that caught it" "$T/lie/softmax/.tileport/attempt
 assert_contains "lie: findings in events.jsonl" "$T/lie/softmax/.tileport/events.jsonl" '"findings":[{"validator":"agent-b","rule":"agent-b.element-type"'
 assert_contains "lie: repair prompt carries the findings" "$T/lie/softmax/.tileport/attempts/03-B1r/prompt.md" \
 	"The orchestrator's own validator reported"
+
+# D claims ALL_PASS over an ffi.rs that frees PyTorch's memory: overruled,
+# and the FAIL routed on is the host's (ffi.rs failed), so D runs again; the
+# tag's empty default would have sent a host fault to C and B.
+fresh_ws
+# shellcheck disable=SC2046
+FIXTURE_LIE=D "$TILEPORT" run softmax --workspace "$T/ws" --out "$T/lied" --headless $(drivers) >"$T/lied.log" 2>&1
+assert_eq "lying D: the run ends, not accepted" "$?" 1
+"$TILEPORT" status "$T/lied/softmax" --json >"$T/lied.json"
+assert_eq "lying D: path" "$(json_get "$T/lied.json" 'd["path"]')" \
+	"A1 -> B1 -> D1 -> D1(repair) -> D2 -> PIPELINE_COMPLETE"
+assert_eq "lying D: the overruled FAIL is the host's" "$(json_get "$T/lied.json" 'd["attempts"][3]["class"]')" "host"
+assert_eq "lying D: not a defaulted class" "$(json_get "$T/lied.json" 'd["attempts"][3].get("class_defaulted", False)')" "False"
+assert_contains "lying D: the event says where the class came from" "$T/lied.log" \
+	"D1: owner host, from what failed the validator (ffi.rs"
+assert_contains "lying D: the route says the verdict was substituted" "$T/lied.log" \
+	"route D1 FAIL (host) [overruled: ALL_PASS claimed] -> spawn D (row 6"
+
+# E claims DONE over an empty perf log: overruled to BLOCKED, and the event
+# that sends it to C says so.
+fresh_ws
+# shellcheck disable=SC2046
+FIXTURE_LIE=E "$TILEPORT" run softmax --workspace "$T/ws" --out "$T/liee" --headless $(drivers) >"$T/liee.log" 2>&1
+assert_contains "lying E: overruled" "$T/liee.log" \
+	"E1: SOFT_VALIDATOR_FAILED; the validator overrules the claimed DONE: routing on BLOCKED, which the agent did not return"
+assert_contains "lying E: the route to C says so" "$T/liee.log" \
+	"route E1 BLOCKED [overruled: DONE claimed] -> spawn C (row 12"
 
 # Offline: stages defer their toolchain steps; the validators report them
 # DEFERRED and still check everything else.

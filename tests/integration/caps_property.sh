@@ -45,8 +45,11 @@ for st, n in repairs.items():
         errors.append(f"{st} repaired {n} times")
 if d.get("final") not in ("PIPELINE_COMPLETE", "STOP"):
     errors.append(f"final state {d.get('final')}")
-if (rc == 0) != (d.get("final") == "PIPELINE_COMPLETE"):
-    errors.append(f"exit {rc} with {d.get('final')}")
+if (rc == 0) != (d.get("outcome") == "accepted"):
+    errors.append(f"exit {rc} with outcome {d.get('outcome')}")
+if d.get("outcome") not in ("accepted", "not_accepted") or (d.get("final") == "STOP") != (
+        "the run stopped" in d.get("outcome_reason", "")):
+    errors.append(f"outcome {d.get('outcome')} ({d.get('outcome_reason')}) after {d.get('final')}")
 if any(a["state"] == "running" for a in d["attempts"]):
     errors.append("an attempt is still running")
 for k, v in d["stages"].items():

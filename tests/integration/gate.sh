@@ -9,6 +9,11 @@ state() { json_get "$T/$1/softmax/.tileport/state.json" "$2"; }
 
 # 1. a block with every exit 0: accepted
 run_scenario clean "A: PASS" "B: COMPILED" "D: ALL_PASS" "E: DONE"
+# (--validator X=none: validator.txt says so, not an exit status)
+assert_contains "no validator: validator.txt says none" "$T/clean/softmax/.tileport/attempts/01-A1/validator.txt" \
+	"validator for A1: none"
+grep -q "exit -" "$T/clean/softmax/.tileport/attempts/01-A1/validator.txt" && bad "validator.txt shows a negative exit" ||
+	ok "no negative exit in validator.txt"
 assert_eq "block all zero: gate" "$(state clean '" ".join(a["gate"] for a in d["attempts"])')" \
 	"accepted accepted accepted accepted"
 
@@ -63,12 +68,42 @@ run_scenario mismatch "A: PASS" "B: COMPILED" "D: ALL_PASS" "E: DONE" -- \
 assert_contains "verdict file mismatch" "$T/mismatch.log" \
 	"reports/performance.md opens with VERDICT: INVESTIGATE but the reply says DONE"
 
-# a missing owner tag: kernel route (C, then B(2))
-run_scenario notag "A: PASS" "B: COMPILED" "D: FAIL" "C: FAIL_FIXABLE" "B: COMPILED" "D: ALL_PASS" "E: DONE"
-assert_eq "missing tags: kernel route" "$(path_of notag)" \
+# A missing owner tag (the table's missing_owner = stop): nobody to ask
+# headless, so the run stops rather than guess ...
+run_scenario notag "A: PASS" "B: COMPILED" "D: FAIL" "C: FAIL_FIXABLE class=kernel" "B: COMPILED" "D: ALL_PASS" \
+	"E: DONE"
+assert_eq "missing tag: the run stops" "$(path_of notag)" "A1 -> B1 -> D1 -> STOP"
+assert_eq "missing tag: exit" "$(rc_of notag)" 1
+assert_eq "missing tag: recorded" "$(state notag 'd["attempts"][2].get("owner_unknown")')" "True"
+assert_contains "missing tag: the event says why" "$T/notag.log" \
+	"D1 returned FAIL without an owner tag ('fail_class:' in reports/correctness.md); nobody to ask: the run stops"
+assert_contains "missing tag: the outcome says how to go on" "$T/notag.json" "owner 3 CLASS --reason TEXT"
+# ... a person chooses afterwards, with a reason, and routing goes on ...
+FAKE_SCENARIO="$T/notag.scen" "$TILEPORT" step "$T/notag/softmax" owner 3 wrapper --reason "x" >"$T/own0.log" 2>&1
+assert_eq "owner: an unknown class is refused" "$?" 2
+assert_contains "owner: the refusal names the choices" "$T/own0.log" "choose host, kernel or stop"
+FAKE_SCENARIO="$T/notag.scen" "$TILEPORT" step "$T/notag/softmax" owner 3 kernel --reason "the kernel's output is off" \
+	>"$T/own1.log" 2>&1
+"$TILEPORT" status "$T/notag/softmax" --json >"$T/notag.json"
+assert_eq "owner chosen: kernel route" "$(path_of notag)" \
 	"A1 -> B1 -> D1 -> C1 -> B2 -> D2 -> E1 -> PIPELINE_COMPLETE"
-assert_eq "class defaulted" "$(state notag 'd["attempts"][2]["class_defaulted"]')" "True"
-assert_contains "owner default event" "$T/notag.log" "no valid 'fail_class:' in reports/correctness.md; kernel route"
+assert_contains "owner chosen: a manual event with the reason" "$T/notag/softmax/.tileport/events.jsonl" \
+	'"type":"manual_owner","seq":3,"stage":"D","attempt":1,"verdict":"FAIL","class":"kernel","reason":"the kernel'"'"'s output is off"'
+assert_eq "owner chosen: not a default" "$(state notag 'd["attempts"][2].get("class_defaulted", False)')" "False"
+# ... and a table that says kernel takes the kernel route, as the reference SKILL.md does.
+python3 - "$TILEPORT_TOP/skill/pipeline.json" "$T/kernel_table.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["gate"]["missing_owner"] = "kernel"
+json.dump(t, open(sys.argv[2], "w"), indent=1)
+PY
+run_scenario notag_k "A: PASS" "B: COMPILED" "D: FAIL" "C: FAIL_FIXABLE" "B: COMPILED" "D: ALL_PASS" "E: DONE" \
+	-- --table "$T/kernel_table.json"
+assert_eq "missing_owner = kernel: kernel route" "$(path_of notag_k)" \
+	"A1 -> B1 -> D1 -> C1 -> B2 -> D2 -> E1 -> PIPELINE_COMPLETE"
+assert_eq "class defaulted" "$(state notag_k 'd["attempts"][2]["class_defaulted"]')" "True"
+assert_contains "owner default event" "$T/notag_k.log" \
+	"no valid 'fail_class:' in reports/correctness.md; kernel route (missing_owner = kernel)"
 
 # JSON-lines transcript: final message, usage and cost are read
 run_scenario json "A: PASS format=json" "B: COMPILED" "D: ALL_PASS" "E: DONE"

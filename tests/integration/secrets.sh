@@ -19,7 +19,7 @@ echo "$secret" >"$T/keyfile"
 FAKE_AGENT="$FAKE" FAKE_SCENARIO="$T/scen" "$TILEPORT" run softmax --workspace "$WS" --out "$T/out" --headless \
 	$(fake_flags) --driver "A=exec:OPENAI_API_KEY=$secret $T/leaky.sh" \
 	--validator "B=echo validating with \$(cat $T/keyfile); echo key=\${OPENAI_API_KEY:-unset}" >"$T/log" 2>&1
-assert_eq "run" "$?" 0
+assert_eq "run ends (not accepted: fake agents write no real files)" "$?" 1
 if grep -rqF -- "$secret" "$T/out" "$T/log"; then
 	bad "the secret reached: $(grep -rlF -- "$secret" "$T/out" "$T/log" | tr '\n' ' ')"
 else

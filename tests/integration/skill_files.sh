@@ -3,10 +3,14 @@
 # (skill/pipeline.json): every required Step-0 file that points into {skill}/
 # exists, every agent file names its stage's verdicts exactly as the table
 # lists them, SKILL.md states the caps and vocabularies of the table, and
-# relative links resolve. The same checker then runs on broken copies of the
-# skill to prove that it notices each kind of breakage.
+# relative links resolve. The worked examples (skill/examples/*) hold to the
+# rules the agents who copy them are checked by: their IR pair is valid and
+# diffs clean, the kernel passes B's checks, the launcher and wrapper D's.
+# The same checks then run on broken copies of the skill to prove that they
+# notice each kind of breakage.
 set -u
 : "${TILEPORT_TOP:?TILEPORT_TOP must name the repository root}"
+: "${TILEPORT:?TILEPORT must name the binary under test}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/tileport-skill-XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
@@ -121,6 +125,67 @@ if ! python3 "$T/check.py" "$TILEPORT_TOP/skill" >"$T/real.out" 2>&1; then
 	fail "skill/ does not match skill/pipeline.json"
 fi
 
+# check_examples SKILL-DIR: every problem of the worked examples, one a line.
+# Each example is put where the validators look: OUT/reference, OUT/generated,
+# OUT/kernel.rs, OUT/ffi.rs and the wrapper in a workspace.
+check_examples() {
+	for ex in "$1"/examples/*/; do
+		op=$(basename "$ex")
+		for f in walkthrough.md "$op.py" analysis.json reference.mlir generated.mlir kernel.rs ffi.rs wrapper.py; do
+			[ -f "$ex/$f" ] || echo "examples/$op: $f is missing"
+		done
+		[ -f "$ex/kernel.rs" ] && [ -f "$ex/ffi.rs" ] && [ -f "$ex/wrapper.py" ] || continue
+		w=$(mktemp -d "$T/ex-XXXXXX")
+		run=$w/$op
+		mkdir -p "$run/reference" "$run/generated" "$w/ws/src/tilegym/ops/cutile_rs"
+		cp "$ex/reference.mlir" "$ex/analysis.json" "$run/reference/"
+		cp "$ex/generated.mlir" "$run/generated/"
+		cp "$ex/kernel.rs" "$ex/ffi.rs" "$run/"
+		cp "$ex/wrapper.py" "$w/ws/src/tilegym/ops/cutile_rs/$op.py"
+		for ir in reference generated; do
+			"$TILEPORT" validate ir "$ex/$ir.mlir" "$op" -q >"$w/$ir.out" 2>&1 ||
+				echo "examples/$op: $ir.mlir fails validate ir: $(tail -n 1 "$w/$ir.out")"
+		done
+		"$TILEPORT" irdiff "$ex/reference.mlir" "$ex/generated.mlir" >"$w/diff.out" 2>&1
+		case $? in
+		0 | 2) ;;
+		*) echo "examples/$op: irdiff of the pair says $(grep '^VERDICT' "$w/diff.out")" ;;
+		esac
+		"$TILEPORT" validate analysis --run "$run" -q >"$w/an.out" 2>&1 ||
+			echo "examples/$op: analysis.json fails validate analysis: $(tail -n 1 "$w/an.out")"
+		"$TILEPORT" validate entry-pattern --run "$run" -q >"$w/ep.out" 2>&1 ||
+			echo "examples/$op: kernel.rs does not match the reference's entry pattern"
+		# B's and D's validators: only the findings on the example's own files count
+		for stage in agent-b agent-d; do
+			TILEGYM_PATH=$w/ws "$TILEPORT" validate "$stage" --run "$run" --json 2>/dev/null |
+				python3 -c '
+import json, sys
+op, stage = sys.argv[1], sys.argv[2]
+own = ("kernel.rs",) if stage == "agent-b" else ("ffi.rs", "ops/cutile_rs/%s.py" % op)
+for f in json.load(sys.stdin)["findings"]:
+    if f["severity"] == "FAIL" and (f["file"] or "").endswith(own):
+        print("examples/%s: %s: %s [%s]" % (op, f["file"].rsplit(op + "/", 1)[-1], f["message"], f["rule"]))
+' "$op" "$stage"
+		done
+	done
+}
+
+check_examples "$TILEPORT_TOP/skill" >"$T/examples.out"
+if [ -s "$T/examples.out" ]; then
+	cat "$T/examples.out"
+	fail "the worked examples break the rules"
+fi
+[ "$(ls -d "$TILEPORT_TOP"/skill/examples/*/ | wc -l)" -ge 2 ] || fail "fewer than two worked examples"
+
+# expect_examples_broken NAME PATTERN: check_examples finds PATTERN in copy NAME.
+expect_examples_broken() {
+	check_examples "$T/$1" >"$T/$1.ex.out"
+	grep -q -- "$2" "$T/$1.ex.out" || {
+		cat "$T/$1.ex.out"
+		fail "$1: expected an examples problem matching '$2'"
+	}
+}
+
 # expect_broken NAME PATTERN: the checker fails on copy NAME and says PATTERN.
 expect_broken() {
 	if python3 "$T/check.py" "$T/$1" >"$T/$1.out" 2>&1; then
@@ -174,6 +239,26 @@ expect_broken wrong_caps "caps 'A1 B3 C1 D2 E2 F1'"
 copy dead_link
 printf '\nSee [nowhere](references/nowhere.md).\n' >>"$T/dead_link/SKILL.md"
 expect_broken dead_link "link to references/nowhere.md does not resolve"
+
+copy missing_concept
+rm "$T/missing_concept/concepts/ffi-bridge.md"
+expect_broken missing_concept "step0 {skill}/concepts/ffi-bridge.md"
+
+copy generic_lost
+sed -i 's/<E: ElementType, /</' "$T/generic_lost/examples/matmul/kernel.rs"
+expect_examples_broken generic_lost "examples/matmul: kernel.rs: .*ElementType"
+
+copy owning_ffi
+sed -i 's/borrow_tensor::<E>(x)/from_raw_parts(x)/' "$T/owning_ffi/examples/softmax/ffi.rs"
+expect_examples_broken owning_ffi "examples/softmax: ffi.rs: "
+
+copy ftz_lost
+sed -i 's/exp2 %\([0-9]*\) flush_to_zero/exp2 %\1/' "$T/ftz_lost/examples/softmax/generated.mlir"
+expect_examples_broken ftz_lost "examples/softmax: irdiff of the pair says VERDICT: FAIL_FIXABLE"
+
+copy no_wrapper
+rm "$T/no_wrapper/examples/matmul/wrapper.py"
+expect_examples_broken no_wrapper "examples/matmul: wrapper.py is missing"
 
 if [ "$failures" -gt 0 ]; then
 	echo "skill_files: $failures failure(s)"

@@ -92,6 +92,11 @@ expect_events "re-spawn beyond the cap recorded" "$run" manual_respawn 'e["stage
 expect_events "override recorded with its reason" "$run" manual_override \
 	'e["stage"] == "D" and e["from"] == "BLOCKED" and e["to"] == "ALL_PASS" and e["reason"] == "env repaired by hand, 手動で修正 🚀"' 1
 expect_events "routing went on after the override" "$run" run_finished 'e.get("final") == "OFFLINE_COMPLETE"' 1
+# the override's report says where routing went: here it ended the run
+# before the override returned, so no "routing goes on" to stay up for good
+grep -q "Verdict overridden to ALL_PASS; the run ended OFFLINE_COMPLETE" "$T/override.screen" &&
+	! grep -q "routing goes on" "$T/override.screen" && ok "the override's report says the run ended" ||
+	bad "the override's report: $(tail -n 1 "$T/override.screen")"
 if grep -q "beyond the cap" "$T/confirm.screen" && grep -q "\[y/N\]" "$T/confirm.screen"; then
 	ok "beyond the cap asks first"
 else
@@ -161,5 +166,54 @@ if grep -q "skipped" "$T/skipped.screen"; then ok "screen shows B skipped"; else
 	bad "B not shown skipped"
 	sed 's/^/    | /' "$T/skipped.screen"
 fi
+# 3. A missing owner tag on the screen: the live run waits and asks the
+#    engineer (host / kernel / stop); the answer and its reason are recorded
+#    like an override, and routing goes on with it.
+cat >"$T/s3.scen" <<'EOS'
+A: PASS
+B: COMPILED
+D: FAIL
+D: ALL_PASS
+EOS
+cat >"$T/script3" <<'EOS'
+:save-display ask.screen
+<Esc>
+j
+:save-display paused.screen
+C
+h
+<Enter>
+pytest never imported the wrapper
+<Enter>
+:save-display answered.screen
+q
+EOS
+# shellcheck disable=SC2046
+(cd "$T" && FAKE_SCENARIO="$T/s3.scen" TILEPORT_SCRIPT="$T/script3" "$TILEPORT" run softmax --workspace "$WS" \
+	--out "$T/o3" $(flags) >"$T/run3.log" 2>&1)
+run=$T/o3/softmax
+if grep -q "D1 FAIL has no 'fail_class:' in reports/correctness.md. Owner host|kernel|stop:" "$T/ask.screen"; then
+	ok "the screen asks for the owner"
+else
+	bad "no owner question on the screen"
+	sed 's/^/    | /' "$T/ask.screen"
+fi
+# Put off, the question comes back with C; the cursor moved meanwhile, so
+# the title bar says [paused] at its right end, beside the position, where
+# it stays whatever the title before it says.
+if grep -q "^\[pipeline\] softmax - waiting (offline): C chooses D1's owner  *\[paused\] line 5/26  19%$" "$T/paused.screen"; then
+	ok "paused: at the right of the title bar"
+else
+	bad "paused: not beside the position"
+	sed 's/^/    | /' "$T/paused.screen"
+fi
+# "Owner host chosen; routing goes on" is old news once D2 has ended
+grep -q "Owner host chosen" "$T/answered.screen" && bad "the owner's report stays after the run moved on" ||
+	ok "the owner's report is cleared once a stage ended since"
+expect_events "owner chosen and recorded with its reason" "$run" manual_owner \
+	'e["stage"] == "D" and e["class"] == "host" and e["reason"] == "pytest never imported the wrapper"' 1
+expect_events "the host route was taken" "$run" routed 'e["msg"].startswith("route D1 FAIL (host) -> spawn D")' 1
+expect_events "D2 ran" "$run" stage_started 'e["stage"] == "D" and e["attempt"] == 2' 1
+
 [ "$failures" -eq 0 ] && echo "all passed"
 [ "$failures" -eq 0 ]

@@ -24,11 +24,31 @@ code 2 "unknown option" "$TILEPORT" validate kernel softmax --bogus
 code 2 "--run not a directory" "$TILEPORT" validate kernel --run "$C/nope"
 code 2 "stage letter" "$TILEPORT" validate stage G softmax
 code 2 "no kernel" "$TILEPORT" validate agent-b
-(unset CUTILE_KERNEL_OUT_ROOT; "$TILEPORT" validate agent-b softmax >/dev/null 2>"$VT_TMP/err.txt"; echo $? >"$VT_TMP/rc")
-[ "$(cat "$VT_TMP/rc")" = 3 ] || fail "no CUTILE_KERNEL_OUT_ROOT: expected exit 3"
+(unset CUTILE_KERNEL_OUT_ROOT TILEGYM_PATH; cd "$VT_TMP" && "$TILEPORT" validate agent-b softmax >/dev/null 2>"$VT_TMP/err.txt"
+	echo $? >"$VT_TMP/rc")
+[ "$(cat "$VT_TMP/rc")" = 3 ] || fail "no output root anywhere: expected exit 3"
 grep -q CUTILE_KERNEL_OUT_ROOT "$VT_TMP/err.txt" || fail "missing variable not named"
-(unset TILEGYM_PATH; "$TILEPORT" validate kernel softmax >/dev/null 2>&1; echo $? >"$VT_TMP/rc")
+(unset TILEGYM_PATH; cd "$VT_TMP" && "$TILEPORT" validate kernel softmax >/dev/null 2>&1; echo $? >"$VT_TMP/rc")
 [ "$(cat "$VT_TMP/rc")" = 3 ] || fail "kernel without TILEGYM_PATH: expected exit 3"
+# Where every other command looks: --out, then the workspace's
+# cutile_kernel_out (the workspace from TILEGYM_PATH or the current directory)
+code 0 "--out" env -u CUTILE_KERNEL_OUT_ROOT "$TILEPORT" validate analysis softmax --out "$C/out" -q
+code 2 "--out given once, said once" "$TILEPORT" validate analysis softmax --outt "$C/out"
+[ "$(grep -c "unknown option '--outt'" "$VT_TMP/err.txt")" = 1 ] || fail "the unknown option is not named once"
+cp -R "$C/out" "$WS/cutile_kernel_out"
+code 0 "the workspace's cutile_kernel_out" env -u CUTILE_KERNEL_OUT_ROOT "$TILEPORT" validate analysis softmax -q
+(unset CUTILE_KERNEL_OUT_ROOT TILEGYM_PATH; cd "$WS" && "$TILEPORT" validate analysis softmax -q >/dev/null 2>&1
+	echo $? >"$VT_TMP/rc")
+[ "$(cat "$VT_TMP/rc")" = 0 ] || fail "in the workspace with no variable set: exit $(cat "$VT_TMP/rc")"
+rm -rf "$WS/cutile_kernel_out"
+# a tileport run knows its workspace: kernel --run DIR alone is enough
+mkdir -p "$C/owned/softmax" && cp -R "$OUT/." "$C/owned/softmax/"
+mkdir -p "$C/owned/softmax/.tileport"
+printf '{"schema": 1, "op": "softmax", "status": "complete", "workspace": "%s", "attempts": []}\n' "$WS" \
+	>"$C/owned/softmax/.tileport/state.json"
+(unset CUTILE_KERNEL_OUT_ROOT TILEGYM_PATH; cd "$VT_TMP" && "$TILEPORT" validate kernel --run "$C/owned/softmax" -q \
+	>"$VT_TMP/out.txt" 2>&1; echo $? >"$VT_TMP/rc")
+[ "$(cat "$VT_TMP/rc")" = 0 ] || { cat "$VT_TMP/out.txt"; fail "kernel --run DIR of a tileport run: exit $(cat "$VT_TMP/rc")"; }
 
 # --run stands in for the kernel name and CUTILE_KERNEL_OUT_ROOT
 (unset CUTILE_KERNEL_OUT_ROOT; "$TILEPORT" validate kernel --run "$OUT" -q >"$VT_TMP/out.txt"; echo $? >"$VT_TMP/rc")

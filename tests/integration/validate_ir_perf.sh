@@ -11,7 +11,18 @@ r() { # name want mutation [kernel]
 }
 
 fresh; expect "ir control" "" 0 ir "$OUT/reference/reference.mlir" softmax
-contains "PASS: Valid MLIR IR matched entry @softmax_kernel (33 lines, 10 key ops)"
+contains "PASS: Valid MLIR IR matched entry @softmax_kernel (33 lines, 6 key ops)"
+# Key ops are ops, not lines that name one (%reduce_lhs, %reshape = reshape
+# %reduce ...): validate ir and irdiff's report count the same, on both sides.
+S=$TILEPORT_TOP/samples/ir
+for side in reference generated; do
+	"$TILEPORT" validate ir "$S/softmax_$side.mlir" softmax >"$VT_TMP/out.txt" 2>&1
+	contains "(38 lines, 6 key ops)"
+done
+"$TILEPORT" irdiff "$S/softmax_reference.mlir" "$S/softmax_generated.mlir" --report "$VT_TMP/rep.md" >/dev/null
+grep -q '^| reference | yes | @softmax_kernel | present | 6 |$' "$VT_TMP/rep.md" &&
+	grep -q '^| generated | yes | @softmax_kernel_5f2a9c | present | 6 |$' "$VT_TMP/rep.md" ||
+	fail "irdiff --report counts other key ops: $(grep '^| [rg]' "$VT_TMP/rep.md")"
 fresh; expect "ir generated control" "" 0 ir "$OUT/generated/generated.mlir" softmax
 contains "matched entry @softmax_kernel_8f3a2c"
 r "ir.file missing" "FAIL ir.file" 'rm "$OUT/reference/reference.mlir"'

@@ -59,7 +59,7 @@ tileport_pid() {
 }
 
 start main
-wait_for "pipeline view drawn" "[pipeline] softmax - PIPELINE_COMPLETE"
+wait_for "pipeline view drawn" "[pipeline] softmax - complete [read-only]"
 check_format "alternate screen in use" '#{alternate_on}' 1
 tm send-keys -t "$pane" k
 wait_for "k moved the cursor" "line 4/30"

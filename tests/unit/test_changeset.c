@@ -222,11 +222,13 @@ static void test_paths_and_names(void **state)
 
 /* ---- acceptance ---- */
 
-static void run_with(struct run_state *st, const char *status, const char *final, const char *e_verdict)
+static void run_with(struct run_state *st, const char *status, const char *final, const char *e_verdict,
+		     const char *outcome)
 {
 	run_state_init(st);
 	st->status = (enum run_status)run_status_parse(status);
 	st->final = final ? xstrdup(final) : NULL;
+	st->outcome = (enum run_outcome)run_outcome_parse(outcome ? outcome : "none");
 	st->run_dir = xstrdup("/nonexistent/run");
 	if (e_verdict) {
 		struct attempt *a = run_add_attempt(st);
@@ -241,23 +243,33 @@ static void test_acceptance(void **state)
 {
 	(void)state;
 	static const struct {
-		const char *status, *final, *e, *reason;
+		const char *status, *final, *e, *outcome, *reason;
 		bool accepted, by_hand, ended;
 		const char *why;
 	} cases[] = {
-		{"complete", "PIPELINE_COMPLETE", "DONE", NULL, true, false, true, "PIPELINE_COMPLETE with E DONE"},
-		{"complete", "PIPELINE_COMPLETE", "INVESTIGATE", NULL, false, false, true,
-		 "the run ended PIPELINE_COMPLETE, E INVESTIGATE, not PIPELINE_COMPLETE with E DONE"},
-		{"complete", "PIPELINE_COMPLETE", NULL, NULL, false, false, true, "--accept \"reason\""},
-		{"offline_complete", "OFFLINE_COMPLETE", NULL, "  no GPU here\n yet ", true, true, true,
+		{"complete", "PIPELINE_COMPLETE", "DONE", "accepted", NULL, true, false, true,
+		 "PIPELINE_COMPLETE with E DONE"},
+		/* E DONE is not enough: the outcome says the contract failed */
+		{"complete", "PIPELINE_COMPLETE", "DONE", "not_accepted", NULL, false, false, true,
+		 "the run ended PIPELINE_COMPLETE, not accepted: the output contract failed 1 check: ffi.rs "
+		 "missing or empty: accept it by hand with --accept \"reason\""},
+		/* a run that ended before runs had an outcome: nothing to go on */
+		{"complete", "PIPELINE_COMPLETE", "DONE", NULL, NULL, false, false, true,
+		 "the run ended PIPELINE_COMPLETE, not accepted: accept it by hand"},
+		{"offline_complete", "OFFLINE_COMPLETE", "DONE", "pending", NULL, false, false, true,
+		 "the run ended OFFLINE_COMPLETE, pending: the output contract failed"},
+		{"offline_complete", "OFFLINE_COMPLETE", NULL, "pending", "  no GPU here\n yet ", true, true, true,
 		 "OFFLINE_COMPLETE accepted by hand: no GPU here  yet"},
-		{"stopped", "STOP", "DONE", "  ", false, false, true, "the run ended STOP"},
-		{"aborted", NULL, NULL, "good enough", true, true, true, "aborted accepted by hand: good enough"},
-		{"running", NULL, NULL, "please", false, false, false, "the run has not ended (its status is running)"},
+		{"stopped", "STOP", "DONE", "not_accepted", "  ", false, false, true, "the run ended STOP"},
+		{"aborted", NULL, NULL, NULL, "good enough", true, true, true, "aborted accepted by hand: good enough"},
+		{"running", NULL, NULL, NULL, "please", false, false, false,
+		 "the run has not ended (its status is running)"},
 	};
 	for (size_t i = 0; i < TP_ARRAY_LEN(cases); i++) {
 		struct run_state st;
-		run_with(&st, cases[i].status, cases[i].final, cases[i].e);
+		run_with(&st, cases[i].status, cases[i].final, cases[i].e, cases[i].outcome);
+		if (st.outcome != OUTCOME_ACCEPTED && st.outcome != OUTCOME_NONE)
+			st.outcome_reason = xstrdup("the output contract failed 1 check: ffi.rs missing or empty");
 		struct cs_acceptance a;
 		cs_run_acceptance(&st, cases[i].reason, &a);
 		if (a.accepted != cases[i].accepted || a.by_hand != cases[i].by_hand ||

@@ -80,6 +80,11 @@ static void test_real_table_loads(void **state)
 	/* conditions: without an evaluator a conditional row never fires */
 	r = table_route(t, 'E', 1, "INVESTIGATE", NULL, false, NULL, NULL);
 	assert_int_equal(r->action, ROUTE_COMPLETE);
+	/* the gate's and the end's settings */
+	assert_false(t->missing_owner_kernel);
+	assert_int_equal(t->accept_stage, 'E');
+	assert_string_equal(t->accept_verdicts[0], "DONE");
+	assert_null(t->accept_verdicts[1]);
 	/* offline rows only offline */
 	assert_null(table_route(t, 'A', 1, "DEFERRED", NULL, false, NULL, NULL));
 	assert_non_null(table_route(t, 'A', 1, "DEFERRED", NULL, true, NULL, NULL));
@@ -87,6 +92,22 @@ static void test_real_table_loads(void **state)
 	free(path);
 	remove_tree(dir);
 	free(dir);
+	free(text);
+}
+
+static void test_gate_and_final_settings(void **state)
+{
+	(void)state;
+	char *text = real_table();
+	char *bad = replace(text, "\"missing_owner\": \"stop\"", "\"missing_owner\": \"guess\"");
+	expect_error(bad, 1, "gate.missing_owner is \"stop\" or \"kernel\", not \"guess\"");
+	free(bad);
+	bad = replace(text, "\"verdicts\": [\"DONE\"]}}", "\"verdicts\": [\"FINE\"]}}");
+	expect_error(bad, 1, "final.accept: 'FINE' is not a verdict of stage E");
+	free(bad);
+	bad = replace(text, "\"accept\": {\"stage\": \"E\"", "\"accept\": {\"stage\": \"Q\"");
+	expect_error(bad, 1, "final.accept needs a 'stage' of the table");
+	free(bad);
 	free(text);
 }
 
@@ -170,6 +191,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_table_loads),
+		cmocka_unit_test(test_gate_and_final_settings),
 		cmocka_unit_test(test_unknown_verdict_names_row_line),
 		cmocka_unit_test(test_duplicate_row),
 		cmocka_unit_test(test_unreachable_stage),

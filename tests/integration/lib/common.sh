@@ -87,6 +87,19 @@ run_scenario() {
 path_of() { json_get "$T/$1.json" 'd["path"]'; }
 rc_of() { cat "$T/$1.rc"; }
 
+run_facts() { # STATUS_JSON: the facts of a run that must not depend on interruptions
+	python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+keep = ("seq", "stage", "attempt", "dir", "repair", "state", "claimed", "verdict", "class",
+        "gate", "validator", "action", "exit", "tokens_in", "cost")
+out = {k: d.get(k) for k in ("op", "state", "final", "path", "mode", "stages", "soft_markers", "contract",
+                             "outcome", "outcome_reason")}
+out["attempts"] = [{k: a.get(k) for k in keep} for a in d["attempts"]]
+print(json.dumps(out, indent=1, sort_keys=True))
+PY
+}
+
 finish() {
 	echo "$checks checks, $failures failed"
 	[ "$failures" -eq 0 ]

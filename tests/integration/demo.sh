@@ -1,0 +1,36 @@
+#!/bin/sh
+# make demo's script (mk/demo.sh) on the binary under test: the sample
+# operator is run by the example agent offline to OFFLINE_COMPLETE, the
+# run directory it names exists, and nothing says the run could not
+# proceed. And the build it starts with says one short line per step
+# (V=1: the command itself), so the demo's output is not buried.
+. "$TILEPORT_TOP/tests/integration/lib/common.sh"
+unset TILEPORT_GPU
+cp -R "$TILEPORT_TOP/mk" "$TILEPORT_TOP/samples" "$TILEPORT_TOP/skill" "$T/"
+mkdir -p "$T/build"
+sh "$T/mk/demo.sh" "$TILEPORT" >"$T/demo.log" 2>&1
+assert_eq "demo: exit" "$?" 0
+assert_contains "demo: the run ended offline" "$T/demo.log" "OFFLINE_COMPLETE: offline work done; pending"
+assert_contains "demo: says what happened" "$T/demo.log" "demo: the run ended as it should offline (exit 0)"
+dir=$(sed -n 's/^demo: run directory: \([^ ]*\) .*/\1/p' "$T/demo.log")
+[ -n "$dir" ] && [ -f "$dir/.tileport/state.json" ] && ok "demo: the run directory it names exists" ||
+	bad "demo: names '$dir', which holds no run"
+grep -q "could not proceed" "$T/demo.log" && bad "demo: says the run could not proceed" || ok "demo: no false alarm"
+assert_contains "demo: the IR diff ran" "$T/demo.log" "demo: irdiff exit 1"
+
+# One short line per compiled file; V=1 shows the command. The object goes
+# to a scratch build folder: recompiling one of the build under test would
+# make the next `make check` relink every binary.
+obj=obj/engine/core/util.o
+make -s -C "$TILEPORT_TOP" --no-print-directory MODE="$(basename "$TILEPORT_BUILD")" B="$T/b" \
+	"$T/b/$obj" >"$T/make.log" 2>&1
+assert_eq "make: one line" "$(cat "$T/make.log")" "  CC    engine/core/util.c"
+make -C "$TILEPORT_TOP" --no-print-directory MODE="$(basename "$TILEPORT_BUILD")" B="$T/b" V=1 \
+	-W engine/core/util.c "$T/b/$obj" >"$T/makev.log" 2>&1
+grep -q -- "-c -o $T/b/$obj engine/core/util.c" "$T/makev.log" && ok "make V=1: the compiler line" ||
+	bad "make V=1 shows no command: $(cat "$T/makev.log")"
+# A unit test's own object is intermediate to make (reached through a
+# pattern chain): kept, a second build has nothing to compile.
+[ -f "$TILEPORT_BUILD/obj/tests/unit/test_util.o" ] && ok "make keeps intermediate objects" ||
+	bad "make deleted $TILEPORT_BUILD/obj/tests/unit/test_util.o"
+finish

@@ -74,7 +74,7 @@ UNIT_HOBJ  := $(UNIT_HELP:%.c=$(B)/obj/%.o)
 ENGINE_CFLAGS := $(call pkg_cflags,$(ENGINE_PKGS))
 UI_CFLAGS     := $(call pkg_cflags,$(ENGINE_PKGS) $(UI_PKGS))
 TEST_CFLAGS   := $(call pkg_cflags,$(ENGINE_PKGS) $(UI_PKGS) $(TEST_PKGS))
-ALL_LIBS      := $(call pkg_libs,$(UI_PKGS) $(ENGINE_PKGS)) -lm
+ALL_LIBS      := $(call pkg_libs,$(UI_PKGS) $(ENGINE_PKGS)) -lm -pthread
 TEST_LIBS     := $(call pkg_libs,$(TEST_PKGS))
 
 # ---- libtileport_cupti.so, the CUPTI injection library of tileport bench ----
@@ -152,7 +152,7 @@ $(FZ)/obj/%.o: %.c
 	$(call say,CC,$<) $(CLANG) $(BASE_CPPFLAGS) $(CSTD) $(WARN) -Werror -MMD -MP $(FZ_FLAGS) $(ENGINE_CFLAGS) -c -o $@ $<
 
 $(FZ)/fuzz_%: $(FZ)/obj/tests/fuzz/fuzz_%.o $(FZ_ENGINE)
-	$(call say,LINK,$@) $(CLANG) -fsanitize=fuzzer,address,undefined -o $@ $^ $(call pkg_libs,$(ENGINE_PKGS)) -lm
+	$(call say,LINK,$@) $(CLANG) -fsanitize=fuzzer,address,undefined -o $@ $^ $(call pkg_libs,$(ENGINE_PKGS)) -lm -pthread
 
 fuzz-build: $(FUZZ_BIN)
 

@@ -136,14 +136,9 @@ int cmd_irdiff(int argc, char **argv)
 		return run_tui(rp, gp, theme, dopt.keep_dead_constants);
 	struct tp_err err;
 	tp_err_clear(&err);
-	struct ir_module *ref = ir_module_load(rp, &err);
-	if (!ref)
+	struct ir_module *ref, *gen;
+	if (!ir_module_load_pair(rp, gp, &ref, &gen, &err))
 		return input_error(err.msg);
-	struct ir_module *gen = ir_module_load(gp, &err);
-	if (!gen) {
-		ir_module_free(ref);
-		return input_error(err.msg);
-	}
 	dopt.texts = rows; /* only the aligned rows show the ops' text */
 	struct irdiff_result *r = irdiff_modules(ref, gen, &dopt, &err);
 	int rc;

@@ -138,7 +138,7 @@ static void pair_load(struct irv_doc *d, struct irv_pair *p, const char *ref, co
 				       ref ? "generated" : "reference", have, want);
 		free(want);
 		free(have);
-	} else if (!(p->ref = ir_module_load(ref, &err)) || !(p->gen = ir_module_load(gen, &err))) {
+	} else if (!ir_module_load_pair(ref, gen, &p->ref, &p->gen, &err)) {
 		p->problem = xstrdup(err.msg);
 	} else {
 		struct irdiff_options o = {.keep_dead_constants = d->keep_dead, .texts = true};

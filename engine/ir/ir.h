@@ -493,6 +493,11 @@ bool ir_op_equal(const struct ir_op *a, const struct ir_op *b); /* op trees, wir
  * err (code TP_EXIT_USAGE; message "path:line:col: expected ..." or, for
  * bytecode, "path: offset 0x..: ..."). */
 struct ir_module *ir_module_load(const char *path, struct tp_err *err);
+/* Both files of a pair, parsed at the same time on two threads. False (and
+ * neither module) when either fails; err is the first file's failure if it
+ * has one, else the second's. */
+bool ir_module_load_pair(const char *path_a, const char *path_b, struct ir_module **a,
+			 struct ir_module **b, struct tp_err *err);
 /* Same on a buffer (need not be NUL-terminated); `path` names it in messages. */
 struct ir_module *ir_module_from_buffer(const char *path, const char *buf, size_t len,
 					struct tp_err *err);

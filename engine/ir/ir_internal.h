@@ -39,6 +39,10 @@ void ir_print_attr_generic(struct sbuf *sb, const struct ir_attr *a);
  * (an empty continue of for/loop, an empty yield of if)? */
 bool ir_print_elides(const struct ir_op *owner, const struct ir_op *last);
 
+/* Build the registry and the op templates now (each once per process), so
+ * that threads started afterwards only read them. */
+void ir_text_parse_prepare(void);
+
 /* The text parser on a buffer with a NUL at buf[len], parsed in place. */
 struct ir_module *ir_text_parse_terminated(const char *path, const char *buf, size_t len,
 					   struct tp_err *err);

@@ -3,6 +3,7 @@
 #include "engine/ir/ir.h"
 #include "engine/ir/ir_internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,4 +36,56 @@ struct ir_module *ir_module_load(const char *path, struct tp_err *err)
 				      : ir_text_parse_terminated(path, buf, len, err);
 	free(buf);
 	return m;
+}
+
+struct load_job {
+	const char *path;
+	struct ir_module *m;
+	struct tp_err err;
+};
+
+static void *load_job_run(void *arg)
+{
+	struct load_job *j = arg;
+	tp_err_clear(&j->err);
+	j->m = ir_module_load(j->path, &j->err);
+	return NULL;
+}
+
+/* The parser recurses as deep as PS_MAX_DEPTH allows: give the second
+ * thread the stack the main thread usually has, whatever ulimit -s says. */
+#define LOAD_THREAD_STACK (8u << 20)
+
+/* The two parses share nothing mutable (the registry and the op templates
+ * are built before the thread starts, and only read after), so the second
+ * file is parsed on a thread of its own: on two cores the pair costs about
+ * one parse. */
+bool ir_module_load_pair(const char *path_a, const char *path_b, struct ir_module **a,
+			 struct ir_module **b, struct tp_err *err)
+{
+	struct load_job ja = {.path = path_a}, jb = {.path = path_b};
+	ir_text_parse_prepare();
+	pthread_attr_t attr;
+	pthread_t t;
+	bool threaded = false;
+	if (pthread_attr_init(&attr) == 0) {
+		threaded = pthread_attr_setstacksize(&attr, LOAD_THREAD_STACK) == 0 &&
+			   pthread_create(&t, &attr, load_job_run, &jb) == 0;
+		pthread_attr_destroy(&attr);
+	}
+	load_job_run(&ja);
+	if (threaded)
+		pthread_join(t, NULL);
+	else
+		load_job_run(&jb);
+	*a = *b = NULL;
+	if (!ja.m || !jb.m) {
+		*err = !ja.m ? ja.err : jb.err; /* the first file's problem first */
+		ir_module_free(ja.m);
+		ir_module_free(jb.m);
+		return false;
+	}
+	*a = ja.m;
+	*b = jb.m;
+	return true;
 }

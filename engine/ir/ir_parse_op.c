@@ -5,6 +5,7 @@
  * order. */
 #include "engine/ir/ir_parse.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #define MAXT 64
@@ -294,12 +295,29 @@ static void compile(const struct ir_opdef *d, struct tmpl *t, const char *s, con
 	}
 }
 
+/* Every template at once, the first time any is needed: two files may be
+ * parsed on two threads (ir_module_load_pair), so nothing is built lazily
+ * per op kind. Region ops ('@' formats) have parsers of their own. */
+static pthread_once_t tmpls_once = PTHREAD_ONCE_INIT;
+
+static void compile_all(void)
+{
+	for (int c = 0; c < IR_OP_COUNT; c++) {
+		const struct ir_opdef *d = ir_opdef(c);
+		if (d->format[0] != '@')
+			compile(d, &tmpls[c], d->format, d->format + strlen(d->format));
+	}
+}
+
+void ir_text_parse_prepare(void)
+{
+	pthread_once(&tmpls_once, compile_all);
+}
+
 static const struct tmpl *template_of(const struct ir_opdef *d)
 {
-	struct tmpl *t = &tmpls[d->code];
-	if (!t->v)
-		compile(d, t, d->format, d->format + strlen(d->format));
-	return t;
+	ir_text_parse_prepare();
+	return &tmpls[d->code];
 }
 
 static void run_steps(struct pstate *ps, struct ir_op *op, const struct step *v, uint32_t i,

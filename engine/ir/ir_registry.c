@@ -3,6 +3,7 @@
  * programming error and aborts at first use (a unit test loads every row). */
 #include "engine/ir/ir.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,7 +132,7 @@ static const struct raw_row raw[IR_OP_COUNT] = {
 };
 
 static struct ir_opdef defs[IR_OP_COUNT + 1];
-static bool defs_ready;
+static pthread_once_t defs_once = PTHREAD_ONCE_INIT; /* parsers may run on two threads */
 
 /* Split a comma list into a fresh NULL-terminated vector of item strings. */
 static char **items(const char *spec, size_t *n)
@@ -303,10 +304,8 @@ static void name_put(const char *name, int code)
 	name_code[i] = (int16_t)code;
 }
 
-static void defs_init(void)
+static void defs_build(void)
 {
-	if (defs_ready)
-		return;
 	_Static_assert(IR_OP_COUNT + 8 < 256 / 2, "name table too small");
 	for (int c = 0; c < IR_OP_COUNT; c++) {
 		build_def(&defs[c], c, &raw[c]);
@@ -320,7 +319,11 @@ static void defs_init(void)
 		.code = IR_OP_UNKNOWN, .name = "?", .bc_opcode = -1, .ngroups = 1,
 		.groups = &unknown_group, .format = "@unknown",
 	};
-	defs_ready = true;
+}
+
+static void defs_init(void)
+{
+	pthread_once(&defs_once, defs_build);
 }
 
 const struct ir_opdef *ir_opdef(int code)

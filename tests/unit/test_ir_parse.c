@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "engine/ir/ir.h"
+#include "tests/unit/testutil.h"
 
 static char *fixture_dir(void)
 {
@@ -385,6 +386,95 @@ static void test_bytecode_dispatch(void **state)
 		assert_null(strstr(err.msg, "cuda_tile.module"));
 }
 
+/* The pair loader parses its two files on two threads: each module must be
+ * what the one-file loader makes of it, and a failure names the first file
+ * that failed. */
+static void check_pair(const char *pa, const char *pb)
+{
+	struct tp_err err;
+	struct ir_module *a, *b;
+	if (!ir_module_load_pair(pa, pb, &a, &b, &err))
+		fail_msg("%s + %s: %s", pa, pb, err.msg);
+	const char *paths[2] = {pa, pb};
+	struct ir_module *got[2] = {a, b};
+	for (int i = 0; i < 2; i++) {
+		struct ir_module *one = ir_module_load(paths[i], &err);
+		assert_non_null(one);
+		char *t1 = ir_module_to_string(one, IR_PRINT_DEBUGINFO);
+		char *t2 = ir_module_to_string(got[i], IR_PRINT_DEBUGINFO);
+		if (!ir_module_equal(one, got[i]) || strcmp(t1, t2) != 0)
+			fail_msg("%s: loaded as a pair differs from loaded alone", paths[i]);
+		free(t1);
+		free(t2);
+		ir_module_free(one);
+	}
+	ir_module_free(a);
+	ir_module_free(b);
+}
+
+static void test_load_pair(void **state)
+{
+	(void)state;
+	char *dir = fixture_dir();
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	char *prev = NULL;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!str_ends(e->d_name, ".mlir"))
+			continue;
+		char *p = path_join(dir, e->d_name);
+		check_pair(prev ? prev : p, p);
+		free(prev);
+		prev = p;
+	}
+	closedir(d);
+	struct tp_err err;
+	struct ir_module *a = (void *)1, *b = (void *)1;
+	char *bad1 = path_join(dir, "no-such-ref.mlir"), *bad2 = path_join(dir, "no-such-gen.mlir");
+	assert_false(ir_module_load_pair(bad1, bad2, &a, &b, &err));
+	assert_null(a);
+	assert_null(b);
+	assert_non_null(strstr(err.msg, "no-such-ref.mlir"));
+	assert_false(ir_module_load_pair(prev, bad2, &a, &b, &err));
+	assert_null(a);
+	assert_non_null(strstr(err.msg, "no-such-gen.mlir"));
+	assert_false(ir_module_load_pair(bad1, prev, &a, &b, &err));
+	assert_non_null(strstr(err.msg, "no-such-ref.mlir"));
+	free(bad1);
+	free(bad2);
+	free(prev);
+	free(dir);
+}
+
+/* The second file is parsed on a thread of its own: its stack must take a
+ * nest just inside the depth limit, and a deeper one must fail with the
+ * limit's message, whatever the thread's default stack would be. */
+static void test_load_pair_deep(void **state)
+{
+	const char *dir = *state;
+	char *nest = loop_nest(240, "%d = constant <f32: [[1.0, 2.0]]> : tile<1x2xf32>");
+	char *ok = tu_write(dir, "ok.mlir", nest);
+	struct sbuf sb = SBUF_INIT;
+	sb_adds(&sb, "cuda_tile.module @m {\n entry @e() {\n");
+	for (int i = 0; i < 5000; i++)
+		sb_adds(&sb, "\"x\"() ({");
+	char *bad = tu_write(dir, "bad.mlir", sb_str(&sb));
+	struct tp_err err;
+	struct ir_module *a, *b;
+	assert_true(ir_module_load_pair(ok, ok, &a, &b, &err));
+	assert_true(ir_module_equal(a, b));
+	ir_module_free(a);
+	ir_module_free(b);
+	assert_false(ir_module_load_pair(ok, bad, &a, &b, &err));
+	assert_non_null(strstr(err.msg, "bad.mlir:3:"));
+	assert_non_null(strstr(err.msg, "regions nested too deeply"));
+	sb_free(&sb);
+	free(nest);
+	free(ok);
+	free(bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +485,8 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_nesting_limit),
 		cmocka_unit_test(test_bytecode_dispatch),
+		cmocka_unit_test(test_load_pair),
+		TU_DIR_TEST(test_load_pair_deep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

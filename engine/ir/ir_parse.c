@@ -249,6 +249,12 @@ void ps_block_body(struct pstate *ps, struct ir_block *b)
 			ps_expected(ps, "'}'");
 		if (*ps->p == '}')
 			break;
+		/* Nothing may follow a terminator: its operand list would swallow
+		 * a next line's results (`return` then `%0 = ...`), so the printed
+		 * text would not read back as what was parsed. */
+		if (b->nops && b->ops[b->nops - 1]->def->terminator)
+			ps_fail(ps, ps->p, "an op after '%s', which ends its block",
+				b->ops[b->nops - 1]->def->name);
 		ir_block_append(ps->m, b, parse_op(ps));
 	}
 	ps->depth--;

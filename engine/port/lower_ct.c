@@ -318,6 +318,8 @@ static struct tval *gather_offsets(struct lw *lw, struct tval *arr, const struct
 {
 	struct tval **idx;
 	size_t n = index_list(lw, ixn, &idx);
+	if (!n)
+		lw_unsupported(lw, at, "a gather or scatter with an empty index tuple");
 	lw_array(lw, arr, at, true, (int)n);
 	struct tval *off = NULL;
 	*bounds = NULL;

@@ -270,6 +270,9 @@ static void test_errors(void **state)
 		     "value %a has 1 results");
 	expect_error("cuda_tile.module @k {\n  entry @e() {\n    entry @f() {\n    }\n  }\n}\n",
 		     "'entry' is only valid at module level");
+	/* found by fuzz_ir_parse: printed, `return` would read the next op's result as its operand */
+	expect_error("cuda_tile.module @k {\n  entry @e(%a: tile<f32>) {\n    return\n    addf %a, %a : tile<f32>\n  }\n}\n",
+		     "4:5: an op after 'return', which ends its block");
 	/* hint values: integers, booleans, strings or generic attributes */
 	expect_error("cuda_tile.module @k {\n  entry @e() optimization_hints=<sm_100 = {latency = ?}> {\n"
 		     "    return\n  }\n}\n",

@@ -155,6 +155,18 @@ static struct tval *math_name(struct lw *lw, const char *api, const struct py_no
 	return NULL;
 }
 
+/* A name of the front end's API (ct.*, tl.*) or of math: its value, or the
+ * construct is unsupported. */
+static struct tval *api_value(struct lw *lw, const char *api, const struct py_node *n)
+{
+	struct tval *r = lw->api->name(lw, api, n);
+	if (!r)
+		r = math_name(lw, api, n);
+	if (!r)
+		lw_unsupported(lw, n, "%s", api);
+	return r;
+}
+
 static struct tval *name_value(struct lw *lw, const struct py_node *n)
 {
 	const char *name = lw_name(lw, n);
@@ -166,12 +178,7 @@ static struct tval *name_value(struct lw *lw, const struct py_node *n)
 		return module_const(lw, c, n);
 	const char *api = api_name(lw, n);
 	if (api) {
-		struct tval *r = lw->api->name(lw, api, n);
-		if (!r)
-			r = math_name(lw, api, n);
-		if (!r)
-			lw_unsupported(lw, n, "%s", api);
-		return r;
+		return api_value(lw, api, n);
 	}
 	if (pymod_func(lw->m, name))
 		lw_unsupported(lw, n, "the function `%s` used as a value", name);
@@ -182,8 +189,8 @@ static struct tval *name_value(struct lw *lw, const struct py_node *n)
 
 /* The extent of array p on an axis: the tensor's shape, or for a raw
  * pointer array a parameter the FFI fills in from the descriptor. */
-static struct tval *array_dim(struct lw *lw, int param, int axis, bool stride,
-			      const struct py_node *at)
+struct tval *lw_array_dim(struct lw *lw, int param, int axis, bool stride,
+			  const struct py_node *at)
 {
 	struct tkernel *k = lw->k;
 	struct tparam *p = &k->params[param];
@@ -217,22 +224,11 @@ static struct tval *array_dim(struct lw *lw, int param, int axis, bool stride,
 	return tv_int(lw->a, q->rs);
 }
 
-struct tval *lw_array_dim(struct lw *lw, int param, int axis, bool stride,
-			  const struct py_node *at)
-{
-	return array_dim(lw, param, axis, stride, at);
-}
-
 static struct tval *attribute(struct lw *lw, const struct py_node *n)
 {
 	const char *api = api_name(lw, n);
 	if (api) {
-		struct tval *r = lw->api->name(lw, api, n);
-		if (!r)
-			r = math_name(lw, api, n);
-		if (!r)
-			lw_unsupported(lw, n, "%s", api);
-		return r;
+		return api_value(lw, api, n);
 	}
 	struct tval *base = lw_expr(lw, n->kids[0]);
 	const char *a = lw_name(lw, n);
@@ -264,7 +260,7 @@ static struct tval *attribute(struct lw *lw, const struct py_node *n)
 			return tv_cint(lw->a, rank);
 		struct tval *t = tv_tuple(lw->a, (size_t)rank);
 		for (int i = 0; i < rank; i++)
-			t->elems[i] = array_dim(lw, base->param, i, false, n);
+			t->elems[i] = lw_array_dim(lw, base->param, i, false, n);
 		return t;
 	}
 	if (strcmp(a, "T") == 0 && base->kind == TV_TILE && base->shape.rank == 2) {

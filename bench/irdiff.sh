@@ -7,9 +7,10 @@
 # random edits (dropped flush_to_zero, changed constants, memory orderings,
 # reduce axes, inserted ops) and is then printed canonically, so every value
 # is renamed as well. Two shapes: many entries (one per kernel copy) and one
-# huge entry. Each program runs IRDIFF_BENCH_RUNS times (default 3), the
+# huge entry. Each program runs IRDIFF_BENCH_RUNS times (default 5), the
 # programs interleaved; the best wall and CPU (user+sys) time and the peak
-# memory are printed, with the ratios to git diff.
+# memory (bench/lib/runstat.py: to the millisecond) are printed, with the
+# ratios to git diff.
 # IRDIFF_BENCH_BASE=OTHER_TILEPORT also times an older build in the same
 # runs (before/after figures measured side by side); IRDIFF_BENCH_KEEP=DIR
 # keeps the pairs as DIR/{many,one}/{ref,gen}.mlir (for callgrind).
@@ -85,14 +86,13 @@ edit() {
 	}'
 }
 
-RUNS=${IRDIFF_BENCH_RUNS:-3}
+RUNS=${IRDIFF_BENCH_RUNS:-5}
 BASE=${IRDIFF_BENCH_BASE:-}
 
 run1() { # OUT command...: appends "wall cpu maxrss_kb" to OUT
 	out=$1
 	shift
-	/usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/stderr" || true
-	tail -n 1 "$tmp/time" | awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' >>"$out"
+	python3 "$top/bench/lib/runstat.py" "$@" >>"$out"
 }
 
 best() { # FILE: "wall cpu kb", the smallest wall and cpu, the largest kb
@@ -100,7 +100,7 @@ best() { # FILE: "wall cpu kb", the smallest wall and cpu, the largest kb
 	     END { print w, c, k }' "$1"
 }
 
-[ -x /usr/bin/time ] || { echo "bench/irdiff.sh: needs /usr/bin/time (GNU time)" >&2; exit 3; }
+command -v python3 >/dev/null || { echo "bench/irdiff.sh: needs python3 (make bench installs it)" >&2; exit 3; }
 echo "irdiff benchmark, $(date -u +%Y-%m-%d), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), best of $RUNS"
 for shape in many one; do
 	$shape >"$tmp/ref.mlir"
@@ -122,11 +122,11 @@ for shape in many one; do
 		i=$((i + 1))
 	done
 	set -- $(best "$tmp/m.git")
-	git_s=$1 git_c=$2 git_kb=$3
+	git_w=$1 git_c=$2 git_kb=$3
 	"$T" irdiff "$tmp/ref.mlir" "$tmp/gen.mlir" >"$tmp/report" || true
 	verdict=$(tail -n 1 "$tmp/report")
 	echo "shape=$shape ref_lines=$nr gen_lines=$ng  [$verdict]"
-	printf '  %-40s %8s %8s %10s %12s\n' "" "wall s" "cpu s" "peak KB" "x git (cpu, mem)"
+	printf '  %-40s %8s %8s %10s   %s\n' "" "wall s" "cpu s" "peak KB" "x git (wall, cpu, mem)"
 	for m in parse diff base git; do
 		[ -f "$tmp/m.$m" ] || continue
 		case $m in
@@ -136,9 +136,11 @@ for shape in many one; do
 		git) what="git diff --no-index --histogram" ;;
 		esac
 		set -- $(best "$tmp/m.$m")
-		awk -v w="$what" -v a="$1" -v b="$2" -v c="$3" -v gc="$git_c" -v gk="$git_kb" 'BEGIN {
+		awk -v w="$what" -v a="$1" -v b="$2" -v c="$3" -v gw="$git_w" -v gc="$git_c" \
+			-v gk="$git_kb" 'BEGIN {
+			rw = gw > 0 ? a / gw : 0
 			rc = gc > 0 ? b / gc : 0
 			rk = gk > 0 ? c / gk : 0
-			printf "  %-40.40s %8.2f %8.2f %10d   %5.2f, %4.2f\n", w, a, b, c, rc, rk }'
+			printf "  %-40.40s %8.3f %8.3f %10d   %4.2f, %4.2f, %4.2f\n", w, a, b, c, rw, rc, rk }'
 	done
 done

@@ -140,6 +140,7 @@ int cmd_irdiff(int argc, char **argv)
 	if (!ir_module_load_pair(rp, gp, &ref, &gen, &err))
 		return input_error(err.msg);
 	dopt.texts = rows; /* only the aligned rows show the ops' text */
+	dopt.drop_rows = !rows;
 	struct irdiff_result *r = irdiff_modules(ref, gen, &dopt, &err);
 	int rc;
 	if (!r) {

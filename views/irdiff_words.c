@@ -80,7 +80,7 @@ static char *describe(const struct ir_value *v, const struct ir_names *names)
 		return xasprintf("%.*s", (int)stem, n);
 	}
 	if (v->def)
-		return xasprintf("%s#%u", v->def->code == IR_OP_UNKNOWN ? v->def->name : v->def->def->name,
+		return xasprintf("%s#%u", v->def->code == IR_OP_UNKNOWN ? ir_op_name(v->def) : v->def->def->name,
 				 v->index);
 	const struct ir_op *owner = v->block && v->block->parent ? v->block->parent->parent : NULL;
 	if (!owner || owner->code == IR_OP_ENTRY)

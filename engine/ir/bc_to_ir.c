@@ -387,12 +387,12 @@ static struct ir_op *convert_op(struct conv *c, const struct bc_op *bo)
 	}
 	for (uint32_t r = 0; r < bo->nres; r++)
 		c->vals[bo->first_result + r] = ir_op_add_result(m, op, type_of(c, bo->res_types[r]));
-	op->loc.offset = bo->offset;
-	op->loc.end_offset = bo->end;
+	ir_op_extra(m, op)->offset = bo->offset;
+	op->x->end_offset = bo->end;
 	if (bo->loc) {
 		struct sbuf s = SBUF_INIT;
 		loc_text(c->bm, bo->loc, &s, 0);
-		op->loc.dbg = ir_strdup(m, s.buf, s.len);
+		op->x->dbg = ir_strdup(m, s.buf, s.len);
 		sb_free(&s);
 	}
 	ir_op_finish(m, op);
@@ -437,7 +437,7 @@ struct ir_module *ir_from_bytecode(const struct bc_module *bm, const char *path)
 			c->vals[k] = body->args[k];
 		for (uint32_t k = 0; k < f->body.nops; k++)
 			ir_block_append(m, body, convert_op(c, &f->body.ops[k]));
-		e->loc.offset = f->offset;
+		ir_op_extra(c->m, e)->offset = f->offset;
 		free(c->vals);
 	}
 	free(c->types);

@@ -164,11 +164,12 @@ enum ir_elem ir_type_elem_of(const struct ir_type *t);
 bool ir_type_is_ptr_tile(const struct ir_type *t); /* tile<...xptr<E>> */
 
 /* ------------------------------------------------------------------ */
-/* Attributes                                                          */
+/* Attributes: interned per module (equal attributes of a module are one
+ * pointer), immutable once built                                       */
 
 enum ir_attr_kind {
 	IR_ATTR_UNIT,          /* presence only (flush_to_zero, propagate_nan, ...) */
-	IR_ATTR_BOOL,          /* b */
+	IR_ATTR_BOOL,          /* b (and i, 0 or 1) */
 	IR_ATTR_INT,           /* i (sign-extended), type = element type or NULL (untyped) */
 	IR_ATTR_FLOAT,         /* bits in the format of `type` (f64 bits when type NULL) */
 	IR_ATTR_STRING,        /* str, len (may hold NUL bytes) */
@@ -187,21 +188,33 @@ enum ir_attr_kind {
 	IR_ATTR_OPAQUE,        /* text we could not interpret, kept verbatim in str */
 };
 
+/* Which members hold the value depends on the kind (the union): read only
+ * those the kind's comment above names. */
 struct ir_attr {
-	enum ir_attr_kind kind;
-	const struct ir_type *type;
-	enum ir_enum_kind ekind;
-	bool b;
-	bool has_every, has_lb, has_ub;
-	int64_t i;
-	uint64_t bits;
-	int64_t every, along, lb, ub;
-	const char *str;
-	size_t len;
+	enum ir_attr_kind kind : 8;
+	enum ir_enum_kind ekind : 8;
+	bool b : 1, has_every : 1, has_lb : 1, has_ub : 1;
 	uint32_t n;
-	const char *const *keys;
-	const struct ir_attr *const *elems;
-	const uint64_t *vals;
+	const struct ir_type *type;
+	union {
+		struct {
+			int64_t i;            /* INT, ENUM, BOOL, DIV_BY */
+			int64_t every, along; /* DIV_BY */
+		};
+		uint64_t bits; /* FLOAT */
+		struct {
+			const char *str; /* STRING, SYMBOL, OPAQUE */
+			size_t len;
+		};
+		struct {
+			const char *const *keys;            /* DICT, HINTS */
+			const struct ir_attr *const *elems; /* ARRAY, DICT, HINTS */
+		};
+		const uint64_t *vals; /* INT_ARRAY, DENSE, SAME_ELEMENTS */
+		struct {
+			int64_t lb, ub; /* BOUNDED */
+		};
+	};
 };
 
 const struct ir_attr *ir_attr_unit(struct ir_module *m);
@@ -246,15 +259,11 @@ void ir_print_float(struct sbuf *sb, enum ir_elem e, uint64_t bits);
 /* ------------------------------------------------------------------ */
 /* Values, ops, blocks, regions                                        */
 
-/* Where an op came from. Text: 1-based line/col of the op's own text (for
- * region ops the header up to the opening brace); bytecode: byte offsets of
- * the op record (line 0). */
+/* Where an op's text is: 1-based line/col of its first and last character
+ * (for region ops the header up to the opening brace); all 0 for an op
+ * read from bytecode (its byte offsets are in ir_op_x(op)). */
 struct ir_loc {
 	uint32_t line, col, end_line, end_col;
-	uint64_t offset, end_offset;
-	const char *dbg; /* debug location as text ("loc(#loc3)", "loc(\"k.py\":17:0)") or NULL */
-	uint32_t close_line; /* region ops (text): line of the final closing brace, 0 unknown */
-	uint32_t else_line;  /* if with else (text): line of "} else {", 0 unknown */
 };
 
 struct ir_value {
@@ -286,26 +295,63 @@ struct ir_region {
 
 struct ir_opdef; /* the registry entry, below */
 
+/* What few ops have, kept out of the op record (a module holds ~100k ops
+ * for a 100k-line file): read it through ir_op_x(op), which is never NULL. */
+struct ir_op_extra {
+	struct ir_region **regions; /* nregions of them */
+	const char *name;  /* as spelled when not the registry's name ("print" for
+			      print_tko, "fpowf"); unknown ops keep their full name */
+	const char *text;  /* unknown op in custom syntax: the text after the op name, each
+			      operand use replaced by "\x01<n>\x02" (n = operand index) */
+	const char *dbg;   /* debug location as text ("loc(#loc3)", "loc(\"k.py\":17:0)") */
+	uint64_t offset, end_offset; /* bytecode: byte offsets of the op record */
+	uint32_t close_line; /* region ops (text): line of the final closing brace, 0 unknown */
+	uint32_t else_line;  /* if with else (text): line of "} else {", 0 unknown */
+};
+
 struct ir_op {
 	const struct ir_opdef *def; /* never NULL (IR_OP_UNKNOWN for unknown ops) */
-	int code;                   /* enum ir_opcode */
-	uint32_t ngroups;           /* def->ngroups, at least 1 (unknown ops: 1 variadic) */
-	const char *name;           /* as spelled, without "cuda_tile." ("print" vs "print_tko",
-				       "fpowf"); unknown ops keep their full name */
-	uint32_t noperands, operands_cap;
-	struct ir_value **operands; /* all groups concatenated in declaration order */
-	uint32_t *group_sizes;
-	uint32_t nresults, results_cap;
-	struct ir_value **results;
-	uint32_t nattrs, attrs_cap;
-	struct ir_named_attr *attrs;
-	uint32_t nregions, regions_cap;
-	struct ir_region **regions;
 	struct ir_block *parent;
+	struct ir_value **operands; /* all groups concatenated in declaration order; the
+				       size of each group: ir_op_group_size */
+	struct ir_value **results;
+	struct ir_named_attr *attrs;
+	struct ir_op_extra *x;      /* NULL when the op has none of it */
 	struct ir_loc loc;
-	const char *text; /* unknown op in custom syntax: the text after the op name, each
-			     operand use replaced by "\x01<n>\x02" (n = operand index) */
+	uint32_t noperands, nresults;
+	uint16_t nattrs, nregions;
+	uint16_t code;              /* enum ir_opcode */
+	uint8_t ngroups;            /* def->ngroups, at least 1 (unknown ops: 1 variadic) */
 };
+
+/* Limits of the op record's counts; the text parser and the bytecode reader
+ * refuse an op beyond them. */
+#define IR_MAX_ATTRS 65535u
+#define IR_MAX_REGIONS 65535u
+
+extern const struct ir_op_extra ir_op_extra_none;
+
+static inline const struct ir_op_extra *ir_op_x(const struct ir_op *op)
+{
+	return op->x ? op->x : &ir_op_extra_none;
+}
+
+static inline struct ir_region *ir_op_region(const struct ir_op *op, uint32_t r)
+{
+	return op->x->regions[r];
+}
+
+/* An op with several operand groups keeps their sizes (uint32_t each) just
+ * before its operand pointers, in the same arena block. */
+static inline uint32_t ir_op_group_size(const struct ir_op *op, uint32_t g)
+{
+	if (op->ngroups <= 1)
+		return g == 0 ? op->noperands : 0;
+	if (!op->operands || g >= op->ngroups)
+		return 0;
+	size_t pre = ((size_t)op->ngroups * sizeof(uint32_t) + 7) & ~(size_t)7;
+	return ((const uint32_t *)(const void *)((const char *)op->operands - pre))[g];
+}
 
 /* ------------------------------------------------------------------ */
 /* The op registry (engine/ir/ir_ops.def)                              */
@@ -383,6 +429,13 @@ struct ir_opdef {
 	bool terminator;
 };
 
+/* The op's name as spelled, without "cuda_tile." (an alias keeps its own
+ * spelling, an unknown op its full name). */
+static inline const char *ir_op_name(const struct ir_op *op)
+{
+	return op->x && op->x->name ? op->x->name : op->def->name;
+}
+
 const struct ir_opdef *ir_opdef(int code); /* IR_OP_UNKNOWN gives the unknown def */
 /* By printed name, with or without "cuda_tile."; accepts aliases ("print",
  * "fpowf"). NULL if unknown. */
@@ -414,6 +467,7 @@ struct ir_module {
 	uint32_t nvalues;            /* values created so far (ids) */
 	struct ir_arena *arena;
 	void *types;                 /* private: the type intern table */
+	void *attrs;                 /* private: the attribute intern table */
 };
 
 struct ir_module *ir_module_new(const char *path, enum ir_source_kind src);
@@ -457,6 +511,9 @@ struct ir_value *ir_block_add_arg(struct ir_module *m, struct ir_block *b,
 				  const struct ir_type *t);
 /* Append op to block b. Entry/global/unit bookkeeping happens here. */
 void ir_block_append(struct ir_module *m, struct ir_block *b, struct ir_op *op);
+/* Append n ops at once (the block's array grows to exactly its new count). */
+void ir_block_append_ops(struct ir_module *m, struct ir_block *b, struct ir_op *const *ops,
+			 uint32_t n);
 /* Fill in attributes the registry gives a default (rounding, overflow, ...)
  * that the source left out. Call once an op is complete. */
 void ir_op_finish(struct ir_module *m, struct ir_op *op);

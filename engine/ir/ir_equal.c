@@ -153,12 +153,12 @@ static bool op_eq(struct vmap *vm, const struct ir_op *a, const struct ir_op *b)
 	if (a->code != b->code || a->noperands != b->noperands || a->nresults != b->nresults ||
 	    a->nregions != b->nregions || a->ngroups != b->ngroups)
 		return false;
-	if (a->code == IR_OP_UNKNOWN && strcmp(a->name, b->name) != 0)
+	if (a->code == IR_OP_UNKNOWN && strcmp(ir_op_name(a), ir_op_name(b)) != 0)
 		return false;
-	if ((a->text == NULL) != (b->text == NULL) || (a->text && strcmp(a->text, b->text) != 0))
+	if ((ir_op_x(a)->text == NULL) != (ir_op_x(b)->text == NULL) || (ir_op_x(a)->text && strcmp(ir_op_x(a)->text, ir_op_x(b)->text) != 0))
 		return false;
 	for (uint32_t g = 0; g < a->ngroups; g++)
-		if (a->group_sizes[g] != b->group_sizes[g])
+		if (ir_op_group_size(a, g) != ir_op_group_size(b, g))
 			return false;
 	for (uint32_t i = 0; i < a->noperands; i++) {
 		const struct ir_value *m = vmap_get(vm, a->operands[i]);
@@ -173,7 +173,7 @@ static bool op_eq(struct vmap *vm, const struct ir_op *a, const struct ir_op *b)
 		vmap_put(vm, a->results[i], b->results[i]);
 	}
 	for (uint32_t r = 0; r < a->nregions; r++) {
-		const struct ir_region *ra = a->regions[r], *rb = b->regions[r];
+		const struct ir_region *ra = ir_op_region(a, r), *rb = ir_op_region(b, r);
 		if (ra->nblocks != rb->nblocks)
 			return false;
 		for (uint32_t k = 0; k < ra->nblocks; k++)

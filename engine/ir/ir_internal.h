@@ -6,13 +6,23 @@
 
 /* Grow an arena array to hold `need` elements (old storage stays in the arena). */
 void *ir_grow(struct ir_module *m, void *p, uint32_t *cap, uint32_t need, size_t size);
+/* Same for an op's arrays, whose capacity is implied by their count;
+ * `pre` bytes before the array move with it. */
+void *ir_grow_pow2(struct ir_module *m, void *arr, uint32_t n, size_t size, size_t pre);
 size_t ir_module_arena_bytes(const struct ir_module *m);
+/* ir_op_new when the caller has looked the name up already (d NULL: unknown). */
+struct ir_op *ir_op_new_def(struct ir_module *m, const struct ir_opdef *d, const char *name,
+			    size_t len);
+/* The op's rarely used parts, allocated on first use. */
+struct ir_op_extra *ir_op_extra(struct ir_module *m, struct ir_op *op);
 
 /* Add a "module" op made elsewhere (generic form) to the module's units. */
 void ir_module_register_unit(struct ir_module *m, struct ir_op *unit);
 
 void ir_types_init(struct ir_module *m);
 void ir_types_free(struct ir_module *m);
+void ir_attrs_init(struct ir_module *m);
+void ir_attrs_free(struct ir_module *m);
 
 /* Printing pieces (ir_print_type.c). */
 void ir_print_type(struct sbuf *sb, const struct ir_type *t);
@@ -46,5 +56,10 @@ void ir_text_parse_prepare(void);
 /* The text parser on a buffer with a NUL at buf[len], parsed in place. */
 struct ir_module *ir_text_parse_terminated(const char *path, const char *buf, size_t len,
 					   struct tp_err *err);
+/* The same on a buffer the caller owns and will only free afterwards: the
+ * parser gives back the pages of text it is done with (their bytes are
+ * gone once it returns). */
+struct ir_module *ir_text_parse_consume(const char *path, char *buf, size_t len,
+					struct tp_err *err);
 
 #endif

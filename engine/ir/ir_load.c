@@ -30,10 +30,11 @@ struct ir_module *ir_module_load(const char *path, struct tp_err *err)
 		tp_err_set(err, TP_EXIT_USAGE, "%s", rerr.msg);
 		return NULL;
 	}
-	/* read_file's buffer ends in a NUL: text is parsed in place, not copied */
+	/* read_file's buffer ends in a NUL: text is parsed in place, not copied,
+	 * and given back as it is read */
 	struct ir_module *m = is_bytecode(buf, len)
 				      ? ir_bytecode_parse(path, (const unsigned char *)buf, len, err)
-				      : ir_text_parse_terminated(path, buf, len, err);
+				      : ir_text_parse_consume(path, buf, len, err);
 	free(buf);
 	return m;
 }

@@ -1,5 +1,5 @@
-/* The in-memory module: arena, interned types, attributes, op builders and
- * accessors. */
+/* The in-memory module: arena, op builders and accessors (types are in
+ * ir_types.c, attributes in ir_attrs.c). */
 #include "engine/ir/ir.h"
 #include "engine/ir/ir_internal.h"
 
@@ -14,20 +14,9 @@ struct ir_arena_chunk {
 	_Alignas(16) unsigned char data[];
 };
 
-/* Attributes are immutable once built, and most ops carry the same few
- * (a default rounding, flush_to_zero, a signedness): one copy each per
- * module instead of one per op. Ints are shared for -1..64. */
-enum { SHARED_INT_MIN = -1, SHARED_INT_MAX = 64 };
-struct shared_attrs {
-	const struct ir_attr *unit, *bools[2];
-	const struct ir_attr *enums[IR_EN_COUNT][16];
-	const struct ir_attr *ints[IR_ELEM_COUNT][SHARED_INT_MAX - SHARED_INT_MIN + 1];
-};
-
 struct ir_arena {
 	struct ir_arena_chunk *head;
 	size_t total;
-	struct shared_attrs shared;
 };
 
 #define ARENA_CHUNK (64 * 1024)
@@ -87,6 +76,47 @@ void *ir_grow(struct ir_module *m, void *p, uint32_t *cap, uint32_t need, size_t
 	return q;
 }
 
+/* An op's arrays keep no capacity: it is the count rounded up to a power
+ * of two, as they are filled one element at a time. `pre` bytes in front
+ * of the array (an op's group sizes) belong to the same block and move
+ * with it. Returns the array (after the prefix). */
+void *ir_grow_pow2(struct ir_module *m, void *arr, uint32_t n, size_t size, size_t pre)
+{
+	uint32_t cap = 0;
+	if (n) {
+		cap = 1;
+		while (cap < n)
+			cap <<= 1;
+	}
+	if (n < cap)
+		return arr;
+	if (cap >= UINT32_MAX / 2)
+		abort(); /* unreachable: the readers refuse such counts first */
+	uint32_t ncap = cap ? cap * 2 : 1;
+	unsigned char *base = arr ? (unsigned char *)arr - pre : NULL;
+	size_t had = (pre + (size_t)cap * size + 7) & ~(size_t)7;
+	size_t want = (pre + (size_t)ncap * size + 7) & ~(size_t)7;
+	struct ir_arena_chunk *c = m->arena->head;
+	if (base && c && base + had == c->data + c->used && c->used - had + want <= c->size) {
+		memset(c->data + c->used, 0, want - had);
+		c->used += want - had;
+		return arr;
+	}
+	unsigned char *q = ir_alloc(m, want);
+	if (base)
+		memcpy(q, base, pre + (size_t)n * size);
+	return q + pre;
+}
+
+const struct ir_op_extra ir_op_extra_none;
+
+struct ir_op_extra *ir_op_extra(struct ir_module *m, struct ir_op *op)
+{
+	if (!op->x)
+		op->x = ir_alloc(m, sizeof(*op->x));
+	return op->x;
+}
+
 const char *ir_strdup(struct ir_module *m, const char *s, size_t len)
 {
 	char *p = ir_alloc(m, len + 1);
@@ -110,6 +140,7 @@ struct ir_module *ir_module_new(const char *path, enum ir_source_kind src)
 	m->source = src;
 	m->path = ir_strdup(m, path ? path : "", path ? strlen(path) : 0);
 	ir_types_init(m);
+	ir_attrs_init(m);
 	return m;
 }
 
@@ -118,6 +149,7 @@ void ir_module_free(struct ir_module *m)
 	if (!m)
 		return;
 	ir_types_free(m);
+	ir_attrs_free(m);
 	struct ir_arena_chunk *c = m->arena->head;
 	while (c) {
 		struct ir_arena_chunk *n = c->next;
@@ -128,226 +160,6 @@ void ir_module_free(struct ir_module *m)
 	free(m);
 }
 
-/* ---- attributes ---- */
-
-static struct ir_attr *attr_new(struct ir_module *m, enum ir_attr_kind k)
-{
-	struct ir_attr *a = ir_alloc(m, sizeof(*a));
-	a->kind = k;
-	return a;
-}
-
-const struct ir_attr *ir_attr_unit(struct ir_module *m)
-{
-	struct shared_attrs *s = &m->arena->shared;
-	if (!s->unit)
-		s->unit = attr_new(m, IR_ATTR_UNIT);
-	return s->unit;
-}
-
-const struct ir_attr *ir_attr_bool(struct ir_module *m, bool v)
-{
-	struct shared_attrs *s = &m->arena->shared;
-	if (!s->bools[v]) {
-		struct ir_attr *a = attr_new(m, IR_ATTR_BOOL);
-		a->b = v;
-		a->i = v;
-		s->bools[v] = a;
-	}
-	return s->bools[v];
-}
-
-const struct ir_attr *ir_attr_int(struct ir_module *m, int64_t v, const struct ir_type *elem)
-{
-	const struct ir_attr **slot = NULL;
-	if (v >= SHARED_INT_MIN && v <= SHARED_INT_MAX && (!elem || elem->kind == IR_TY_ELEM))
-		slot = &m->arena->shared.ints[elem ? elem->elem : IR_ELEM_NONE][v - SHARED_INT_MIN];
-	if (slot && *slot)
-		return *slot;
-	struct ir_attr *a = attr_new(m, IR_ATTR_INT);
-	a->i = v;
-	a->type = elem;
-	if (slot)
-		*slot = a;
-	return a;
-}
-
-const struct ir_attr *ir_attr_float(struct ir_module *m, uint64_t bits, const struct ir_type *elem)
-{
-	struct ir_attr *a = attr_new(m, IR_ATTR_FLOAT);
-	a->bits = bits;
-	a->type = elem;
-	return a;
-}
-
-const struct ir_attr *ir_attr_string(struct ir_module *m, const char *s, size_t len)
-{
-	struct ir_attr *a = attr_new(m, IR_ATTR_STRING);
-	a->str = ir_strdup(m, s, len);
-	a->len = len;
-	return a;
-}
-
-const struct ir_attr *ir_attr_symbol(struct ir_module *m, const char *name)
-{
-	struct ir_attr *a = attr_new(m, IR_ATTR_SYMBOL);
-	a->len = strlen(name);
-	a->str = ir_strdup(m, name, a->len);
-	return a;
-}
-
-const struct ir_attr *ir_attr_type(struct ir_module *m, const struct ir_type *t)
-{
-	struct ir_attr *a = attr_new(m, IR_ATTR_TYPE);
-	a->type = t;
-	return a;
-}
-
-const struct ir_attr *ir_attr_enum(struct ir_module *m, enum ir_enum_kind k, int v)
-{
-	const struct ir_attr **slot = (unsigned)k < IR_EN_COUNT && v >= 0 && v < 16
-					      ? &m->arena->shared.enums[k][v]
-					      : NULL;
-	if (slot && *slot)
-		return *slot;
-	struct ir_attr *a = attr_new(m, IR_ATTR_ENUM);
-	a->ekind = k;
-	a->i = v;
-	if (slot)
-		*slot = a;
-	return a;
-}
-
-const struct ir_attr *ir_attr_array(struct ir_module *m, uint32_t n,
-				    const struct ir_attr *const *elems)
-{
-	struct ir_attr *a = attr_new(m, IR_ATTR_ARRAY);
-	const struct ir_attr **e = ir_alloc(m, (n ? n : 1) * sizeof(*e));
-	for (uint32_t i = 0; i < n; i++)
-		e[i] = elems[i];
-	a->n = n;
-	a->elems = e;
-	return a;
-}
-
-static const uint64_t *copy_ints(struct ir_module *m, uint32_t n, const int64_t *v)
-{
-	uint64_t *p = ir_alloc(m, (n ? n : 1) * sizeof(*p));
-	for (uint32_t i = 0; i < n; i++)
-		p[i] = (uint64_t)v[i];
-	return p;
-}
-
-const struct ir_attr *ir_attr_int_array(struct ir_module *m, uint32_t n, const int64_t *v)
-{
-	struct ir_attr *a = attr_new(m, IR_ATTR_INT_ARRAY);
-	a->n = n;
-	a->vals = copy_ints(m, n, v);
-	return a;
-}
-
-static const struct ir_attr *dict_like(struct ir_module *m, enum ir_attr_kind k, uint32_t n,
-				       const char *const *keys, const struct ir_attr *const *vals)
-{
-	struct ir_attr *a = attr_new(m, k);
-	const char **ks = ir_alloc(m, (n ? n : 1) * sizeof(*ks));
-	const struct ir_attr **vs = ir_alloc(m, (n ? n : 1) * sizeof(*vs));
-	uint32_t cnt = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		/* insertion sort by key; a repeated key replaces the value */
-		uint32_t j = 0;
-		int c = 1;
-		while (j < cnt && (c = strcmp(ks[j], keys[i])) < 0)
-			j++;
-		if (j < cnt && c == 0) {
-			vs[j] = vals[i];
-			continue;
-		}
-		memmove(ks + j + 1, ks + j, (cnt - j) * sizeof(*ks));
-		memmove(vs + j + 1, vs + j, (cnt - j) * sizeof(*vs));
-		ks[j] = ir_strdup(m, keys[i], strlen(keys[i]));
-		vs[j] = vals[i];
-		cnt++;
-	}
-	a->n = cnt;
-	a->keys = ks;
-	a->elems = vs;
-	return a;
-}
-
-const struct ir_attr *ir_attr_dict(struct ir_module *m, uint32_t n, const char *const *keys,
-				   const struct ir_attr *const *vals)
-{
-	return dict_like(m, IR_ATTR_DICT, n, keys, vals);
-}
-
-const struct ir_attr *ir_attr_hints(struct ir_module *m, uint32_t n, const char *const *keys,
-				    const struct ir_attr *const *dicts)
-{
-	return dict_like(m, IR_ATTR_HINTS, n, keys, dicts);
-}
-
-const struct ir_attr *ir_attr_dense(struct ir_module *m, const struct ir_type *tile, uint32_t n,
-				    const uint64_t *vals)
-{
-	struct ir_attr *a = attr_new(m, IR_ATTR_DENSE);
-	uint64_t *v = ir_alloc(m, (n ? n : 1) * sizeof(*v));
-	if (n)
-		memcpy(v, vals, n * sizeof(*v));
-	a->type = tile;
-	a->n = n;
-	a->vals = v;
-	return a;
-}
-
-const struct ir_attr *ir_attr_div_by(struct ir_module *m, int64_t divisor, bool has_every,
-				     int64_t every, int64_t along)
-{
-	struct ir_attr *a = attr_new(m, IR_ATTR_DIV_BY);
-	a->i = divisor;
-	a->has_every = has_every;
-	a->every = has_every ? every : 0;
-	a->along = has_every ? along : 0;
-	return a;
-}
-
-const struct ir_attr *ir_attr_same_elements(struct ir_module *m, uint32_t n, const int64_t *v)
-{
-	struct ir_attr *a = attr_new(m, IR_ATTR_SAME_ELEMENTS);
-	a->n = n;
-	a->vals = copy_ints(m, n, v);
-	return a;
-}
-
-const struct ir_attr *ir_attr_bounded(struct ir_module *m, bool has_lb, int64_t lb, bool has_ub,
-				      int64_t ub)
-{
-	struct ir_attr *a = attr_new(m, IR_ATTR_BOUNDED);
-	a->has_lb = has_lb;
-	a->has_ub = has_ub;
-	a->lb = has_lb ? lb : 0;
-	a->ub = has_ub ? ub : 0;
-	return a;
-}
-
-const struct ir_attr *ir_attr_opaque(struct ir_module *m, const char *text, size_t len)
-{
-	struct ir_attr *a = attr_new(m, IR_ATTR_OPAQUE);
-	a->str = ir_strdup(m, text, len);
-	a->len = len;
-	return a;
-}
-
-const struct ir_attr *ir_dict_get(const struct ir_attr *dict, const char *key)
-{
-	if (!dict || (dict->kind != IR_ATTR_DICT && dict->kind != IR_ATTR_HINTS))
-		return NULL;
-	for (uint32_t i = 0; i < dict->n; i++)
-		if (strcmp(dict->keys[i], key) == 0)
-			return dict->elems[i];
-	return NULL;
-}
-
 /* ---- ops ---- */
 
 static struct ir_op *op_alloc(struct ir_module *m, const struct ir_opdef *d, const char *name,
@@ -355,20 +167,22 @@ static struct ir_op *op_alloc(struct ir_module *m, const struct ir_opdef *d, con
 {
 	struct ir_op *op = ir_alloc(m, sizeof(*op));
 	op->def = d;
-	op->code = d->code;
+	op->code = (uint16_t)d->code;
 	/* the registry's own spelling needs no copy; aliases and unknown ops do */
-	op->name = d->code != IR_OP_UNKNOWN && strncmp(d->name, name, len) == 0 &&
-			   d->name[len] == '\0'
-		   ? d->name
-		   : ir_strdup(m, name, len);
-	op->ngroups = d->ngroups ? d->ngroups : 1;
-	op->group_sizes = ir_alloc(m, op->ngroups * sizeof(uint32_t));
+	if (d->code == IR_OP_UNKNOWN || strncmp(d->name, name, len) != 0 || d->name[len] != '\0')
+		ir_op_extra(m, op)->name = ir_strdup(m, name, len);
+	op->ngroups = (uint8_t)(d->ngroups ? d->ngroups : 1);
 	return op;
 }
 
 struct ir_op *ir_op_new(struct ir_module *m, const char *name, size_t len)
 {
-	const struct ir_opdef *d = ir_opdef_by_name(name, len);
+	return ir_op_new_def(m, ir_opdef_by_name(name, len), name, len);
+}
+
+struct ir_op *ir_op_new_def(struct ir_module *m, const struct ir_opdef *d, const char *name,
+			    size_t len)
+{
 	if (!d)
 		return op_alloc(m, ir_opdef(IR_OP_UNKNOWN), name, len);
 	if (len > 10 && memcmp(name, "cuda_tile.", 10) == 0)
@@ -382,20 +196,30 @@ struct ir_op *ir_op_new_code(struct ir_module *m, int code)
 	return op_alloc(m, d, d->name, strlen(d->name));
 }
 
+/* Bytes of group sizes in front of an op's operand pointers. */
+static size_t group_prefix(const struct ir_op *op)
+{
+	return op->ngroups > 1 ? ((size_t)op->ngroups * sizeof(uint32_t) + 7) & ~(size_t)7 : 0;
+}
+
 void ir_op_add_operand(struct ir_module *m, struct ir_op *op, uint32_t group, struct ir_value *v)
 {
 	if (group >= op->ngroups)
-		group = op->ngroups - 1;
-	op->operands = ir_grow(m, op->operands, &op->operands_cap, op->noperands + 1,
-			       sizeof(*op->operands));
-	uint32_t pos = 0;
-	for (uint32_t g = 0; g <= group; g++)
-		pos += op->group_sizes[g];
+		group = op->ngroups - 1u;
+	size_t pre = group_prefix(op);
+	op->operands = ir_grow_pow2(m, op->operands, op->noperands, sizeof(*op->operands), pre);
+	uint32_t *sizes = pre ? (uint32_t *)(void *)((char *)op->operands - pre) : NULL;
+	uint32_t pos = op->noperands;
+	if (sizes) {
+		pos = 0;
+		for (uint32_t g = 0; g <= group; g++)
+			pos += sizes[g];
+		sizes[group]++;
+	}
 	memmove(op->operands + pos + 1, op->operands + pos,
 		(op->noperands - pos) * sizeof(*op->operands));
 	op->operands[pos] = v;
 	op->noperands++;
-	op->group_sizes[group]++;
 }
 
 static struct ir_value *value_new(struct ir_module *m, const struct ir_type *t)
@@ -411,8 +235,7 @@ struct ir_value *ir_op_add_result(struct ir_module *m, struct ir_op *op, const s
 	struct ir_value *v = value_new(m, t);
 	v->def = op;
 	v->index = op->nresults;
-	op->results = ir_grow(m, op->results, &op->results_cap, op->nresults + 1,
-			      sizeof(*op->results));
+	op->results = ir_grow_pow2(m, op->results, op->nresults, sizeof(*op->results), 0);
 	op->results[op->nresults++] = v;
 	return v;
 }
@@ -424,7 +247,9 @@ void ir_op_set_attr(struct ir_module *m, struct ir_op *op, const char *name, con
 			op->attrs[i].attr = a;
 			return;
 		}
-	op->attrs = ir_grow(m, op->attrs, &op->attrs_cap, op->nattrs + 1, sizeof(*op->attrs));
+	if (op->nattrs == IR_MAX_ATTRS)
+		abort(); /* the readers refuse more first */
+	op->attrs = ir_grow_pow2(m, op->attrs, op->nattrs, sizeof(*op->attrs), 0);
 	/* the registry's attribute names live as long as the program */
 	const struct ir_attr_def *d = ir_opdef_attr(op->def, name);
 	op->attrs[op->nattrs].name = d ? d->name : ir_strdup(m, name, strlen(name));
@@ -436,9 +261,11 @@ struct ir_region *ir_op_add_region(struct ir_module *m, struct ir_op *op)
 {
 	struct ir_region *r = ir_alloc(m, sizeof(*r));
 	r->parent = op;
-	op->regions = ir_grow(m, op->regions, &op->regions_cap, op->nregions + 1,
-			      sizeof(*op->regions));
-	op->regions[op->nregions++] = r;
+	if (op->nregions == IR_MAX_REGIONS)
+		abort(); /* the readers refuse more first */
+	struct ir_op_extra *x = ir_op_extra(m, op);
+	x->regions = ir_grow_pow2(m, x->regions, op->nregions, sizeof(*x->regions), 0);
+	x->regions[op->nregions++] = r;
 	return r;
 }
 
@@ -461,11 +288,37 @@ struct ir_value *ir_block_add_arg(struct ir_module *m, struct ir_block *b, const
 	return v;
 }
 
+static void op_placed(struct ir_module *m, struct ir_block *b, struct ir_op *op);
+
 void ir_block_append(struct ir_module *m, struct ir_block *b, struct ir_op *op)
 {
-	op->parent = b;
 	b->ops = ir_grow(m, b->ops, &b->ops_cap, b->nops + 1, sizeof(*b->ops));
 	b->ops[b->nops++] = op;
+	op_placed(m, b, op);
+}
+
+void ir_block_append_ops(struct ir_module *m, struct ir_block *b, struct ir_op *const *ops,
+			 uint32_t n)
+{
+	if (!n)
+		return;
+	if (b->nops + n > b->ops_cap) {
+		struct ir_op **q = ir_alloc(m, (size_t)(b->nops + n) * sizeof(*q));
+		if (b->nops)
+			memcpy(q, b->ops, b->nops * sizeof(*q));
+		b->ops = q;
+		b->ops_cap = b->nops + n;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		b->ops[b->nops++] = ops[i];
+		op_placed(m, b, ops[i]);
+	}
+}
+
+/* Entry/global bookkeeping of an op just put into a block. */
+static void op_placed(struct ir_module *m, struct ir_block *b, struct ir_op *op)
+{
+	op->parent = b;
 	if (op->code == IR_OP_ENTRY) {
 		m->entries = ir_grow(m, m->entries, &m->entries_cap, m->nentries + 1,
 				     sizeof(*m->entries));
@@ -506,9 +359,9 @@ void ir_module_register_unit(struct ir_module *m, struct ir_op *unit)
 
 struct ir_block *ir_unit_body(const struct ir_op *unit)
 {
-	if (!unit || unit->nregions < 1 || unit->regions[0]->nblocks < 1)
+	if (!unit || unit->nregions < 1 || ir_op_region(unit, 0)->nblocks < 1)
 		return NULL;
-	return unit->regions[0]->blocks[0];
+	return ir_op_region(unit, 0)->blocks[0];
 }
 
 struct ir_block *ir_entry_body(const struct ir_op *entry)
@@ -599,8 +452,8 @@ struct ir_value *const *ir_op_group(const struct ir_op *op, uint32_t group, uint
 	}
 	uint32_t pos = 0;
 	for (uint32_t g = 0; g < group; g++)
-		pos += op->group_sizes[g];
-	*n = op->group_sizes[group];
+		pos += ir_op_group_size(op, g);
+	*n = ir_op_group_size(op, group);
 	return *n ? op->operands + pos : NULL;
 }
 
@@ -619,8 +472,8 @@ static bool walk(const struct ir_op *op, int depth, ir_walk_fn fn, void *ctx)
 	if (!fn(op, depth, ctx))
 		return true;
 	for (uint32_t r = 0; r < op->nregions; r++)
-		for (uint32_t b = 0; b < op->regions[r]->nblocks; b++) {
-			const struct ir_block *blk = op->regions[r]->blocks[b];
+		for (uint32_t b = 0; b < ir_op_region(op, r)->nblocks; b++) {
+			const struct ir_block *blk = ir_op_region(op, r)->blocks[b];
 			for (uint32_t i = 0; i < blk->nops; i++)
 				walk(blk->ops[i], depth + 1, fn, ctx);
 		}

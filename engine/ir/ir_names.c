@@ -316,7 +316,7 @@ static void name_region(struct ir_names *n, const struct ir_region *r, struct co
 		const struct ir_block *b = r->blocks[bi];
 		for (uint32_t i = 0; i < b->nops; i++)
 			for (uint32_t k = 0; k < b->ops[i]->nregions; k++)
-				name_region(n, b->ops[i]->regions[k], c, &sc);
+				name_region(n, ir_op_region(b->ops[i], k), c, &sc);
 	}
 	free(sc.slots);
 }
@@ -342,8 +342,8 @@ static bool id_span(const struct ir_op *op, int depth, void *ctx)
 	for (uint32_t i = 0; i < op->nresults; i++)
 		widen_range(m, op->results[i]->id);
 	for (uint32_t r = 0; r < op->nregions; r++)
-		for (uint32_t b = 0; b < op->regions[r]->nblocks; b++) {
-			const struct ir_block *blk = op->regions[r]->blocks[b];
+		for (uint32_t b = 0; b < ir_op_region(op, r)->nblocks; b++) {
+			const struct ir_block *blk = ir_op_region(op, r)->blocks[b];
 			for (uint32_t i = 0; i < blk->nargs; i++)
 				widen_range(m, blk->args[i]->id);
 		}
@@ -366,7 +366,7 @@ struct ir_names *ir_names_compute(const struct ir_op *entry)
 	struct nscope top = {NULL, NULL, 0, 0};
 	name_op_results(n, entry, &top, &c);
 	for (uint32_t r = 0; r < entry->nregions; r++)
-		name_region(n, entry->regions[r], c, &top);
+		name_region(n, ir_op_region(entry, r), c, &top);
 	free(top.slots);
 	return n;
 }

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* ---- value scopes ---- */
 
@@ -145,10 +147,12 @@ void ps_loc_suffix(struct pstate *ps, struct ir_op *op)
 	}
 	ps_skip_group(ps);
 	if (op)
-		op->loc.dbg = ir_strdup(ps->m, start, (size_t)(ps->p - start));
+		ir_op_extra(ps->m, op)->dbg = ir_strdup(ps->m, start, (size_t)(ps->p - start));
 }
 
 #define MAXRES 64
+
+static void refuse_test_dialect_at(struct pstate *ps, const char *at);
 
 static struct ir_op *parse_op(struct pstate *ps)
 {
@@ -187,11 +191,12 @@ static struct ir_op *parse_op(struct pstate *ps)
 			ps_expected(ps, "an operation name");
 		const struct ir_opdef *d = ir_opdef_by_name(name, len);
 		if (!d) {
+			refuse_test_dialect_at(ps, at);
 			op = ps_unknown_op(ps, name, len, nres);
 		} else {
 			if (d->code == IR_OP_MODULE || d->code == IR_OP_ENTRY || d->code == IR_OP_GLOBAL)
 				ps_fail(ps, at, "'%.*s' is only valid at module level", (int)len, name);
-			op = ir_op_new(ps->m, name, len);
+			op = ir_op_new_def(ps->m, d, name, len);
 			for (uint32_t i = 0; i < nres; i++)
 				ir_op_add_result(ps->m, op, NULL);
 			if (d->format[0] == '@')
@@ -200,7 +205,7 @@ static struct ir_op *parse_op(struct pstate *ps)
 				ps_format(ps, op);
 		}
 	}
-	if (!op->loc.end_offset)
+	if (!op->loc.end_line)
 		ps_set_loc(ps, op, start);
 	ps_loc_suffix(ps, op);
 	ir_op_finish(ps->m, op);
@@ -240,8 +245,21 @@ void ps_nest(struct pstate *ps, const char *at, const char *what)
 			"attributes)", what, PS_MAX_DEPTH);
 }
 
-void ps_block_body(struct pstate *ps, struct ir_block *b)
+void ps_op_push(struct pstate *ps, struct ir_op *op)
 {
+	if (ps->nopstk == ps->capopstk) {
+		ps->capopstk = ps->capopstk ? ps->capopstk * 2 : 256;
+		ps->opstk = xrealloc(ps->opstk, ps->capopstk * sizeof(*ps->opstk));
+	}
+	ps->opstk[ps->nopstk++] = op;
+}
+
+/* A block's ops wait on the parser's stack until the block ends, and then
+ * go into the block as one array of their number: appended one by one,
+ * the array would double, and each outgrown copy stay in the arena. */
+size_t ps_block_ops(struct pstate *ps)
+{
+	size_t base = ps->nopstk;
 	ps_nest(ps, ps->p, "regions");
 	for (;;) {
 		ps_ws(ps);
@@ -252,12 +270,26 @@ void ps_block_body(struct pstate *ps, struct ir_block *b)
 		/* Nothing may follow a terminator: its operand list would swallow
 		 * a next line's results (`return` then `%0 = ...`), so the printed
 		 * text would not read back as what was parsed. */
-		if (b->nops && b->ops[b->nops - 1]->def->terminator)
+		if (ps->nopstk > base && ps->opstk[ps->nopstk - 1]->def->terminator)
 			ps_fail(ps, ps->p, "an op after '%s', which ends its block",
-				b->ops[b->nops - 1]->def->name);
-		ir_block_append(ps->m, b, parse_op(ps));
+				ps->opstk[ps->nopstk - 1]->def->name);
+		ps_op_push(ps, parse_op(ps));
 	}
 	ps->depth--;
+	return base;
+}
+
+void ps_block_commit(struct pstate *ps, struct ir_block *b, size_t base)
+{
+	if (ps->nopstk == base)
+		return; /* an empty block (and perhaps no stack yet) */
+	ir_block_append_ops(ps->m, b, ps->opstk + base, (uint32_t)(ps->nopstk - base));
+	ps->nopstk = base;
+}
+
+void ps_block_body(struct pstate *ps, struct ir_block *b)
+{
+	ps_block_commit(ps, b, ps_block_ops(ps));
 }
 
 /* The name after '@': an identifier or a quoted string. */
@@ -326,7 +358,7 @@ static void parse_entry(struct pstate *ps, struct ir_op *unit, const char *start
 	ps_block_body(ps, body);
 	ps->level = level;
 	uint32_t col;
-	ps_linecol(ps, ps->p, &e->loc.close_line, &col);
+	ps_linecol(ps, ps->p, &ir_op_extra(ps->m, e)->close_line, &col);
 	ps_expect(ps, "}");
 	ps_scope_pop(ps, mk);
 	ps->entry_from = outer;
@@ -361,24 +393,54 @@ static void parse_global(struct pstate *ps, struct ir_op *unit, const char *star
 
 /* The official round-trip tests wrap ops in functions of a test-only dialect
  * (`testing$func @f(...)`, built with TILE_IR_INCLUDE_TESTS); no tool that
- * makes kernels prints them, so they are refused by name. */
-static void refuse_test_dialect(struct pstate *ps)
+ * makes kernels prints them, so they are refused by name, wherever they are
+ * (an op of that name read inside a generic region would print where the
+ * custom form refuses it). */
+static void refuse_test_dialect_at(struct pstate *ps, const char *at)
 {
-	if ((size_t)(ps->end - ps->p) > 8 && memcmp(ps->p, "testing$", 8) == 0) {
-		const char *e = ps->p + 8;
+	if ((size_t)(ps->end - at) > 8 && memcmp(at, "testing$", 8) == 0) {
+		const char *e = at + 8;
 		while (e < ps->end && ps_ident_char(*e))
 			e++;
-		ps_fail(ps, ps->p,
+		ps_fail(ps, at,
 			"'%.*s' is a function of cuda_tile's test dialect (the official round-trip "
 			"tests, built with TILE_IR_INCLUDE_TESTS); kernels are 'entry' ops in a "
-			"'cuda_tile.module'", (int)(e - ps->p), ps->p);
+			"'cuda_tile.module'", (int)(e - at), at);
 	}
+}
+
+static void refuse_test_dialect(struct pstate *ps)
+{
+	refuse_test_dialect_at(ps, ps->p);
+}
+
+/* A file of many kernels is read whole, but once a top-level item is done
+ * nothing reads its text again: value names die with the entry that bound
+ * them, type spellings are kept by copy, later messages point later. So
+ * the loader's buffer gives its pages back as the parse goes, and a large
+ * file does not stay in memory beside the model built from it. Not while
+ * module-level values are bound (their names point into the text). */
+static void release_consumed(struct pstate *ps)
+{
+	if (!ps->consume || ps->nbind)
+		return;
+	uint32_t line, col;
+	ps_linecol(ps, ps->p, &line, &col);
+	ps->lc_floor = ps->lc_pos;
+	ps->lc_floor_line = ps->lc_line;
+	ps->lc_floor_linestart = ps->lc_linestart;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)ps->released + page - 1) & ~(page - 1);
+	uintptr_t hi = (uintptr_t)ps->lc_floor_linestart & ~(page - 1);
+	if (hi >= lo + 64 * page && madvise((void *)lo, hi - lo, MADV_DONTNEED) == 0)
+		ps->released = (const char *)hi;
 }
 
 /* The items of a unit body up to its closing brace. */
 static void unit_items(struct pstate *ps, struct ir_op *unit)
 {
 	for (;;) {
+		release_consumed(ps);
 		ps_ws(ps);
 		if (ps->p >= ps->end || *ps->p == '}')
 			return;
@@ -488,14 +550,15 @@ static void top_level(struct pstate *ps, int depth)
 	}
 }
 
-struct ir_module *ir_text_parse_terminated(const char *path, const char *buf, size_t len,
-					   struct tp_err *err)
+static struct ir_module *text_parse(const char *path, const char *buf, size_t len, bool consume,
+				    struct tp_err *err)
 {
 	struct pstate *ps = xcalloc(1, sizeof(*ps));
 	ps->m = ir_module_new(path, IR_SRC_TEXT);
 	ps->path = path ? path : "<input>";
 	ps->err = err;
-	ps->buf = ps->p = ps->lc_pos = ps->lc_linestart = buf;
+	ps->consume = consume;
+	ps->buf = ps->p = ps->lc_pos = ps->lc_linestart = ps->released = buf;
 	ps->end = buf + len;
 	ps->lc_line = 1;
 	ps->nbuckets = 1024;
@@ -516,9 +579,27 @@ struct ir_module *ir_text_parse_terminated(const char *path, const char *buf, si
 	free(ps->bindings);
 	free(ps->buckets);
 	free(ps->types);
+	free(ps->opstk);
+	while (ps->tchunks) {
+		struct tchunk *c = ps->tchunks;
+		ps->tchunks = c->next;
+		free(c);
+	}
 	sb_free(&ps->scratch);
 	free(ps);
 	return m;
+}
+
+struct ir_module *ir_text_parse_terminated(const char *path, const char *buf, size_t len,
+					   struct tp_err *err)
+{
+	return text_parse(path, buf, len, false, err);
+}
+
+struct ir_module *ir_text_parse_consume(const char *path, char *buf, size_t len,
+					struct tp_err *err)
+{
+	return text_parse(path, buf, len, true, err);
 }
 
 struct ir_module *ir_text_parse(const char *path, const char *buf, size_t len, struct tp_err *err)

@@ -17,11 +17,17 @@ struct binding {
 	int next;              /* next binding in the same bucket (-1) */
 };
 
-/* A type already read, by its exact text (the text points into the source). */
+/* A type already read, by its exact text (a copy the parser owns). */
 struct tspan {
 	const char *text;
 	uint32_t len;
 	const struct ir_type *type;
+};
+
+struct tchunk {
+	struct tchunk *next;
+	size_t used, size;
+	char data[];
 };
 
 struct pstate {
@@ -52,6 +58,16 @@ struct pstate {
 	size_t ntypes, captypes; /* open addressing, captypes a power of two */
 	struct tspan recent[4];  /* the last ones read, tried first */
 	unsigned nrecent;
+	struct tchunk *tchunks;  /* the spellings' copies */
+	/* input given back once read (only the loader's own buffer: consume) */
+	bool consume;
+	const char *released;    /* pages before this are gone (page-aligned) */
+	const char *lc_floor;    /* line counting restarts here, not at buf */
+	uint32_t lc_floor_line;
+	const char *lc_floor_linestart;
+	/* ops of the blocks being parsed, innermost last (ps_block_ops) */
+	struct ir_op **opstk;
+	size_t nopstk, capopstk;
 };
 
 struct pmark {
@@ -191,6 +207,11 @@ void ps_attr_dict(struct pstate *ps, struct ir_op *op);
  * caller decrements ps->depth when it leaves the level. */
 void ps_nest(struct pstate *ps, const char *at, const char *what);
 void ps_block_body(struct pstate *ps, struct ir_block *b); /* ops up to '}' */
+/* The same in two steps: the ops up to '}' onto the op stack (returns where
+ * they start), then into the block. */
+size_t ps_block_ops(struct pstate *ps);
+void ps_op_push(struct pstate *ps, struct ir_op *op);
+void ps_block_commit(struct pstate *ps, struct ir_block *b, size_t base);
 void ps_block_body_one(struct pstate *ps, struct ir_block *b); /* one op */
 /* Is `text` ("%x" or "%x#1") a defined value? */
 bool ps_value_lookup(struct pstate *ps, const char *text, size_t len, struct ir_value **v);

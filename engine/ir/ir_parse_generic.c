@@ -281,6 +281,8 @@ void ps_attr_dict(struct pstate *ps, struct ir_op *op)
 			a = ir_attr_unit(ps->m);
 		if (strcmp(name, "operand_segment_sizes") == 0)
 			strcpy(name, "operandSegmentSizes");
+		if (op->nattrs == IR_MAX_ATTRS && !ir_op_has(op, name))
+			ps_fail(ps, s, "more than %u attributes on one op", IR_MAX_ATTRS);
 		ir_op_set_attr(ps->m, op, name, a);
 	} while (ps_accept(ps, ","));
 	ps_expect(ps, "}");
@@ -422,15 +424,15 @@ void ps_check_structural(struct pstate *ps, struct ir_op *op, const char *at)
 	const struct ir_attr *prod = ir_op_attr(op, "producer");
 	if (prod && prod->kind != IR_ATTR_STRING)
 		ps_fail(ps, at, "producer must be a string");
-	if (op->nregions != (k == 2 ? 0u : 1u) || (k < 2 && op->regions[0]->nblocks != 1))
+	if (op->nregions != (k == 2 ? 0u : 1u) || (k < 2 && ir_op_region(op, 0)->nblocks != 1))
 		ps_fail(ps, at, "%s needs exactly one region with one block", what);
 	if (op->noperands || op->nresults)
 		ps_fail(ps, at, "%s takes no operands and has no results", what);
-	if (k == 0 && op->regions[0]->blocks[0]->nargs)
+	if (k == 0 && ir_op_region(op, 0)->blocks[0]->nargs)
 		ps_fail(ps, at, "a module body has no block arguments");
 	if (k == 1) {
 		const struct ir_attr *ft = ir_op_attr(op, "function_type");
-		const struct ir_block *b = op->regions[0]->blocks[0];
+		const struct ir_block *b = ir_op_region(op, 0)->blocks[0];
 		bool ok = ft && ft->kind == IR_ATTR_TYPE && ft->type->kind == IR_TY_FUNC &&
 			  ft->type->nout == 0 && ft->type->nin == b->nargs;
 		for (uint32_t i = 0; ok && i < b->nargs; i++)
@@ -495,9 +497,11 @@ struct ir_op *ps_generic_op(struct pstate *ps, uint32_t nres)
 		if (op->code == IR_OP_ENTRY)
 			ps->entry_from = ps->nbind;
 		ps->level++;
-		do
+		do {
+			if (op->nregions == IR_MAX_REGIONS)
+				ps_fail(ps, ps->p, "more than %u regions on one op", IR_MAX_REGIONS);
 			generic_region(ps, ir_op_add_region(ps->m, op));
-		while (ps_accept(ps, ","));
+		} while (ps_accept(ps, ","));
 		ps->level--;
 		ps->entry_from = outer;
 		ps_expect(ps, ")");
@@ -508,6 +512,18 @@ struct ir_op *ps_generic_op(struct pstate *ps, uint32_t nres)
 	const struct ir_type *ft = ps_type(ps);
 	if (ft->kind != IR_TY_FUNC)
 		ps_fail(ps, ps->p, "expected a function type '(...) -> ...' after the generic op");
+	/* the operands' types are their values' (as MLIR requires): what the
+	 * printer writes, so a text that says otherwise would not read back */
+	if (ft->nin != n)
+		ps_fail(ps, at, "'%.*s' has %u operand(s), its type lists %u", (int)len, name, n,
+			ft->nin);
+	for (uint32_t i = 0; i < n; i++)
+		if (vals[i]->type && !ir_type_equal(vals[i]->type, ft->ins[i])) {
+			sb_reset(&ps->scratch);
+			ir_print_type(&ps->scratch, vals[i]->type);
+			ps_fail(ps, at, "operand %u of '%.*s' is a %.200s, not the type its type lists",
+				i + 1, (int)len, name, sb_str(&ps->scratch));
+		}
 	if (ft->nout != op->nresults) {
 		if (op->nresults == 0)
 			for (uint32_t i = 0; i < ft->nout; i++)
@@ -644,9 +660,14 @@ struct ir_op *ps_unknown_op(struct pstate *ps, const char *name, size_t len, uin
 		sb_addc(tb, c);
 		p++;
 	}
+	/* with a bracket left open, a `loc(...)` after the op could not be told
+	 * from its text once printed on the same line */
+	if (depth)
+		ps_fail(ps, p, "expected '%c' to close the text of '%.*s' on its line",
+			depth <= 128 ? stack[depth - 1] : ')', (int)len, name);
 	while (tb->len && (tb->buf[tb->len - 1] == ' ' || tb->buf[tb->len - 1] == '\t'))
 		tb->len--;
-	op->text = ir_strdup(ps->m, tb->buf ? tb->buf : "", tb->len);
+	ir_op_extra(ps->m, op)->text = ir_strdup(ps->m, tb->buf ? tb->buf : "", tb->len);
 	ps->p = p;
 	if (colon) {
 		/* read the result types inside this line only */

@@ -12,9 +12,12 @@
 void ps_linecol(struct pstate *ps, const char *at, uint32_t *line, uint32_t *col)
 {
 	if (at < ps->lc_pos) {
-		ps->lc_pos = ps->buf;
-		ps->lc_line = 1;
-		ps->lc_linestart = ps->buf;
+		/* count again from the last point whose line is known and whose
+		 * text is still there (ps_release_consumed) */
+		bool floor = ps->lc_floor && at >= ps->lc_floor;
+		ps->lc_pos = floor ? ps->lc_floor : ps->buf;
+		ps->lc_line = floor ? ps->lc_floor_line : 1;
+		ps->lc_linestart = floor ? ps->lc_floor_linestart : ps->buf;
 	}
 	const char *p = ps->lc_pos;
 	const char *nl;
@@ -73,8 +76,6 @@ void ps_set_loc(struct pstate *ps, struct ir_op *op, const char *start)
 	while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' ||
 			       end[-1] == '\r'))
 		end--;
-	op->loc.offset = (uint64_t)(start - ps->buf);
-	op->loc.end_offset = (uint64_t)(end - ps->buf);
 	ps_linecol(ps, start, &op->loc.line, &op->loc.col);
 	ps_linecol(ps, end > start ? end - 1 : start, &op->loc.end_line, &op->loc.end_col);
 }

@@ -93,13 +93,23 @@ static void parse_types_into(struct pstate *ps, struct ir_op *op, bool result, u
 {
 	const struct ir_opdef *d = op->def;
 	if (!result) {
-		uint32_t n = op->group_sizes[g];
-		if (first_only && n)
-			n = 1;
-		for (uint32_t i = 0; i < n; i++) {
+		/* an operand's type is its value's: one written otherwise is an
+		 * error (as in MLIR), and would not be what the printer writes */
+		uint32_t n = ir_op_group_size(op, g), k;
+		struct ir_value *const *vals = ir_op_group(op, g, &k);
+		for (uint32_t i = 0; i < (first_only && n ? 1 : n); i++) {
 			if (i)
 				ps_expect(ps, ",");
-			ps_type(ps);
+			ps_ws(ps);
+			const char *at = ps->p;
+			const struct ir_type *t = ps_type(ps);
+			for (uint32_t j = first_only ? 0 : i; j < (first_only ? n : i + 1); j++)
+				if (vals[j]->type && !ir_type_equal(vals[j]->type, t)) {
+					sb_reset(&ps->scratch); /* freed with the parser */
+					ir_print_type(&ps->scratch, vals[j]->type);
+					ps_fail(ps, at, "operand %u of %s is a %.200s, not the type "
+						"written here", j + 1, d->name, sb_str(&ps->scratch));
+				}
 		}
 		return;
 	}
@@ -145,7 +155,7 @@ static void directive(struct pstate *ps, struct ir_op *op, int which)
 	if (which == DIR_IDX) {
 		/* index types: one when they all agree, else one per index */
 		int g = ir_opdef_group(op->def, "index");
-		uint32_t n = op->group_sizes[g];
+		uint32_t n = ir_op_group_size(op, g);
 		for (uint32_t i = 0; i < n; i++) {
 			if (i && !ps_peek(ps, ','))
 				break;
@@ -350,7 +360,7 @@ static bool anchor_known(struct ir_op *op, const struct step *o, struct fstate *
 		return true;
 	}
 	if (o->anchor == '%') {
-		*present = op->group_sizes[o->idx] > 0;
+		*present = ir_op_group_size(op, o->idx) > 0;
 		return st->group_seen[o->idx];
 	}
 	const struct ir_attr_def *ad = &op->def->attrs[o->idx];
@@ -525,14 +535,14 @@ void ps_format(struct pstate *ps, struct ir_op *op)
 void ps_block_braced(struct pstate *ps, struct ir_block *b, int implicit_term)
 {
 	ps_expect(ps, "{");
-	ps_block_body(ps, b);
+	size_t base = ps_block_ops(ps);
 	uint32_t col;
 	ps_linecol(ps, ps->p, &ps->close_line, &col);
 	ps_expect(ps, "}");
-	if (implicit_term >= 0 && (!b->nops || !b->ops[b->nops - 1]->def->terminator)) {
-		struct ir_op *t = ir_op_new_code(ps->m, implicit_term);
-		ir_block_append(ps->m, b, t);
-	}
+	if (implicit_term >= 0 && (ps->nopstk == base ? !b->nops || !b->ops[b->nops - 1]->def->terminator
+						       : !ps->opstk[ps->nopstk - 1]->def->terminator))
+		ps_op_push(ps, ir_op_new_code(ps->m, implicit_term));
+	ps_block_commit(ps, b, base);
 }
 
 /* Make the op's results match a count the syntax gives. */
@@ -675,7 +685,7 @@ static void parse_if(struct pstate *ps, struct ir_op *op)
 	ps_set_loc(ps, op, ps->op_start);
 	body_with_args(ps, op, 0, NULL, NULL, NULL, IR_OP_YIELD);
 	if (ps_accept(ps, "else")) {
-		op->loc.else_line = ps->close_line;
+		ir_op_extra(ps->m, op)->else_line = ps->close_line;
 		body_with_args(ps, op, 0, NULL, NULL, NULL, IR_OP_YIELD);
 	} else {
 		ir_op_add_region(ps->m, op);
@@ -754,5 +764,5 @@ void ps_region_op(struct pstate *ps, struct ir_op *op)
 	default:
 		ps_fail(ps, ps->p, "internal: no custom parser for %s", op->def->name);
 	}
-	op->loc.close_line = ps->close_line;
+	ir_op_extra(ps->m, op)->close_line = ps->close_line;
 }

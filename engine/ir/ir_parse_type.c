@@ -288,14 +288,33 @@ static size_t tspan_slot(const struct pstate *ps, const char *s, size_t n)
 	return (size_t)tp_hash(s, n, 0) & (ps->captypes - 1);
 }
 
-static const struct ir_type *tspan_get(const struct pstate *ps, const char *s, size_t n)
+static const struct tspan *tspan_get(const struct pstate *ps, const char *s, size_t n)
 {
 	if (!ps->captypes)
 		return NULL;
 	for (size_t i = tspan_slot(ps, s, n); ps->types[i].text; i = (i + 1) & (ps->captypes - 1))
 		if (ps->types[i].len == n && memcmp(ps->types[i].text, s, n) == 0)
-			return ps->types[i].type;
+			return &ps->types[i];
 	return NULL;
+}
+
+/* The table keeps its own copy of each spelling: the input it came from
+ * may be given back before the parse ends (ps_release_consumed). */
+static const char *tspan_copy(struct pstate *ps, const char *s, size_t n)
+{
+	struct tchunk *c = ps->tchunks;
+	if (!c || c->size - c->used < n) {
+		size_t sz = n > 4096 ? n : 4096;
+		c = xmalloc(sizeof(*c) + sz);
+		c->size = sz;
+		c->used = 0;
+		c->next = ps->tchunks;
+		ps->tchunks = c;
+	}
+	char *p = c->data + c->used;
+	memcpy(p, s, n);
+	c->used += n;
+	return p;
 }
 
 static void tspan_put(struct pstate *ps, const char *s, size_t n, const struct ir_type *t)
@@ -320,6 +339,14 @@ static void tspan_put(struct pstate *ps, const char *s, size_t n, const struct i
 
 static const struct ir_type *parse_type(struct pstate *ps);
 
+/* A type read before is the same type here only if a fresh parse would end
+ * where it ends: an opaque type (`!dialect.x<..>`) runs on to the next
+ * `,)>}=` or blank, so one followed by anything else is longer here. */
+static bool ends_here(const struct pstate *ps, const struct ir_type *t, const char *after)
+{
+	return t->kind != IR_TY_OPAQUE || after >= ps->end || strchr(",)>}= \t\r\n", *after);
+}
+
 /* One of the last few types read, spelled the same at the cursor: the
  * common case (an op's operand and result types, the next op's), checked
  * without measuring the text. A balanced <...> that matches is the whole
@@ -332,6 +359,8 @@ static const struct ir_type *recent_type(struct pstate *ps)
 			continue;
 		if (r->text[r->len - 1] != '>' && ps->p + r->len < ps->end &&
 		    (ps_ident_char(ps->p[r->len]) || ps->p[r->len] == '!' || ps->p[r->len] == '<'))
+			continue;
+		if (!ends_here(ps, r->type, ps->p + r->len))
 			continue;
 		ps->p += r->len;
 		return r->type;
@@ -353,16 +382,17 @@ const struct ir_type *ps_type(struct pstate *ps)
 		return t;
 	const char *start = ps->p;
 	size_t n = type_extent(start, ps->end);
-	t = n ? tspan_get(ps, start, n) : NULL;
-	if (t) {
+	const struct tspan *known = n ? tspan_get(ps, start, n) : NULL;
+	if (known && ends_here(ps, known->type, start + n)) {
 		ps->p += n;
-		remember(ps, start, n, t);
-		return t;
+		remember(ps, known->text, n, known->type);
+		return known->type;
 	}
 	t = parse_type(ps);
 	if (n && (size_t)(ps->p - start) == n) {
-		tspan_put(ps, start, n, t);
-		remember(ps, start, n, t);
+		const char *copy = tspan_copy(ps, start, n);
+		tspan_put(ps, copy, n, t);
+		remember(ps, copy, n, t);
 	}
 	return t;
 }

@@ -183,7 +183,7 @@ static bool anchor_present(const struct ir_op *op, const char *a)
 		return count > 0;
 	}
 	if (*a == '%')
-		return op->group_sizes[find_group(op->def, a + 1, n)] > 0;
+		return ir_op_group_size(op, find_group(op->def, a + 1, n)) > 0;
 	const struct ir_attr_def *ad = find_attr(op->def, a + 1, n);
 	const struct ir_attr *v = ad ? ir_op_attr(op, ad->name) : NULL;
 	return v && !ir_attr_is_default(ad, v);
@@ -260,7 +260,7 @@ static bool custom_ok(const struct ir_op *op)
 	if (op->ngroups != (d->ngroups ? d->ngroups : 1))
 		return false;
 	for (uint32_t g = 0; g < d->ngroups; g++) {
-		uint32_t n = op->group_sizes[g];
+		uint32_t n = ir_op_group_size(op, g);
 		if ((d->groups[g].card == IR_CARD_ONE && n != 1) ||
 		    (d->groups[g].card == IR_CARD_OPTIONAL && n > 1))
 			return false;
@@ -297,7 +297,7 @@ static bool custom_ok(const struct ir_op *op)
 	if (op->nregions != d->nregions)
 		return false;
 	for (uint32_t r = 0; r < op->nregions; r++) {
-		uint32_t nb = op->regions[r]->nblocks;
+		uint32_t nb = ir_op_region(op, r)->nblocks;
 		if (nb > 1 || (nb == 0 && !(op->code == IR_OP_IF && r == 1)))
 			return false;
 	}
@@ -310,7 +310,7 @@ static bool custom_ok(const struct ir_op *op)
 			dyn_s += t->shape[i] == IR_DYN;
 		for (uint32_t i = 0; i < t->nstrides; i++)
 			dyn_t += t->strides[i] == IR_DYN;
-		if (dyn_s != op->group_sizes[1] || dyn_t != op->group_sizes[2])
+		if (dyn_s != ir_op_group_size(op, 1) || dyn_t != ir_op_group_size(op, 2))
 			return false;
 	}
 	if (op->code == IR_OP_CONSTANT) {
@@ -319,14 +319,14 @@ static bool custom_ok(const struct ir_op *op)
 			return false;
 	}
 	if (op->code == IR_OP_FOR) {
-		const struct ir_block *b = op->regions[0]->blocks[0];
-		if (b->nargs != 1 + op->group_sizes[3] || op->nresults != op->group_sizes[3])
+		const struct ir_block *b = ir_op_region(op, 0)->blocks[0];
+		if (b->nargs != 1 + ir_op_group_size(op, 3) || op->nresults != ir_op_group_size(op, 3))
 			return false;
 		for (uint32_t i = 0; i < op->nresults; i++)
 			if (!ir_type_equal(b->args[1 + i]->type, op->results[i]->type))
 				return false;
 	}
-	if (op->code == IR_OP_LOOP && op->regions[0]->blocks[0]->nargs != op->group_sizes[0])
+	if (op->code == IR_OP_LOOP && ir_op_region(op, 0)->blocks[0]->nargs != ir_op_group_size(op, 0))
 		return false;
 	if ((op->code == IR_OP_REDUCE || op->code == IR_OP_SCAN) &&
 	    (!ir_op_attr(op, "identities") || op->nresults != op->noperands))
@@ -359,8 +359,8 @@ static void print_block_ops(struct pctx *c, const struct ir_op *owner, const str
 
 static void loc_suffix(struct pctx *c, const struct ir_op *op)
 {
-	if ((c->flags & IR_PRINT_DEBUGINFO) && op->loc.dbg)
-		sb_printf(c->out, " %s", op->loc.dbg);
+	if ((c->flags & IR_PRINT_DEBUGINFO) && ir_op_x(op)->dbg)
+		sb_printf(c->out, " %s", ir_op_x(op)->dbg);
 }
 
 /* Close a region op's body: "}" on its own line. */
@@ -375,7 +375,7 @@ static void close_body(struct pctx *c, const struct ir_op *op, int ind)
 static void print_custom_region_op(struct pctx *c, const struct ir_op *op, int ind, bool regions)
 {
 	struct sbuf *o = c->out;
-	const struct ir_block *b = op->regions[0]->blocks[0];
+	const struct ir_block *b = ir_op_region(op, 0)->blocks[0];
 	uint32_t n;
 	struct ir_value *const *v;
 	switch (op->code) {
@@ -462,17 +462,17 @@ static void print_custom_region_op(struct pctx *c, const struct ir_op *op, int i
 		return;
 	sb_addc(o, '\n');
 	print_block_ops(c, op, b, ind + 1);
-	if (op->code == IR_OP_IF && op->nregions > 1 && op->regions[1]->nblocks) {
+	if (op->code == IR_OP_IF && op->nregions > 1 && ir_op_region(op, 1)->nblocks) {
 		indent(c, ind);
 		sb_adds(o, "} else {\n");
-		print_block_ops(c, op, op->regions[1]->blocks[0], ind + 1);
+		print_block_ops(c, op, ir_op_region(op, 1)->blocks[0], ind + 1);
 	}
 	close_body(c, op, ind);
 }
 
 static void print_unknown_text(struct pctx *c, const struct ir_op *op)
 {
-	for (const char *p = op->text; *p; p++) {
+	for (const char *p = ir_op_x(op)->text; *p; p++) {
 		if (*p != '\x01') {
 			sb_addc(c->out, *p);
 			continue;
@@ -487,7 +487,7 @@ static void print_unknown_text(struct pctx *c, const struct ir_op *op)
 static void print_generic(struct pctx *c, const struct ir_op *op, int ind, bool regions)
 {
 	struct sbuf *o = c->out;
-	char *nm = op->code != IR_OP_UNKNOWN ? xasprintf("cuda_tile.%s", op->name) : xstrdup(op->name);
+	char *nm = op->code != IR_OP_UNKNOWN ? xasprintf("cuda_tile.%s", ir_op_name(op)) : xstrdup(ir_op_name(op));
 	ir_print_string(o, nm, strlen(nm));
 	free(nm);
 	sb_addc(o, '(');
@@ -497,7 +497,7 @@ static void print_generic(struct pctx *c, const struct ir_op *op, int ind, bool 
 		sb_adds(o, " (");
 		for (uint32_t r = 0; r < op->nregions; r++) {
 			sb_adds(o, r ? ", {\n" : "{\n");
-			const struct ir_region *rg = op->regions[r];
+			const struct ir_region *rg = ir_op_region(op, r);
 			for (uint32_t bi = 0; bi < rg->nblocks; bi++) {
 				const struct ir_block *b = rg->blocks[bi];
 				indent(c, ind);
@@ -537,7 +537,7 @@ static void print_generic(struct pctx *c, const struct ir_op *op, int ind, bool 
 			sb_adds(o, k ? ", " : "");
 			sb_adds(o, "operandSegmentSizes = array<i32");
 			for (uint32_t g = 0; g < op->ngroups; g++)
-				sb_printf(o, "%s%u", g ? ", " : ": ", op->group_sizes[g]);
+				sb_printf(o, "%s%u", g ? ", " : ": ", ir_op_group_size(op, g));
 			sb_addc(o, '>');
 		}
 		sb_addc(o, '}');
@@ -563,17 +563,17 @@ static void print_op(struct pctx *c, const struct ir_op *op, int ind, bool regio
 		sb_adds(o, " = ");
 	}
 	const char *fmt = op->def->format;
-	if (op->code == IR_OP_UNKNOWN && op->text) {
-		sb_adds(o, op->name);
+	if (op->code == IR_OP_UNKNOWN && ir_op_x(op)->text) {
+		sb_adds(o, ir_op_name(op));
 		print_unknown_text(c, op);
 	} else if (!custom_ok(op)) {
 		print_generic(c, op, ind, regions);
 	} else if (fmt[0] == '@') {
-		sb_adds(o, op->name);
+		sb_adds(o, ir_op_name(op));
 		print_custom_region_op(c, op, ind, regions);
 		return;
 	} else {
-		sb_adds(o, op->name);
+		sb_adds(o, ir_op_name(op));
 		print_seq(c, op, fmt, fmt + strlen(fmt));
 	}
 	if (!regions)

@@ -212,10 +212,19 @@ static int elem_bytes(enum ir_elem e)
 static void dense_data(struct sbuf *sb, const struct ir_attr *a)
 {
 	enum ir_elem e = ir_type_elem_of(a->type);
+	/* the elements the shape holds, unless a dimension is dynamic or the
+	 * product passes what a value count can be (a bytecode file may say
+	 * anything): then the values are not laid out along the shape */
 	uint64_t count = 1;
-	for (uint32_t i = 0; a->type && a->type->kind == IR_TY_TILE && i < a->type->rank; i++)
-		count *= (uint64_t)a->type->shape[i];
-	if (a->n == 1 || a->n != count || !a->type || a->type->kind != IR_TY_TILE) {
+	bool shaped = a->type && a->type->kind == IR_TY_TILE;
+	for (uint32_t i = 0; shaped && i < a->type->rank; i++) {
+		int64_t d = a->type->shape[i];
+		if (d < 0 || (d && count > UINT32_MAX / (uint64_t)d))
+			shaped = false;
+		else
+			count *= (uint64_t)d;
+	}
+	if (a->n == 1 || !shaped || a->n != count) {
 		scalar(sb, e, a->n ? a->vals[0] : 0);
 	} else if (a->n > 100) {
 		sb_adds(sb, "\"0x");

@@ -13,6 +13,7 @@
 struct priv {
 	struct nside *sides; /* 2 per entry; kept only for their texts */
 	size_t n;
+	char *alignment;
 };
 
 struct irdiff_finding *irdiff_add(struct fbuf *fb, const char *rule, enum irdiff_severity sev,
@@ -146,7 +147,6 @@ struct irdiff_result *irdiff_modules(const struct ir_module *ref, const struct i
 	struct irdiff_result *r = xcalloc(1, sizeof(*r));
 	r->ref = ref;
 	r->gen = gen;
-	r->alignment = "libgit2 patience diff over normalised op lines";
 	int *gen_of = xcalloc(ref->nentries ? ref->nentries : 1, sizeof(int));
 	match_entries(ref, gen, gen_of);
 	bool *gen_used = xcalloc(gen->nentries ? gen->nentries : 1, sizeof(bool));
@@ -160,7 +160,7 @@ struct irdiff_result *irdiff_modules(const struct ir_module *ref, const struct i
 	memset(types, 0, sizeof(types));
 	struct rowlines rl = {NULL, NULL};
 	int rc = 0;
-	git_libgit2_init();
+	bool libgit2_up = false;
 	for (uint32_t i = 0; i <= ref->nentries + gen->nentries && rc == 0; i++) {
 		const struct ir_op *a = NULL, *b = NULL;
 		if (i < ref->nentries) {
@@ -189,7 +189,7 @@ struct irdiff_result *irdiff_modules(const struct ir_module *ref, const struct i
 			irdiff_flatten(a, opt->keep_dead_constants, opt->texts, &types[0], sa);
 		if (b)
 			irdiff_flatten(b, opt->keep_dead_constants, opt->texts, &types[1], sb);
-		rc = irdiff_align(sa, sb, e, &rl, err);
+		rc = irdiff_align(sa, sb, e, &rl, &libgit2_up, err);
 		if (rc)
 			break;
 		if (a && b) {
@@ -207,13 +207,29 @@ struct irdiff_result *irdiff_modules(const struct ir_module *ref, const struct i
 						  xasprintf("entry @%s exists only in the generated module",
 							    e->gen_name));
 		}
+		if (opt->drop_rows) {
+			free(e->rows);
+			e->rows = NULL;
+		}
 		/* the rows have what the lines held but their texts */
 		if (!opt->texts) {
 			irdiff_nside_free(sa);
 			irdiff_nside_free(sb);
 		}
 	}
-	git_libgit2_shutdown();
+	if (libgit2_up)
+		git_libgit2_shutdown();
+	size_t nmyers = 0;
+	for (size_t i = 0; i < r->nentries; i++)
+		nmyers += r->entries[i].aligned_myers;
+	r->alignment = pv->alignment =
+		!nmyers ? xstrdup("libgit2 patience diff over normalised op lines")
+		: nmyers == r->nentries
+			? xstrdup("libgit2 Myers diff over normalised op lines (too few unique "
+				  "lines for patience)")
+			: xasprintf("libgit2 patience diff over normalised op lines (Myers for %zu "
+				    "entr%s with too few unique lines)",
+				    nmyers, nmyers == 1 ? "y" : "ies");
 	irdiff_pcache_free(&types[0]);
 	irdiff_pcache_free(&types[1]);
 	free(rl.ref);
@@ -259,6 +275,7 @@ void irdiff_free(struct irdiff_result *r)
 	if (pv) {
 		for (size_t i = 0; i < 2 * pv->n; i++)
 			irdiff_nside_free(&pv->sides[i]);
+		free(pv->alignment);
 		free(pv->sides);
 		free(pv);
 	}

@@ -80,10 +80,12 @@ struct irdiff_entry {
 	const char *ref_name, *gen_name; /* NULL when the entry exists on one side only */
 	const struct ir_op *ref, *gen;
 	size_t nrows;
-	struct irdiff_row *rows;
+	struct irdiff_row *rows;   /* NULL when irdiff_options.drop_rows */
 	size_t ncounts;
 	struct irdiff_count *counts;
 	size_t nequal, nchanged, nref_only, ngen_only;
+	bool aligned_myers; /* aligned by libgit2's Myers diff, not patience: under 1 line
+			       in 64 is unique on both sides (docs/ir.md) */
 };
 
 struct irdiff_result {
@@ -94,7 +96,7 @@ struct irdiff_result {
 	struct irdiff_finding *findings; /* ordered by entry, then by rule */
 	enum irdiff_verdict verdict;
 	int ncritical, nwarn, ninfo, nnote;
-	const char *alignment; /* which libgit2 diff algorithm aligned the ops */
+	const char *alignment; /* which libgit2 diff algorithm aligned the ops (owned) */
 	void *priv;            /* owns the rows' texts */
 };
 
@@ -103,6 +105,10 @@ struct irdiff_options {
 				     cuda-tile-opt --canonicalize would */
 	bool texts;               /* give every op row its canonical text (views, --rows):
 				     printing it is most of the cost of a diff */
+	bool drop_rows;           /* free each entry's rows once its rules have run (its
+				     row counts stay; rows is NULL): for reports that list
+				     findings only, so that a many-entry diff holds one
+				     entry's rows at a time */
 };
 
 /* Diff two modules. NULL on failure (err set; a libgit2 error is TP_EXIT_ENV). */

@@ -3,7 +3,12 @@
  * libgit2 1.5 offers Myers (default), minimal and patience in its public
  * API, no histogram; patience is the closest to histogram (which extends
  * it) and anchors on unique lines, which suits IR where most lines are
- * unique once operands are named by their definitions. */
+ * unique once operands are named by their definitions. Where they are not
+ * (a body repeated over and over: every copy normalises to the same
+ * lines), patience finds almost nothing to anchor on and ends in a Myers
+ * diff of the whole entry anyway, having kept a table of 96 bytes a line
+ * for each level of its recursion; such an entry is given to Myers
+ * directly (few_anchors). */
 #include "engine/ir/irdiff_internal.h"
 
 #include <git2.h>
@@ -66,15 +71,16 @@ struct rows {
 	struct irdiff_entry *e;
 	struct rowlines *rl;
 	size_t cap;
+	const struct nside *ref, *gen;
 };
 
-static void side_of(struct irdiff_side *d, const struct nline *l)
+static void side_of(struct irdiff_side *d, const struct nside *s, const struct nline *l)
 {
 	d->present = true;
 	d->op = l->op;
-	d->first = l->first;
-	d->last = l->last;
-	d->text = l->text;
+	d->first = nline_first(l);
+	d->last = nline_last(l);
+	d->text = nline_text(s, l);
 	d->depth = l->depth;
 }
 
@@ -93,9 +99,9 @@ static void row(struct rows *r, enum irdiff_row_kind k, const struct nline *a, c
 	memset(w, 0, sizeof(*w));
 	w->kind = k;
 	if (a)
-		side_of(&w->ref, a);
+		side_of(&w->ref, r->ref, a);
 	if (b)
-		side_of(&w->gen, b);
+		side_of(&w->gen, r->gen, b);
 	switch (k) {
 	case IRDIFF_ROW_EQUAL: e->nequal++; break;
 	case IRDIFF_ROW_CHANGED: e->nchanged++; break;
@@ -106,7 +112,7 @@ static void row(struct rows *r, enum irdiff_row_kind k, const struct nline *a, c
 
 static bool pairable(const struct nline *a, const struct nline *b)
 {
-	return a->depth == b->depth && strcmp(a->name, b->name) == 0;
+	return a->depth == b->depth && strcmp(nline_name(a), nline_name(b)) == 0;
 }
 
 /* A hunk: pair ref lines with later gen lines of the same op in order. */
@@ -136,18 +142,104 @@ static void pair_hunk(struct rows *r, const struct nside *ref, size_t os, size_t
 	}
 }
 
-/* libgit2's global state (it loads TLS certificates on init: slow) is set
- * up once per irdiff_modules call, not per entry. */
-int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff_entry *e,
-		 struct rowlines *rl, struct tp_err *err)
+/* Lines that occur once on each side, counted by what libgit2 compares
+ * (depth and the first 64 bits of the hash): patience's anchors. A table
+ * of the distinct lines, so a repetitive entry needs little of it. */
+struct anchor_slot {
+	uint64_t key;
+	uint32_t na, nb;
+};
+
+static uint64_t anchor_key(const struct nline *l)
 {
-	struct rows r = {e, rl, 0};
+	uint64_t k = l->body[0] ^ ((uint64_t)l->depth * 0x9e3779b97f4a7c15ULL);
+	return k ? k : 1; /* 0 marks an empty slot */
+}
+
+static void anchor_count(struct anchor_slot **tab, size_t *cap, size_t *used, uint64_t key,
+			 bool side_b)
+{
+	if (2 * (*used + 1) > *cap) {
+		size_t ncap = *cap ? *cap * 2 : 1024;
+		struct anchor_slot *nt = xcalloc(ncap, sizeof(*nt));
+		for (size_t i = 0; i < *cap; i++) {
+			if (!(*tab)[i].key)
+				continue;
+			size_t j = (size_t)((*tab)[i].key * 0xff51afd7ed558ccdULL >> 17) & (ncap - 1);
+			while (nt[j].key)
+				j = (j + 1) & (ncap - 1);
+			nt[j] = (*tab)[i];
+		}
+		free(*tab);
+		*tab = nt;
+		*cap = ncap;
+	}
+	size_t j = (size_t)(key * 0xff51afd7ed558ccdULL >> 17) & (*cap - 1);
+	while ((*tab)[j].key && (*tab)[j].key != key)
+		j = (j + 1) & (*cap - 1);
+	if (!(*tab)[j].key) {
+		(*tab)[j].key = key;
+		(*used)++;
+	}
+	if (side_b)
+		(*tab)[j].nb++;
+	else
+		(*tab)[j].na++;
+}
+
+/* Fewer than 1 line in 64 is unique on both sides. */
+static bool few_anchors(const struct nside *ref, const struct nside *gen)
+{
+	size_t n = ref->n < gen->n ? ref->n : gen->n;
+	if (n < 64)
+		return false;
+	struct anchor_slot *tab = NULL;
+	size_t cap = 0, used = 0, anchors = 0;
+	for (size_t i = 0; i < ref->n; i++)
+		anchor_count(&tab, &cap, &used, anchor_key(&ref->lines[i]), false);
+	for (size_t i = 0; i < gen->n; i++)
+		anchor_count(&tab, &cap, &used, anchor_key(&gen->lines[i]), true);
+	for (size_t i = 0; i < cap; i++)
+		anchors += tab[i].na == 1 && tab[i].nb == 1;
+	free(tab);
+	return anchors * 64 < n;
+}
+
+static bool same_sides(const struct nside *ref, const struct nside *gen)
+{
+	if (ref->n != gen->n)
+		return false;
+	for (size_t i = 0; i < ref->n; i++)
+		if (!nline_same(&ref->lines[i], &gen->lines[i]))
+			return false;
+	return true;
+}
+
+/* libgit2's global state (it loads TLS certificates on init: slow) is set
+ * up once per irdiff_modules call, not per entry, and only once an entry
+ * needs a diff: identical entries are aligned one for one without it. */
+int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff_entry *e,
+		 struct rowlines *rl, bool *libgit2_up, struct tp_err *err)
+{
+	struct rows r = {e, rl, 0, ref, gen};
+	if (same_sides(ref, gen)) {
+		for (size_t i = 0; i < ref->n; i++)
+			row(&r, IRDIFF_ROW_EQUAL, &ref->lines[i], &gen->lines[i]);
+		if (e->nrows && e->nrows < r.cap)
+			e->rows = xrealloc(e->rows, e->nrows * sizeof(*e->rows));
+		return 0;
+	}
+	if (!*libgit2_up) {
+		git_libgit2_init();
+		*libgit2_up = true;
+	}
 	size_t la, lb;
 	char *a = join_lines(ref, &la), *b = join_lines(gen, &lb);
 	struct hunks hs = {NULL, 0, 0};
 	git_diff_options opts;
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	opts.flags = GIT_DIFF_PATIENCE | GIT_DIFF_FORCE_TEXT;
+	e->aligned_myers = few_anchors(ref, gen);
+	opts.flags = (e->aligned_myers ? 0 : GIT_DIFF_PATIENCE) | GIT_DIFF_FORCE_TEXT;
 	opts.context_lines = 0;
 	opts.interhunk_lines = 0;
 	int rc = git_diff_buffers(a, la, "ref", b, lb, "gen", &opts, NULL, NULL, on_hunk, NULL, &hs);

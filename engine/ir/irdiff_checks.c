@@ -12,7 +12,7 @@
 
 static const char *opname(const struct ir_op *op)
 {
-	return op->code == IR_OP_UNKNOWN ? op->name : op->def->name;
+	return op->code == IR_OP_UNKNOWN ? ir_op_name(op) : op->def->name;
 }
 
 static const struct ir_value *through_assume(const struct ir_value *v)
@@ -111,7 +111,7 @@ static bool op_hint(const struct ir_op *op, const void *ctx)
 			continue;
 		}
 		const struct ir_attr *v = ir_dict_get(h->elems[i], "allow_tma");
-		bool on = v && (v->kind == IR_ATTR_BOOL ? v->b : v->i != 0);
+		bool on = v && (v->kind == IR_ATTR_BOOL ? v->b : v->kind == IR_ATTR_INT && v->i != 0);
 		if (v && on == (strcmp(want, "allow_tma=true") == 0))
 			return true;
 	}
@@ -532,7 +532,7 @@ static void changed_row(struct irdiff_entry *e, int ei, size_t i, struct fbuf *f
 	case IR_OP_ATOMIC_RMW_TKO:
 	case IR_OP_ATOMIC_CAS_TKO: {
 		int mg = ir_opdef_group(a->def, "mask");
-		uint32_t ma = a->group_sizes[mg], mgn = g->group_sizes[mg];
+		uint32_t ma = ir_op_group_size(a, mg), mgn = ir_op_group_size(g, mg);
 		if (ma && !mgn)
 			row_finding(fb, "mask-dropped", IRDIFF_CRITICAL, ei, e, i,
 				    xasprintf("%s is masked in the reference, not generated", opname(a)));
@@ -540,7 +540,7 @@ static void changed_row(struct irdiff_entry *e, int ei, size_t i, struct fbuf *f
 			row_finding(fb, "mask-added", IRDIFF_WARN, ei, e, i,
 				    xasprintf("%s is masked only in the generated entry", opname(a)));
 		int pg = ir_opdef_group(a->def, "paddingValue");
-		if (pg >= 0 && a->group_sizes[pg] && !g->group_sizes[pg])
+		if (pg >= 0 && ir_op_group_size(a, pg) && !ir_op_group_size(g, pg))
 			row_finding(fb, "padding-dropped", IRDIFF_WARN, ei, e, i,
 				    xasprintf("load_ptr_tko has a padding value only in the reference"));
 		break;
@@ -552,7 +552,8 @@ static void changed_row(struct irdiff_entry *e, int ei, size_t i, struct fbuf *f
 						   ? ir_op_attr(sa->def, "value") : NULL;
 		const struct ir_attr *cg = sg->def && sg->def->code == IR_OP_CONSTANT
 						   ? ir_op_attr(sg->def, "value") : NULL;
-		if (ca && cg && !ir_attr_equal(ca, cg))
+		if (ca && cg && ca->kind == IR_ATTR_DENSE && cg->kind == IR_ATTR_DENSE && ca->n &&
+		    cg->n && !ir_attr_equal(ca, cg))
 			row_finding(fb, "for-step", IRDIFF_WARN, ei, e, i,
 				    xasprintf("the loop step differs (%lld in the reference, %lld generated)",
 					      (long long)ca->vals[0], (long long)cg->vals[0]));

@@ -8,14 +8,16 @@
 /* One normalised line of an entry: an op, or a closing-brace row. Its
  * normal form is not kept as text: lines compare by a 128-bit hash of it
  * (irdiff_norm.c). */
+enum nline_kind { NLINE_OP, NLINE_CLOSE, NLINE_ELSE };
+
+/* 32 bytes: a 100k-line entry has 100k of them a side. What an op's line
+ * would repeat (its source lines, its name) is read from the op. */
 struct nline {
 	const struct ir_op *op; /* NULL for "}" and "} else {" */
-	int depth;              /* region nesting below the entry body */
-	int loop_depth;         /* enclosing for/loop ops */
-	uint32_t first, last;   /* source lines, 0 unknown */
-	const char *text;       /* canonical text; NULL for ops unless texts were asked for */
 	uint64_t body[2];       /* hash of the normalised op, depth left out */
-	const char *name;       /* canonical op name ("pow" for fpowf), "}" for braces */
+	uint32_t line;          /* a brace's source line, 0 unknown (ops: op->loc) */
+	uint16_t depth;         /* region nesting below the entry body */
+	uint8_t kind;           /* enum nline_kind */
 };
 
 /* Same normalised op at the same depth. */
@@ -24,10 +26,36 @@ static inline bool nline_same(const struct nline *a, const struct nline *b)
 	return a->depth == b->depth && a->body[0] == b->body[0] && a->body[1] == b->body[1];
 }
 
+/* Source lines, 0 unknown. */
+static inline uint32_t nline_first(const struct nline *l)
+{
+	return l->op ? l->op->loc.line : l->line;
+}
+
+static inline uint32_t nline_last(const struct nline *l)
+{
+	return l->op ? (l->op->loc.end_line ? l->op->loc.end_line : l->op->loc.line) : l->line;
+}
+
+/* Canonical op name ("pow" for fpowf), "}" for braces. */
+static inline const char *nline_name(const struct nline *l)
+{
+	return !l->op ? "}" : l->op->code == IR_OP_UNKNOWN ? ir_op_name(l->op) : l->op->def->name;
+}
+
 struct nside {
 	struct nline *lines;
 	size_t n, cap;
+	char **texts; /* canonical text per op line (NULL for braces), when asked for */
 };
+
+/* A line's canonical text: a brace's own, an op's when texts were asked for. */
+static inline const char *nline_text(const struct nside *s, const struct nline *l)
+{
+	if (l->kind != NLINE_OP)
+		return l->kind == NLINE_ELSE ? "} else {" : "}";
+	return s->texts ? s->texts[l - s->lines] : NULL;
+}
 
 /* Printed types and attributes of one module, by pointer: types are
  * interned and the common attributes shared (ir_attr_enum ...), so a
@@ -62,9 +90,10 @@ struct rowlines {
 	const struct nline **ref, **gen;
 };
 
-/* Align two sides (libgit2); fills e->rows and rl. Returns -1 with err set. */
+/* Align two sides (libgit2, initialised on first use: *libgit2_up says it
+ * was); fills e->rows and rl. Returns -1 with err set. */
 int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff_entry *e,
-		 struct rowlines *rl, struct tp_err *err);
+		 struct rowlines *rl, bool *libgit2_up, struct tp_err *err);
 
 /* Findings under construction. */
 struct fbuf {

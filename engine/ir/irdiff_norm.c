@@ -15,8 +15,9 @@
 
 void irdiff_op_lines(const struct ir_op *op, uint32_t *first, uint32_t *last)
 {
-	*first = op ? op->loc.line : 0;
-	*last = op ? (op->loc.end_line ? op->loc.end_line : op->loc.line) : 0;
+	struct nline l = {.op = op};
+	*first = op ? nline_first(&l) : 0;
+	*last = op ? nline_last(&l) : 0;
 }
 
 void irdiff_type(struct sbuf *sb, const struct ir_type *t)
@@ -42,7 +43,8 @@ void irdiff_type(struct sbuf *sb, const struct ir_type *t)
 
 /* ---- printed types and attributes, by pointer ---- */
 
-enum { PC_TYPE, PC_ATTR, PC_DENSE }; /* low bits of a key (pointers are 8-aligned) */
+/* What a key's pointer is: its two low bits (the pointer is shifted left). */
+enum { PC_TYPE, PC_ATTR, PC_DENSE, PC_NAME };
 
 static size_t pc_slot(const struct pcache *c, uintptr_t k)
 {
@@ -68,7 +70,7 @@ static void text_words(const char *s, size_t n, uint64_t w[2])
 /* The slot of key k, printed the first time it is asked for. */
 static const struct pcache_slot *pc_get(struct pcache *c, const void *p, int how)
 {
-	uintptr_t k = (uintptr_t)p | (uintptr_t)how;
+	uintptr_t k = (uintptr_t)p << 2 | (uintptr_t)how;
 	for (size_t i = c->cap ? pc_slot(c, k) : 0; c->cap && c->v[i].key; i = (i + 1) & (c->cap - 1))
 		if (c->v[i].key == k)
 			return &c->v[i];
@@ -86,7 +88,8 @@ static const struct pcache_slot *pc_get(struct pcache *c, const void *p, int how
 	switch (how) {
 	case PC_TYPE: irdiff_type(&c->text, p); break;
 	case PC_ATTR: ir_print_attr_generic(&c->text, p); break;
-	default: ir_print_dense(&c->text, p); break;
+	case PC_DENSE: ir_print_dense(&c->text, p); break;
+	default: sb_adds(&c->text, p); break;
 	}
 	struct pcache_slot *sl = pc_put(c, k);
 	sl->key = k;
@@ -160,9 +163,10 @@ static void nf_text(struct nf *h, const char *s, size_t n)
 	nf_words(h, w);
 }
 
-static void nf_name(struct nf *h, const char *s)
+/* Names are the registry's strings (or the module's): hashed once each. */
+static void nf_name(struct nf *h, struct pcache *pc, const char *s)
 {
-	nf_text(h, s, strlen(s));
+	nf_words(h, pc_get(pc, s, PC_NAME)->word);
 }
 
 static void nf_type(struct nf *h, struct pcache *pc, const struct ir_type *t)
@@ -175,7 +179,7 @@ static void nf_type(struct nf *h, struct pcache *pc, const struct ir_type *t)
 
 static const char *canon_name(const struct ir_op *op)
 {
-	return op->code == IR_OP_UNKNOWN ? op->name : op->def->name;
+	return op->code == IR_OP_UNKNOWN ? ir_op_name(op) : op->def->name;
 }
 
 /* An operand named by its definition (assume chains looked through). */
@@ -193,7 +197,7 @@ static void operand(struct nf *h, const struct ir_value *v, struct pcache *pc)
 			return;
 		}
 		nf_word(h, W_DEF);
-		nf_name(h, canon_name(d));
+		nf_name(h, pc, canon_name(d));
 		nf_word(h, d->nresults > 1 ? v->index + 1 : 0);
 		return;
 	}
@@ -202,7 +206,7 @@ static void operand(struct nf *h, const struct ir_value *v, struct pcache *pc)
 		nf_word(h, W_ARG);
 	} else {
 		nf_word(h, W_OWNED);
-		nf_name(h, canon_name(owner));
+		nf_name(h, pc, canon_name(owner));
 	}
 	nf_word(h, v->index);
 }
@@ -210,7 +214,7 @@ static void operand(struct nf *h, const struct ir_value *v, struct pcache *pc)
 static void op_norm(const struct ir_op *op, struct pcache *pc, uint64_t out[2])
 {
 	struct nf h = {0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL};
-	nf_name(&h, canon_name(op));
+	nf_name(&h, pc, canon_name(op));
 	if (op->nattrs) {
 		/* by name, so that attribute order is no difference; ops carry few */
 		const struct ir_named_attr *stack[16];
@@ -228,7 +232,7 @@ static void op_norm(const struct ir_op *op, struct pcache *pc, uint64_t out[2])
 		nf_word(&h, W_ATTRS);
 		nf_word(&h, n);
 		for (uint32_t i = 0; i < n; i++) {
-			nf_name(&h, as[i]->name);
+			nf_name(&h, pc, as[i]->name);
 			if (as[i]->attr->kind == IR_ATTR_UNIT)
 				nf_word(&h, W_UNIT);
 			else
@@ -237,9 +241,9 @@ static void op_norm(const struct ir_op *op, struct pcache *pc, uint64_t out[2])
 		if (as != stack)
 			free(as);
 	}
-	if (op->code == IR_OP_UNKNOWN && op->text) {
+	if (op->code == IR_OP_UNKNOWN && ir_op_x(op)->text) {
 		nf_word(&h, W_TEXT);
-		for (const char *p = op->text; *p;) {
+		for (const char *p = ir_op_x(op)->text; *p;) {
 			const char *q = strchr(p, '\x01');
 			size_t n = q ? (size_t)(q - p) : strlen(p);
 			if (n)
@@ -255,8 +259,8 @@ static void op_norm(const struct ir_op *op, struct pcache *pc, uint64_t out[2])
 	} else {
 		for (uint32_t g = 0, k = 0; g < op->ngroups; g++) {
 			nf_word(&h, W_GROUP);
-			nf_word(&h, op->group_sizes[g]);
-			for (uint32_t i = 0; i < op->group_sizes[g]; i++, k++)
+			nf_word(&h, ir_op_group_size(op, g));
+			for (uint32_t i = 0; i < ir_op_group_size(op, g); i++, k++)
 				operand(&h, op->operands[k], pc);
 		}
 	}
@@ -266,8 +270,8 @@ static void op_norm(const struct ir_op *op, struct pcache *pc, uint64_t out[2])
 		nf_type(&h, pc, op->results[i]->type);
 	/* block arguments carry the types of loop-carried values */
 	for (uint32_t r = 0; r < op->nregions; r++)
-		for (uint32_t b = 0; b < op->regions[r]->nblocks; b++) {
-			const struct ir_block *blk = op->regions[r]->blocks[b];
+		for (uint32_t b = 0; b < ir_op_region(op, r)->nblocks; b++) {
+			const struct ir_block *blk = ir_op_region(op, r)->blocks[b];
 			nf_word(&h, W_BLOCK);
 			nf_word(&h, blk->nargs);
 			for (uint32_t i = 0; i < blk->nargs; i++)
@@ -287,28 +291,31 @@ struct flat {
 	uint32_t base, nuses;
 };
 
+/* The side's array is sized up front (count_lines), so it never moves. */
 static struct nline *push(struct nside *s)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 64;
 		s->lines = xrealloc(s->lines, s->cap * sizeof(*s->lines));
+		if (s->texts)
+			s->texts = xrealloc(s->texts, s->cap * sizeof(*s->texts));
 	}
+	if (s->texts)
+		s->texts[s->n] = NULL;
 	struct nline *l = &s->lines[s->n++];
 	memset(l, 0, sizeof(*l));
 	return l;
 }
 
-static void brace(struct flat *f, int depth, int loop_depth, const char *text, uint32_t line)
+static void brace(struct flat *f, int depth, enum nline_kind kind, uint32_t line)
 {
 	struct nline *l = push(f->out);
-	l->depth = depth;
-	l->loop_depth = loop_depth;
-	l->first = l->last = line;
-	l->text = text;
+	l->depth = (uint16_t)depth;
+	l->kind = (uint8_t)kind;
+	l->line = line;
 	struct nf h = {0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL};
-	nf_word(&h, text[1] ? W_ELSE : W_CLOSE);
+	nf_word(&h, kind == NLINE_ELSE ? W_ELSE : W_CLOSE);
 	nf_end(&h, l->body);
-	l->name = "}";
 }
 
 static bool dead_constant(const struct flat *f, const struct ir_op *op)
@@ -320,34 +327,30 @@ static bool dead_constant(const struct flat *f, const struct ir_op *op)
 }
 
 static void flatten_block(struct flat *f, const struct ir_op *owner, const struct ir_block *b,
-			  int depth, int loop_depth);
+			  int depth);
 
-static void flatten_op(struct flat *f, const struct ir_op *op, int depth, int loop_depth)
+static void flatten_op(struct flat *f, const struct ir_op *op, int depth)
 {
 	struct nline *l = push(f->out);
 	l->op = op;
-	l->depth = depth;
-	l->loop_depth = loop_depth;
-	irdiff_op_lines(op, &l->first, &l->last);
+	l->depth = (uint16_t)depth;
 	if (f->names)
-		l->text = ir_op_line(op, f->names);
+		f->out->texts[l - f->out->lines] = ir_op_line(op, f->names);
 	op_norm(op, f->printed, l->body);
-	l->name = canon_name(op);
 	if (!op->nregions)
 		return;
-	int inner = loop_depth + (op->code == IR_OP_FOR || op->code == IR_OP_LOOP);
 	for (uint32_t r = 0; r < op->nregions; r++) {
-		if (!op->regions[r]->nblocks)
+		if (!ir_op_region(op, r)->nblocks)
 			continue;
 		if (r > 0)
-			brace(f, depth, loop_depth, "} else {", op->loc.else_line);
-		flatten_block(f, op, op->regions[r]->blocks[0], depth + 1, inner);
+			brace(f, depth, NLINE_ELSE, ir_op_x(op)->else_line);
+		flatten_block(f, op, ir_op_region(op, r)->blocks[0], depth + 1);
 	}
-	brace(f, depth, loop_depth, "}", op->loc.close_line);
+	brace(f, depth, NLINE_CLOSE, ir_op_x(op)->close_line);
 }
 
 static void flatten_block(struct flat *f, const struct ir_op *owner, const struct ir_block *b,
-			  int depth, int loop_depth)
+			  int depth)
 {
 	for (uint32_t i = 0; i < b->nops; i++) {
 		const struct ir_op *op = b->ops[i];
@@ -355,7 +358,7 @@ static void flatten_block(struct flat *f, const struct ir_op *owner, const struc
 			break;
 		if (dead_constant(f, op))
 			continue;
-		flatten_op(f, op, depth, loop_depth);
+		flatten_op(f, op, depth);
 	}
 }
 
@@ -376,12 +379,14 @@ static bool count_uses(const struct ir_op *op, int depth, void *ctx)
 
 struct span {
 	uint32_t lo, hi;
+	size_t lines; /* at most this many lines: each op, and a brace per region */
 };
 
 static bool result_span(const struct ir_op *op, int depth, void *ctx)
 {
 	(void)depth;
 	struct span *sp = ctx;
+	sp->lines += 1u + op->nregions;
 	for (uint32_t i = 0; i < op->nresults; i++) {
 		uint32_t id = op->results[i]->id;
 		if (id < sp->lo)
@@ -397,8 +402,12 @@ void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struc
 {
 	memset(out, 0, sizeof(*out));
 	/* value ids are module-wide: count uses over this entry's span only */
-	struct span sp = {UINT32_MAX, 0};
+	struct span sp = {UINT32_MAX, 0, 0};
 	ir_walk(entry, result_span, &sp);
+	out->cap = sp.lines ? sp.lines : 1;
+	out->lines = xmalloc(out->cap * sizeof(*out->lines));
+	if (texts)
+		out->texts = xmalloc(out->cap * sizeof(*out->texts));
 	uint32_t base = sp.lo < sp.hi ? sp.lo : 0, n = sp.lo < sp.hi ? sp.hi - sp.lo : 0;
 	struct uses_ctx u = {xcalloc(n ? n : 1, sizeof(uint32_t)), base, n};
 	ir_walk(entry, count_uses, &u);
@@ -406,7 +415,7 @@ void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struc
 			 base, n};
 	const struct ir_block *body = ir_entry_body(entry);
 	if (body)
-		flatten_block(&f, entry, body, 0, 0);
+		flatten_block(&f, entry, body, 0);
 	if (f.names)
 		ir_names_free(f.names);
 	free(u.uses);
@@ -414,9 +423,10 @@ void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struc
 
 void irdiff_nside_free(struct nside *s)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (s->lines[i].op)
-			free((char *)s->lines[i].text);
+	if (s->texts)
+		for (size_t i = 0; i < s->n; i++)
+			free(s->texts[i]);
+	free(s->texts);
 	free(s->lines);
 	memset(s, 0, sizeof(*s));
 }

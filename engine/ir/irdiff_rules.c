@@ -16,11 +16,12 @@
 
 void irdiff_range_add(struct range *r, const struct nline *l)
 {
+	uint32_t first = nline_first(l), last = nline_last(l);
 	r->n++;
-	if (l->first && (!r->first || l->first < r->first))
-		r->first = l->first;
-	if (l->last > r->last)
-		r->last = l->last;
+	if (first && (!r->first || first < r->first))
+		r->first = first;
+	if (last > r->last)
+		r->last = last;
 }
 
 struct range irdiff_count_if(const struct nside *s, bool (*pred)(const struct ir_op *, const void *),
@@ -40,7 +41,7 @@ int irdiff_find_row(const struct irdiff_entry *e, const char *name, bool unpaire
 		if (unpaired_only && w->kind == IRDIFF_ROW_EQUAL)
 			continue;
 		const struct ir_op *op = w->ref.op ? w->ref.op : w->gen.op;
-		if (op && strcmp(op->code == IR_OP_UNKNOWN ? op->name : op->def->name, name) == 0)
+		if (op && strcmp(op->code == IR_OP_UNKNOWN ? ir_op_name(op) : op->def->name, name) == 0)
 			return (int)i;
 	}
 	return -1;
@@ -115,7 +116,7 @@ static void op_counts(struct irdiff_entry *e, int ei, const struct nside *ref,
 		struct range *rr = side ? rb : ra;
 		for (size_t i = 0; sd && i < sd->n; i++) {
 			const struct ir_op *op = sd->lines[i].op;
-			if (op && op->code >= 0 && op->code <= IR_OP_COUNT && fam_of[op->code] >= 0)
+			if (op && op->code <= IR_OP_COUNT && fam_of[op->code] >= 0)
 				irdiff_range_add(&rr[fam_of[op->code]], &sd->lines[i]);
 		}
 	}

@@ -219,7 +219,8 @@ static void read_stats(const cJSON *o, struct perf_stats *st)
 	if (isnan(st->noise))
 		st->noise = st->rel_std;
 	double n = num(o, "nrep");
-	st->nrep = isnan(n) || n < 0 ? -1 : (long)n;
+	/* a count no long holds is no count (the log is input: it may say 1e57) */
+	st->nrep = isnan(n) || n < 0 || n >= 9.2e18 ? -1 : (long)n;
 	st->kernels = num(o, "kernels_per_iter");
 	const cJSON *kt = cJSON_GetObjectItemCaseSensitive(o, "kernel_times");
 	if (isnan(st->kernels) && cJSON_IsArray(kt) && cJSON_GetArraySize(kt) > 0) {

@@ -46,8 +46,8 @@ static void test_load_detects_bytecode(void **state)
 	assert_int_equal(b->ops[1]->code, IR_OP_NEGI);
 	assert_int_equal(b->ops[3]->code, IR_OP_RETURN);
 	/* byte range of each op record (§11: negi at 0x19..0x1C) */
-	assert_int_equal(b->ops[1]->loc.offset, 0x19);
-	assert_int_equal(b->ops[1]->loc.end_offset, 0x1C);
+	assert_int_equal(ir_op_x(b->ops[1])->offset, 0x19);
+	assert_int_equal(ir_op_x(b->ops[1])->end_offset, 0x1C);
 	/* the 13.1 negi has no overflow field: the model carries the default */
 	assert_int_equal(ir_op_attr_int(b->ops[1], "overflow", -1), IR_OVF_NONE);
 	/* operand wiring: both negi read the constant */
@@ -103,9 +103,9 @@ static void test_groups_and_locations(void **state)
 	assert_ptr_equal(v, b->args[1]);
 	assert_null(ir_op_group_value(load, "paddingValue"));
 	assert_ptr_equal(ir_op_group_value(load, "token"), b->ops[0]->results[0]);
-	assert_string_equal(b->ops[0]->loc.dbg, "loc(\"k.py\":7:3)");
-	assert_string_equal(load->loc.dbg, "loc(callsite(loc(\"k.py\":8:1) at loc(\"k.py\":7:3)))");
-	assert_null(b->ops[2]->loc.dbg);
+	assert_string_equal(ir_op_x(b->ops[0])->dbg, "loc(\"k.py\":7:3)");
+	assert_string_equal(ir_op_x(load)->dbg, "loc(callsite(loc(\"k.py\":8:1) at loc(\"k.py\":7:3)))");
+	assert_null(ir_op_x(b->ops[2])->dbg);
 	char *text = ir_module_to_string(m, IR_PRINT_DEBUGINFO);
 	assert_non_null(strstr(text, "%0 = make_token : token loc(\"k.py\":7:3)\n"));
 	free(text);

@@ -220,6 +220,67 @@ static void test_rows_and_ranges(void **state)
 	free(b);
 }
 
+/* An entry whose lines repeat (an unrolled body: every copy normalises to
+ * the same lines) leaves patience nothing to anchor on; it is aligned by
+ * Myers and the report says so. Kernels of unique lines keep patience. */
+static struct ir_module *repeated(int copies, int edit_at)
+{
+	struct sbuf sb = SBUF_INIT;
+	sb_adds(&sb, "cuda_tile.module @m {\n  entry @k(%a: tile<16xf32>, %b: tile<16xf32>) {\n");
+	for (int i = 0; i < copies; i++)
+		sb_printf(&sb, "    %%s%d = addf %%a, %%b : tile<16xf32>\n"
+			       "    %%t%d = %s %%s%d, %%a : tile<16xf32>\n",
+			  i, i, i == edit_at ? "subf" : "mulf", i);
+	sb_adds(&sb, "    return\n  }\n}\n");
+	struct tp_err err;
+	struct ir_module *m = ir_text_parse("rep.mlir", sb.buf, sb.len, &err);
+	if (!m)
+		fail_msg("%s", err.msg);
+	sb_free(&sb);
+	return m;
+}
+
+static void test_alignment_choice(void **state)
+{
+	(void)state;
+	struct ir_module *ref = repeated(200, -1), *gen = repeated(200, 150);
+	struct irdiff_result *r = diff(ref, gen);
+	assert_true(r->entries[0].aligned_myers);
+	assert_non_null(strstr(r->alignment, "Myers"));
+	assert_int_equal(r->entries[0].nequal, 400);
+	assert_int_equal(r->entries[0].nref_only, 1);
+	assert_int_equal(r->entries[0].ngen_only, 1);
+	irdiff_free(r);
+	ir_module_free(ref);
+	ir_module_free(gen);
+	char *a = fixture("rules/reduce-axis/ref.mlir"), *b = fixture("rules/reduce-axis/fire.mlir");
+	ref = load(a);
+	gen = load(b);
+	r = diff(ref, gen);
+	assert_false(r->entries[0].aligned_myers);
+	assert_string_equal(r->alignment, "libgit2 patience diff over normalised op lines");
+	irdiff_free(r);
+	/* rows dropped once judged: the same counts and findings, no rows */
+	struct irdiff_options o = {.drop_rows = true};
+	struct tp_err err;
+	struct irdiff_result *kept = diff(ref, gen), *dropped = irdiff_modules(ref, gen, &o, &err);
+	assert_non_null(dropped);
+	assert_null(dropped->entries[0].rows);
+	assert_int_equal(dropped->entries[0].nrows, kept->entries[0].nrows);
+	assert_int_equal(dropped->entries[0].nchanged, kept->entries[0].nchanged);
+	assert_int_equal(dropped->nfindings, kept->nfindings);
+	for (size_t i = 0; i < kept->nfindings; i++) {
+		assert_string_equal(dropped->findings[i].rule, kept->findings[i].rule);
+		assert_int_equal(dropped->findings[i].row, kept->findings[i].row);
+	}
+	irdiff_free(kept);
+	irdiff_free(dropped);
+	ir_module_free(ref);
+	ir_module_free(gen);
+	free(a);
+	free(b);
+}
+
 static void test_name_match(void **state)
 {
 	(void)state;
@@ -288,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_scalar_assume_in_reference_only),
 		cmocka_unit_test(test_rows_and_ranges),
 		cmocka_unit_test(test_name_match),
+		cmocka_unit_test(test_alignment_choice),
 		cmocka_unit_test(test_reports),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -68,6 +68,15 @@ static void test_reference_layout(void **state)
 	assert_int_equal(r->outcome, PERF_OUTCOME_PASSED);
 	assert_null(r->problem);
 	perflog_free(&log);
+	/* a repetition count no long holds is no count (found by fuzz_perflog:
+	 * the conversion was undefined) */
+	parse("tests/ops/test_softmax.py::Test_Softmax::test_perf[8-cutile]\n"
+	      "==================== Performance Test Results ====================\n"
+	      "{\"cutile\": {\"forward\": {\"median\": 0.03, \"nrep\": 9.1e57}}}\nPASSED\n",
+	      &log);
+	assert_int_equal(log.nrecs, 1);
+	assert_int_equal(log.recs[0].st.nrep, -1);
+	perflog_free(&log);
 }
 
 static void test_conftest_layout_and_fields(void **state)

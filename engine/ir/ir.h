@@ -259,11 +259,11 @@ void ir_print_float(struct sbuf *sb, enum ir_elem e, uint64_t bits);
 /* ------------------------------------------------------------------ */
 /* Values, ops, blocks, regions                                        */
 
-/* Where an op's text is: 1-based line/col of its first and last character
- * (for region ops the header up to the opening brace); all 0 for an op
- * read from bytecode (its byte offsets are in ir_op_x(op)). */
+/* Where an op's text is: the 1-based lines of its first and last character
+ * (for region ops the header up to the opening brace); 0 for an op read
+ * from bytecode (its byte offsets are in ir_op_x(op)). */
 struct ir_loc {
-	uint32_t line, col, end_line, end_col;
+	uint32_t line, end_line;
 };
 
 struct ir_value {
@@ -309,9 +309,10 @@ struct ir_op_extra {
 	uint32_t else_line;  /* if with else (text): line of "} else {", 0 unknown */
 };
 
+/* 64 bytes: a 100k-line file is about 90k of them. It has no pointer to its
+ * block: what needs the enclosing op gets it from the walk it is in. */
 struct ir_op {
 	const struct ir_opdef *def; /* never NULL (IR_OP_UNKNOWN for unknown ops) */
-	struct ir_block *parent;
 	struct ir_value **operands; /* all groups concatenated in declaration order; the
 				       size of each group: ir_op_group_size */
 	struct ir_value **results;

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* ---- arena ---- */
 
@@ -19,7 +20,25 @@ struct ir_arena {
 	size_t total;
 };
 
+/* Chunks are mapped, not malloc'd: they come zeroed (so allocations need no
+ * memset), and once a module is large they come 1 MB at a time with their
+ * pages populated in one call: a 100k-line file fills some 15 MB, and
+ * faulting that in page by page cost more than building what is in it. */
 #define ARENA_CHUNK (64 * 1024)
+#define ARENA_BIG_CHUNK (1024 * 1024)
+
+static struct ir_arena_chunk *chunk_new(size_t data, bool populate)
+{
+	size_t len = sizeof(struct ir_arena_chunk) + data;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0), -1, 0);
+	if (p == MAP_FAILED)
+		tp_die("out of memory (%zu bytes)", len);
+	struct ir_arena_chunk *c = p;
+	c->size = data;
+	c->used = 0;
+	return c;
+}
 
 void *ir_alloc(struct ir_module *m, size_t n)
 {
@@ -29,10 +48,10 @@ void *ir_alloc(struct ir_module *m, size_t n)
 		n = 8;
 	struct ir_arena_chunk *c = a->head;
 	if (!c || c->size - c->used < n) {
-		size_t sz = n > ARENA_CHUNK / 4 ? n : ARENA_CHUNK;
-		c = xmalloc(sizeof(*c) + sz);
-		c->size = sz;
-		c->used = 0;
+		bool big = a->total >= 4 * ARENA_BIG_CHUNK;
+		size_t chunk = (big ? ARENA_BIG_CHUNK : ARENA_CHUNK) - sizeof(*c);
+		size_t sz = n > chunk / 4 ? n : chunk;
+		c = chunk_new(sz, big && sz == chunk);
 		if (sz == n && a->head) {
 			/* a big block: keep the current chunk at the head for small ones */
 			c->next = a->head->next;
@@ -45,8 +64,7 @@ void *ir_alloc(struct ir_module *m, size_t n)
 	}
 	void *p = c->data + c->used;
 	c->used += n;
-	memset(p, 0, n);
-	return p;
+	return p; /* zero: chunks are fresh mappings, never reused */
 }
 
 /* Arrays start at the size first asked for (most ops have one result, a
@@ -64,7 +82,6 @@ void *ir_grow(struct ir_module *m, void *p, uint32_t *cap, uint32_t need, size_t
 	size_t want = ((size_t)ncap * size + 7) & ~(size_t)7;
 	if (p && *cap && c && (unsigned char *)p + had == c->data + c->used &&
 	    c->used - had + want <= c->size) {
-		memset(c->data + c->used, 0, want - had);
 		c->used += want - had;
 		*cap = ncap;
 		return p;
@@ -98,7 +115,6 @@ void *ir_grow_pow2(struct ir_module *m, void *arr, uint32_t n, size_t size, size
 	size_t want = (pre + (size_t)ncap * size + 7) & ~(size_t)7;
 	struct ir_arena_chunk *c = m->arena->head;
 	if (base && c && base + had == c->data + c->used && c->used - had + want <= c->size) {
-		memset(c->data + c->used, 0, want - had);
 		c->used += want - had;
 		return arr;
 	}
@@ -153,7 +169,7 @@ void ir_module_free(struct ir_module *m)
 	struct ir_arena_chunk *c = m->arena->head;
 	while (c) {
 		struct ir_arena_chunk *n = c->next;
-		free(c);
+		munmap(c, sizeof(*c) + c->size);
 		c = n;
 	}
 	free(m->arena);
@@ -288,13 +304,13 @@ struct ir_value *ir_block_add_arg(struct ir_module *m, struct ir_block *b, const
 	return v;
 }
 
-static void op_placed(struct ir_module *m, struct ir_block *b, struct ir_op *op);
+static void op_placed(struct ir_module *m, struct ir_op *op);
 
 void ir_block_append(struct ir_module *m, struct ir_block *b, struct ir_op *op)
 {
 	b->ops = ir_grow(m, b->ops, &b->ops_cap, b->nops + 1, sizeof(*b->ops));
 	b->ops[b->nops++] = op;
-	op_placed(m, b, op);
+	op_placed(m, op);
 }
 
 void ir_block_append_ops(struct ir_module *m, struct ir_block *b, struct ir_op *const *ops,
@@ -311,14 +327,13 @@ void ir_block_append_ops(struct ir_module *m, struct ir_block *b, struct ir_op *
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		b->ops[b->nops++] = ops[i];
-		op_placed(m, b, ops[i]);
+		op_placed(m, ops[i]);
 	}
 }
 
 /* Entry/global bookkeeping of an op just put into a block. */
-static void op_placed(struct ir_module *m, struct ir_block *b, struct ir_op *op)
+static void op_placed(struct ir_module *m, struct ir_op *op)
 {
-	op->parent = b;
 	if (op->code == IR_OP_ENTRY) {
 		m->entries = ir_grow(m, m->entries, &m->entries_cap, m->nentries + 1,
 				     sizeof(*m->entries));

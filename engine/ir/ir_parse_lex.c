@@ -76,8 +76,9 @@ void ps_set_loc(struct pstate *ps, struct ir_op *op, const char *start)
 	while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' ||
 			       end[-1] == '\r'))
 		end--;
-	ps_linecol(ps, start, &op->loc.line, &op->loc.col);
-	ps_linecol(ps, end > start ? end - 1 : start, &op->loc.end_line, &op->loc.end_col);
+	uint32_t col;
+	ps_linecol(ps, start, &op->loc.line, &col);
+	ps_linecol(ps, end > start ? end - 1 : start, &op->loc.end_line, &col);
 }
 
 /* ---- cursor ---- */

@@ -189,7 +189,7 @@ struct irdiff_result *irdiff_modules(const struct ir_module *ref, const struct i
 			irdiff_flatten(a, opt->keep_dead_constants, opt->texts, &types[0], sa);
 		if (b)
 			irdiff_flatten(b, opt->keep_dead_constants, opt->texts, &types[1], sb);
-		rc = irdiff_align(sa, sb, e, &rl, &libgit2_up, err);
+		rc = irdiff_align(sa, sb, e, &rl, opt->whole_entries, &libgit2_up, err);
 		if (rc)
 			break;
 		if (a && b) {
@@ -285,9 +285,20 @@ void irdiff_free(struct irdiff_result *r)
 const struct irdiff_finding *irdiff_entry_findings(const struct irdiff_result *r, int entry,
 						   size_t *n)
 {
-	size_t i = 0;
-	while (i < r->nfindings && r->findings[i].entry != entry)
-		i++;
+	/* ordered by entry (the whole module's, -1, last): the first of
+	 * `entry` by bisection, the views and reports ask for each entry */
+	size_t lo = 0, hi = r->nfindings;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int e = r->findings[mid].entry;
+		if (e >= 0 && (entry < 0 || e < entry))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t i = lo;
+	if (i < r->nfindings && r->findings[i].entry != entry)
+		i = r->nfindings;
 	size_t k = i;
 	while (k < r->nfindings && r->findings[k].entry == entry)
 		k++;

@@ -105,6 +105,8 @@ struct irdiff_options {
 				     cuda-tile-opt --canonicalize would */
 	bool texts;               /* give every op row its canonical text (views, --rows):
 				     printing it is most of the cost of a diff */
+	bool whole_entries;       /* give libgit2 whole entries, common ends too (the rows
+				     are the same; the tests compare the two) */
 	bool drop_rows;           /* free each entry's rows once its rules have run (its
 				     row counts stay; rows is NULL): for reports that list
 				     findings only, so that a many-entry diff holds one

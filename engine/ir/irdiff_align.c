@@ -22,6 +22,7 @@ struct hunk {
 struct hunks {
 	struct hunk *v;
 	size_t n, cap;
+	size_t skip; /* lines before the ones given to libgit2 */
 };
 
 static int on_hunk(const git_diff_delta *delta, const git_diff_hunk *h, void *payload)
@@ -36,29 +37,29 @@ static int on_hunk(const git_diff_delta *delta, const git_diff_hunk *h, void *pa
 	struct hunk *k = &hs->v[hs->n++];
 	k->on = (size_t)h->old_lines;
 	k->nn = (size_t)h->new_lines;
-	k->os = (size_t)h->old_start - (h->old_lines ? 1 : 0);
-	k->ns = (size_t)h->new_start - (h->new_lines ? 1 : 0);
+	k->os = hs->skip + (size_t)h->old_start - (h->old_lines ? 1 : 0);
+	k->ns = hs->skip + (size_t)h->new_start - (h->new_lines ? 1 : 0);
 	return 0;
 }
 
-/* libgit2 compares lines of text: each line becomes its depth and the
- * first 64 bits of its hash, 15 bytes, so that what libgit2 hashes and
- * splits is a quarter of the IR's size. Rows it calls equal are checked
- * on all 128 bits. */
-static char *join_lines(const struct nside *s, size_t *len)
+/* libgit2 compares lines of text (and hashes every byte it is given, with
+ * SHA-1 too): each line becomes its depth and 54 bits of its hash, 12
+ * bytes, a sixth of the IR's size. Rows it calls equal are checked on all
+ * 128 bits, so two lines that share those 54 bits cost at most an odd
+ * pairing, never a wrong verdict. */
+static char *join_lines(const struct nside *s, size_t from, size_t n, size_t *len)
 {
 	static const char digits[] =
 		"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/";
-	enum { W = 15 }; /* 3 depth, 11 hash, newline */
-	char *buf = xmalloc(s->n * W + 1), *p = buf;
-	for (size_t i = 0; i < s->n; i++) {
+	enum { W = 12 }; /* 2 depth (the parsers nest 256 deep at most), 9 hash, newline */
+	char *buf = xmalloc(n * W + 1), *p = buf;
+	for (size_t i = from; i < from + n; i++) {
 		const struct nline *l = &s->lines[i];
 		unsigned d = (unsigned)l->depth;
-		*p++ = digits[(d >> 12) & 63];
 		*p++ = digits[(d >> 6) & 63];
 		*p++ = digits[d & 63];
 		uint64_t h = l->body[0];
-		for (int k = 0; k < 11; k++, h >>= 6)
+		for (int k = 0; k < 9; k++, h >>= 6)
 			*p++ = digits[h & 63];
 		*p++ = '\n';
 	}
@@ -152,57 +153,125 @@ struct anchor_slot {
 
 static uint64_t anchor_key(const struct nline *l)
 {
-	uint64_t k = l->body[0] ^ ((uint64_t)l->depth * 0x9e3779b97f4a7c15ULL);
+	/* the 54 bits join_lines gives libgit2 */
+	uint64_t k = (l->body[0] & ((UINT64_C(1) << 54) - 1)) ^
+		     ((uint64_t)l->depth * 0x9e3779b97f4a7c15ULL);
 	return k ? k : 1; /* 0 marks an empty slot */
 }
 
-static void anchor_count(struct anchor_slot **tab, size_t *cap, size_t *used, uint64_t key,
-			 bool side_b)
+struct keytab {
+	struct anchor_slot *v;
+	size_t cap, used;
+};
+
+static size_t kt_slot(size_t cap, uint64_t key)
 {
-	if (2 * (*used + 1) > *cap) {
-		size_t ncap = *cap ? *cap * 2 : 1024;
-		struct anchor_slot *nt = xcalloc(ncap, sizeof(*nt));
-		for (size_t i = 0; i < *cap; i++) {
-			if (!(*tab)[i].key)
-				continue;
-			size_t j = (size_t)((*tab)[i].key * 0xff51afd7ed558ccdULL >> 17) & (ncap - 1);
-			while (nt[j].key)
-				j = (j + 1) & (ncap - 1);
-			nt[j] = (*tab)[i];
-		}
-		free(*tab);
-		*tab = nt;
-		*cap = ncap;
-	}
-	size_t j = (size_t)(key * 0xff51afd7ed558ccdULL >> 17) & (*cap - 1);
-	while ((*tab)[j].key && (*tab)[j].key != key)
-		j = (j + 1) & (*cap - 1);
-	if (!(*tab)[j].key) {
-		(*tab)[j].key = key;
-		(*used)++;
-	}
-	if (side_b)
-		(*tab)[j].nb++;
-	else
-		(*tab)[j].na++;
+	return (size_t)(key * 0xff51afd7ed558ccdULL >> 17) & (cap - 1);
 }
 
-/* Fewer than 1 line in 64 is unique on both sides. */
-static bool few_anchors(const struct nside *ref, const struct nside *gen)
+static struct anchor_slot *kt_add(struct keytab *t, uint64_t key)
 {
-	size_t n = ref->n < gen->n ? ref->n : gen->n;
-	if (n < 64)
+	if (2 * (t->used + 1) > t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 256;
+		struct anchor_slot *nv = xcalloc(ncap, sizeof(*nv));
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->v[i].key)
+				continue;
+			size_t j = kt_slot(ncap, t->v[i].key);
+			while (nv[j].key)
+				j = (j + 1) & (ncap - 1);
+			nv[j] = t->v[i];
+		}
+		free(t->v);
+		t->v = nv;
+		t->cap = ncap;
+	}
+	size_t j = kt_slot(t->cap, key);
+	while (t->v[j].key && t->v[j].key != key)
+		j = (j + 1) & (t->cap - 1);
+	if (!t->v[j].key) {
+		t->v[j].key = key;
+		t->used++;
+	}
+	return &t->v[j];
+}
+
+static bool kt_has(const struct keytab *t, uint64_t key)
+{
+	if (!t->cap)
 		return false;
-	struct anchor_slot *tab = NULL;
-	size_t cap = 0, used = 0, anchors = 0;
-	for (size_t i = 0; i < ref->n; i++)
-		anchor_count(&tab, &cap, &used, anchor_key(&ref->lines[i]), false);
-	for (size_t i = 0; i < gen->n; i++)
-		anchor_count(&tab, &cap, &used, anchor_key(&gen->lines[i]), true);
-	for (size_t i = 0; i < cap; i++)
-		anchors += tab[i].na == 1 && tab[i].nb == 1;
-	free(tab);
-	return anchors * 64 < n;
+	for (size_t j = kt_slot(t->cap, key); t->v[j].key; j = (j + 1) & (t->cap - 1))
+		if (t->v[j].key == key)
+			return true;
+	return false;
+}
+
+/* Fewer than 1 line in 64 of ref[a, a+n) and gen[b, b+m) is unique on
+ * both sides. */
+static bool few_anchors(const struct nside *ref, size_t a, size_t n, const struct nside *gen,
+			size_t b, size_t m)
+{
+	if ((n < m ? n : m) < 64)
+		return false;
+	struct keytab t = {NULL, 0, 0};
+	size_t anchors = 0;
+	for (size_t i = 0; i < n; i++)
+		kt_add(&t, anchor_key(&ref->lines[a + i]))->na++;
+	for (size_t i = 0; i < m; i++)
+		kt_add(&t, anchor_key(&gen->lines[b + i]))->nb++;
+	for (size_t i = 0; i < t.cap; i++)
+		anchors += t.v[i].na == 1 && t.v[i].nb == 1;
+	free(t.v);
+	return anchors * 64 < (n < m ? n : m);
+}
+
+/* Lines equal at both ends of an entry need no diff, and libgit2 would hash
+ * every byte of them (SHA-1 and its own line hash) to find that out. For
+ * patience, only ends whose lines occur nowhere in the middle are left out:
+ * then what it counts in the middle (which lines are unique on both sides)
+ * is what it would count in the whole entry, it anchors the same way, and
+ * the rows are the same (docs/ir.md). Myers is given whole entries: xdiff
+ * trims their ends itself, but weighs lines against the whole file. */
+static void common_ends(const struct nside *ref, const struct nside *gen, size_t *pre,
+			size_t *suf)
+{
+	size_t na = ref->n, nb = gen->n, p = 0, s = 0;
+	while (p < na && p < nb && anchor_key(&ref->lines[p]) == anchor_key(&gen->lines[p]))
+		p++;
+	while (s < na - p && s < nb - p &&
+	       anchor_key(&ref->lines[na - 1 - s]) == anchor_key(&gen->lines[nb - 1 - s]))
+		s++;
+	struct keytab mid = {NULL, 0, 0};
+	if (p || s) {
+		for (size_t i = p; i < na - s; i++)
+			kt_add(&mid, anchor_key(&ref->lines[i]));
+		for (size_t i = p; i < nb - s; i++)
+			kt_add(&mid, anchor_key(&gen->lines[i]));
+	}
+	/* an end line that occurs in the middle goes back into it, with the
+	 * lines between it and the middle; until no end line does */
+	for (bool moved = p || s; moved;) {
+		moved = false;
+		for (size_t i = 0; i < p; i++)
+			if (kt_has(&mid, anchor_key(&ref->lines[i]))) {
+				for (size_t k = i; k < p; k++)
+					kt_add(&mid, anchor_key(&ref->lines[k]));
+				p = i;
+				moved = true;
+				break;
+			}
+		for (size_t i = 0; i < s; i++)
+			if (kt_has(&mid, anchor_key(&ref->lines[na - 1 - i]))) {
+				for (size_t k = i; k < s; k++)
+					kt_add(&mid, anchor_key(&ref->lines[na - 1 - k]));
+				s = i;
+				moved = true;
+				break;
+			}
+	}
+	free(mid.v);
+	*pre = p;
+	*suf = s;
 }
 
 static bool same_sides(const struct nside *ref, const struct nside *gen)
@@ -219,7 +288,7 @@ static bool same_sides(const struct nside *ref, const struct nside *gen)
  * up once per irdiff_modules call, not per entry, and only once an entry
  * needs a diff: identical entries are aligned one for one without it. */
 int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff_entry *e,
-		 struct rowlines *rl, bool *libgit2_up, struct tp_err *err)
+		 struct rowlines *rl, bool whole, bool *libgit2_up, struct tp_err *err)
 {
 	struct rows r = {e, rl, 0, ref, gen};
 	if (same_sides(ref, gen)) {
@@ -233,12 +302,16 @@ int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff
 		git_libgit2_init();
 		*libgit2_up = true;
 	}
+	size_t pre = 0, suf = 0;
+	e->aligned_myers = few_anchors(ref, 0, ref->n, gen, 0, gen->n);
+	if (!e->aligned_myers && !whole)
+		common_ends(ref, gen, &pre, &suf);
 	size_t la, lb;
-	char *a = join_lines(ref, &la), *b = join_lines(gen, &lb);
-	struct hunks hs = {NULL, 0, 0};
+	char *a = join_lines(ref, pre, ref->n - pre - suf, &la),
+	     *b = join_lines(gen, pre, gen->n - pre - suf, &lb);
+	struct hunks hs = {NULL, 0, 0, pre};
 	git_diff_options opts;
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	e->aligned_myers = few_anchors(ref, gen);
 	opts.flags = (e->aligned_myers ? 0 : GIT_DIFF_PATIENCE) | GIT_DIFF_FORCE_TEXT;
 	opts.context_lines = 0;
 	opts.interhunk_lines = 0;

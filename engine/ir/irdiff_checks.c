@@ -439,18 +439,6 @@ void irdiff_layout_rules(struct irdiff_entry *e, int ei, const struct nside *ref
 
 /* ---- row checks ---- */
 
-static int loop_depth(const struct ir_op *op)
-{
-	int d = 0;
-	for (const struct ir_block *b = op->parent; b && b->parent && b->parent->parent;) {
-		const struct ir_op *p = b->parent->parent;
-		if (p->code == IR_OP_FOR || p->code == IR_OP_LOOP)
-			d++;
-		b = p->parent;
-	}
-	return d;
-}
-
 static struct range side_range(const struct irdiff_side *s)
 {
 	struct range r = {s->text ? 1 : 0, s->first, s->last};
@@ -564,12 +552,6 @@ static void changed_row(struct irdiff_entry *e, int ei, size_t i, struct fbuf *f
 	}
 }
 
-static const struct ir_op *parent_op(const struct ir_op *op)
-{
-	const struct ir_block *b = op->parent;
-	return b && b->parent ? b->parent->parent : NULL;
-}
-
 static bool is_loop(const struct ir_op *op)
 {
 	return op && (op->code == IR_OP_FOR || op->code == IR_OP_LOOP);
@@ -613,7 +595,24 @@ static bool same_body(const struct nline *a, const struct nline *b)
  * loop depth on the other, while the loop itself is there on both sides:
  * hoisted out of the loop (or, the other way round, sunk into one). Rows
  * are indexed by their normalised op's hash so this stays linear. */
-static void moved(struct irdiff_entry *e, int ei, const struct rowlines *rl, struct fbuf *fb)
+struct placed {
+	const struct nside *s;
+	const struct nline *l;
+};
+
+/* The for/loop ops around a row's op on one side, and the op holding it. */
+static int loops_of(struct placed p)
+{
+	return p.s->loops[nline_index(p.s, p.l)];
+}
+
+static const struct ir_op *owner_of(struct placed p)
+{
+	return p.s->owner[nline_index(p.s, p.l)];
+}
+
+static void moved(struct irdiff_entry *e, int ei, const struct nside *ref, const struct nside *gen,
+		  const struct rowlines *rl, struct fbuf *fb)
 {
 	size_t n = e->nrows;
 	if (!n)
@@ -657,22 +656,23 @@ static void moved(struct irdiff_entry *e, int ei, const struct rowlines *rl, str
 			if (w->kind != (out ? IRDIFF_ROW_REF_ONLY : IRDIFF_ROW_GEN_ONLY) || !in->op ||
 			    taken[i])
 				continue;
-			const struct ir_op *loop = parent_op(in->op);
+			struct placed pin = {out ? ref : gen, out ? rl->ref[i] : rl->gen[i]};
+			const struct ir_op *loop = owner_of(pin);
 			if (!is_loop(loop) || !pset_has(&loops, loop))
 				continue;
-			int din = loop_depth(in->op);
-			const struct nline *body = out ? rl->ref[i] : rl->gen[i];
+			int din = loops_of(pin);
+			const struct nline *body = pin.l;
 			for (int j = head[(size_t)body->body[0] & (nb - 1)]; j >= 0; j = next[j]) {
 				const struct irdiff_row *v = &e->rows[j];
 				const struct irdiff_side *other = out ? &v->gen : &v->ref;
+				struct placed pother = {out ? gen : ref, out ? rl->gen[j] : rl->ref[j]};
 				if (taken[j] ||
 				    v->kind != (out ? IRDIFF_ROW_GEN_ONLY : IRDIFF_ROW_REF_ONLY) ||
-				    !other->op || loop_depth(other->op) >= din ||
-				    !same_body(body, out ? rl->gen[j] : rl->ref[j]))
+				    !other->op || loops_of(pother) >= din || !same_body(body, pother.l))
 					continue;
 				taken[i] = taken[j] = true;
 				const struct irdiff_side *rs = out ? in : other, *gs = out ? other : in;
-				int dr = loop_depth(rs->op), dg = loop_depth(gs->op);
+				int dr = loops_of(out ? pin : pother), dg = loops_of(out ? pother : pin);
 				irdiff_add_ranges(fb, out ? "loop-hoist" : "loop-sink",
 						  out && is_memory(rs->op) ? IRDIFF_CRITICAL : IRDIFF_WARN,
 						  ei, side_range(rs), side_range(gs), (int)(out ? i : (size_t)j),
@@ -689,11 +689,11 @@ static void moved(struct irdiff_entry *e, int ei, const struct rowlines *rl, str
 	free(loops.v);
 }
 
-void irdiff_row_checks(struct irdiff_entry *e, int ei, const struct rowlines *rl,
-		       struct fbuf *fb)
+void irdiff_row_checks(struct irdiff_entry *e, int ei, const struct nside *ref,
+		       const struct nside *gen, const struct rowlines *rl, struct fbuf *fb)
 {
 	for (size_t i = 0; i < e->nrows; i++)
 		if (e->rows[i].kind == IRDIFF_ROW_CHANGED)
 			changed_row(e, ei, i, fb);
-	moved(e, ei, rl, fb);
+	moved(e, ei, ref, gen, rl, fb);
 }

@@ -47,6 +47,10 @@ struct nside {
 	struct nline *lines;
 	size_t n, cap;
 	char **texts; /* canonical text per op line (NULL for braces), when asked for */
+	/* per line: the op whose region holds it (the entry at the top), and the
+	 * for/loop ops around it (ops do not point to their block) */
+	const struct ir_op **owner;
+	uint16_t *loops;
 };
 
 /* A line's canonical text: a brace's own, an op's when texts were asked for. */
@@ -90,10 +94,16 @@ struct rowlines {
 	const struct nline **ref, **gen;
 };
 
+static inline size_t nline_index(const struct nside *s, const struct nline *l)
+{
+	return (size_t)(l - s->lines);
+}
+
 /* Align two sides (libgit2, initialised on first use: *libgit2_up says it
- * was); fills e->rows and rl. Returns -1 with err set. */
+ * was; whole: common ends too); fills e->rows and rl. Returns -1 with err
+ * set. */
 int irdiff_align(const struct nside *ref, const struct nside *gen, struct irdiff_entry *e,
-		 struct rowlines *rl, bool *libgit2_up, struct tp_err *err);
+		 struct rowlines *rl, bool whole, bool *libgit2_up, struct tp_err *err);
 
 /* Findings under construction. */
 struct fbuf {
@@ -127,8 +137,8 @@ void irdiff_attr_rules(struct irdiff_entry *e, int ei, const struct nside *ref,
 		       const struct nside *gen, struct fbuf *fb);
 void irdiff_layout_rules(struct irdiff_entry *e, int ei, const struct nside *ref,
 			 const struct nside *gen, struct fbuf *fb);
-void irdiff_row_checks(struct irdiff_entry *e, int ei, const struct rowlines *rl,
-		       struct fbuf *fb);
+void irdiff_row_checks(struct irdiff_entry *e, int ei, const struct nside *ref,
+		       const struct nside *gen, const struct rowlines *rl, struct fbuf *fb);
 
 /* Source lines of an op (0, 0 when unknown). */
 void irdiff_op_lines(const struct ir_op *op, uint32_t *first, uint32_t *last);

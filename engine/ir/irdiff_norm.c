@@ -297,6 +297,8 @@ static struct nline *push(struct nside *s)
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 64;
 		s->lines = xrealloc(s->lines, s->cap * sizeof(*s->lines));
+		s->owner = xrealloc(s->owner, s->cap * sizeof(*s->owner));
+		s->loops = xrealloc(s->loops, s->cap * sizeof(*s->loops));
 		if (s->texts)
 			s->texts = xrealloc(s->texts, s->cap * sizeof(*s->texts));
 	}
@@ -307,9 +309,12 @@ static struct nline *push(struct nside *s)
 	return l;
 }
 
-static void brace(struct flat *f, int depth, enum nline_kind kind, uint32_t line)
+static void brace(struct flat *f, const struct ir_op *owner, int depth, int loops,
+		  enum nline_kind kind, uint32_t line)
 {
 	struct nline *l = push(f->out);
+	f->out->owner[f->out->n - 1] = owner;
+	f->out->loops[f->out->n - 1] = (uint16_t)loops;
 	l->depth = (uint16_t)depth;
 	l->kind = (uint8_t)kind;
 	l->line = line;
@@ -327,11 +332,14 @@ static bool dead_constant(const struct flat *f, const struct ir_op *op)
 }
 
 static void flatten_block(struct flat *f, const struct ir_op *owner, const struct ir_block *b,
-			  int depth);
+			  int depth, int loops);
 
-static void flatten_op(struct flat *f, const struct ir_op *op, int depth)
+static void flatten_op(struct flat *f, const struct ir_op *owner, const struct ir_op *op, int depth,
+		       int loops)
 {
 	struct nline *l = push(f->out);
+	f->out->owner[f->out->n - 1] = owner;
+	f->out->loops[f->out->n - 1] = (uint16_t)loops;
 	l->op = op;
 	l->depth = (uint16_t)depth;
 	if (f->names)
@@ -339,18 +347,19 @@ static void flatten_op(struct flat *f, const struct ir_op *op, int depth)
 	op_norm(op, f->printed, l->body);
 	if (!op->nregions)
 		return;
+	int inner = loops + (op->code == IR_OP_FOR || op->code == IR_OP_LOOP);
 	for (uint32_t r = 0; r < op->nregions; r++) {
 		if (!ir_op_region(op, r)->nblocks)
 			continue;
 		if (r > 0)
-			brace(f, depth, NLINE_ELSE, ir_op_x(op)->else_line);
-		flatten_block(f, op, ir_op_region(op, r)->blocks[0], depth + 1);
+			brace(f, owner, depth, loops, NLINE_ELSE, ir_op_x(op)->else_line);
+		flatten_block(f, op, ir_op_region(op, r)->blocks[0], depth + 1, inner);
 	}
-	brace(f, depth, NLINE_CLOSE, ir_op_x(op)->close_line);
+	brace(f, owner, depth, loops, NLINE_CLOSE, ir_op_x(op)->close_line);
 }
 
 static void flatten_block(struct flat *f, const struct ir_op *owner, const struct ir_block *b,
-			  int depth)
+			  int depth, int loops)
 {
 	for (uint32_t i = 0; i < b->nops; i++) {
 		const struct ir_op *op = b->ops[i];
@@ -358,7 +367,7 @@ static void flatten_block(struct flat *f, const struct ir_op *owner, const struc
 			break;
 		if (dead_constant(f, op))
 			continue;
-		flatten_op(f, op, depth);
+		flatten_op(f, owner, op, depth, loops);
 	}
 }
 
@@ -406,6 +415,8 @@ void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struc
 	ir_walk(entry, result_span, &sp);
 	out->cap = sp.lines ? sp.lines : 1;
 	out->lines = xmalloc(out->cap * sizeof(*out->lines));
+	out->owner = xmalloc(out->cap * sizeof(*out->owner));
+	out->loops = xmalloc(out->cap * sizeof(*out->loops));
 	if (texts)
 		out->texts = xmalloc(out->cap * sizeof(*out->texts));
 	uint32_t base = sp.lo < sp.hi ? sp.lo : 0, n = sp.lo < sp.hi ? sp.hi - sp.lo : 0;
@@ -415,7 +426,7 @@ void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struc
 			 base, n};
 	const struct ir_block *body = ir_entry_body(entry);
 	if (body)
-		flatten_block(&f, entry, body, 0);
+		flatten_block(&f, entry, body, 0, 0);
 	if (f.names)
 		ir_names_free(f.names);
 	free(u.uses);
@@ -428,5 +439,7 @@ void irdiff_nside_free(struct nside *s)
 			free(s->texts[i]);
 	free(s->texts);
 	free(s->lines);
+	free(s->owner);
+	free(s->loops);
 	memset(s, 0, sizeof(*s));
 }

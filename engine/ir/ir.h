@@ -266,13 +266,27 @@ struct ir_loc {
 	uint32_t line, end_line;
 };
 
+/* 24 bytes: the op that defines a result or the block of an argument, as
+ * one pointer (ir_value_def, ir_value_block). */
 struct ir_value {
 	const struct ir_type *type;
-	struct ir_op *def;      /* defining op, NULL for a block argument */
-	struct ir_block *block; /* owner block of a block argument */
-	uint32_t index;         /* result index in def / argument index in block */
+	void *owner_;           /* through ir_value_def / ir_value_block */
+	uint32_t index : 31;    /* result index in its op / argument index in its block */
+	uint32_t is_arg : 1;
 	uint32_t id;            /* creation number within the module */
 };
+
+/* The defining op, NULL for a block argument. */
+static inline struct ir_op *ir_value_def(const struct ir_value *v)
+{
+	return v->is_arg ? NULL : (struct ir_op *)v->owner_;
+}
+
+/* The block of a block argument, NULL for an op's result. */
+static inline struct ir_block *ir_value_block(const struct ir_value *v)
+{
+	return v->is_arg ? (struct ir_block *)v->owner_ : NULL;
+}
 
 struct ir_named_attr {
 	const char *name;

@@ -249,7 +249,7 @@ static struct ir_value *value_new(struct ir_module *m, const struct ir_type *t)
 struct ir_value *ir_op_add_result(struct ir_module *m, struct ir_op *op, const struct ir_type *t)
 {
 	struct ir_value *v = value_new(m, t);
-	v->def = op;
+	v->owner_ = op;
 	v->index = op->nresults;
 	op->results = ir_grow_pow2(m, op->results, op->nresults, sizeof(*op->results), 0);
 	op->results[op->nresults++] = v;
@@ -297,7 +297,8 @@ struct ir_block *ir_region_add_block(struct ir_module *m, struct ir_region *r)
 struct ir_value *ir_block_add_arg(struct ir_module *m, struct ir_block *b, const struct ir_type *t)
 {
 	struct ir_value *v = value_new(m, t);
-	v->block = b;
+	v->owner_ = b;
+	v->is_arg = 1;
 	v->index = b->nargs;
 	b->args = ir_grow(m, b->args, &b->args_cap, b->nargs + 1, sizeof(*b->args));
 	b->args[b->nargs++] = v;

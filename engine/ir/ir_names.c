@@ -128,7 +128,7 @@ static const char *unique(struct ir_names *n, struct nscope *sc, struct counters
 
 static bool constant_hint(const struct ir_value *v, char *buf, size_t cap)
 {
-	const struct ir_attr *a = ir_op_attr(v->def, "value");
+	const struct ir_attr *a = ir_op_attr(ir_value_def(v), "value");
 	if (!a || a->kind != IR_ATTR_DENSE || !a->type || !a->type->inner)
 		return snprintf(buf, cap, "cst"), true;
 	enum ir_elem e = a->type->inner->elem;
@@ -160,9 +160,9 @@ static bool constant_hint(const struct ir_value *v, char *buf, size_t cap)
 
 const char *ir_value_hint(const struct ir_value *v, char *buf, size_t cap)
 {
-	if (!v->def)
+	if (!ir_value_def(v))
 		return NULL;
-	const struct ir_op *op = v->def;
+	const struct ir_op *op = ir_value_def(v);
 	const struct ir_opdef *d = op->def;
 	switch (op->code) {
 	case IR_OP_IF:

@@ -17,8 +17,8 @@ static const char *opname(const struct ir_op *op)
 
 static const struct ir_value *through_assume(const struct ir_value *v)
 {
-	while (v->def && v->def->code == IR_OP_ASSUME && v->def->noperands)
-		v = v->def->operands[0];
+	while (ir_value_def(v) && ir_value_def(v)->code == IR_OP_ASSUME && ir_value_def(v)->noperands)
+		v = ir_value_def(v)->operands[0];
 	return v;
 }
 
@@ -47,7 +47,7 @@ static bool swizzle(const struct ir_op *op, const void *ctx)
 		return false;
 	for (uint32_t i = 0; i < op->noperands; i++) {
 		const struct ir_value *v = through_assume(op->operands[i]);
-		if (v->def && v->def->code == IR_OP_GET_TILE_BLOCK_ID)
+		if (ir_value_def(v) && ir_value_def(v)->code == IR_OP_GET_TILE_BLOCK_ID)
 			return true;
 	}
 	return false;
@@ -86,12 +86,6 @@ static int gen_row_if(const struct irdiff_entry *e, bool (*pred)(const struct ir
 		if (e->rows[i].gen.op && pred(e->rows[i].gen.op, NULL))
 			return (int)i;
 	return -1;
-}
-
-static bool raw_ptr_memory(const struct ir_op *op, const void *ctx)
-{
-	(void)ctx;
-	return op->code == IR_OP_LOAD_PTR_TKO || op->code == IR_OP_STORE_PTR_TKO;
 }
 
 /* ctx: "allow_tma=true", "allow_tma=false" or "latency" */
@@ -150,42 +144,54 @@ static bool entry_bf16(const struct ir_op *entry)
 	return false;
 }
 
-static bool is_make_token(const struct ir_op *op, const void *ctx)
-{
-	(void)ctx;
-	return op->code == IR_OP_MAKE_TOKEN;
-}
-
 /* What the attribute rules count, one pass over each side for all. */
 enum {
 	T_ROUNDING, T_SWIZZLE, T_PTR_DIV_BY, T_SCALAR_DIV_BY, T_RAW_PTR, T_TMA_ON, T_TMA_OFF,
 	T_LATENCY, T_BF16, T_MAKE_TOKEN, T_COUNT
 };
 
-static const struct {
-	bool (*pred)(const struct ir_op *, const void *);
-	const void *ctx;
-} tallies[T_COUNT] = {
-	[T_ROUNDING] = {nondefault_rounding, NULL},
-	[T_SWIZZLE] = {swizzle, NULL},
-	[T_PTR_DIV_BY] = {ptr_div_by, NULL},
-	[T_SCALAR_DIV_BY] = {scalar_div_by, NULL},
-	[T_RAW_PTR] = {raw_ptr_memory, NULL},
-	[T_TMA_ON] = {op_hint, "allow_tma=true"},
-	[T_TMA_OFF] = {op_hint, "allow_tma=false"},
-	[T_LATENCY] = {op_hint, "latency"},
-	[T_BF16] = {uses_bf16, NULL},
-	[T_MAKE_TOKEN] = {is_make_token, NULL},
-};
+/* Which of the counts an op is in: the predicates above, decided together
+ * (most need only the op's code, and an op is asked once, not ten times). */
+static unsigned tally_bits(const struct ir_op *op)
+{
+	unsigned m = 0;
+	switch (op->code) {
+	case IR_OP_DIVI:
+	case IR_OP_REMI:
+		m |= (unsigned)swizzle(op, NULL) << T_SWIZZLE;
+		break;
+	case IR_OP_ASSUME:
+		m |= (unsigned)ptr_div_by(op, NULL) << T_PTR_DIV_BY;
+		m |= (unsigned)scalar_div_by(op, NULL) << T_SCALAR_DIV_BY;
+		break;
+	case IR_OP_LOAD_PTR_TKO:
+	case IR_OP_STORE_PTR_TKO:
+		m |= 1u << T_RAW_PTR;
+		break;
+	case IR_OP_MAKE_TOKEN:
+		m |= 1u << T_MAKE_TOKEN;
+		break;
+	default:
+		break;
+	}
+	if (op->nattrs) {
+		m |= (unsigned)nondefault_rounding(op, NULL) << T_ROUNDING;
+		m |= (unsigned)op_hint(op, "allow_tma=true") << T_TMA_ON;
+		m |= (unsigned)op_hint(op, "allow_tma=false") << T_TMA_OFF;
+		m |= (unsigned)op_hint(op, "latency") << T_LATENCY;
+	}
+	m |= (unsigned)uses_bf16(op, NULL) << T_BF16;
+	return m;
+}
 
 static void tally(const struct nside *s, struct range *t)
 {
 	memset(t, 0, T_COUNT * sizeof(*t));
 	for (size_t i = 0; s && i < s->n; i++) {
-		const struct ir_op *op = s->lines[i].op;
-		for (int k = 0; op && k < T_COUNT; k++)
-			if (tallies[k].pred(op, tallies[k].ctx))
-				irdiff_range_add(&t[k], &s->lines[i]);
+		if (!s->lines[i].op)
+			continue;
+		for (unsigned m = tally_bits(s->lines[i].op); m; m &= m - 1)
+			irdiff_range_add(&t[__builtin_ctz(m)], &s->lines[i]);
 	}
 }
 
@@ -536,10 +542,10 @@ static void changed_row(struct irdiff_entry *e, int ei, size_t i, struct fbuf *f
 	case IR_OP_FOR: {
 		const struct ir_value *sa = through_assume(a->operands[2]);
 		const struct ir_value *sg = through_assume(g->operands[2]);
-		const struct ir_attr *ca = sa->def && sa->def->code == IR_OP_CONSTANT
-						   ? ir_op_attr(sa->def, "value") : NULL;
-		const struct ir_attr *cg = sg->def && sg->def->code == IR_OP_CONSTANT
-						   ? ir_op_attr(sg->def, "value") : NULL;
+		const struct ir_attr *ca = ir_value_def(sa) && ir_value_def(sa)->code == IR_OP_CONSTANT
+						   ? ir_op_attr(ir_value_def(sa), "value") : NULL;
+		const struct ir_attr *cg = ir_value_def(sg) && ir_value_def(sg)->code == IR_OP_CONSTANT
+						   ? ir_op_attr(ir_value_def(sg), "value") : NULL;
 		if (ca && cg && ca->kind == IR_ATTR_DENSE && cg->kind == IR_ATTR_DENSE && ca->n &&
 		    cg->n && !ir_attr_equal(ca, cg))
 			row_finding(fb, "for-step", IRDIFF_WARN, ei, e, i,

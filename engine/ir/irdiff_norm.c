@@ -185,10 +185,10 @@ static const char *canon_name(const struct ir_op *op)
 /* An operand named by its definition (assume chains looked through). */
 static void operand(struct nf *h, const struct ir_value *v, struct pcache *pc)
 {
-	while (v->def && v->def->code == IR_OP_ASSUME && v->def->noperands)
-		v = v->def->operands[0];
-	if (v->def) {
-		const struct ir_op *d = v->def;
+	while (ir_value_def(v) && ir_value_def(v)->code == IR_OP_ASSUME && ir_value_def(v)->noperands)
+		v = ir_value_def(v)->operands[0];
+	if (ir_value_def(v)) {
+		const struct ir_op *d = ir_value_def(v);
 		if (d->code == IR_OP_CONSTANT) {
 			const struct ir_attr *a = ir_op_attr(d, "value");
 			nf_word(h, W_CST);
@@ -201,7 +201,7 @@ static void operand(struct nf *h, const struct ir_value *v, struct pcache *pc)
 		nf_word(h, d->nresults > 1 ? v->index + 1 : 0);
 		return;
 	}
-	const struct ir_op *owner = v->block && v->block->parent ? v->block->parent->parent : NULL;
+	const struct ir_op *owner = ir_value_block(v) && ir_value_block(v)->parent ? ir_value_block(v)->parent->parent : NULL;
 	if (!owner || owner->code == IR_OP_ENTRY) {
 		nf_word(h, W_ARG);
 	} else {

@@ -241,6 +241,8 @@ struct strset {
 	size_t n, cap;
 	const struct ir_type **types; /* types already added (interned: pointers compare) */
 	size_t ntypes, captypes;
+	const struct ir_type *seen[4]; /* the last few asked about: most are asked again */
+	unsigned nseen;
 	struct pcache *tc;            /* printed types of the side */
 };
 
@@ -359,6 +361,10 @@ static void compare_sets(struct irdiff_entry *e, int ei, const struct nside *ref
 
 static void add_shaped(const struct ir_type *t, struct strset *s)
 {
+	for (unsigned i = 0; i < TP_ARRAY_LEN(s->seen); i++)
+		if (s->seen[i] == t)
+			return;
+	s->seen[s->nseen++ % TP_ARRAY_LEN(s->seen)] = t;
 	if (!t || t->kind != IR_TY_TILE || !t->rank || ir_type_is_ptr_tile(t))
 		return;
 	/* printing is the cost; a kernel has few distinct types */

@@ -476,7 +476,11 @@ static void parse_unit(struct pstate *ps, const char *start)
 	ps_set_loc(ps, u, start);
 	ps_expect(ps, "{");
 	ps->level = 1;
+	/* a module's values are its own (the printer names them per module, so
+	 * the next module may well use the same names) */
+	struct pmark mk = ps_scope_push(ps);
 	unit_items(ps, u);
+	ps_scope_pop(ps, mk);
 	ps->level = 0;
 	ps_expect(ps, "}");
 	ps_loc_suffix(ps, u);

@@ -198,6 +198,8 @@ static void build_def(struct ir_opdef *d, int code, const struct raw_row *r)
 	}
 	d->groups = g;
 	d->ngroups = (uint32_t)n;
+	if (n > UINT8_MAX) /* an op record keeps the count in a byte */
+		tp_die("ir_ops.def: %s has %zu operand groups", d->name, n);
 	strv_free(v);
 
 	v = items(r->attrs, &n);

@@ -277,6 +277,23 @@ static void test_errors(void **state)
 	expect_error("cuda_tile.module @k {\n  entry @e(%a: tile<ptr<f32>>) {\n"
 		     "    %b = assume div_by<16>, %a : tile<ptr<f16>>\n  }\n}\n",
 		     "t.mlir:3:34: operand 1 of assume is a tile<ptr<f32>>, not the type written here");
+	/* a module's values are its own: the next module may use the names
+	 * again, as the printer does (found by fuzz_ir_parse), and not its values */
+	const char *two = "cuda_tile.module @a {\n  %x = future_op\n}\n// -----\n"
+			  "cuda_tile.module @b {\n  %x = future_op\n}\n";
+	struct tp_err err;
+	struct ir_module *m = parse_str(two, &err);
+	assert_non_null(m);
+	char *t = ir_module_to_string(m, 0);
+	struct ir_module *m2 = parse_str(t, &err);
+	assert_non_null(m2);
+	assert_true(ir_module_equal(m, m2));
+	free(t);
+	ir_module_free(m2);
+	ir_module_free(m);
+	expect_error("cuda_tile.module @a {\n  %x = future_op\n}\n"
+		     "cuda_tile.module @b {\n  %y = other_op %x\n}\n",
+		     "t.mlir:5:17: use of undefined value %x");
 	expect_error("cuda_tile.module @k {\n  entry @e(%a: tile<f32>) {\n"
 		     "    %b = \"cuda_tile.negf\"(%a) : (tile<f16>) -> tile<f32>\n  }\n}\n",
 		     "t.mlir:3:10: operand 1 of 'cuda_tile.negf' is a tile<f32>, not the type its type lists");

@@ -48,7 +48,7 @@ static const char start_usage[] =
 	"                    sbatch options (config: slurm.partition, ..., slurm.sbatch_args)\n"
 	"\n"
 	"Slurm: a probe job first checks that the compute nodes see the output root.\n"
-	"exit: 0 every run ended PIPELINE_COMPLETE or OFFLINE_COMPLETE (slurm without\n"
+	"exit: 0 every run converted (accepted) or ended OFFLINE_COMPLETE (slurm without\n"
 	"--wait: submitted), 1 some did not, 2 bad input or a submission Slurm refused,\n"
 	"3 environment (no sbatch, controller unreachable, output root not shared)\n";
 

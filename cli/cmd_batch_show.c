@@ -22,9 +22,10 @@ static const char status_usage[] =
 static const char report_usage[] =
 	"usage: tileport batch report NAME [--json|--markdown] [--out DIR]\n"
 	"\n"
-	"One row per operator: end state, the stage it reached, attempts per stage,\n"
-	"geomean ratio, tokens and cost, elapsed, node; then the totals: operators\n"
-	"converted, the geomean over them, total tokens and cost.\n"
+	"One row per operator: end state, outcome, the stage it reached, attempts per\n"
+	"stage, geomean ratio, tokens and cost, elapsed, node; then the totals:\n"
+	"operators converted (complete and accepted), the geomean over them, total\n"
+	"tokens and cost.\n"
 	"\n"
 	"exit: 0 shown, 2 no such batch, 3 Slurm could not be asked\n";
 
@@ -62,6 +63,11 @@ static void counts_line(const struct batch *b, struct sbuf *sb)
 static const char *note(const struct batch_op *o, const struct batch_progress *p, char *buf,
 			size_t n)
 {
+	if (o->state == BST_COMPLETE) {
+		snprintf(buf, n, "%s, %s%s%s", or_dash(p->final), run_outcome_words(p->outcome),
+			 p->outcome_reason ? ": " : "", p->outcome_reason ? p->outcome_reason : "");
+		return buf;
+	}
 	if (batch_state_final(o->state)) {
 		snprintf(buf, n, "%s%s%s", or_dash(p->final), p->reason ? ": " : "",
 			 p->reason ? p->reason : "");
@@ -151,7 +157,7 @@ int cli_batch_status(int argc, char **argv)
 
 struct row {
 	char end[32], stage[4], geomean[16], tokens[24], cost[16], el[16];
-	const char *op, *attempts, *node;
+	const char *op, *outcome, *attempts, *node;
 };
 
 static void fill_row(const struct batch *b, size_t i, struct row *w)
@@ -160,6 +166,7 @@ static void fill_row(const struct batch *b, size_t i, struct row *w)
 	const struct batch_progress *p = batch_progress(b, i);
 	w->op = o->op;
 	snprintf(w->end, sizeof(w->end), "%s", p->final ? p->final : batch_state_name(o->state));
+	w->outcome = p->final ? run_outcome_words(p->outcome) : "-";
 	snprintf(w->stage, sizeof(w->stage), "%c", p->stage ? p->stage : '-');
 	w->attempts = or_dash(p->attempts);
 	if (isnan(p->geomean))
@@ -177,9 +184,11 @@ static void totals_line(const struct batch *b, struct sbuf *sb)
 	struct batch_totals t;
 	batch_totals(b, &t);
 	sb_printf(sb, "%zu of %zu operator%s converted", t.converted, t.ops, t.ops == 1 ? "" : "s");
-	if (t.offline || t.stopped || t.unfinished) {
+	if (t.not_accepted || t.offline || t.stopped || t.unfinished) {
 		sb_adds(sb, " (");
 		const char *sep = "";
+		if (t.not_accepted)
+			sb_printf(sb, "%s%zu complete but not accepted", sep, t.not_accepted), sep = ", ";
 		if (t.offline)
 			sb_printf(sb, "%s%zu offline complete", sep, t.offline), sep = ", ";
 		if (t.stopped)
@@ -203,22 +212,23 @@ static void print_report(const struct batch *b, bool markdown)
 	totals_line(b, &tot);
 	if (markdown) {
 		printf("## Batch %s\n\n", r->name);
-		printf("| Operator | End state | Stage | Attempts | Geomean | Tokens | Cost | Elapsed | Node |\n"
-		       "|---|---|---|---|---:|---:|---:|---:|---|\n");
+		printf("| Operator | End state | Outcome | Stage | Attempts | Geomean | Tokens | Cost | "
+		       "Elapsed | Node |\n"
+		       "|---|---|---|---|---|---:|---:|---:|---:|---|\n");
 	} else {
 		printf("batch %s (%s)\n\n", r->name, batch_executor_name(r->executor));
-		printf("%-16s %-18s %-5s %-14s %8s %10s %8s %8s  %s\n", "OP", "END STATE", "STAGE",
-		       "ATTEMPTS", "GEOMEAN", "TOKENS", "COST", "ELAPSED", "NODE");
+		printf("%-16s %-18s %-13s %-5s %-14s %8s %10s %8s %8s  %s\n", "OP", "END STATE",
+		       "OUTCOME", "STAGE", "ATTEMPTS", "GEOMEAN", "TOKENS", "COST", "ELAPSED", "NODE");
 	}
 	for (size_t i = 0; i < r->nops; i++) {
 		struct row w;
 		fill_row(b, i, &w);
 		if (markdown)
-			printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w.op, w.end, w.stage,
-			       w.attempts, w.geomean, w.tokens, w.cost, w.el, w.node);
+			printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w.op, w.end,
+			       w.outcome, w.stage, w.attempts, w.geomean, w.tokens, w.cost, w.el, w.node);
 		else
-			printf("%-16s %-18s %-5s %-14s %8s %10s %8s %8s  %s\n", w.op, w.end, w.stage,
-			       w.attempts, w.geomean, w.tokens, w.cost, w.el, w.node);
+			printf("%-16s %-18s %-13s %-5s %-14s %8s %10s %8s %8s  %s\n", w.op, w.end,
+			       w.outcome, w.stage, w.attempts, w.geomean, w.tokens, w.cost, w.el, w.node);
 	}
 	if (markdown)
 		printf("\n**Totals:** %s.\n", sb_str(&tot));

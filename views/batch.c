@@ -95,9 +95,19 @@ static const char *state_word(enum batch_state s)
 	return s == BST_OFFLINE ? "offline" : batch_state_name(s);
 }
 
-static enum line_type state_type(enum batch_state s)
+/* A run that ended PIPELINE_COMPLETE without being accepted (its output
+ * contract failed, E did not say DONE ...) converted nothing: a warning,
+ * not a tick. */
+static bool complete_unaccepted(const struct batch_op *o, const struct batch_progress *p)
 {
-	switch (s) {
+	return o->state == BST_COMPLETE && !batch_op_converted(o, p);
+}
+
+static enum line_type state_type(const struct batch_op *o, const struct batch_progress *p)
+{
+	if (complete_unaccepted(o, p))
+		return LINE_STATE_WARN;
+	switch (o->state) {
 	case BST_RUNNING:
 		return LINE_STATE_RUNNING;
 	case BST_COMPLETE:
@@ -116,9 +126,11 @@ static enum line_type state_type(enum batch_state s)
 	}
 }
 
-static const char *glyph(enum batch_state s)
+static const char *glyph(const struct batch_op *o, const struct batch_progress *p)
 {
-	switch (s) {
+	if (complete_unaccepted(o, p))
+		return "!";
+	switch (o->state) {
 	case BST_RUNNING:
 		/* from the (possibly frozen) clock, so a still screen stays still */
 		return view_spinner((uint64_t)view_now_ms() / 100);
@@ -141,10 +153,14 @@ static const char *glyph(enum batch_state s)
 
 /* A verdict is coloured by how its run ended: its success verdicts are
  * the table's, which the run knows and the batch does not. */
-static enum line_type verdict_type(enum batch_state s, const char *verdict)
+static enum line_type verdict_type(const struct batch_op *o, const struct batch_progress *p,
+				    const char *verdict)
 {
+	enum batch_state s = o->state;
 	if (!verdict)
 		return LINE_DIM;
+	if (complete_unaccepted(o, p))
+		return LINE_DEFAULT;
 	return s == BST_COMPLETE || s == BST_OFFLINE ? LINE_VERDICT_OK
 	       : s == BST_STOPPED || s == BST_FAILED ? LINE_VERDICT_FAIL
 						     : LINE_DEFAULT;
@@ -156,10 +172,10 @@ static void op_row(struct view *v, size_t i, struct line_out *out)
 	const struct batch_op *o = &batch_record(bv->b)->ops[i];
 	const struct batch_progress *p = batch_progress(bv->b, i);
 	struct widths w = widths(v);
-	enum line_type st = state_type(o->state);
+	enum line_type st = state_type(o, p);
 	char buf[32];
 	lo_reset(out, LINE_DEFAULT);
-	const char *g = glyph(o->state);
+	const char *g = glyph(o, p);
 	lo_add(out, st, g, strlen(g));
 	lo_adds(out, LINE_DEFAULT, " ");
 	lo_col(out, LINE_LABEL, w.op, ALIGN_LEFT, o->op);
@@ -167,7 +183,7 @@ static void op_row(struct view *v, size_t i, struct line_out *out)
 	char stage[2] = {p->stage ? p->stage : '-', 0};
 	lo_col(out, LINE_DEFAULT, w.stage, ALIGN_LEFT, stage);
 	lo_col(out, LINE_DEFAULT, w.att, ALIGN_LEFT, p->attempts && *p->attempts ? p->attempts : "-");
-	lo_col(out, verdict_type(o->state, p->verdict), w.verdict, ALIGN_LEFT, p->verdict ? p->verdict : "-");
+	lo_col(out, verdict_type(o, p, p->verdict), w.verdict, ALIGN_LEFT, p->verdict ? p->verdict : "-");
 	if (isnan(p->geomean))
 		snprintf(buf, sizeof(buf), "-");
 	else
@@ -224,11 +240,14 @@ static void detail(struct view *v, size_t k, struct line_out *out)
 		field(out, "job", LINE_DEFAULT, o->job ? buf : "not started");
 		break;
 	case 3:
-		if (p->final)
+		if (o->state == BST_COMPLETE)
+			snprintf(buf, sizeof(buf), "%s, %s%s%s", p->final, run_outcome_words(p->outcome),
+				 p->outcome_reason ? ": " : "",
+				 p->outcome_reason ? p->outcome_reason : "");
+		else if (p->final)
 			snprintf(buf, sizeof(buf), "%s%s%s", p->final, p->reason ? ": " : "",
 				 p->reason ? p->reason : "");
-		field(out, "ended", p->final ? state_type(o->state) : LINE_DIM,
-		      p->final ? buf : o->why);
+		field(out, "ended", p->final ? state_type(o, p) : LINE_DIM, p->final ? buf : o->why);
 		break;
 	case 4:
 		field(out, "last", LINE_DIM, p->error ? p->error : p->last_event);
@@ -372,9 +391,11 @@ static void bv_title(struct view *v, struct sbuf *out)
 {
 	struct bv *bv = v->priv;
 	const struct batch_record *r = batch_record(bv->b);
-	size_t per[BST__COUNT] = {0};
-	for (size_t i = 0; i < r->nops; i++)
+	size_t per[BST__COUNT] = {0}, unaccepted = 0;
+	for (size_t i = 0; i < r->nops; i++) {
 		per[r->ops[i].state]++;
+		unaccepted += complete_unaccepted(&r->ops[i], batch_progress(bv->b, i));
+	}
 	/* what goes on, what is done, what resume would pick up */
 	size_t later = per[BST_PENDING] + per[BST_INTERRUPTED] + per[BST_CANCELLED] + per[BST_FAILED];
 	const struct {
@@ -382,7 +403,8 @@ static void bv_title(struct view *v, struct sbuf *out)
 		const char *what;
 	} parts[] = {
 		{per[BST_RUNNING], "running"}, {per[BST_QUEUED], "queued"},
-		{per[BST_COMPLETE], "converted"}, {per[BST_OFFLINE], "offline"},
+		{per[BST_COMPLETE] - unaccepted, "converted"}, {unaccepted, "not accepted"},
+		{per[BST_OFFLINE], "offline"},
 		{per[BST_STOPPED], "stopped"}, {later, "to resume"},
 	};
 	const char *sep = "";

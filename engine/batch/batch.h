@@ -120,6 +120,9 @@ struct batch_progress {
 	bool exists;          /* the run has a readable state.json */
 	char *error;          /* why it could not be read */
 	char *final, *reason;
+	enum run_outcome outcome; /* whether the run converted its operator (a run that
+				     ends PIPELINE_COMPLETE need not have) */
+	char *outcome_reason;
 	char stage;           /* of the latest attempt; 0 before any */
 	char *verdict;        /* of the latest attempt */
 	char *attempts;       /* counted runs per stage: "A1 B2 D1" */
@@ -198,7 +201,8 @@ bool batch_driving(const struct batch *b);
 bool batch_going(const struct batch *b);
 /* A child is being started or stopped right now (script mode waits). */
 bool batch_settling(const struct batch *b);
-/* 0 when every op ended complete or offline complete, else 1. */
+/* 0 when every op converted (complete and accepted) or ended offline complete,
+ * else 1: as `tileport run` exits. */
 int batch_exit_code(const struct batch *b);
 
 /* Observe once now (jobs, runs) and wait for the answer; the record is
@@ -234,7 +238,10 @@ void batch_listen(struct batch *b, batch_listener fn, void *ud);
 void batch_unlisten(struct batch *b, batch_listener fn, void *ud);
 
 struct batch_totals {
-	size_t ops, converted, offline, stopped, unfinished;
+	size_t ops;
+	size_t converted;     /* complete and accepted (docs/pipeline.md, "The outcome") */
+	size_t not_accepted;  /* complete, but not accepted (or ended before outcomes) */
+	size_t offline, stopped, unfinished;
 	size_t with_geomean;
 	double geomean;       /* over the converted ops that have one; NAN: none */
 	long long tokens_in, tokens_out;
@@ -242,6 +249,8 @@ struct batch_totals {
 	int64_t elapsed_ms;
 };
 void batch_totals(const struct batch *b, struct batch_totals *t);
+/* The op's run ended PIPELINE_COMPLETE and was accepted. */
+bool batch_op_converted(const struct batch_op *o, const struct batch_progress *p);
 /* The batch as `batch status --json` and `batch report --json` print it:
  * the record's fields, one object per op with its progress, and totals. */
 cJSON *batch_to_json(const struct batch *b);

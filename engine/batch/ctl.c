@@ -106,8 +106,10 @@ bool batch_settling(const struct batch *b)
 
 int batch_exit_code(const struct batch *b)
 {
+	/* as `tileport run` exits: 0 for an accepted run or OFFLINE_COMPLETE */
 	for (size_t i = 0; i < b->rec.nops; i++)
-		if (b->rec.ops[i].state != BST_COMPLETE && b->rec.ops[i].state != BST_OFFLINE)
+		if (!batch_op_converted(&b->rec.ops[i], &b->prog[i]) &&
+		    b->rec.ops[i].state != BST_OFFLINE)
 			return TP_EXIT_FAILED;
 	return TP_EXIT_OK;
 }

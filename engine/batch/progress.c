@@ -17,6 +17,7 @@ void batch_progress_free(struct batch_progress *p)
 	free(p->error);
 	free(p->final);
 	free(p->reason);
+	free(p->outcome_reason);
 	free(p->verdict);
 	free(p->attempts);
 	free(p->last_event);
@@ -75,6 +76,8 @@ static void fill(struct batch_progress *p, const struct run_model *m)
 	p->locked = run_model_driven(m);
 	p->final = st->final ? xstrdup(st->final) : NULL;
 	p->reason = st->reason ? xstrdup(st->reason) : NULL;
+	p->outcome = st->outcome;
+	p->outcome_reason = st->outcome_reason ? xstrdup(st->outcome_reason) : NULL;
 	p->attempts = attempts_str(st);
 	const struct attempt *last = st->natt ? &st->att[st->natt - 1] : NULL;
 	p->stage = last ? last->stage : 0;
@@ -97,8 +100,9 @@ static void fill(struct batch_progress *p, const struct run_model *m)
 /* What a reader of the progress can tell apart. */
 static char *signature(const struct batch_progress *p)
 {
-	return xasprintf("%d|%d|%s|%s|%c|%s|%s|%lld|%lld|%.6f|%.6f|%lld|%lld|%s|%s", p->exists, p->locked,
-			 p->final ? p->final : "", p->reason ? p->reason : "", p->stage ? p->stage : '-',
+	return xasprintf("%d|%d|%s|%s|%d|%s|%c|%s|%s|%lld|%lld|%.6f|%.6f|%lld|%lld|%s|%s", p->exists,
+			 p->locked, p->final ? p->final : "", p->reason ? p->reason : "", (int)p->outcome,
+			 p->outcome_reason ? p->outcome_reason : "", p->stage ? p->stage : '-',
 			 p->verdict ? p->verdict : "", p->attempts ? p->attempts : "", p->tokens_in,
 			 p->tokens_out, p->cost, isnan(p->geomean) ? -1.0 : p->geomean,
 			 (long long)p->elapsed_ms, (long long)p->running_since,
@@ -218,6 +222,11 @@ int batch_resume_decide(const struct batch_op *o, bool named, enum batch_resume_
 	}
 }
 
+bool batch_op_converted(const struct batch_op *o, const struct batch_progress *p)
+{
+	return o->state == BST_COMPLETE && p->outcome == OUTCOME_ACCEPTED;
+}
+
 void batch_totals(const struct batch *b, struct batch_totals *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -228,12 +237,14 @@ void batch_totals(const struct batch *b, struct batch_totals *t)
 		const struct batch_op *o = &b->rec.ops[i];
 		const struct batch_progress *p = &b->prog[i];
 		t->ops++;
-		if (o->state == BST_COMPLETE) {
+		if (batch_op_converted(o, p)) {
 			t->converted++;
 			if (!isnan(p->geomean)) {
 				logs += log(p->geomean);
 				t->with_geomean++;
 			}
+		} else if (o->state == BST_COMPLETE) {
+			t->not_accepted++;
 		} else if (o->state == BST_OFFLINE) {
 			t->offline++;
 		} else if (o->state == BST_STOPPED) {
@@ -262,6 +273,8 @@ static cJSON *op_json(const struct batch_op *o, const struct batch_progress *p)
 	cJSON_AddStringToObject(j, "state", batch_state_name(o->state));
 	json_put_str(j, "final", p->final);
 	json_put_str(j, "reason", p->reason);
+	json_put_str(j, "outcome", p->exists && p->final ? run_outcome_name(p->outcome) : NULL);
+	json_put_str(j, "outcome_reason", p->outcome_reason);
 	char stage[2] = {p->stage, 0};
 	json_put_str(j, "stage", p->stage ? stage : NULL);
 	json_put_str(j, "verdict", p->verdict);
@@ -315,6 +328,7 @@ cJSON *batch_to_json(const struct batch *b)
 	cJSON *tj = cJSON_AddObjectToObject(o, "totals");
 	cJSON_AddNumberToObject(tj, "ops", (double)t.ops);
 	cJSON_AddNumberToObject(tj, "converted", (double)t.converted);
+	cJSON_AddNumberToObject(tj, "not_accepted", (double)t.not_accepted);
 	cJSON_AddNumberToObject(tj, "offline_complete", (double)t.offline);
 	cJSON_AddNumberToObject(tj, "stopped", (double)t.stopped);
 	cJSON_AddNumberToObject(tj, "unfinished", (double)t.unfinished);

@@ -76,20 +76,26 @@ EOF
 )
 assert_eq "at most two runs at once, and two did overlap" "$overlap" 2
 
-# The report: one row per op and the totals.
+# The report: one row per op and the totals. The scripted agents write none
+# of the output contract's files, so their runs complete without being
+# accepted: nothing is converted, and there is no geomean to sum up (the
+# fixture batch of batch_output.sh has an accepted run).
 "$TILEPORT" batch report lib --out "$T/out" --json >"$T/report.json"
-assert_eq "report: converted" "$(json_get "$T/report.json" 'd["totals"]["converted"]')" 4
-assert_eq "report: geomean over the converted ops" \
-	"$(json_get "$T/report.json" '"%.4f over %d" % (d["totals"]["geomean"], d["totals"]["geomean_over"])')" \
-	"$(python3 -c 'import math; print("%.4f over 4" % math.exp(sum(map(math.log, [1.02, 0.98, 1.04, 1.0])) / 4))')"
+assert_eq "report: converted" "$(json_get "$T/report.json" 'd["totals"]["converted"]')" 0
+assert_eq "report: complete but not accepted" "$(json_get "$T/report.json" 'd["totals"]["not_accepted"]')" 4
+assert_eq "report: no geomean over converted ops" \
+	"$(json_get "$T/report.json" '"%s over %d" % (d["totals"].get("geomean"), d["totals"]["geomean_over"])')" "None over 0"
+assert_eq "report: conv_a's outcome and why" \
+	"$(op_field "$T/report.json" conv_a outcome): $(op_field "$T/report.json" conv_a outcome_reason | cut -d: -f1)" \
+	"not_accepted: the output contract failed 15 checks"
 assert_eq "report: tokens (the JSON transcripts' usage)" "$(json_get "$T/report.json" 'd["totals"]["tokens"]')" 600
 assert_eq "report: conv_a geomean" "$(op_field "$T/report.json" conv_a geomean)" 1.02
 "$TILEPORT" batch report lib --out "$T/out" >"$T/report.txt"
 assert_contains "report text: totals" "$T/report.txt" \
-	"4 of 6 operators converted (2 stopped); geomean 1.0098 over 4; 600 tokens (500 in, 100 out); cost \$0.05"
-assert_contains "report text: a stopped row" "$T/report.txt" "STOP               A     A1+r"
+	"0 of 6 operators converted (4 complete but not accepted, 2 stopped); no geomean; 600 tokens (500 in, 100 out); cost \$0.05"
+assert_contains "report text: a stopped row" "$T/report.txt" "STOP               not accepted  A     A1+r"
 "$TILEPORT" batch report lib --out "$T/out" --markdown >"$T/report.md"
-assert_contains "report markdown: a row" "$T/report.md" "| conv_b | PIPELINE_COMPLETE | E | A1 B1 D2 E1 | 0.9800 | 0 | \$0.00 |"
+assert_contains "report markdown: a row" "$T/report.md" "| conv_b | PIPELINE_COMPLETE | not accepted | E | A1 B1 D2 E1 | 0.9800 | 0 | \$0.00 |"
 
 # Resume: nothing ended without a verdict, so nothing runs again; a STOPped
 # run starts afresh only when named, and its old run is kept.
@@ -136,7 +142,11 @@ assert_eq "after the kill: interrupted, interrupted, never started" \
 	"$(json_get "$T/crash.json" '" ".join(o["state"] for o in d["ops"])')" "interrupted interrupted pending"
 touch "$BATCH_SCEN/k1.release" "$BATCH_SCEN/k2.release"
 "$TILEPORT" batch resume crash --out "$T/crash" --headless >"$T/crash2.log" 2>&1
-assert_eq "the killed batch resumes to the end" "$?" 0
+# (exit 1: the runs complete, but are not accepted; see the report above)
+assert_eq "the killed batch resumes to the end" "$?" 1
+"$TILEPORT" batch status crash --out "$T/crash" --json >"$T/crash.json"
+assert_eq "every run of it complete" "$(json_get "$T/crash.json" '" ".join(o["state"] for o in d["ops"])')" \
+	"complete complete complete"
 mkdir -p "$T/calm"
 for op in k1 k2 k3; do
 	# shellcheck disable=SC2046
@@ -164,7 +174,9 @@ assert_eq "k1 cancelled, k3 went on" "$(json_get "$T/cx.json" '" ".join(o["state
 	"cancelled complete"
 touch "$BATCH_SCEN/k1.release"
 "$TILEPORT" batch resume cx --out "$T/cx" --headless >/dev/null 2>&1
-assert_eq "the cancelled run resumed" "$?" 0
+assert_eq "the cancelled run resumed (complete, not accepted: exit 1)" "$?" 1
+"$TILEPORT" batch status cx --out "$T/cx" --json >"$T/cx.json"
+assert_eq "both complete" "$(json_get "$T/cx.json" '" ".join(o["state"] for o in d["ops"])')" "complete complete"
 
 # Bad input: a clear message, exit 2, and no batch record.
 # shellcheck disable=SC2046

@@ -36,7 +36,7 @@ R
 :save-display batch-r-no.screen
 EOS
 # (the pipeline view's own goldens are views.sh's; here: that it is this run's)
-expect "Enter opens the run's pipeline view" batch-pipeline-80x24.screen "[pipeline] softmax - PIPELINE_COMPLETE"
+expect "Enter opens the run's pipeline view" batch-pipeline-80x24.screen "[pipeline] softmax - complete  accepted"
 expect "with its stages" batch-pipeline-80x24.screen "✓ E Benchmark     1/2 done         DONE"
 expect "R on a converted run" batch-r-complete.screen "softmax is complete: nothing to resume"
 expect "x on a stopped run" batch-x-stopped.screen "matmul is stopped: nothing to cancel"

@@ -112,6 +112,27 @@ static void test_state_from_run_and_job(void **state)
 	assert_int_equal(batch_state_from(&none, JOB_ENDED), BST_FAILED);
 }
 
+/* Converted means accepted: a run that ended PIPELINE_COMPLETE but was not
+ * accepted (its contract failed, E did not say DONE) converted nothing. */
+static void test_converted_is_accepted(void **state)
+{
+	(void)state;
+	struct batch_op complete = {.op = "softmax", .state = BST_COMPLETE};
+	struct batch_op offline = {.op = "rope", .state = BST_OFFLINE};
+	struct batch_progress accepted = {.exists = true, .final = "PIPELINE_COMPLETE",
+					  .outcome = OUTCOME_ACCEPTED};
+	struct batch_progress refused = {.exists = true, .final = "PIPELINE_COMPLETE",
+					 .outcome = OUTCOME_NOT_ACCEPTED};
+	struct batch_progress old = {.exists = true, .final = "PIPELINE_COMPLETE",
+				     .outcome = OUTCOME_NONE};
+	struct batch_progress pending = {.exists = true, .final = "OFFLINE_COMPLETE",
+					 .outcome = OUTCOME_PENDING};
+	assert_true(batch_op_converted(&complete, &accepted));
+	assert_false(batch_op_converted(&complete, &refused));
+	assert_false(batch_op_converted(&complete, &old)); /* ended before outcomes were kept */
+	assert_false(batch_op_converted(&offline, &pending));
+}
+
 static void test_resume_rules(void **state)
 {
 	(void)state;
@@ -348,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_job_phases),
 		cmocka_unit_test(test_state_from_run_and_job),
 		cmocka_unit_test(test_resume_rules),
+		cmocka_unit_test(test_converted_is_accepted),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_record_round_trip),
 		cmocka_unit_test(test_record_refuses_what_it_cannot_trust),

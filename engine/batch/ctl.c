@@ -204,6 +204,15 @@ int batch_save(struct batch *b, struct tp_err *err)
 		return 0;
 	int rc;
 	if (b->lock_fd >= 0) {
+		if (batch_lock_check(&b->rec, b->lock_fd, err) < 0) {
+			/* another tileport may have the batch now: this one writes
+			 * and starts nothing more, and stops its runs (they save
+			 * their state; whoever has the batch resumes them) */
+			lock_release(b->lock_fd);
+			b->lock_fd = -1;
+			batch_stop(b);
+			return -1;
+		}
 		rc = batch_record_save(&b->rec, err);
 	} else {
 		struct tp_err lerr;
@@ -612,7 +621,8 @@ static int launch_set(struct batch *b, char *const *rerun, const size_t *only, s
 	if (rc == 0 && k)
 		rc = b->exec->launch(b, idx, k, err);
 	if (rc == 0 && k && b->lock_fd >= 0)
-		rc = batch_record_save(&b->rec, err);
+		rc = batch_lock_check(&b->rec, b->lock_fd, err) < 0 ? -1
+								 : batch_record_save(&b->rec, err);
 	free(idx);
 	*started = rc == 0 ? k : 0;
 	return rc;
@@ -638,7 +648,8 @@ static int resume(struct batch *b, char *const *rerun, const size_t *only, size_
 	if (txn >= 0) {
 		/* what was seen and submitted is saved while the lock is held */
 		if (rc == 0)
-			rc = batch_record_save(&b->rec, err);
+			rc = batch_lock_check(&b->rec, txn, err) < 0 ? -1
+								    : batch_record_save(&b->rec, err);
 		lock_release(txn);
 	}
 	batch_changed(b);

@@ -147,6 +147,8 @@ static int spawn(struct batch *b, size_t i, struct tp_err *err)
 
 static void pump(struct batch *b)
 {
+	if (b->lock_fd < 0)
+		return; /* not (or no longer) the batch's driver */
 	struct local_state *ls = state(b);
 	bool changed = false;
 	for (size_t i = 0; i < b->rec.nops && ls->running < (size_t)b->rec.jobs; i++) {

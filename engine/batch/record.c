@@ -374,6 +374,14 @@ int batch_record_save(struct batch_record *r, struct tp_err *err)
 	return rc;
 }
 
+int batch_lock_check(const struct batch_record *r, int fd, struct tp_err *err)
+{
+	char *path = batch_path(r, "lock");
+	int rc = lock_check(path, fd, err);
+	free(path);
+	return rc;
+}
+
 int batch_lock(const struct batch_record *r, struct tp_err *err)
 {
 	char *path = batch_path(r, "lock");

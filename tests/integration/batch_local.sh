@@ -178,6 +178,26 @@ assert_eq "the cancelled run resumed (complete, not accepted: exit 1)" "$?" 1
 "$TILEPORT" batch status cx --out "$T/cx" --json >"$T/cx.json"
 assert_eq "both complete" "$(json_get "$T/cx.json" '" ".join(o["state"] for o in d["ops"])')" "complete complete"
 
+# The record's lock removed and made again while a batch runs (as by a
+# second tileport that did not see the first): the driver notices before
+# its next write, writes no more under it, stops its runs and starts no
+# new one; whoever has the batch now resumes them.
+scenario k1 "A: GATE PASS" "B: COMPILED" "D: ALL_PASS" "E: DONE"
+rm -f "$BATCH_SCEN/k1.entered" "$BATCH_SCEN/k1.release"
+# shellcheck disable=SC2046
+"$TILEPORT" batch start k1 k3 --workspace "$W2" --out "$T/lk" --name lk --jobs 1 --headless \
+	$(batch_flags) >"$T/lk.log" 2>&1 &
+pid=$!
+wait_for 60 "k1's gated agent started" '[ -e "$BATCH_SCEN/k1.entered" ]'
+rm "$T/lk/.tileport-batch/lk/lock" && : >"$T/lk/.tileport-batch/lk/lock"
+touch "$BATCH_SCEN/k1.release"
+wait "$pid"
+assert_eq "the batch whose lock was replaced stops" "$?" 1
+assert_contains "and says why" "$T/lk.log" "lk/lock was removed or replaced while this tileport held it"
+[ ! -e "$T/lk/k3" ] && ok "k3 was never started" || bad "k3 was started after the lock was lost"
+"$TILEPORT" batch status lk --out "$T/lk" --json >"$T/lk.json"
+assert_eq "k3 waits for a resume" "$(op_field "$T/lk.json" k3 state)" pending
+
 # Bad input: a clear message, exit 2, and no batch record.
 # shellcheck disable=SC2046
 "$TILEPORT" batch start conv_a nosuch --workspace "$W" --out "$T/bad" --name bad $(batch_flags) >"$T/bad.log" 2>&1

@@ -9,6 +9,7 @@
 #include "engine/agents/agent.h"
 #include "engine/agents/cli_agent.h"
 #include "engine/agents/json_get.h"
+#include "engine/core/sandbox.h"
 
 void claude_map_init(struct claude_map *m, struct recorder *rec, const struct prices *prices)
 {
@@ -230,6 +231,43 @@ static void allow_under(struct sbuf *sb, const char *tool, const char *dir)
 	sb_printf(sb, ",%s(/%s/**)", tool, dir);
 }
 
+/* Claude Code runs its Bash commands itself, so its permission rules do not
+ * hold for them: the CLI and everything it starts may write only beneath
+ * the run directory, the workspace and Claude Code's own folder of state
+ * (CLAUDE_CONFIG_DIR, else ~/.claude: its sessions, snapshots, credentials),
+ * with its temporary files in the run's .tileport/tmp (Landlock, as llm's
+ * run_command; claude.confine = off lifts it). The folders to give
+ * proc_opts.write_only_beneath, or NULL with err. */
+static char **confined(const struct agent_ctx *ctx, char ***env, struct tp_err *err)
+{
+	if (!sandbox_abi()) {
+		tp_err_set(err, TP_EXIT_ENV, "this kernel has no Landlock, which confines what Claude "
+					     "Code's commands write; claude.confine = off in the config "
+					     "runs it unconfined");
+		return NULL;
+	}
+	const char *conf = env_get(*env, "CLAUDE_CONFIG_DIR"), *home = env_get(*env, "HOME");
+	char *state = conf && *conf ? xstrdup(conf) : home && *home ? path_join(home, ".claude") : NULL;
+	if (!state) {
+		tp_err_set(err, TP_EXIT_ENV, "neither CLAUDE_CONFIG_DIR nor HOME is set: Claude Code "
+					     "would have no folder of its own to write");
+		return NULL;
+	}
+	char *tmp = path_join(ctx->run_dir, ".tileport/tmp");
+	if (mkdir_p(state, 0700, err) < 0 || mkdir_p(tmp, 0700, err) < 0) {
+		free(state);
+		free(tmp);
+		return NULL;
+	}
+	env_set(env, "TMPDIR", tmp);
+	free(tmp);
+	char **roots = xcalloc(4, sizeof(*roots));
+	roots[0] = xstrdup(ctx->run_dir);
+	roots[1] = xstrdup(ctx->workspace);
+	roots[2] = state;
+	return roots;
+}
+
 int claude_run(struct agent_ctx *ctx)
 {
 	char *version;
@@ -291,10 +329,24 @@ int claude_run(struct agent_ctx *ctx)
 	char **env = env_current();
 	/* Claude Code refuses to start inside another Claude Code session. */
 	env_unset(&env, "CLAUDECODE");
+	char **roots = NULL;
+	const char *confine = agent_setting(ctx, NULL, "claude.confine");
+	if (!confine || strcmp(confine, "off") != 0) {
+		struct tp_err err;
+		roots = confined(ctx, &env, &err);
+		if (!roots) {
+			rec_error(ctx->rec, "claude: %s", err.msg);
+			strv_free(env);
+			sb_free(&allow);
+			free(version);
+			free(path);
+			return TP_EXIT_ENV;
+		}
+	}
 	struct claude_map m;
 	claude_map_init(&m, ctx->rec, ctx->prices);
 	long idle = agent_setting_long(ctx, "claude.idle_timeout_s", 600);
-	struct cli_run r = {argv, env, ctx->run_dir, idle * 1000, on_line, &m, NULL};
+	struct cli_run r = {argv, env, ctx->run_dir, idle * 1000, on_line, &m, NULL, roots};
 	struct proc_status st;
 	cli_agent_run(ctx, &r, &st);
 	char how[128];
@@ -312,6 +364,7 @@ int claude_run(struct agent_ctx *ctx)
 	rec_final(ctx->rec, m.final ? m.final : sb_str(&m.last_text));
 	claude_map_free(&m);
 	strv_free(env);
+	strv_free(roots);
 	sb_free(&allow);
 	free(version);
 	free(path);

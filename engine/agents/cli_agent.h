@@ -34,6 +34,8 @@ struct cli_run {
 	void (*on_line)(void *mapper, const char *line, size_t n);
 	void *mapper;
 	bool (*over)(void *mapper); /* may be NULL: a backstop says stop */
+	char *const *write_only_beneath; /* NULL, or the CLI (and all it starts) may write
+					    only beneath these folders (Landlock) */
 };
 
 /* Run it to the end on the agent's loop. */

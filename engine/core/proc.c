@@ -248,7 +248,14 @@ static void log_command(const char *logpath, pid_t pid, const struct proc_opts *
 	char *q = redact_secrets(raw, o->redact ? o->redact : secrets);
 	strv_free(secrets);
 	free(raw);
-	char *line = xasprintf("%s pid=%ld cwd=%s: %s\n", ts, (long)pid, o->cwd ? o->cwd : ".", q);
+	struct sbuf conf = SBUF_INIT;
+	for (size_t i = 0; o->write_only_beneath && o->write_only_beneath[i]; i++)
+		sb_printf(&conf, "%s%s", i ? ", " : "  (writes only beneath ", o->write_only_beneath[i]);
+	if (conf.len)
+		sb_addc(&conf, ')');
+	char *line = xasprintf("%s pid=%ld cwd=%s: %s%s\n", ts, (long)pid, o->cwd ? o->cwd : ".", q,
+			       sb_str(&conf));
+	sb_free(&conf);
 	struct tp_err err;
 	if (append_file(logpath, line, strlen(line), &err) < 0)
 		fprintf(stderr, "tileport: %s\n", err.msg);

@@ -81,6 +81,35 @@ if [ -e "$T/outside.txt" ]; then bad "permission denial: the file outside was wr
 assert_contains "permission denial: an error record" "$T/deny.tx" '"type":"error","message":"permission denied: Write'
 assert_contains "permission denial: the model's verdict stands" "$T/deny.tx" '"type":"final","text":"VERDICT: FAIL_FIXABLE"'
 
+# Bash runs commands itself, past the permission rules: the CLI runs confined
+# (Landlock), so a command may write in the run directory but not outside.
+cat >"$T/bash.json" <<EOF2
+{"key": "$KEY", "steps": [
+ {"reply": {"tools": [{"id": "toolu_o", "name": "Bash", "input": {"command": "echo escaped > $T/outside.sh.txt; echo rc=\$?", "description": "out"}},
+                     {"id": "toolu_i", "name": "Bash", "input": {"command": "echo kept > inside.txt && echo wrote-inside", "description": "in"}}]}},
+ {"reply": {"text": "VERDICT: FAIL_FIXABLE"}, "expect": {"results": {"toolu_o": "Permission denied", "toolu_i": "wrote-inside"}}}
+]}
+EOF2
+start_server bash
+ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" agent bash
+stop_server bash
+if [ -e "$T/outside.sh.txt" ]; then bad "confined Bash: a command wrote outside"; else ok "confined Bash: nothing written outside"; fi
+assert_eq "confined Bash: a command writes in the run directory" "$(cat "$run/inside.txt" 2>/dev/null)" kept
+assert_contains "confined Bash: the denial is in the transcript" "$T/bash.tx" "Permission denied"
+assert_contains "commands.log says the CLI was confined" "$run/.tileport/commands.log" "writes only beneath"
+config "claude.confine = off"
+cat >"$T/free.json" <<EOF2
+{"key": "$KEY", "steps": [
+ {"reply": {"tools": [{"id": "toolu_f", "name": "Bash", "input": {"command": "echo free > $T/outside.free.txt && echo wrote", "description": "out"}}]}},
+ {"reply": {"text": "VERDICT: FAIL_FIXABLE"}, "expect": {"results": {"toolu_f": "wrote"}}}
+]}
+EOF2
+start_server free
+ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" agent free
+stop_server free
+config
+assert_eq "claude.confine = off: the command writes where it likes" "$(cat "$T/outside.free.txt" 2>/dev/null)" free
+
 # Under load the CLI may still be starting when the timer fires: silence
 # either way, so the server need not see the request.
 config "claude.idle_timeout_s = 3"

@@ -3,8 +3,8 @@
  * packaging a finished run (p in the pipeline view, view_arg run): the
  * files with their roles, the shape checks, what the note says about the
  * run (acceptance, geomean, IR verdict, the verdict trail), and in the
- * lower pane the selected file's diff. s shows the Python reference
- * beside kernel.rs, b the benchmark view on the note's rows, d the IR diff view
+ * lower pane the selected file's diff. s opens the source view on the
+ * Python reference beside kernel.rs, b the benchmark view on the note's rows, d the IR diff view
  * (or the note's IR findings when the run directory is gone), i the
  * note's IR findings. On a plan, p packages it for real.
  *
@@ -468,6 +468,28 @@ static void open_irdiff(struct view *v)
 			    run ? "The run's directory is not here" : "The note names no run directory");
 }
 
+/* The source view, below, on the commit's kernel.rs beside the op's Python
+ * reference in the parent tree: the inventory's links and marks, as from a
+ * run's stage B. */
+static void open_source(struct view *v)
+{
+	const struct changeset *cs = csv_cs(((struct csv *)v->priv)->doc);
+	const struct cs_file *k = cs_file_of(cs, CS_ROLE_KERNEL);
+	if (!cs->reference) {
+		view_error(v, "No Python reference for %s in the parent tree (looked for "
+			      "src/tilegym/ops/cutile/%s.py and src/tilegym/ops/triton/%s.py)",
+			   cs->op ? cs->op : "the op", cs->op ? cs->op : "OP", cs->op ? cs->op : "OP");
+		return;
+	}
+	if (!k || !k->new_text) {
+		view_error(v, "The changeset has no kernel.rs to show beside the reference");
+		return;
+	}
+	struct src_texts t = {cs->reference_path, cs->reference, k->path, k->new_text};
+	struct view_arg arg = {.model = &t};
+	v->host->open(v->host, upper_of(v), VIEW_SOURCE, &arg, OPEN_SPLIT);
+}
+
 /* The benchmark view, below, on the note's rows. */
 static void open_bench(struct view *v)
 {
@@ -492,7 +514,7 @@ static enum request csv_request(struct view *v, enum request req)
 	struct csv *x = v->priv;
 	switch (req) {
 	case REQ_SHOW_SOURCE:
-		show_pane(v, CM_SOURCE, -1);
+		open_source(v);
 		return REQ_NONE;
 	case REQ_SHOW_BENCH:
 		open_bench(v);

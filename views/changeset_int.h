@@ -28,7 +28,6 @@ struct csv_doc {
 /* What the lower pane shows. */
 enum csv_mode {
 	CM_DIFF,   /* one file's diff */
-	CM_SOURCE, /* the Python reference (parent tree) beside kernel.rs (commit) */
 	CM_IR,     /* the IR findings from the note */
 };
 
@@ -64,8 +63,6 @@ struct csv {
 	size_t file;           /* CM_DIFF: the file shown */
 	const char *text;      /* CM_DIFF: its patch */
 	struct csv_text *lines; /* CM_DIFF: the patch's lines */
-	char **left, **right;  /* CM_SOURCE: the two texts' lines */
-	size_t nleft, nright;
 	size_t n;              /* the pane's line count */
 };
 

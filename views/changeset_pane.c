@@ -1,6 +1,6 @@
-/* The changeset view's lower pane: the selected file's diff, the Python
- * reference beside kernel.rs, or the IR findings the note carries (its
- * bench rows open the benchmark view instead). */
+/* The changeset view's lower pane: the selected file's diff or the IR
+ * findings the note carries (its bench rows open the benchmark view, the
+ * reference beside kernel.rs the source view, instead). */
 #include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,23 +13,11 @@ static const cJSON *note_part(const struct csv *x, const char *key)
 	return cJSON_GetObjectItemCaseSensitive(csv_cs(x->doc)->note, key);
 }
 
-static void split_text(const char *text, char ***out, size_t *n)
-{
-	*out = str_split(text ? text : "", '\n', true, n);
-	if (*n && !(*out)[*n - 1][0]) { /* after the newline that ends the last line */
-		free((*out)[--*n]);
-		(*out)[*n] = NULL;
-	}
-}
-
 void csv_pane_free(struct csv *x)
 {
 	free(x->lines);
 	x->lines = NULL;
-	strv_free(x->left);
-	strv_free(x->right);
-	x->left = x->right = NULL;
-	x->nleft = x->nright = x->n = 0;
+	x->n = 0;
 }
 
 static int fill_diff(struct csv *x, size_t file, struct tp_err *err)
@@ -49,26 +37,6 @@ static int fill_diff(struct csv *x, size_t file, struct tp_err *err)
 		x->lines[x->n++] = (struct csv_text){(uint32_t)(p - x->text), (uint32_t)len};
 		p += len + (nl ? 1 : 0);
 	}
-	return 0;
-}
-
-static int fill_source(struct csv *x, struct tp_err *err)
-{
-	const struct changeset *cs = csv_cs(x->doc);
-	const struct cs_file *k = cs_file_of(cs, CS_ROLE_KERNEL);
-	if (!cs->reference) {
-		tp_err_set(err, TP_EXIT_USAGE, "No Python reference for %s in the parent tree (looked for "
-			   "src/tilegym/ops/cutile/%s.py and src/tilegym/ops/triton/%s.py)",
-			   cs->op ? cs->op : "the op", cs->op ? cs->op : "OP", cs->op ? cs->op : "OP");
-		return -1;
-	}
-	if (!k || !k->new_text) {
-		tp_err_set(err, TP_EXIT_USAGE, "The changeset has no kernel.rs to show beside the reference");
-		return -1;
-	}
-	split_text(cs->reference, &x->left, &x->nleft);
-	split_text(k->new_text, &x->right, &x->nright);
-	x->n = x->nleft > x->nright ? x->nleft : x->nright;
 	return 0;
 }
 
@@ -101,9 +69,7 @@ int csv_pane_fill(struct view *v, enum csv_mode mode, size_t file, struct tp_err
 	struct csv *x = v->priv;
 	csv_pane_free(x);
 	x->mode = mode;
-	int rc = mode == CM_DIFF     ? fill_diff(x, file, err)
-		 : mode == CM_SOURCE ? fill_source(x, err)
-				     : fill_ir(x, err);
+	int rc = mode == CM_DIFF ? fill_diff(x, file, err) : fill_ir(x, err);
 	if (rc < 0) {
 		csv_pane_free(x);
 		view_set_lines(v, 0);
@@ -112,9 +78,8 @@ int csv_pane_fill(struct view *v, enum csv_mode mode, size_t file, struct tp_err
 	const struct changeset *cs = csv_cs(x->doc);
 	free(v->ref);
 	const char *base = mode == CM_DIFF ? strrchr(cs->files[file].path, '/') : NULL;
-	v->ref = mode == CM_DIFF     ? xasprintf("diff %s", base ? base + 1 : cs->files[file].path)
-		 : mode == CM_SOURCE ? xasprintf("source %s \xe2\x86\x94 kernel.rs", cs->reference_path)
-				     : xstrdup("IR findings (from the note)");
+	v->ref = mode == CM_DIFF ? xasprintf("diff %s", base ? base + 1 : cs->files[file].path)
+				 : xstrdup("IR findings (from the note)");
 	view_set_lines(v, x->n);
 	view_redraw(v);
 	return 0;
@@ -138,34 +103,6 @@ static void diff_line(const struct csv *x, size_t idx, struct line_out *out)
 		t = LINE_DIFF_DEL;
 	lo_reset(out, t);
 	lo_add(out, t, s, n);
-}
-
-static void source_side(struct line_out *out, char **lines, size_t n, size_t idx, int w, int lnw)
-{
-	char num[32] = "";
-	if (idx < n)
-		snprintf(num, sizeof(num), "%zu", idx + 1);
-	lo_col(out, LINE_LINE_NUMBER, lnw, ALIGN_RIGHT, num);
-	int tw = w - lnw - 1;
-	lo_cell(out, LINE_DEFAULT, tw > 1 ? tw : 1, ALIGN_LEFT, idx < n ? lines[idx] : "");
-}
-
-static int digits(size_t n)
-{
-	int d = 1;
-	while (n >= 10)
-		n /= 10, d++;
-	return d;
-}
-
-static void source_line(struct view *v, size_t idx, struct line_out *out)
-{
-	const struct csv *x = v->priv;
-	int half = (v->width - 3) / 2;
-	lo_reset(out, LINE_DEFAULT);
-	source_side(out, x->left, x->nleft, idx, half, digits(x->nleft));
-	lo_adds(out, LINE_DELIMITER, " \xe2\x94\x82 ");
-	source_side(out, x->right, x->nright, idx, v->width - 3 - half, digits(x->nright));
 }
 
 static enum line_type verdict_type(const char *v)
@@ -211,9 +148,6 @@ void csv_pane_line(struct view *v, size_t idx, struct line_out *out)
 	case CM_DIFF:
 		diff_line(x, idx, out);
 		break;
-	case CM_SOURCE:
-		source_line(v, idx, out);
-		break;
 	case CM_IR:
 		ir_line(v, idx, out);
 		break;
@@ -239,15 +173,6 @@ bool csv_pane_header(struct view *v, struct line_out *out)
 		if (cs_note_str(ir, "owner"))
 			lo_addf(out, LINE_HEADER, "  owner %s", cs_note_str(ir, "owner"));
 		lo_addf(out, LINE_DIM, "  (%s)", cs_note_or(ir, "file", "irdiff JSON"));
-		return true;
-	}
-	if (x->mode == CM_SOURCE) {
-		const struct changeset *cs = csv_cs(x->doc);
-		int half = (v->width - 3) / 2;
-		lo_cell(out, LINE_HEADER, half, ALIGN_LEFT, cs->reference_path);
-		lo_adds(out, LINE_HEADER, " \xe2\x94\x82 ");
-		const struct cs_file *k = cs_file_of(cs, CS_ROLE_KERNEL);
-		lo_adds(out, LINE_HEADER, k ? k->path : "kernel.rs");
 		return true;
 	}
 	return false;

@@ -11,9 +11,10 @@
  *
  * Opened on a .py and its kernel.rs (`tileport open KERNEL.py KERNEL.rs`,
  * view_arg path and path2), on a .py alone (path2 NULL: the translation
- * is made in memory, `tileport translate --tui`), and on a run's stage B
- * (view_arg run: the workspace's source and the run's kernel.rs). Nothing
- * is written. */
+ * is made in memory, `tileport translate --tui`), on a run's stage B
+ * (view_arg run: the workspace's source and the run's kernel.rs), and on
+ * a changeset's texts (view_arg model, struct src_texts: the reference in
+ * the parent tree, the commit's kernel.rs). Nothing is written. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,9 @@
 
 struct srcv {
 	struct src_doc doc;
-	char *py_arg, *rs_arg; /* for reload */
+	char *py_arg, *rs_arg; /* for reload: the files, or with texts the names shown */
+	bool texts;            /* the sides are texts in memory (struct src_texts) */
+	char *py_text, *rs_text;
 	int side;              /* the side the cursor is in */
 	size_t cur[2];         /* each side's cursor line (0-based) */
 	size_t other;          /* the other side's line on the cursor row */
@@ -325,8 +328,13 @@ static void report_summary(struct view *v)
 static int load(struct view *v, struct tp_err *err)
 {
 	struct srcv *x = v->priv;
-	if (src_doc_load(&x->doc, x->py_arg, x->rs_arg, err) < 0)
+	if (x->texts) {
+		if (src_doc_load_texts(&x->doc, &(struct src_texts){x->py_arg, x->py_text, x->rs_arg,
+								       x->rs_text}) < 0)
+			return -1;
+	} else if (src_doc_load(&x->doc, x->py_arg, x->rs_arg, err) < 0) {
 		return -1;
+	}
 	size_t most = x->doc.f[0].n > x->doc.f[1].n ? x->doc.f[0].n : x->doc.f[1].n;
 	x->lnw = 3;
 	for (size_t n = most; n >= 1000; n /= 10)
@@ -427,7 +435,14 @@ static int open_run(struct srcv *x, const struct run_state *st, struct tp_err *e
 static int src_open(struct view *v, const struct view_arg *arg, struct tp_err *err)
 {
 	struct srcv *x = v->priv;
-	if (arg->run) {
+	if (arg->model) {
+		const struct src_texts *t = arg->model;
+		x->texts = true;
+		x->py_arg = xstrdup(t->py_name);
+		x->py_text = xstrdup(t->py);
+		x->rs_arg = t->rs ? xstrdup(t->rs_name) : NULL;
+		x->rs_text = t->rs ? xstrdup(t->rs) : NULL;
+	} else if (arg->run) {
 		if (open_run(x, run_model_state(arg->run), err) < 0)
 			return -1;
 	} else if (arg->path) {
@@ -457,6 +472,8 @@ static void src_done(struct view *v)
 	src_doc_free(&x->doc);
 	free(x->py_arg);
 	free(x->rs_arg);
+	free(x->py_text);
+	free(x->rs_text);
 }
 
 const struct view_ops source_view_ops = {

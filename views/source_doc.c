@@ -87,10 +87,18 @@ static int read_side(struct src_file *f, const char *path, struct tp_err *err)
 	return 0;
 }
 
-/* A refusal "PATH:LINE:COL: unsupported: X" marks its line. */
-static void note_refusal(struct src_doc *d, const char *msg)
+/* A side from text in memory (a changeset's files): no path to edit. */
+static void text_side(struct src_file *f, const char *name, const char *text)
 {
-	const char *p = d->f[SIDE_PY].path;
+	f->shown = xstrdup(name);
+	f->text = xstrdup(text);
+	f->len = strlen(text);
+	index_lines(f);
+}
+
+/* A refusal "NAME:LINE:COL: unsupported: X" marks its line. */
+static void note_refusal(struct src_doc *d, const char *p, const char *msg)
+{
 	size_t pl = strlen(p);
 	long line = 0;
 	if (strncmp(msg, p, pl) == 0 && msg[pl] == ':')
@@ -136,19 +144,17 @@ static void link_inventory(struct src_doc *d)
 	}
 }
 
-int src_doc_load(struct src_doc *d, const char *py, const char *rs, struct tp_err *err)
+/* The Python side read as `py` (the name port's messages use), the Rust
+ * side read or (have_rs false) translated here, then their inventory. */
+static int compare(struct src_doc *d, const char *py, bool have_rs)
 {
-	memset(d, 0, sizeof(*d));
-	if (read_side(&d->f[SIDE_PY], py, err) < 0)
-		return -1;
-	if (rs && read_side(&d->f[SIDE_RS], rs, err) < 0)
-		return -1;
+	const struct src_file *pf = &d->f[SIDE_PY];
 	struct port_op *op = NULL;
 	struct tp_err perr = {0};
-	if (port_open(py, NULL, NULL, &op, &perr) < 0) {
+	if (port_open_source(py, pf->text, pf->len, NULL, NULL, &op, &perr) < 0) {
 		d->problem = xstrdup(perr.msg);
-		note_refusal(d, perr.msg);
-		if (!rs) {
+		note_refusal(d, py, perr.msg);
+		if (!have_rs) {
 			struct src_file *f = &d->f[SIDE_RS];
 			f->shown = xstrdup("(no translation)");
 			f->text = xstrdup("");
@@ -156,7 +162,7 @@ int src_doc_load(struct src_doc *d, const char *py, const char *rs, struct tp_er
 		}
 		return 0;
 	}
-	if (!rs) {
+	if (!have_rs) {
 		struct src_file *f = &d->f[SIDE_RS];
 		f->text = port_kernel_rs(op, py);
 		f->len = strlen(f->text);
@@ -171,6 +177,25 @@ int src_doc_load(struct src_doc *d, const char *py, const char *rs, struct tp_er
 	port_close(op);
 	link_inventory(d);
 	return 0;
+}
+
+int src_doc_load(struct src_doc *d, const char *py, const char *rs, struct tp_err *err)
+{
+	memset(d, 0, sizeof(*d));
+	if (read_side(&d->f[SIDE_PY], py, err) < 0)
+		return -1;
+	if (rs && read_side(&d->f[SIDE_RS], rs, err) < 0)
+		return -1;
+	return compare(d, py, rs != NULL);
+}
+
+int src_doc_load_texts(struct src_doc *d, const struct src_texts *t)
+{
+	memset(d, 0, sizeof(*d));
+	text_side(&d->f[SIDE_PY], t->py_name, t->py);
+	if (t->rs)
+		text_side(&d->f[SIDE_RS], t->rs_name, t->rs);
+	return compare(d, t->py_name, t->rs != NULL);
 }
 
 void src_doc_free(struct src_doc *d)

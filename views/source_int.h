@@ -63,6 +63,9 @@ struct src_doc {
  * Only unreadable files fail; a refusal or a pair that does not match
  * leaves a document that says so (problem, marks). */
 int src_doc_load(struct src_doc *d, const char *py, const char *rs, struct tp_err *err);
+/* The same on texts in memory (view_arg.model of the source view: a
+ * changeset's reference and kernel); the names are what the headers show. */
+int src_doc_load_texts(struct src_doc *d, const struct src_texts *t);
 void src_doc_free(struct src_doc *d);
 
 /* Line i (0-based) of a side, without its newline. */

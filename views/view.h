@@ -146,6 +146,13 @@ struct view_arg {
 	int index;           /* view-specific (attempt sequence number) */
 };
 
+/* The source view (VIEW_SOURCE) on texts in memory rather than files, as
+ * view_arg.model: a changeset's reference and kernel. The view copies them. */
+struct src_texts {
+	const char *py_name, *py; /* what the header shows, the Python text */
+	const char *rs_name, *rs; /* rs NULL: the view translates py */
+};
+
 /* Search state kept per view. Case-insensitive unless the pattern has an
  * upper-case letter (smart case). */
 struct view_search {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The changeset view at 80x24 and 160x48 against golden screens: a
 # packaged changeset (the kernel's diff below, another file's, the source
-# pair, the benchmark view on the note's rows (sorted: it has the focus),
+# view on the reference beside the commit's kernel.rs, the benchmark view on the note's rows (sorted: it has the focus),
 # the IR findings from the note, the IR diff
 # view of the run, the note's findings once the run directory is gone), a
 # changeset whose shape checks fail; and packaging from the pipeline view:
@@ -34,6 +34,7 @@ j
 :save-display changeset-lib-$size.screen
 s
 :save-display changeset-source-$size.screen
+q
 b
 :save-display changeset-bench-$size.screen
 s

@@ -281,6 +281,16 @@ static void set_key(struct perf_record *rec)
 	}
 }
 
+/* cJSON takes a raw control character inside a string, which JSON (and
+ * json.dumps) never has: a name with one would break the lines of a report. */
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
 static void add_payload(struct reader *r, int line, const char *test, const cJSON *root)
 {
 	bool any = false;
@@ -288,6 +298,15 @@ static void add_payload(struct reader *r, int line, const char *test, const cJSO
 	cJSON_ArrayForEach(fw, root) {
 		if (!cJSON_IsObject(fw))
 			continue;
+		if (has_control(fw->string)) {
+			struct perf_record *rec = add_record(r, line, test);
+			rec->backend = xstrdup("");
+			set_key(rec);
+			rec->problem = xstrdup("a framework name with a control character in it "
+					       "(not valid JSON)");
+			any = true;
+			continue;
+		}
 		/* {framework: {"forward": stats, "backward": stats}}, or stats directly */
 		const cJSON *dirs[2] = {cJSON_GetObjectItemCaseSensitive(fw, "forward"),
 					cJSON_GetObjectItemCaseSensitive(fw, "backward")};

@@ -127,6 +127,18 @@ static void test_multiline_and_bad_payloads(void **state)
 	assert_int_equal(log.recs[2].outcome, PERF_OUTCOME_FAILED);
 	assert_string_equal(log.recs[3].problem, "the test FAILED");
 	perflog_free(&log);
+
+	/* cJSON takes a raw newline in a key; as a backend name it would have
+	 * put a second geomean_ratio= line into a report (found by fuzzing) */
+	t = "t.py::test[a-cutile]\n== Performance Test Results ==\n"
+	    "{\"cut\ngeomean_ratio=ile\": {\"median\": 2}}\nPASSED\n";
+	parse(t, &log);
+	assert_int_equal(log.nrecs, 1);
+	assert_string_equal(log.recs[0].backend, "cutile"); /* from the test id */
+	assert_string_equal(log.recs[0].config, "a");
+	assert_true(isnan(log.recs[0].st.median));
+	assert_non_null(strstr(log.recs[0].problem, "control character"));
+	perflog_free(&log);
 }
 
 static void test_config_keys(void **state)

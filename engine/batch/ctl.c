@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "engine/core/pipeline.h"
+#include "engine/core/lock.h"
 #include "engine/core/proc.h"
 #include "engine/core/run.h"
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/core/lock.h"
 #include "engine/core/proc.h"
 #include "engine/core/run.h"
 

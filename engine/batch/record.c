@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine/core/json.h"
+#include "engine/core/lock.h"
 
 static const char *const state_names[BST__COUNT] = {
 	[BST_PENDING] = "pending",         [BST_QUEUED] = "queued",

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine/core/files.h"
+#include "engine/core/lock.h"
 
 static const char *const run_files[] = {"state.json", "events.jsonl", "commands.log", "lock",
 					"contract.txt"};

@@ -102,19 +102,6 @@ int mkdir_p(const char *path, int mode, struct tp_err *err);
 /* Remove a directory tree (no symlink following). Missing is not an error. */
 int remove_tree(const char *path);
 bool path_is_dir(const char *path);
-/* One holder at a time: flock(LOCK_EX|LOCK_NB) on path (created), our pid
- * written in it. Returns the fd, or -1: when another process holds it,
- * *holder gets its pid (0 when unreadable) and err is left alone for the
- * caller to word; on other failures *holder is -1 and err says why. A link
- * or anything but a regular file at path is refused (exit 2), never
- * followed or truncated. */
-int lock_take(const char *path, long *holder, struct tp_err *err);
-/* Is the lock file at path still the one fd holds (not removed or replaced
- * since it was taken)? -1 with err set when not. */
-int lock_check(const char *path, int fd, struct tp_err *err);
-void lock_release(int fd);
-/* Is path locked by a live process right now (without taking it)? */
-bool lock_held(const char *path);
 bool path_is_file(const char *path);
 bool path_is_exec(const char *path);
 bool file_nonempty(const char *path);

@@ -164,10 +164,15 @@ struct ir_value *ps_value_use(struct pstate *ps);
 /* Parse "%name" (definition site); returns the name without '%'. */
 uint32_t ps_value_def(struct pstate *ps, const char **name);
 
-/* ---- types and attributes (ir_parse_type.c) ---- */
+/* ---- types (ir_parse_type.c) and attribute values (ir_parse_attr.c) ---- */
+#define PS_MAX_RANK 16 /* dims of a shape, values of a small integer list */
 const struct ir_type *ps_type(struct pstate *ps);
 bool ps_peek_type(struct pstate *ps);
 const struct ir_type *ps_elem_type(struct pstate *ps); /* "f32", "i1", ... */
+/* Step over prefix when the cursor is on it ("#cuda_tile."). */
+void ps_skip_prefix(struct pstate *ps, const char *prefix);
+/* "[1, ?, 3]" into v (allow_dyn: '?' as IR_DYN); at most cap values. */
+uint32_t ps_int_list(struct pstate *ps, int64_t *v, uint32_t cap, bool allow_dyn);
 /* A float/int literal for an element type, as raw bits / sign-extended value. */
 uint64_t ps_scalar(struct pstate *ps, enum ir_elem e);
 /* "<ELEM: DATA>"; the tile type comes later, so the data is kept pending. */

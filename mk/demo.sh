@@ -12,6 +12,15 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 work="$top/build/demo"
 rm -rf "$work" && mkdir -p "$work"
 cp -R "$top/samples/workspace" "$work/workspace"
+# The workspace as its own repository, the sample committed, so that
+# packaging (p in the pipeline view, tileport package) sees the run's six
+# files as the changes, and not the files of the checkout around it.
+if command -v git >/dev/null 2>&1; then
+	(cd "$work/workspace" && git init -q -b main && git add -A &&
+		git -c user.name=tileport-demo -c user.email=demo@tileport.invalid \
+			commit -q -m "the sample workspace") ||
+		echo "demo: could not make the workspace a git repository; packaging will look at the checkout"
+fi
 export TILEGYM_PATH="$work/workspace" CUTILE_KERNEL_OUT_ROOT="$work/out" TILEPORT_GPU=0
 run="$CUTILE_KERNEL_OUT_ROOT/softmax"
 

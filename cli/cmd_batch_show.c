@@ -63,16 +63,8 @@ static void counts_line(const struct batch *b, struct sbuf *sb)
 static const char *note(const struct batch_op *o, const struct batch_progress *p, char *buf,
 			size_t n)
 {
-	if (o->state == BST_COMPLETE) {
-		snprintf(buf, n, "%s, %s%s%s", or_dash(p->final), run_outcome_words(p->outcome),
-			 p->outcome_reason ? ": " : "", p->outcome_reason ? p->outcome_reason : "");
+	if (batch_state_final(o->state) && batch_ended_text(o, p, buf, n))
 		return buf;
-	}
-	if (batch_state_final(o->state)) {
-		snprintf(buf, n, "%s%s%s", or_dash(p->final), p->reason ? ": " : "",
-			 p->reason ? p->reason : "");
-		return buf;
-	}
 	if (o->state == BST_RUNNING && p->last_event)
 		return p->last_event;
 	if (o->why)

@@ -240,14 +240,10 @@ static void detail(struct view *v, size_t k, struct line_out *out)
 		field(out, "job", LINE_DEFAULT, o->job ? buf : "not started");
 		break;
 	case 3:
-		if (o->state == BST_COMPLETE)
-			snprintf(buf, sizeof(buf), "%s, %s%s%s", p->final, run_outcome_words(p->outcome),
-				 p->outcome_reason ? ": " : "",
-				 p->outcome_reason ? p->outcome_reason : "");
-		else if (p->final)
-			snprintf(buf, sizeof(buf), "%s%s%s", p->final, p->reason ? ": " : "",
-				 p->reason ? p->reason : "");
-		field(out, "ended", p->final ? state_type(o, p) : LINE_DIM, p->final ? buf : o->why);
+		if (p->final && batch_ended_text(o, p, buf, sizeof(buf)))
+			field(out, "ended", state_type(o, p), buf);
+		else
+			field(out, "ended", LINE_DIM, o->why);
 		break;
 	case 4:
 		field(out, "last", LINE_DIM, p->error ? p->error : p->last_event);

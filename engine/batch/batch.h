@@ -106,7 +106,11 @@ char *batch_resolve(const char *arg, const char *out_root);
 /* The most recently created batch in out_root, or NULL. */
 char *batch_latest(const char *out_root);
 int batch_record_load(const char *dir, struct batch_record *r, struct tp_err *err);
-int batch_record_save(struct batch_record *r, struct tp_err *err);
+/* Write batch.json atomically. lock_fd: the record's lock as this process
+ * holds it, checked first (-1 with err when its file was removed or
+ * replaced: another tileport may have the batch), or -1 for a record no
+ * other process can know of yet. */
+int batch_record_save(struct batch_record *r, int lock_fd, struct tp_err *err);
 void batch_record_free(struct batch_record *r);
 
 /* --all: every operator with a cuTile Python or Triton reference
@@ -251,6 +255,11 @@ struct batch_totals {
 void batch_totals(const struct batch *b, struct batch_totals *t);
 /* The op's run ended PIPELINE_COMPLETE and was accepted. */
 bool batch_op_converted(const struct batch_op *o, const struct batch_progress *p);
+/* How the op's run ended, in words: "PIPELINE_COMPLETE, not accepted: WHY"
+ * for a complete run (its outcome), "FINAL: REASON" for another end ("-"
+ * for a final state its run does not name). False, buf empty, before. */
+bool batch_ended_text(const struct batch_op *o, const struct batch_progress *p, char *buf,
+		      size_t n);
 /* The batch as `batch status --json` and `batch report --json` print it:
  * the record's fields, one object per op with its progress, and totals. */
 cJSON *batch_to_json(const struct batch *b);

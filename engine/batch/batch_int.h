@@ -98,8 +98,8 @@ char *batch_path(const struct batch_record *r, const char *rel); /* in the batch
 /* Take the record's lock: -1 with a message naming the holder when another
  * tileport has it. */
 int batch_lock(const struct batch_record *r, struct tp_err *err);
-/* Is fd still the record's lock (its file not removed or replaced)? Checked
- * before every write of the record, as a run's lock is. */
+/* Is fd still the record's lock (its file not removed or replaced)?
+ * batch_record_save checks it before every write, as a run's lock is. */
 int batch_lock_check(const struct batch_record *r, int fd, struct tp_err *err);
 void batch_progress_free(struct batch_progress *p);
 /* Op i's progress from its run (opening its model once the run exists;

@@ -205,23 +205,22 @@ int batch_save(struct batch *b, struct tp_err *err)
 		return 0;
 	int rc;
 	if (b->lock_fd >= 0) {
-		if (batch_lock_check(&b->rec, b->lock_fd, err) < 0) {
+		rc = batch_record_save(&b->rec, b->lock_fd, err);
+		if (rc < 0 && batch_lock_check(&b->rec, b->lock_fd, NULL) < 0) {
 			/* another tileport may have the batch now: this one writes
 			 * and starts nothing more, and stops its runs (they save
 			 * their state; whoever has the batch resumes them) */
 			lock_release(b->lock_fd);
 			b->lock_fd = -1;
 			batch_stop(b);
-			return -1;
 		}
-		rc = batch_record_save(&b->rec, err);
 	} else {
 		struct tp_err lerr;
 		int fd = batch_lock(&b->rec, &lerr);
 		if (fd < 0)
 			return 0; /* another tileport is writing it; it sees the same jobs */
 		merge_from_disk(b);
-		rc = batch_record_save(&b->rec, err);
+		rc = batch_record_save(&b->rec, fd, err);
 		lock_release(fd);
 	}
 	if (rc == 0)
@@ -508,7 +507,7 @@ int batch_start(struct batch **out, struct session *ss, const struct batch_spec 
 	int rc = b->lock_fd < 0 ? -1 : b->exec->launch(b, all, n, err);
 	/* Slurm: the submission wrote the record once sbatch took the array. */
 	if (rc == 0 && b->rec.executor == BATCH_LOCAL)
-		rc = batch_record_save(&b->rec, err);
+		rc = batch_record_save(&b->rec, b->lock_fd, err);
 	if (rc == 0 && b->rec.executor == BATCH_SLURM) {
 		lock_release(b->lock_fd);
 		b->lock_fd = -1;
@@ -622,8 +621,7 @@ static int launch_set(struct batch *b, char *const *rerun, const size_t *only, s
 	if (rc == 0 && k)
 		rc = b->exec->launch(b, idx, k, err);
 	if (rc == 0 && k && b->lock_fd >= 0)
-		rc = batch_lock_check(&b->rec, b->lock_fd, err) < 0 ? -1
-								 : batch_record_save(&b->rec, err);
+		rc = batch_record_save(&b->rec, b->lock_fd, err);
 	free(idx);
 	*started = rc == 0 ? k : 0;
 	return rc;
@@ -649,8 +647,7 @@ static int resume(struct batch *b, char *const *rerun, const size_t *only, size_
 	if (txn >= 0) {
 		/* what was seen and submitted is saved while the lock is held */
 		if (rc == 0)
-			rc = batch_lock_check(&b->rec, txn, err) < 0 ? -1
-								    : batch_record_save(&b->rec, err);
+			rc = batch_record_save(&b->rec, txn, err);
 		lock_release(txn);
 	}
 	batch_changed(b);

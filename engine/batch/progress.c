@@ -227,6 +227,20 @@ bool batch_op_converted(const struct batch_op *o, const struct batch_progress *p
 	return o->state == BST_COMPLETE && p->outcome == OUTCOME_ACCEPTED;
 }
 
+bool batch_ended_text(const struct batch_op *o, const struct batch_progress *p, char *buf,
+		      size_t n)
+{
+	const char *final = p->final ? p->final : "-";
+	if (o->state == BST_COMPLETE)
+		snprintf(buf, n, "%s, %s%s%s", final, run_outcome_words(p->outcome),
+			 p->outcome_reason ? ": " : "", p->outcome_reason ? p->outcome_reason : "");
+	else if (p->final || batch_state_final(o->state))
+		snprintf(buf, n, "%s%s%s", final, p->reason ? ": " : "", p->reason ? p->reason : "");
+	else if (n)
+		buf[0] = '\0';
+	return n && buf[0];
+}
+
 void batch_totals(const struct batch *b, struct batch_totals *t)
 {
 	memset(t, 0, sizeof(*t));

@@ -360,8 +360,18 @@ int batch_record_load(const char *dir, struct batch_record *r, struct tp_err *er
 	return rc;
 }
 
-int batch_record_save(struct batch_record *r, struct tp_err *err)
+int batch_lock_check(const struct batch_record *r, int fd, struct tp_err *err)
 {
+	char *path = batch_path(r, "lock");
+	int rc = lock_check(path, fd, err);
+	free(path);
+	return rc;
+}
+
+int batch_record_save(struct batch_record *r, int lock_fd, struct tp_err *err)
+{
+	if (lock_fd >= 0 && batch_lock_check(r, lock_fd, err) < 0)
+		return -1;
 	r->updated = wall_ms();
 	cJSON *o = record_json(r);
 	char *text = cJSON_Print(o);
@@ -372,14 +382,6 @@ int batch_record_save(struct batch_record *r, struct tp_err *err)
 	int rc = write_file_atomic(path, line, strlen(line), err);
 	free(path);
 	free(line);
-	return rc;
-}
-
-int batch_lock_check(const struct batch_record *r, int fd, struct tp_err *err)
-{
-	char *path = batch_path(r, "lock");
-	int rc = lock_check(path, fd, err);
-	free(path);
 	return rc;
 }
 

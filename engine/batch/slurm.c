@@ -346,7 +346,7 @@ static int slurm_launch(struct batch *b, const size_t *idx, size_t n, struct tp_
 		batch_note(b, 0, "submitted %zu run%s as job array %s", n, n == 1 ? "" : "s", job);
 		/* At start the record is written here, so that a failure to
 		 * write it takes the jobs back: no job without its record. */
-		if (first && batch_record_save(r, err) < 0) {
+		if (first && batch_record_save(r, b->lock_fd, err) < 0) {
 			scancel(job);
 			rc = -1;
 		}

@@ -212,7 +212,7 @@ static void test_record_round_trip(void **state)
 				     .state = BST_INTERRUPTED, .job = xstrdup("12_0"), .node = xstrdup("vm"),
 				     .why = xstrdup("job 12_0 NODE_FAIL on vm"), .starts = 1, .started = 5,
 				     .ended = 9};
-	assert_int_equal(batch_record_save(&r, NULL), 0);
+	assert_int_equal(batch_record_save(&r, -1, NULL), 0);
 	char *moved = tu_tmpdir();
 	char *cmd = xasprintf("mv '%s/%s' '%s/'", root, BATCH_FOLDER, moved);
 	assert_int_equal(system(cmd), 0);

@@ -72,17 +72,16 @@ static size_t name_stem(const char *s, size_t n, size_t *hash)
  * block argument; constants by their printed name, which spells the value. */
 static char *describe(const struct ir_value *v, const struct ir_names *names)
 {
-	while (ir_value_def(v) && ir_value_def(v)->code == IR_OP_ASSUME && ir_value_def(v)->noperands)
-		v = ir_value_def(v)->operands[0];
-	if (ir_value_def(v) && ir_value_def(v)->code == IR_OP_CONSTANT) {
+	v = irdiff_through_assume(v);
+	const struct ir_op *d = ir_value_def(v);
+	if (d && d->code == IR_OP_CONSTANT) {
 		const char *n = ir_names_get(names, v);
 		size_t hash, stem = name_stem(n, strlen(n), &hash);
 		return xasprintf("%.*s", (int)stem, n);
 	}
-	if (ir_value_def(v))
-		return xasprintf("%s#%u", ir_value_def(v)->code == IR_OP_UNKNOWN ? ir_op_name(ir_value_def(v)) : ir_value_def(v)->def->name,
-				 v->index);
-	const struct ir_op *owner = ir_value_block(v) && ir_value_block(v)->parent ? ir_value_block(v)->parent->parent : NULL;
+	if (d)
+		return xasprintf("%s#%u", irdiff_op_name(d), v->index);
+	const struct ir_op *owner = ir_arg_owner(v);
 	if (!owner || owner->code == IR_OP_ENTRY)
 		return xasprintf("arg%u", v->index);
 	return xasprintf("%s.a%u", owner->def->name, v->index);

@@ -357,15 +357,20 @@ static inline struct ir_region *ir_op_region(const struct ir_op *op, uint32_t r)
 }
 
 /* An op with several operand groups keeps their sizes (uint32_t each) just
- * before its operand pointers, in the same arena block. */
+ * before its operand pointers, in the same arena block: this many bytes. */
+static inline size_t ir_op_group_prefix(const struct ir_op *op)
+{
+	return op->ngroups > 1 ? ((size_t)op->ngroups * sizeof(uint32_t) + 7) & ~(size_t)7 : 0;
+}
+
 static inline uint32_t ir_op_group_size(const struct ir_op *op, uint32_t g)
 {
 	if (op->ngroups <= 1)
 		return g == 0 ? op->noperands : 0;
 	if (!op->operands || g >= op->ngroups)
 		return 0;
-	size_t pre = ((size_t)op->ngroups * sizeof(uint32_t) + 7) & ~(size_t)7;
-	return ((const uint32_t *)(const void *)((const char *)op->operands - pre))[g];
+	return ((const uint32_t *)(const void *)((const char *)op->operands -
+						 ir_op_group_prefix(op)))[g];
 }
 
 /* ------------------------------------------------------------------ */
@@ -449,6 +454,14 @@ struct ir_opdef {
 static inline const char *ir_op_name(const struct ir_op *op)
 {
 	return op->x && op->x->name ? op->x->name : op->def->name;
+}
+
+/* The op whose region holds a block argument's block; NULL for an op's
+ * result and for a block outside any op. */
+static inline struct ir_op *ir_arg_owner(const struct ir_value *v)
+{
+	struct ir_block *b = ir_value_block(v);
+	return b && b->parent ? b->parent->parent : NULL;
 }
 
 const struct ir_opdef *ir_opdef(int code); /* IR_OP_UNKNOWN gives the unknown def */

@@ -15,8 +15,7 @@
 enum { SHARED_INT_MIN = -1, SHARED_INT_MAX = 64 };
 
 struct attr_table {
-	size_t cap, n;
-	const struct ir_attr **slots;
+	struct ir_intern set;
 	const struct ir_attr *unit, *bools[2];
 	const struct ir_attr *enums[IR_EN_COUNT][16];
 	const struct ir_attr *ints[IR_ELEM_COUNT][SHARED_INT_MAX - SHARED_INT_MIN + 1];
@@ -25,8 +24,7 @@ struct attr_table {
 void ir_attrs_init(struct ir_module *m)
 {
 	struct attr_table *t = xcalloc(1, sizeof(*t));
-	t->cap = 64;
-	t->slots = xcalloc(t->cap, sizeof(*t->slots));
+	ir_intern_init(&t->set);
 	m->attrs = t;
 }
 
@@ -34,7 +32,7 @@ void ir_attrs_free(struct ir_module *m)
 {
 	struct attr_table *t = m->attrs;
 	if (t) {
-		free(t->slots);
+		ir_intern_free(&t->set);
 		free(t);
 	}
 	m->attrs = NULL;
@@ -86,8 +84,9 @@ static bool same_bytes(const void *a, const void *b, size_t n)
 }
 
 /* Equal within one module: children and types by pointer. */
-static bool same_local(const struct ir_attr *a, const struct ir_attr *b)
+static bool same_local(const void *have, const void *proto)
 {
+	const struct ir_attr *a = have, *b = proto;
 	if (a->kind != b->kind || a->ekind != b->ekind || a->b != b->b ||
 	    a->has_every != b->has_every || a->has_lb != b->has_lb || a->has_ub != b->has_ub ||
 	    a->n != b->n || a->type != b->type)
@@ -118,15 +117,6 @@ static bool same_local(const struct ir_attr *a, const struct ir_attr *b)
 	}
 }
 
-static void table_insert(struct attr_table *t, const struct ir_attr *a)
-{
-	size_t i = attr_hash(a) & (t->cap - 1);
-	while (t->slots[i])
-		i = (i + 1) & (t->cap - 1);
-	t->slots[i] = a;
-	t->n++;
-}
-
 static void *copy(struct ir_module *m, const void *p, size_t n)
 {
 	void *q = ir_alloc(m, n ? n : 1);
@@ -140,10 +130,10 @@ static void *copy(struct ir_module *m, const void *p, size_t n)
 static const struct ir_attr *intern(struct ir_module *m, const struct ir_attr *proto)
 {
 	struct attr_table *t = m->attrs;
-	size_t i = attr_hash(proto) & (t->cap - 1);
-	for (; t->slots[i]; i = (i + 1) & (t->cap - 1))
-		if (same_local(t->slots[i], proto))
-			return t->slots[i];
+	uint64_t h = attr_hash(proto);
+	const struct ir_attr *have = ir_intern_find(&t->set, h, proto, same_local);
+	if (have)
+		return have;
 	struct ir_attr *a = ir_alloc(m, sizeof(*a));
 	*a = *proto;
 	switch (a->kind) {
@@ -172,18 +162,7 @@ static const struct ir_attr *intern(struct ir_module *m, const struct ir_attr *p
 	default:
 		break;
 	}
-	if ((t->n + 1) * 2 > t->cap) {
-		struct attr_table big = *t;
-		big.cap = t->cap * 2;
-		big.n = 0;
-		big.slots = xcalloc(big.cap, sizeof(*big.slots));
-		for (size_t k = 0; k < t->cap; k++)
-			if (t->slots[k])
-				table_insert(&big, t->slots[k]);
-		free(t->slots);
-		*t = big;
-	}
-	table_insert(t, a);
+	ir_intern_add(&t->set, h, a);
 	return a;
 }
 

@@ -155,7 +155,8 @@ static bool op_eq(struct vmap *vm, const struct ir_op *a, const struct ir_op *b)
 		return false;
 	if (a->code == IR_OP_UNKNOWN && strcmp(ir_op_name(a), ir_op_name(b)) != 0)
 		return false;
-	if ((ir_op_x(a)->text == NULL) != (ir_op_x(b)->text == NULL) || (ir_op_x(a)->text && strcmp(ir_op_x(a)->text, ir_op_x(b)->text) != 0))
+	const char *ta = ir_op_x(a)->text, *tb = ir_op_x(b)->text;
+	if ((ta == NULL) != (tb == NULL) || (ta && strcmp(ta, tb) != 0))
 		return false;
 	for (uint32_t g = 0; g < a->ngroups; g++)
 		if (ir_op_group_size(a, g) != ir_op_group_size(b, g))

@@ -19,6 +19,22 @@ struct ir_op_extra *ir_op_extra(struct ir_module *m, struct ir_op *op);
 /* Add a "module" op made elsewhere (generic form) to the module's units. */
 void ir_module_register_unit(struct ir_module *m, struct ir_op *unit);
 
+/* A module's interned objects of one kind (ir_intern.c). */
+struct ir_intern {
+	size_t cap, n;
+	struct {
+		uint64_t hash;
+		const void *obj;
+	} *slots;
+};
+void ir_intern_init(struct ir_intern *s);
+void ir_intern_free(struct ir_intern *s);
+/* The object with hash h that same() finds equal to proto, or NULL. */
+const void *ir_intern_find(const struct ir_intern *s, uint64_t h, const void *proto,
+			   bool (*same)(const void *have, const void *proto));
+/* Add obj (not in the set yet) under hash h. */
+void ir_intern_add(struct ir_intern *s, uint64_t h, const void *obj);
+
 void ir_types_init(struct ir_module *m);
 void ir_types_free(struct ir_module *m);
 void ir_attrs_init(struct ir_module *m);

@@ -212,17 +212,11 @@ struct ir_op *ir_op_new_code(struct ir_module *m, int code)
 	return op_alloc(m, d, d->name, strlen(d->name));
 }
 
-/* Bytes of group sizes in front of an op's operand pointers. */
-static size_t group_prefix(const struct ir_op *op)
-{
-	return op->ngroups > 1 ? ((size_t)op->ngroups * sizeof(uint32_t) + 7) & ~(size_t)7 : 0;
-}
-
 void ir_op_add_operand(struct ir_module *m, struct ir_op *op, uint32_t group, struct ir_value *v)
 {
 	if (group >= op->ngroups)
 		group = op->ngroups - 1u;
-	size_t pre = group_prefix(op);
+	size_t pre = ir_op_group_prefix(op);
 	op->operands = ir_grow_pow2(m, op->operands, op->noperands, sizeof(*op->operands), pre);
 	uint32_t *sizes = pre ? (uint32_t *)(void *)((char *)op->operands - pre) : NULL;
 	uint32_t pos = op->noperands;

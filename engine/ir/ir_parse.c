@@ -110,6 +110,17 @@ uint32_t ps_value_def(struct pstate *ps, const char **name)
 	return (uint32_t)(ps->p - s);
 }
 
+void ps_operand_type(struct pstate *ps, const char *at, const struct ir_value *v,
+		     const struct ir_type *written, uint32_t i, const char *op, size_t oplen)
+{
+	if (!v->type || ir_type_equal(v->type, written))
+		return;
+	sb_reset(&ps->scratch); /* freed with the parser */
+	ir_print_type(&ps->scratch, v->type);
+	ps_fail(ps, at, "operand %u of '%.*s' is a %.200s, not the type written for it", i + 1,
+		(int)oplen, op, sb_str(&ps->scratch));
+}
+
 struct ir_value *ps_value_use(struct pstate *ps)
 {
 	const char *name;

@@ -159,6 +159,11 @@ struct pmark ps_scope_push(struct pstate *ps);
 void ps_scope_pop(struct pstate *ps, struct pmark mark);
 void ps_bind(struct pstate *ps, const char *name, uint32_t len, uint32_t n,
 	     struct ir_value **vals);
+/* An operand's type is its value's (as MLIR requires): the printer writes
+ * the value's, so a text that says otherwise would not read back. Fails at
+ * `at` when `written` is another type (operand i of op, 0-based). */
+void ps_operand_type(struct pstate *ps, const char *at, const struct ir_value *v,
+		     const struct ir_type *written, uint32_t i, const char *op, size_t oplen);
 /* "%name" or "%name#i" at the cursor; fails on an undefined name. */
 struct ir_value *ps_value_use(struct pstate *ps);
 /* Parse "%name" (definition site); returns the name without '%'. */

@@ -512,18 +512,11 @@ struct ir_op *ps_generic_op(struct pstate *ps, uint32_t nres)
 	const struct ir_type *ft = ps_type(ps);
 	if (ft->kind != IR_TY_FUNC)
 		ps_fail(ps, ps->p, "expected a function type '(...) -> ...' after the generic op");
-	/* the operands' types are their values' (as MLIR requires): what the
-	 * printer writes, so a text that says otherwise would not read back */
 	if (ft->nin != n)
 		ps_fail(ps, at, "'%.*s' has %u operand(s), its type lists %u", (int)len, name, n,
 			ft->nin);
 	for (uint32_t i = 0; i < n; i++)
-		if (vals[i]->type && !ir_type_equal(vals[i]->type, ft->ins[i])) {
-			sb_reset(&ps->scratch);
-			ir_print_type(&ps->scratch, vals[i]->type);
-			ps_fail(ps, at, "operand %u of '%.*s' is a %.200s, not the type its type lists",
-				i + 1, (int)len, name, sb_str(&ps->scratch));
-		}
+		ps_operand_type(ps, at, vals[i], ft->ins[i], i, name, len);
 	if (ft->nout != op->nresults) {
 		if (op->nresults == 0)
 			for (uint32_t i = 0; i < ft->nout; i++)

@@ -93,8 +93,6 @@ static void parse_types_into(struct pstate *ps, struct ir_op *op, bool result, u
 {
 	const struct ir_opdef *d = op->def;
 	if (!result) {
-		/* an operand's type is its value's: one written otherwise is an
-		 * error (as in MLIR), and would not be what the printer writes */
 		uint32_t n = ir_op_group_size(op, g), k;
 		struct ir_value *const *vals = ir_op_group(op, g, &k);
 		for (uint32_t i = 0; i < (first_only && n ? 1 : n); i++) {
@@ -104,12 +102,7 @@ static void parse_types_into(struct pstate *ps, struct ir_op *op, bool result, u
 			const char *at = ps->p;
 			const struct ir_type *t = ps_type(ps);
 			for (uint32_t j = first_only ? 0 : i; j < (first_only ? n : i + 1); j++)
-				if (vals[j]->type && !ir_type_equal(vals[j]->type, t)) {
-					sb_reset(&ps->scratch); /* freed with the parser */
-					ir_print_type(&ps->scratch, vals[j]->type);
-					ps_fail(ps, at, "operand %u of %s is a %.200s, not the type "
-						"written here", j + 1, d->name, sb_str(&ps->scratch));
-				}
+				ps_operand_type(ps, at, vals[j], t, j, d->name, strlen(d->name));
 		}
 		return;
 	}

@@ -487,7 +487,8 @@ static void print_unknown_text(struct pctx *c, const struct ir_op *op)
 static void print_generic(struct pctx *c, const struct ir_op *op, int ind, bool regions)
 {
 	struct sbuf *o = c->out;
-	char *nm = op->code != IR_OP_UNKNOWN ? xasprintf("cuda_tile.%s", ir_op_name(op)) : xstrdup(ir_op_name(op));
+	char *nm = op->code != IR_OP_UNKNOWN ? xasprintf("cuda_tile.%s", ir_op_name(op))
+					     : xstrdup(ir_op_name(op));
 	ir_print_string(o, nm, strlen(nm));
 	free(nm);
 	sb_addc(o, '(');

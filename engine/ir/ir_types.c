@@ -6,11 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct type_table {
-	size_t cap, n;
-	const struct ir_type **slots;
-};
-
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -59,8 +54,9 @@ static bool arr_eq(const void *a, const void *b, size_t n)
 	return n == 0 || memcmp(a, b, n) == 0;
 }
 
-static bool same_local(const struct ir_type *a, const struct ir_type *b)
+static bool same_local(const void *have, const void *proto)
 {
+	const struct ir_type *a = have, *b = proto;
 	if (a->kind != b->kind || a->elem != b->elem || a->inner != b->inner ||
 	    a->rank != b->rank || a->nstrides != b->nstrides || a->ndim_map != b->ndim_map ||
 	    a->padding != b->padding || a->sparse_dim != b->sparse_dim || a->nin != b->nin ||
@@ -83,40 +79,27 @@ static bool same_local(const struct ir_type *a, const struct ir_type *b)
 
 void ir_types_init(struct ir_module *m)
 {
-	struct type_table *tt = xcalloc(1, sizeof(*tt));
-	tt->cap = 64;
-	tt->slots = xcalloc(tt->cap, sizeof(*tt->slots));
-	m->types = tt;
+	struct ir_intern *set = xcalloc(1, sizeof(*set));
+	ir_intern_init(set);
+	m->types = set;
 }
 
 void ir_types_free(struct ir_module *m)
 {
-	struct type_table *tt = m->types;
-	if (tt) {
-		free(tt->slots);
-		free(tt);
+	struct ir_intern *set = m->types;
+	if (set) {
+		ir_intern_free(set);
+		free(set);
 	}
 	m->types = NULL;
 }
 
-static void table_insert(struct type_table *tt, const struct ir_type *t)
-{
-	size_t i = type_hash(t) & (tt->cap - 1);
-	while (tt->slots[i])
-		i = (i + 1) & (tt->cap - 1);
-	tt->slots[i] = t;
-	tt->n++;
-}
-
 static const struct ir_type *intern(struct ir_module *m, const struct ir_type *proto)
 {
-	struct type_table *tt = m->types;
-	size_t i = type_hash(proto) & (tt->cap - 1);
-	while (tt->slots[i]) {
-		if (same_local(tt->slots[i], proto))
-			return tt->slots[i];
-		i = (i + 1) & (tt->cap - 1);
-	}
+	uint64_t h = type_hash(proto);
+	const struct ir_type *have = ir_intern_find(m->types, h, proto, same_local);
+	if (have)
+		return have;
 	struct ir_type *t = ir_alloc(m, sizeof(*t));
 	*t = *proto;
 	if (t->rank)
@@ -136,15 +119,7 @@ static const struct ir_type *intern(struct ir_module *m, const struct ir_type *p
 				 t->nout * sizeof(*t->outs));
 	if (t->text)
 		t->text = ir_strdup(m, proto->text, strlen(proto->text));
-	if ((tt->n + 1) * 2 > tt->cap) {
-		struct type_table big = {tt->cap * 2, 0, xcalloc(tt->cap * 2, sizeof(*tt->slots))};
-		for (size_t k = 0; k < tt->cap; k++)
-			if (tt->slots[k])
-				table_insert(&big, tt->slots[k]);
-		free(tt->slots);
-		*tt = big;
-	}
-	table_insert(tt, t);
+	ir_intern_add(m->types, h, t);
 	return t;
 }
 

@@ -20,6 +20,22 @@
 #include "engine/core/util.h"
 #include "engine/ir/ir.h"
 
+/* How the diff names an op: the registry's name (an alias folded into it,
+ * "pow" for fpowf), an unknown op its own. */
+static inline const char *irdiff_op_name(const struct ir_op *op)
+{
+	return op->code == IR_OP_UNKNOWN ? ir_op_name(op) : op->def->name;
+}
+
+/* The value an operand stands for, assume chains looked through. */
+static inline const struct ir_value *irdiff_through_assume(const struct ir_value *v)
+{
+	const struct ir_op *d;
+	while ((d = ir_value_def(v)) && d->code == IR_OP_ASSUME && d->noperands)
+		v = d->operands[0];
+	return v;
+}
+
 struct cJSON;
 
 enum irdiff_severity {

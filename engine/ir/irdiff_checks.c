@@ -10,16 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *opname(const struct ir_op *op)
+/* The value attribute of the constant that defines v, or NULL. */
+static const struct ir_attr *constant_of(const struct ir_value *v)
 {
-	return op->code == IR_OP_UNKNOWN ? ir_op_name(op) : op->def->name;
-}
-
-static const struct ir_value *through_assume(const struct ir_value *v)
-{
-	while (ir_value_def(v) && ir_value_def(v)->code == IR_OP_ASSUME && ir_value_def(v)->noperands)
-		v = ir_value_def(v)->operands[0];
-	return v;
+	const struct ir_op *d = ir_value_def(v);
+	return d && d->code == IR_OP_CONSTANT ? ir_op_attr(d, "value") : NULL;
 }
 
 /* ---- predicates ---- */
@@ -46,8 +41,9 @@ static bool swizzle(const struct ir_op *op, const void *ctx)
 	if (op->code != IR_OP_DIVI && op->code != IR_OP_REMI)
 		return false;
 	for (uint32_t i = 0; i < op->noperands; i++) {
-		const struct ir_value *v = through_assume(op->operands[i]);
-		if (ir_value_def(v) && ir_value_def(v)->code == IR_OP_GET_TILE_BLOCK_ID)
+		const struct ir_value *v = irdiff_through_assume(op->operands[i]);
+		const struct ir_op *d = ir_value_def(v);
+		if (d && d->code == IR_OP_GET_TILE_BLOCK_ID)
 			return true;
 	}
 	return false;
@@ -509,7 +505,7 @@ static void changed_row(struct irdiff_entry *e, int ei, size_t i, struct fbuf *f
 		if (da != dg)
 			row_finding(fb, "reduce-axis", IRDIFF_CRITICAL, ei, e, i,
 				    xasprintf("%s over dim %lld in the reference, dim %lld generated",
-					      opname(a), (long long)da, (long long)dg));
+					      irdiff_op_name(a), (long long)da, (long long)dg));
 		break;
 	}
 	case IR_OP_MAKE_PARTITION_VIEW:
@@ -529,10 +525,10 @@ static void changed_row(struct irdiff_entry *e, int ei, size_t i, struct fbuf *f
 		uint32_t ma = ir_op_group_size(a, mg), mgn = ir_op_group_size(g, mg);
 		if (ma && !mgn)
 			row_finding(fb, "mask-dropped", IRDIFF_CRITICAL, ei, e, i,
-				    xasprintf("%s is masked in the reference, not generated", opname(a)));
+				    xasprintf("%s is masked in the reference, not generated", irdiff_op_name(a)));
 		else if (!ma && mgn)
 			row_finding(fb, "mask-added", IRDIFF_WARN, ei, e, i,
-				    xasprintf("%s is masked only in the generated entry", opname(a)));
+				    xasprintf("%s is masked only in the generated entry", irdiff_op_name(a)));
 		int pg = ir_opdef_group(a->def, "paddingValue");
 		if (pg >= 0 && ir_op_group_size(a, pg) && !ir_op_group_size(g, pg))
 			row_finding(fb, "padding-dropped", IRDIFF_WARN, ei, e, i,
@@ -540,12 +536,9 @@ static void changed_row(struct irdiff_entry *e, int ei, size_t i, struct fbuf *f
 		break;
 	}
 	case IR_OP_FOR: {
-		const struct ir_value *sa = through_assume(a->operands[2]);
-		const struct ir_value *sg = through_assume(g->operands[2]);
-		const struct ir_attr *ca = ir_value_def(sa) && ir_value_def(sa)->code == IR_OP_CONSTANT
-						   ? ir_op_attr(ir_value_def(sa), "value") : NULL;
-		const struct ir_attr *cg = ir_value_def(sg) && ir_value_def(sg)->code == IR_OP_CONSTANT
-						   ? ir_op_attr(ir_value_def(sg), "value") : NULL;
+		const struct ir_value *sa = irdiff_through_assume(a->operands[2]);
+		const struct ir_value *sg = irdiff_through_assume(g->operands[2]);
+		const struct ir_attr *ca = constant_of(sa), *cg = constant_of(sg);
 		if (ca && cg && ca->kind == IR_ATTR_DENSE && cg->kind == IR_ATTR_DENSE && ca->n &&
 		    cg->n && !ir_attr_equal(ca, cg))
 			row_finding(fb, "for-step", IRDIFF_WARN, ei, e, i,
@@ -683,7 +676,7 @@ static void moved(struct irdiff_entry *e, int ei, const struct nside *ref, const
 						  out && is_memory(rs->op) ? IRDIFF_CRITICAL : IRDIFF_WARN,
 						  ei, side_range(rs), side_range(gs), (int)(out ? i : (size_t)j),
 						  xasprintf("%s is inside %d loop(s) in the reference, %d "
-							    "generated (moved %s)", opname(rs->op), dr, dg,
+							    "generated (moved %s)", irdiff_op_name(rs->op), dr, dg,
 							    out ? "out of a loop" : "into a loop"));
 				break;
 			}

@@ -40,7 +40,7 @@ static inline uint32_t nline_last(const struct nline *l)
 /* Canonical op name ("pow" for fpowf), "}" for braces. */
 static inline const char *nline_name(const struct nline *l)
 {
-	return !l->op ? "}" : l->op->code == IR_OP_UNKNOWN ? ir_op_name(l->op) : l->op->def->name;
+	return l->op ? irdiff_op_name(l->op) : "}";
 }
 
 struct nside {
@@ -53,12 +53,17 @@ struct nside {
 	uint16_t *loops;
 };
 
+static inline size_t nline_index(const struct nside *s, const struct nline *l)
+{
+	return (size_t)(l - s->lines);
+}
+
 /* A line's canonical text: a brace's own, an op's when texts were asked for. */
 static inline const char *nline_text(const struct nside *s, const struct nline *l)
 {
 	if (l->kind != NLINE_OP)
 		return l->kind == NLINE_ELSE ? "} else {" : "}";
-	return s->texts ? s->texts[l - s->lines] : NULL;
+	return s->texts ? s->texts[nline_index(s, l)] : NULL;
 }
 
 /* Printed types and attributes of one module, by pointer: types are
@@ -93,11 +98,6 @@ void irdiff_type(struct sbuf *sb, const struct ir_type *t);
 struct rowlines {
 	const struct nline **ref, **gen;
 };
-
-static inline size_t nline_index(const struct nside *s, const struct nline *l)
-{
-	return (size_t)(l - s->lines);
-}
 
 /* Align two sides (libgit2, initialised on first use: *libgit2_up says it
  * was; whole: common ends too); fills e->rows and rl. Returns -1 with err

@@ -177,18 +177,12 @@ static void nf_type(struct nf *h, struct pcache *pc, const struct ir_type *t)
 		nf_word(h, 0);
 }
 
-static const char *canon_name(const struct ir_op *op)
-{
-	return op->code == IR_OP_UNKNOWN ? ir_op_name(op) : op->def->name;
-}
-
 /* An operand named by its definition (assume chains looked through). */
 static void operand(struct nf *h, const struct ir_value *v, struct pcache *pc)
 {
-	while (ir_value_def(v) && ir_value_def(v)->code == IR_OP_ASSUME && ir_value_def(v)->noperands)
-		v = ir_value_def(v)->operands[0];
-	if (ir_value_def(v)) {
-		const struct ir_op *d = ir_value_def(v);
+	v = irdiff_through_assume(v);
+	const struct ir_op *d = ir_value_def(v);
+	if (d) {
 		if (d->code == IR_OP_CONSTANT) {
 			const struct ir_attr *a = ir_op_attr(d, "value");
 			nf_word(h, W_CST);
@@ -197,16 +191,16 @@ static void operand(struct nf *h, const struct ir_value *v, struct pcache *pc)
 			return;
 		}
 		nf_word(h, W_DEF);
-		nf_name(h, pc, canon_name(d));
+		nf_name(h, pc, irdiff_op_name(d));
 		nf_word(h, d->nresults > 1 ? v->index + 1 : 0);
 		return;
 	}
-	const struct ir_op *owner = ir_value_block(v) && ir_value_block(v)->parent ? ir_value_block(v)->parent->parent : NULL;
+	const struct ir_op *owner = ir_arg_owner(v);
 	if (!owner || owner->code == IR_OP_ENTRY) {
 		nf_word(h, W_ARG);
 	} else {
 		nf_word(h, W_OWNED);
-		nf_name(h, pc, canon_name(owner));
+		nf_name(h, pc, irdiff_op_name(owner));
 	}
 	nf_word(h, v->index);
 }
@@ -214,7 +208,7 @@ static void operand(struct nf *h, const struct ir_value *v, struct pcache *pc)
 static void op_norm(const struct ir_op *op, struct pcache *pc, uint64_t out[2])
 {
 	struct nf h = {0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL};
-	nf_name(&h, pc, canon_name(op));
+	nf_name(&h, pc, irdiff_op_name(op));
 	if (op->nattrs) {
 		/* by name, so that attribute order is no difference; ops carry few */
 		const struct ir_named_attr *stack[16];
@@ -291,8 +285,10 @@ struct flat {
 	uint32_t base, nuses;
 };
 
-/* The side's array is sized up front (count_lines), so it never moves. */
-static struct nline *push(struct nside *s)
+/* A new line of the side, held by `owner` inside `loops` for/loop ops. The
+ * arrays are sized up front (irdiff_flatten counts the lines), so growing
+ * here is only a fallback. */
+static struct nline *push(struct nside *s, const struct ir_op *owner, int loops)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 64;
@@ -304,6 +300,8 @@ static struct nline *push(struct nside *s)
 	}
 	if (s->texts)
 		s->texts[s->n] = NULL;
+	s->owner[s->n] = owner;
+	s->loops[s->n] = (uint16_t)loops;
 	struct nline *l = &s->lines[s->n++];
 	memset(l, 0, sizeof(*l));
 	return l;
@@ -312,9 +310,7 @@ static struct nline *push(struct nside *s)
 static void brace(struct flat *f, const struct ir_op *owner, int depth, int loops,
 		  enum nline_kind kind, uint32_t line)
 {
-	struct nline *l = push(f->out);
-	f->out->owner[f->out->n - 1] = owner;
-	f->out->loops[f->out->n - 1] = (uint16_t)loops;
+	struct nline *l = push(f->out, owner, loops);
 	l->depth = (uint16_t)depth;
 	l->kind = (uint8_t)kind;
 	l->line = line;
@@ -337,13 +333,11 @@ static void flatten_block(struct flat *f, const struct ir_op *owner, const struc
 static void flatten_op(struct flat *f, const struct ir_op *owner, const struct ir_op *op, int depth,
 		       int loops)
 {
-	struct nline *l = push(f->out);
-	f->out->owner[f->out->n - 1] = owner;
-	f->out->loops[f->out->n - 1] = (uint16_t)loops;
+	struct nline *l = push(f->out, owner, loops);
 	l->op = op;
 	l->depth = (uint16_t)depth;
 	if (f->names)
-		f->out->texts[l - f->out->lines] = ir_op_line(op, f->names);
+		f->out->texts[nline_index(f->out, l)] = ir_op_line(op, f->names);
 	op_norm(op, f->printed, l->body);
 	if (!op->nregions)
 		return;

@@ -41,7 +41,7 @@ int irdiff_find_row(const struct irdiff_entry *e, const char *name, bool unpaire
 		if (unpaired_only && w->kind == IRDIFF_ROW_EQUAL)
 			continue;
 		const struct ir_op *op = w->ref.op ? w->ref.op : w->gen.op;
-		if (op && strcmp(op->code == IR_OP_UNKNOWN ? ir_op_name(op) : op->def->name, name) == 0)
+		if (op && strcmp(irdiff_op_name(op), name) == 0)
 			return (int)i;
 	}
 	return -1;

@@ -276,7 +276,7 @@ static void test_errors(void **state)
 	 * value's, so anything else would not read back (found by fuzz_ir_parse) */
 	expect_error("cuda_tile.module @k {\n  entry @e(%a: tile<ptr<f32>>) {\n"
 		     "    %b = assume div_by<16>, %a : tile<ptr<f16>>\n  }\n}\n",
-		     "t.mlir:3:34: operand 1 of assume is a tile<ptr<f32>>, not the type written here");
+		     "t.mlir:3:34: operand 1 of 'assume' is a tile<ptr<f32>>, not the type written for it");
 	/* a module's values are its own: the next module may use the names
 	 * again, as the printer does (found by fuzz_ir_parse), and not its values */
 	const char *two = "cuda_tile.module @a {\n  %x = future_op\n}\n// -----\n"
@@ -296,7 +296,7 @@ static void test_errors(void **state)
 		     "t.mlir:5:17: use of undefined value %x");
 	expect_error("cuda_tile.module @k {\n  entry @e(%a: tile<f32>) {\n"
 		     "    %b = \"cuda_tile.negf\"(%a) : (tile<f16>) -> tile<f32>\n  }\n}\n",
-		     "t.mlir:3:10: operand 1 of 'cuda_tile.negf' is a tile<f32>, not the type its type lists");
+		     "t.mlir:3:10: operand 1 of 'cuda_tile.negf' is a tile<f32>, not the type written for it");
 	expect_error("cuda_tile.module @k {\n  entry @e(%a: tile<f32>) {\n"
 		     "    %b = \"cuda_tile.negf\"(%a) : () -> tile<f32>\n  }\n}\n",
 		     "t.mlir:3:10: 'cuda_tile.negf' has 1 operand(s), its type lists 0");

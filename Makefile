@@ -225,7 +225,7 @@ install: all
 	install -m 755 $(B)/tileport $(DESTDIR)$(BINDIR)/tileport
 	if [ -f $(B)/libtileport_cupti.so ]; then \
 	  install -d $(DESTDIR)$(LIBDIR) && install -m 755 $(B)/libtileport_cupti.so $(DESTDIR)$(LIBDIR)/; fi
-	cp -R skill themes $(DESTDIR)$(DATADIR)/
+	cp -R skill themes rust $(DESTDIR)$(DATADIR)/
 	find $(DESTDIR)$(DATADIR) -type d -exec chmod 755 {} + ; find $(DESTDIR)$(DATADIR) -type f ! -name '*.sh' -exec chmod 644 {} +
 
 uninstall:

@@ -1,0 +1,311 @@
+/* Which specialisations of a kernel's entries to lower, and with what
+ * generic arguments, tensor layouts and scalar values: what the launcher
+ * would pass for one of the op's test configurations. The analysis
+ * (reference/analysis.json, `specializations`) says it when it can; the
+ * defaults stand in otherwise and the report says so. */
+#include "engine/compile/compile.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/core/files.h"
+#include "engine/core/json.h"
+
+#define DEFAULT_EXTENT 1024 /* a tensor dimension or integer scalar nobody named */
+
+void compile_specs_free(struct compile_spec *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].entry);
+		free(v[i].module);
+		free(v[i].variant);
+		free(v[i].dtype);
+		free(v[i].label);
+		strv_free(v[i].generics);
+		for (size_t k = 0; k < v[i].ntensors; k++)
+			free(v[i].tensors[k].name);
+		free(v[i].tensors);
+		strv_free(v[i].scalars);
+		free(v[i].why);
+	}
+	free(v);
+}
+
+static char **strv_push(char **v, const char *s)
+{
+	size_t n = strv_len(v);
+	v = xrealloc(v, (n + 2) * sizeof(*v));
+	v[n] = xstrdup(s);
+	v[n + 1] = NULL;
+	return v;
+}
+
+static bool is_int_type(const char *t)
+{
+	return t && (t[0] == 'i' || t[0] == 'u') && strlen(t) <= 5;
+}
+
+/* A generic's value from analysis.json: specializations[].generics[NAME] of
+ * the entry and dtype, else a literal `NAME = 128` among the variant's
+ * constants. NULL when neither says. */
+static const cJSON *find_spec(const cJSON *an, const char *entry, const char *dtype)
+{
+	const cJSON *sp, *list = cJSON_GetObjectItemCaseSensitive(an, "specializations");
+	cJSON_ArrayForEach(sp, list)
+	{
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(sp, "entry");
+		const cJSON *d = cJSON_GetObjectItemCaseSensitive(sp, "dtype");
+		if (cJSON_IsString(e) && !strcmp(e->valuestring, entry) &&
+		    (!cJSON_IsString(d) || !strcmp(d->valuestring, dtype)))
+			return sp;
+	}
+	return NULL;
+}
+
+static char *constant_literal(const cJSON *an, const char *entry, const char *name)
+{
+	const cJSON *v, *vars = cJSON_GetObjectItemCaseSensitive(an, "kernel_variants");
+	cJSON_ArrayForEach(v, vars)
+	{
+		const cJSON *re = cJSON_GetObjectItemCaseSensitive(v, "rust_entry");
+		if (!cJSON_IsString(re) || strcmp(re->valuestring, entry) != 0)
+			continue;
+		const cJSON *c, *cs = cJSON_GetObjectItemCaseSensitive(v, "constants");
+		cJSON_ArrayForEach(c, cs)
+		{
+			const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name");
+			const cJSON *val = cJSON_GetObjectItemCaseSensitive(c, "value");
+			if (!cJSON_IsString(n) || strcmp(n->valuestring, name) != 0)
+				continue;
+			if (cJSON_IsNumber(val))
+				return xasprintf("%lld", (long long)val->valuedouble);
+			if (!cJSON_IsString(val))
+				continue;
+			/* "TILE = 128" or "128" */
+			const char *s = strrchr(val->valuestring, '=');
+			s = s ? s + 1 : val->valuestring;
+			while (*s == ' ')
+				s++;
+			char *end;
+			long long x = strtoll(s, &end, 10);
+			while (*end == ' ')
+				end++;
+			if (end != s && !*end)
+				return xasprintf("%lld", x);
+			if (!strcmp(s, "True") || !strcmp(s, "False"))
+				return xstrdup(s[0] == 'T' ? "true" : "false");
+		}
+	}
+	return NULL;
+}
+
+static const char *variant_of(const cJSON *an, const char *entry)
+{
+	const cJSON *v, *vars = cJSON_GetObjectItemCaseSensitive(an, "kernel_variants");
+	size_t n = (size_t)cJSON_GetArraySize(vars);
+	cJSON_ArrayForEach(v, vars)
+	{
+		const cJSON *re = cJSON_GetObjectItemCaseSensitive(v, "rust_entry");
+		const cJSON *vn = cJSON_GetObjectItemCaseSensitive(v, "variant_name");
+		if (n > 1 && cJSON_IsString(re) && cJSON_IsString(vn) && !strcmp(re->valuestring, entry))
+			return vn->valuestring;
+	}
+	return "";
+}
+
+static void fill_tensor(struct compile_tensor *t, const struct rs_param *p, const cJSON *given)
+{
+	t->name = xstrdup(p->name);
+	t->rank = p->rank > 0 && p->rank <= 8 ? p->rank : 1;
+	const cJSON *shape = given ? cJSON_GetObjectItemCaseSensitive(given, "shape") : NULL;
+	const cJSON *strides = given ? cJSON_GetObjectItemCaseSensitive(given, "strides") : NULL;
+	if (cJSON_GetArraySize(shape) != t->rank)
+		shape = NULL;
+	if (cJSON_GetArraySize(strides) != t->rank)
+		strides = NULL;
+	int64_t stride = 1;
+	for (int d = t->rank - 1; d >= 0; d--) {
+		const cJSON *x = shape ? cJSON_GetArrayItem(shape, d) : NULL;
+		t->shape[d] = cJSON_IsNumber(x) && x->valuedouble > 0 ? (int64_t)x->valuedouble : DEFAULT_EXTENT;
+		const cJSON *s = strides ? cJSON_GetArrayItem(strides, d) : NULL;
+		t->strides[d] = cJSON_IsNumber(s) ? (int64_t)s->valuedouble : stride;
+		stride *= t->shape[d];
+	}
+}
+
+static char *override_for(char *const *overrides, const char *entry)
+{
+	const char *all = NULL;
+	size_t n = strlen(entry);
+	for (size_t i = 0; overrides && overrides[i]; i++) {
+		const char *o = overrides[i];
+		if (!strncmp(o, entry, n) && o[n] == '=')
+			return xstrdup(o + n + 1);
+		if (!strchr(o, '='))
+			all = o;
+	}
+	return all ? xstrdup(all) : NULL;
+}
+
+static int one_spec(const struct rs_sig *s, const cJSON *an, const char *dtype, bool primary,
+		    char *const *overrides, struct compile_spec *c, struct tp_err *err)
+{
+	memset(c, 0, sizeof(*c));
+	c->entry = xstrdup(s->name);
+	c->module = xstrdup(s->module);
+	c->variant = xstrdup(an ? variant_of(an, s->name) : "");
+	c->dtype = xstrdup(dtype);
+	c->primary = primary;
+	const cJSON *given = an ? find_spec(an, s->name, dtype) : NULL;
+	const cJSON *gg = given ? cJSON_GetObjectItemCaseSensitive(given, "generics") : NULL;
+	struct sbuf why = SBUF_INIT;
+	bool defaulted = false;
+	char *ov = override_for(overrides, s->name);
+	if (ov) {
+		size_t n;
+		char **parts = str_split(ov, ',', true, &n);
+		if (n != s->ngen) {
+			tp_err_set(err, TP_EXIT_USAGE,
+				   "--generics %s: %s takes %zu generic argument%s, %zu given", ov, s->name,
+				   s->ngen, s->ngen == 1 ? "" : "s", n);
+			strv_free(parts);
+			free(ov);
+			sb_free(&why);
+			return -1;
+		}
+		for (size_t i = 0; i < n; i++)
+			c->generics = strv_push(c->generics, str_trim(parts[i]));
+		strv_free(parts);
+		free(ov);
+		sb_adds(&why, "generics from the command line");
+	} else {
+		for (size_t i = 0; i < s->ngen; i++) {
+			const struct rs_generic *g = &s->gen[i];
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(gg, g->name);
+			char *lit = NULL;
+			if (cJSON_IsString(v))
+				c->generics = strv_push(c->generics, v->valuestring);
+			else if (cJSON_IsNumber(v))
+				c->generics = (lit = xasprintf("%lld", (long long)v->valuedouble),
+					       strv_push(c->generics, lit));
+			else if (cJSON_IsBool(v))
+				c->generics = strv_push(c->generics, cJSON_IsTrue(v) ? "true" : "false");
+			else if (g->kind == RSG_TYPE)
+				c->generics = strv_push(c->generics, dtype);
+			else if (an && (lit = constant_literal(an, s->name, g->name)))
+				c->generics = strv_push(c->generics, lit);
+			else {
+				defaulted = true;
+				c->generics = strv_push(c->generics, !strcmp(g->type, "bool") ? "false"
+									 : is_int_type(g->type) ? "64"
+												: "0");
+			}
+			free(lit);
+		}
+		sb_adds(&why, given ? "the analysis's specialisation" : "");
+		if (defaulted)
+			sb_printf(&why, "%sdefault const generics (64, false)", given ? "; " : "");
+		if (!given && !defaulted)
+			sb_adds(&why, "the analysis's constants");
+	}
+	const cJSON *gt = given ? cJSON_GetObjectItemCaseSensitive(given, "tensors") : NULL;
+	const cJSON *gs = given ? cJSON_GetObjectItemCaseSensitive(given, "scalars") : NULL;
+	c->tensors = xcalloc(s->npar + 1, sizeof(*c->tensors));
+	bool default_layout = false;
+	for (size_t i = 0; i < s->npar; i++) {
+		const struct rs_param *p = &s->par[i];
+		if (p->kind == RSP_TENSOR) {
+			const cJSON *t = cJSON_GetObjectItemCaseSensitive(gt, p->name);
+			default_layout |= !t;
+			fill_tensor(&c->tensors[c->ntensors++], p, t);
+		} else if (p->kind == RSP_PTR) {
+			/* the launcher's hint of a fresh PyTorch allocation */
+			char *kv = xasprintf("%s=16", p->name);
+			c->scalars = strv_push(c->scalars, kv);
+			free(kv);
+		} else if (p->kind == RSP_SCALAR && is_int_type(p->type)) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(gs, p->name);
+			default_layout |= !cJSON_IsNumber(v);
+			char *kv = xasprintf("%s=%lld", p->name,
+					     cJSON_IsNumber(v) ? (long long)v->valuedouble : (long long)DEFAULT_EXTENT);
+			c->scalars = strv_push(c->scalars, kv);
+			free(kv);
+		}
+	}
+	if (default_layout)
+		sb_printf(&why, "%scontiguous tensors and integer scalars of %d", why.len ? "; " : "",
+			  DEFAULT_EXTENT);
+	c->why = sb_detach(&why);
+	return 0;
+}
+
+/* generated, generated_VARIANT; a dtype other than the first one's goes to
+ * supplements/ under the same stem with _DTYPE (reference/supplements/'s
+ * convention for dtype evidence). */
+static char *label_of(const struct compile_spec *c, bool multi)
+{
+	struct sbuf sb = SBUF_INIT;
+	if (!c->primary)
+		sb_adds(&sb, "supplements/");
+	sb_adds(&sb, "generated");
+	if (multi)
+		sb_printf(&sb, "_%s", *c->variant ? c->variant : c->entry);
+	if (!c->primary)
+		sb_printf(&sb, "_%s", c->dtype);
+	return sb_detach(&sb);
+}
+
+int compile_specs_for(const struct rs_sig *sigs, size_t nsigs, const char *analysis_path,
+		      char *const *dtypes, char *const *overrides, struct compile_spec **out,
+		      size_t *n, struct tp_err *err)
+{
+	*out = NULL;
+	*n = 0;
+	cJSON *an = NULL;
+	if (analysis_path && path_is_file(analysis_path)) {
+		size_t len;
+		char *text = read_text_file(analysis_path, &len, err);
+		if (!text)
+			return -1;
+		an = json_parse_doc(analysis_path, text, len, err);
+		free(text);
+		if (!an)
+			return -1;
+	}
+	char **dt = NULL;
+	const cJSON *launch = an ? cJSON_GetObjectItemCaseSensitive(an, "launch") : NULL;
+	char **an_dt = launch ? json_get_strv(launch, "dtypes") : NULL;
+	char *const *use = dtypes && dtypes[0] ? dtypes : an_dt && an_dt[0] ? an_dt : NULL;
+	for (size_t i = 0; use && use[i]; i++)
+		dt = strv_push(dt, use[i]);
+	if (!dt)
+		dt = strv_push(dt, "f16");
+	strv_free(an_dt);
+	bool any_type_generic = false;
+	for (size_t i = 0; i < nsigs; i++)
+		for (size_t g = 0; g < sigs[i].ngen; g++)
+			any_type_generic |= sigs[i].gen[g].kind == RSG_TYPE;
+	size_t ndt = any_type_generic ? strv_len(dt) : 1;
+	struct compile_spec *v = xcalloc(nsigs * ndt + 1, sizeof(*v));
+	size_t k = 0;
+	int rc = 0;
+	for (size_t i = 0; i < nsigs && rc == 0; i++)
+		for (size_t d = 0; d < ndt && rc == 0; d++) {
+			rc = one_spec(&sigs[i], an, dt[d], d == 0, overrides, &v[k], err);
+			if (rc == 0) {
+				v[k].label = label_of(&v[k], nsigs > 1);
+				k++;
+			}
+		}
+	strv_free(dt);
+	cJSON_Delete(an);
+	if (rc < 0) {
+		compile_specs_free(v, k);
+		return -1;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}

@@ -432,7 +432,7 @@ static int lower_all(const struct compile_req *rq, const char *exe, char **env, 
 		job_line(&jobs, &rq->specs[i], kernel, rq->target ? rq->target : "sm_100", prefix);
 		free(prefix);
 	}
-	char *jobs_path = path_join(cache, "lower-jobs.txt");
+	char *jobs_path = xasprintf("%s/lower-jobs-%ld.txt", cache, (long)getpid());
 	if (rc == 0)
 		rc = write_file_atomic(jobs_path, jobs.buf, jobs.len, err);
 	sb_free(&jobs);
@@ -488,6 +488,7 @@ static int lower_all(const struct compile_req *rq, const char *exe, char **env, 
 	res->lowered = rc == 0 && all_ok;
 	sb_free(&out);
 	sb_free(&errout);
+	unlink(jobs_path);
 	free(jobs_path);
 	free(gen);
 	free(sup);
@@ -511,9 +512,9 @@ int compile_run(const struct compile_req *rq, struct compile_result *res, struct
 		return -1;
 	}
 	res->deps_from = xstrdup(d.from);
-	char *cache = compile_cache_dir(rq->workspace);
+	char *cache = compile_cache_dir(&d);
 	res->cache_dir = xstrdup(cache);
-	char *check_dir = path_join(cache, "check");
+	char *check_dir = compile_ws_check_dir(cache, rq->workspace);
 	char *check_src = path_join(check_dir, "src");
 	char *target = path_join(cache, "target");
 	char **env = cargo_env(&tc, target);
@@ -534,9 +535,9 @@ int compile_run(const struct compile_req *rq, struct compile_result *res, struct
 			rc = compile_write_if_changed(lib_path, lib, err);
 		if (rc == 0) {
 			if (!path_is_dir(target))
-				progress(rq, "first check in this workspace: cargo builds the cuTile crates once "
-					     "in %s (a few minutes; later checks take about a second)",
-					 cache);
+				progress(rq, "first check with these crates (%s): cargo builds them once in %s "
+					     "(a few minutes; later checks take about a second)",
+					 d.cutile_line, cache);
 			char *args[] = {"check", "--message-format=json", "--manifest-path", manifest, NULL};
 			res->command = xasprintf("cargo check --message-format=json --manifest-path %s",
 						 manifest);

@@ -4,9 +4,9 @@
  * bytecode by the crate's own compiler (cutile::compile_api), on the CPU.
  *
  * Nothing of the user's tree is written: the op's files are included by
- * absolute path from a scratch crate in a cache folder per workspace
- * ($TILEPORT_CACHE_DIR, else $XDG_CACHE_HOME/tileport, else ~/.cache/tileport),
- * whose target folder stays warm between checks. The lowering program
+ * absolute path from a scratch crate in the cache ($TILEPORT_CACHE_DIR, else
+ * $XDG_CACHE_HOME/tileport, else ~/.cache/tileport), one per workspace, over
+ * one target folder per set of pinned crates that stays warm between checks. The lowering program
  * (rust/tileport-lower in the data folder) is built there once and reads
  * kernel files at run time, as the code #[cutile::module] generates does. */
 #ifndef TILEPORT_COMPILE_COMPILE_H
@@ -130,7 +130,7 @@ struct compile_result {
 	int errors, warnings, other_errors; /* other_errors: outside the op's files */
 	bool checked, lowered;
 	int64_t check_ms, build_ms, lower_ms;
-	char *cache_dir;  /* the scratch crates and the target folder */
+	char *cache_dir;  /* the target folder and lowering program of these dependencies */
 	char *deps_from;  /* the Cargo.toml whose [dependencies] were used, or "default pins" */
 	char *command;    /* the cargo command line, for the build log */
 };
@@ -160,9 +160,6 @@ void compile_result_free(struct compile_result *res);
  * view), and the reading. */
 char *compile_result_json(const struct compile_result *res, const char *relative_to);
 int compile_report_load(const char *path, struct compile_result *res, struct tp_err *err);
-
-/* The cache folder of a workspace (not created). Caller frees. */
-char *compile_cache_dir(const char *workspace);
 
 /* ---- parsing what the tools print (diag.c; fuzzed) ---- */
 

@@ -18,6 +18,12 @@ struct ws_deps {
 int compile_ws_deps(const char *workspace, struct ws_deps *d, struct tp_err *err);
 void compile_ws_deps_free(struct ws_deps *d);
 
+/* The cache folder of a set of dependencies (its target folder and the
+ * lowering program are shared by the workspaces that pin the same crates),
+ * and a workspace's check crate in it. Not created. Caller frees. */
+char *compile_cache_dir(const struct ws_deps *d);
+char *compile_ws_check_dir(const char *cache, const char *workspace);
+
 /* CUTILE_RS_KERNELS_DIR, else WORKSPACE/src/tilegym/ops/cutile_rs/cutile_kernels. */
 char *compile_kernels_dir(const char *workspace);
 

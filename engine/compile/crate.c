@@ -11,26 +11,41 @@
 
 #include "engine/core/files.h"
 
-char *compile_cache_dir(const char *workspace)
+static char *cache_base(void)
 {
 	const char *env = getenv("TILEPORT_CACHE_DIR");
-	char *base;
-	if (env && *env) {
-		base = xstrdup(env);
-	} else if ((env = getenv("XDG_CACHE_HOME")) && *env == '/') {
-		base = path_join(env, "tileport");
-	} else {
-		const char *home = getenv("HOME");
-		base = xasprintf("%s/.cache/tileport", home && *home ? home : "/tmp");
-	}
+	if (env && *env)
+		return path_absolute(env);
+	if ((env = getenv("XDG_CACHE_HOME")) && *env == '/')
+		return path_join(env, "tileport");
+	const char *home = getenv("HOME");
+	return xasprintf("%s/.cache/tileport", home && *home ? home : "/tmp");
+}
+
+/* One target folder per set of dependencies, shared by every workspace
+ * that pins the same crates: the first build (minutes) is paid once per
+ * machine, not once per checkout. Each workspace has its own check crate
+ * under it. */
+char *compile_cache_dir(const struct ws_deps *d)
+{
+	char *base = cache_base();
+	struct sbuf key = SBUF_INIT;
+	sb_printf(&key, "%s\n%s\n%s", d->deps, d->patch ? d->patch : "", d->edition);
+	char *dir = xasprintf("%s/compile/deps-%016llx", base,
+			      (unsigned long long)tp_hash(key.buf, key.len, 0x74696c65ULL));
+	sb_free(&key);
+	free(base);
+	return dir;
+}
+
+char *compile_ws_check_dir(const char *cache, const char *workspace)
+{
 	char real[PATH_MAX];
 	const char *ws = realpath(workspace, real) ? real : workspace;
 	const char *slash = strrchr(ws, '/');
 	const char *name = slash && slash[1] ? slash + 1 : "workspace";
-	char *dir = xasprintf("%s/compile/%s-%016llx", base, name,
-			      (unsigned long long)tp_hash(ws, strlen(ws), 0x74696c65ULL));
-	free(base);
-	return dir;
+	return xasprintf("%s/check-%s-%016llx", cache, name,
+			 (unsigned long long)tp_hash(ws, strlen(ws), 0x74696c65ULL));
 }
 
 char *compile_kernels_dir(const char *workspace)

@@ -17,6 +17,7 @@ struct out {
 	struct sbuf sb;
 	int indent;
 	const struct tkernel *k;
+	const struct top *next; /* the op after the one being written, in its block */
 	bool told_outputs, told_tf32;
 };
 
@@ -82,12 +83,16 @@ static void lhs(const struct top *op, struct sbuf *out)
 	sb_adds(out, " = ");
 }
 
+/* An index: a literal gets its type (cuTile cannot infer a bare `0`). */
 static const char *index_list(const struct top *op, struct sbuf *tmp)
 {
 	sb_reset(tmp);
 	sb_addc(tmp, '[');
-	for (size_t i = 0; i < op->nidx; i++)
-		sb_printf(tmp, "%s%s", i ? ", " : "", val(op->idx[i]));
+	for (size_t i = 0; i < op->nidx; i++) {
+		const char *v = val(op->idx[i]);
+		bool lit = *v && strspn(v, "0123456789") == strlen(v);
+		sb_printf(tmp, "%s%s%s", i ? ", " : "", v, lit ? "i32" : "");
+	}
 	sb_addc(tmp, ']');
 	return sb_str(tmp);
 }
@@ -131,6 +136,7 @@ static void dim_map(const int *order, int rank, struct sbuf *out)
 }
 
 static void block(struct out *o, const struct tblock *b);
+static void op_line(struct out *o, const struct top *op);
 
 /* "(a + b)" -> "a + b": a let needs no outer parentheses (rustc warns). */
 static const char *strip_parens(const char *s, struct sbuf *tmp)
@@ -147,6 +153,110 @@ static const char *strip_parens(const char *s, struct sbuf *tmp)
 	sb_reset(tmp);
 	sb_add(tmp, s + 1, n - 2);
 	return sb_str(tmp);
+}
+
+/* The last op of a branch when it gives the declared variable d its value
+ * (`d = v;`), else NULL. */
+static const struct top *tail_assign(const struct tblock *b, const struct tval *d)
+{
+	if (!b || !b->n)
+		return NULL;
+	const struct top *last = b->ops[b->n - 1];
+	return last->kind == TOP_LET && last->assign && strcmp(val(last->res), val(d)) == 0 ? last
+													   : NULL;
+}
+
+static void block_upto(struct out *o, const struct tblock *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		o->next = i + 1 < n ? b->ops[i + 1] : NULL;
+		op_line(o, b->ops[i]);
+	}
+}
+
+/* A reduction whose result has a const-generic dimension and is not
+ * reshaped or broadcast by the very next op. */
+static bool reduce_needs_reshape(const struct out *o, const struct top *op)
+{
+	bool sym = false;
+	for (int i = 0; i < op->res->shape.rank; i++)
+		sym |= op->res->shape.d[i].sym != NULL;
+	const struct top *n = o->next;
+	return sym && !(n && (n->kind == TOP_RESHAPE || n->kind == TOP_BROADCAST) && n->a[0] == op->res);
+}
+
+/* `let mut d: T = <zero>;` for a variable both arms of an `if` set: cuTile
+ * wants every let initialised (its compiler rejects `let d: T;`), and the
+ * if then carries d as a mutated variable. */
+static void zero_decl(struct out *o, const struct tval *d)
+{
+	struct sbuf t = SBUF_INIT, sh = SBUF_INIT;
+	type_of(d, &t);
+	if (d->kind != TV_TILE || d->ptr_tile) {
+		const char *z = d->kind == TV_FLOAT || d->kind == TV_CFLOAT  ? "0.0f32"
+				: d->kind == TV_BOOL || d->kind == TV_CBOOL ? "false"
+									   : "0i32";
+		line(o, "let mut %s: %s = %s;", val(d), sb_str(&t), z);
+	} else {
+		tshape_list(&d->shape, &sh);
+		if (d->dt == DT_F32 || d->dt == DT_I32) {
+			line(o, "let mut %s: %s = constant(%s, const_shape![%s]);", val(d), sb_str(&t),
+			     d->dt == DT_F32 ? "0.0f32" : "0i32", sb_str(&sh));
+		} else {
+			struct sbuf zt = SBUF_INIT;
+			sb_adds(&zt, "Tile<f32, ");
+			tshape_type(&d->shape, &zt);
+			sb_addc(&zt, '>');
+			line(o, "let %s_zero: %s = constant(0.0f32, const_shape![%s]);", val(d), sb_str(&zt),
+			     sb_str(&sh));
+			line(o, "let mut %s: %s = convert_tile(%s_zero);", val(d), sb_str(&t), val(d));
+			sb_free(&zt);
+		}
+	}
+	sb_free(&t);
+	sb_free(&sh);
+}
+
+/* An `if`. One value set by both arms as their last step is the if's own
+ * value (`let d: T = if c { ..; v } else { ..; w };`, the form cuTile
+ * lowers to an if op with one result); other merges carry mutable
+ * variables. */
+static void if_op(struct out *o, const struct top *op)
+{
+	struct sbuf c = SBUF_INIT, t = SBUF_INIT;
+	const char *cond = strip_parens(op->text, &c);
+	const struct top *ta = op->ndecls == 1 ? tail_assign(op->body, op->decls[0]) : NULL;
+	const struct top *ea = op->ndecls == 1 ? tail_assign(op->orelse, op->decls[0]) : NULL;
+	if (ta && ea) {
+		type_of(op->decls[0], &t);
+		line(o, "let %s: %s = if %s {", val(op->decls[0]), sb_str(&t), cond);
+		o->indent++;
+		block_upto(o, op->body, op->body->n - 1);
+		line(o, "%s", val(ta->a[0]));
+		o->indent--;
+		line(o, "} else {");
+		o->indent++;
+		block_upto(o, op->orelse, op->orelse->n - 1);
+		line(o, "%s", val(ea->a[0]));
+		o->indent--;
+		line(o, "};");
+	} else {
+		for (size_t i = 0; i < op->ndecls; i++)
+			zero_decl(o, op->decls[i]);
+		line(o, "if %s {", cond);
+		o->indent++;
+		block(o, op->body);
+		o->indent--;
+		if (op->orelse && op->orelse->n) {
+			line(o, "} else {");
+			o->indent++;
+			block(o, op->orelse);
+			o->indent--;
+		}
+		line(o, "}");
+	}
+	sb_free(&c);
+	sb_free(&t);
 }
 
 static void op_line(struct out *o, const struct top *op)
@@ -210,9 +320,10 @@ static void op_line(struct out *o, const struct top *op)
 		line(o, "let %s = make_partition_view(%s, const_shape![%s], %s, %s, get_tensor_token(%s));",
 		     op->v1, arr, shape_list(&op->shape, &t1), tpad_rust(op->padding), sb_str(&dm), arr);
 		sb_free(&dm);
-		sb_printf(&l, "let (%s, %s): (", val(r), op->v2);
+		/* in cutile 0.2.0 load_view_tko returns the tile alone */
+		sb_printf(&l, "let %s: ", val(r));
 		type_of(r, &l);
-		sb_printf(&l, ", Token) = load_view_tko(&%s, %s, ordering::Weak, scope::TileBlock, ",
+		sb_printf(&l, " = load_view_tko(&%s, %s, ordering::Weak, scope::TileBlock, ",
 			  op->v1, index_list(op, &t2));
 		sb_printf(&l, "%s, %s);", latency_rs(op->latency, &t1),
 			  op->no_tma ? "tma::Disabled" : "tma::Enabled");
@@ -227,7 +338,7 @@ static void op_line(struct out *o, const struct top *op)
 		line(o, "let mut %s = unsafe { %s.partition_full_mut(const_shape![%s]) };", op->v1, arr,
 		     shape_list(&op->shape, &t1));
 		sb_printf(&l,
-			  "let %s: Token = unsafe { store_view_tko_mut(&mut %s, %s, %s, ordering::Weak, "
+			  "let _%s: Token = unsafe { store_view_tko_mut(&mut %s, %s, %s, ordering::Weak, "
 			  "scope::TileBlock, %s, %s) };",
 			  op->v2, op->v1, val(op->a[0]), index_list(op, &t2),
 			  latency_rs(op->latency, &t1), op->no_tma ? "tma::Disabled" : "tma::Enabled");
@@ -242,7 +353,7 @@ static void op_line(struct out *o, const struct top *op)
 		break;
 	case TOP_GATHER: {
 		const struct tval *r = op->res;
-		sb_printf(&l, "let (%s, %s): (", val(r), op->v2);
+		sb_printf(&l, "let (%s, _%s): (", val(r), op->v2);
 		type_of(r, &l);
 		sb_printf(&l, ", Token) = load_ptr_tko(%s, ordering::Weak, None::<scope::TileBlock>, ",
 			  val(op->a[0]));
@@ -256,7 +367,7 @@ static void op_line(struct out *o, const struct top *op)
 		break;
 	}
 	case TOP_SCATTER:
-		sb_printf(&l, "let %s: Token = store_ptr_tko(%s, %s, ordering::Weak, None::<scope::TileBlock>, ",
+		sb_printf(&l, "let _%s: Token = store_ptr_tko(%s, %s, ordering::Weak, None::<scope::TileBlock>, ",
 			  op->v2, val(op->a[0]), val(op->a[1]));
 		if (op->a[2])
 			sb_printf(&l, "Some(%s), ", val(op->a[2]));
@@ -293,8 +404,23 @@ static void op_line(struct out *o, const struct top *op)
 		sb_printf(&l, "select(%s, %s, %s);", val(op->a[0]), val(op->a[1]), val(op->a[2]));
 		break;
 	case TOP_REDUCE:
+		if (reduce_needs_reshape(o, op)) {
+			/* cutile 0.2.0 types a reduction's result with the numbers of
+			 * the specialisation ({[64]}) while the const generic's tiles
+			 * keep its name ({[BLOCK_M]}), and a binary op refuses the
+			 * pair; a reshape to the same shape gives the name back */
+			struct sbuf ty = SBUF_INIT;
+			type_of(op->res, &ty);
+			line(o, "let %s_red: %s = %s(%s, %di32);", val(op->res), sb_str(&ty), op->fn,
+			     val(op->a[0]), op->axis);
+			sb_free(&ty);
+			lhs(op, &l);
+			sb_printf(&l, "%s_red.reshape(const_shape![%s]);", val(op->res),
+				  shape_list(&op->res->shape, &t1));
+			break;
+		}
 		lhs(op, &l);
-		sb_printf(&l, "%s(%s, %d);", op->fn, val(op->a[0]), op->axis);
+		sb_printf(&l, "%s(%s, %di32);", op->fn, val(op->a[0]), op->axis);
 		break;
 	case TOP_MMA:
 		lhs(op, &l);
@@ -353,22 +479,7 @@ static void op_line(struct out *o, const struct top *op)
 		goto done;
 	}
 	case TOP_IF:
-		for (size_t i = 0; i < op->ndecls; i++) {
-			sb_reset(&t1);
-			type_of(op->decls[i], &t1);
-			line(o, "let %s: %s;", val(op->decls[i]), sb_str(&t1));
-		}
-		line(o, "if %s {", op->text);
-		o->indent++;
-		block(o, op->body);
-		o->indent--;
-		if (op->orelse && op->orelse->n) {
-			line(o, "} else {");
-			o->indent++;
-			block(o, op->orelse);
-			o->indent--;
-		}
-		line(o, "}");
+		if_op(o, op);
 		goto done;
 	}
 	line(o, "%s", sb_str(&l));
@@ -380,8 +491,37 @@ done:
 
 static void block(struct out *o, const struct tblock *b)
 {
-	for (size_t i = 0; i < b->n; i++)
+	for (size_t i = 0; i < b->n; i++) {
+		o->next = i + 1 < b->n ? b->ops[i + 1] : NULL;
 		op_line(o, b->ops[i]);
+	}
+}
+
+/* The architectures a hint without a target (`@ct.kernel(occupancy=4)`)
+ * stands for: cutile 0.2.0 takes entry hints per target only ("sm_NN =
+ * (...)"), so "every target" is written out. */
+static const char *const hint_archs[] = {"sm_80", "sm_86", "sm_87", "sm_89", "sm_90",
+					 "sm_100", "sm_103", "sm_110", "sm_120", "sm_121"};
+
+static bool has_target(const struct tkernel *k, const char *t)
+{
+	for (size_t j = 0; j < k->nhints; j++)
+		if (strcmp(k->hints[j].target, t) == 0)
+			return true;
+	return false;
+}
+
+/* One target's hints: its own, else the untargeted ones. */
+static void target_hints(struct sbuf *s, const struct tkernel *k, const char *t)
+{
+	const char *from = has_target(k, t) ? t : "default";
+	sb_printf(s, "%s = (", t);
+	for (size_t j = 0; j < k->nhints; j++)
+		if (strcmp(k->hints[j].target, from) == 0)
+			sb_printf(s, "%s = %lld, ", k->hints[j].key, k->hints[j].value);
+	s->len -= 1; /* the trailing space: `x = 1,)` */
+	s->buf[s->len] = '\0';
+	sb_adds(s, "), ");
 }
 
 static void hints(struct out *o, const struct tkernel *k)
@@ -396,16 +536,13 @@ static void hints(struct out *o, const struct tkernel *k)
 		bool first = true;
 		for (size_t j = 0; j < i; j++)
 			first &= strcmp(k->hints[j].target, k->hints[i].target) != 0;
-		if (!first)
-			continue;
-		sb_printf(&s, "%s = (", k->hints[i].target);
-		for (size_t j = i; j < k->nhints; j++)
-			if (strcmp(k->hints[j].target, k->hints[i].target) == 0)
-				sb_printf(&s, "%s = %lld, ", k->hints[j].key, k->hints[j].value);
-		s.len -= 1; /* the trailing space: `x = 1,)` */
-		s.buf[s.len] = '\0';
-		sb_adds(&s, "), ");
+		if (first && strcmp(k->hints[i].target, "default") != 0)
+			target_hints(&s, k, k->hints[i].target);
 	}
+	if (has_target(k, "default"))
+		for (size_t a = 0; a < TP_ARRAY_LEN(hint_archs); a++)
+			if (!has_target(k, hint_archs[a]))
+				target_hints(&s, k, hint_archs[a]);
 	s.len -= 1;
 	s.buf[s.len] = '\0';
 	sb_adds(&s, "))]");
@@ -496,18 +633,6 @@ static void entry(struct out *o, const struct tkernel *k, const struct tentry *e
 	sb_free(&sig);
 }
 
-static bool stores_views(const struct tblock *b)
-{
-	for (size_t i = 0; i < b->n; i++) {
-		const struct top *op = b->ops[i];
-		if (op->kind == TOP_STORE)
-			return true;
-		if ((op->body && stores_views(op->body)) || (op->orelse && stores_views(op->orelse)))
-			return true;
-	}
-	return false;
-}
-
 char *port_emit_module(const struct port_op *op, const char *source_rel)
 {
 	struct out o = {SBUF_INIT, 0, NULL, false, false};
@@ -522,12 +647,6 @@ char *port_emit_module(const struct port_op *op, const char *source_rel)
 	line(&o, "pub mod %s_module {", op->name);
 	o.indent++;
 	line(&o, "use cutile::core::*;");
-	bool views = false;
-	for (size_t k = 0; k < op->nk; k++)
-		for (size_t i = 0; i < op->k[k]->nentries; i++)
-			views |= stores_views(&op->k[k]->entries[i].body);
-	if (views)
-		line(&o, "use cutile::prelude::PartitionMut; // R44");
 	for (size_t k = 0; k < op->nk; k++) {
 		const struct tkernel *kn = op->k[k];
 		for (size_t i = 0; i < kn->nentries; i++) {

@@ -137,6 +137,21 @@ static int dtype_array(const struct tkernel *k)
 	return -1;
 }
 
+/* A parameter's name in ffi.rs: snake case, as rustc wants a function's
+ * parameters (a Constant `TILE_SIZE` is the argument `tile_size`), unless
+ * that collides with another parameter's. */
+static const char *ffi_name(const struct tkernel *k, const struct tparam *p, char *buf, size_t n)
+{
+	size_t i = 0;
+	for (; p->rs[i] && i + 1 < n; i++)
+		buf[i] = (char)((p->rs[i] >= 'A' && p->rs[i] <= 'Z') ? p->rs[i] - 'A' + 'a' : p->rs[i]);
+	buf[i] = '\0';
+	for (size_t q = 0; q < k->nparams; q++)
+		if (&k->params[q] != p && strcmp(k->params[q].rs, buf) == 0)
+			return p->rs;
+	return buf;
+}
+
 static const char *scalar_rs(const struct tparam *p)
 {
 	return p->kind == TP_SCALAR && p->dt == DT_F32 ? "f32" : "i32";
@@ -145,14 +160,15 @@ static const char *scalar_rs(const struct tparam *p)
 /* The export's parameters: the source's in order, then the launch. */
 static void export_params(struct w *w, const struct tkernel *k)
 {
+	char nm[128];
 	for (size_t i = 0; i < k->nparams; i++) {
 		const struct tparam *p = &k->params[i];
 		if (p->source_index < 0)
 			continue;
 		if (p->kind == TP_ARRAY)
-			wl(w, "%s: *const TensorDesc,", p->rs);
+			wl(w, "%s: *const TensorDesc,", ffi_name(k, p, nm, sizeof(nm)));
 		else
-			wl(w, "%s: %s,", p->rs, scalar_rs(p));
+			wl(w, "%s: %s,", ffi_name(k, p, nm, sizeof(nm)), scalar_rs(p));
 	}
 	static const char *const tail[] = {"grid_x: i32", "grid_y: i32", "grid_z: i32",
 					   "num_cta_in_cga: i32", "occupancy: i32", "device_id: i32",
@@ -172,22 +188,24 @@ static bool any_ptr(const struct tkernel *k)
 /* The value an entry argument is given from the descriptors and scalars. */
 static void entry_arg(const struct tkernel *k, const struct tparam *p, struct sbuf *out)
 {
+	char nm[128];
 	switch (p->kind) {
 	case TP_ARRAY:
-		sb_printf(out, p->ptr ? "%s_ptr" : "&*%s_t", p->rs);
+		sb_printf(out, p->ptr ? "%s_ptr" : "&*%s_t", ffi_name(k, p, nm, sizeof(nm)));
 		return;
 	case TP_SHAPE:
 	case TP_STRIDE:
-		sb_printf(out, "%s.%s[%d] as i32", k->params[p->of].rs,
+		sb_printf(out, "%s.%s[%d] as i32", ffi_name(k, &k->params[p->of], nm, sizeof(nm)),
 			  p->kind == TP_SHAPE ? "shape" : "strides", p->axis);
 		return;
 	default:
-		sb_adds(out, p->rs);
+		sb_adds(out, ffi_name(k, p, nm, sizeof(nm)));
 	}
 }
 
 static void launch_fn(struct w *w, const struct port_op *op, const struct tkernel *k)
 {
+	char nm[128];
 	wl(w, "unsafe fn launch_%s<E: DType>(", k->name);
 	w->indent++;
 	wl(w, "dtype: &str,");
@@ -196,13 +214,13 @@ static void launch_fn(struct w *w, const struct port_op *op, const struct tkerne
 		if (p->source_index < 0)
 			continue;
 		if (p->kind == TP_ARRAY)
-			wl(w, "%s: &TensorDesc,", p->rs);
+			wl(w, "%s: &TensorDesc,", ffi_name(k, p, nm, sizeof(nm)));
 		else
-			wl(w, "%s: %s,", p->rs, scalar_rs(p));
+			wl(w, "%s: %s,", ffi_name(k, p, nm, sizeof(nm)), scalar_rs(p));
 	}
 	wl(w, "grid: (u32, u32, u32),");
 	wl(w, "opts: CompileOptions,");
-	wl(w, "stream: &Stream,");
+	wl(w, "stream: &Arc<Stream>,");
 	w->indent--;
 	wl(w, ") -> i32 {");
 	w->indent++;
@@ -211,11 +229,12 @@ static void launch_fn(struct w *w, const struct port_op *op, const struct tkerne
 		if (p->kind != TP_ARRAY || p->source_index < 0)
 			continue;
 		const char *et = p->dt == DT_E ? "E" : tdt_rust(p->dt);
+		const char *n = ffi_name(k, p, nm, sizeof(nm));
 		if (p->ptr)
-			wl(w, "let %s_ptr = DevicePointer::<%s>::from_cu_deviceptr(%s.ptr);", p->rs, et,
-			   p->rs);
+			wl(w, "let %s_ptr = unsafe { DevicePointer::<%s>::from_cu_deviceptr(%s.ptr) };", n,
+			   et, n);
 		else
-			wl(w, "let %s_t = unsafe { borrow_tensor::<%s>(%s) };", p->rs, et, p->rs);
+			wl(w, "let %s_t = unsafe { borrow_tensor::<%s>(%s) };", n, et, n);
 	}
 	struct sbuf args = SBUF_INIT, gen = SBUF_INIT;
 	size_t order[256];
@@ -238,10 +257,11 @@ static void launch_fn(struct w *w, const struct port_op *op, const struct tkerne
 			for (size_t q = 0; q < k->nparams; q++)
 				if (strcmp(k->params[q].rs, en->generics[g]) == 0)
 					p = &k->params[q];
+			const char *n = p ? ffi_name(k, p, nm, sizeof(nm)) : en->generics[g];
 			if (p && p->dt == DT_BOOL)
-				sb_printf(&gen, ", (%s != 0).to_string()", en->generics[g]);
+				sb_printf(&gen, ", (%s != 0).to_string()", n);
 			else
-				sb_printf(&gen, ", %s.to_string()", en->generics[g]);
+				sb_printf(&gen, ", %s.to_string()", n);
 		}
 		for (size_t g = 0; g < en->npreds; g++)
 			sb_printf(&gen, ", (dtype == \"%s\").to_string()",
@@ -288,21 +308,26 @@ static void export_fn(struct w *w, const struct port_op *op, size_t ki, const en
 	w->indent--;
 	wl(w, ") -> i32 {");
 	w->indent++;
+	char nm[128], nm2[128];
 	struct sbuf s = SBUF_INIT;
 	for (size_t i = 0; i < k->nparams; i++)
 		if (k->params[i].kind == TP_ARRAY && k->params[i].source_index >= 0)
-			sb_printf(&s, "%s%s.is_null()", s.len ? " || " : "", k->params[i].rs);
+			sb_printf(&s, "%s%s.is_null()", s.len ? " || " : "",
+				  ffi_name(k, &k->params[i], nm, sizeof(nm)));
 	if (s.len) {
 		wl(w, "if %s {", sb_str(&s));
 		wl(w, "    return rc::NULL_PTR;");
 		wl(w, "}");
 	}
 	for (size_t i = 0; i < k->nparams; i++)
-		if (k->params[i].kind == TP_ARRAY && k->params[i].source_index >= 0)
-			wl(w, "let %s = unsafe { &*%s };", k->params[i].rs, k->params[i].rs);
+		if (k->params[i].kind == TP_ARRAY && k->params[i].source_index >= 0) {
+			const char *n = ffi_name(k, &k->params[i], nm, sizeof(nm));
+			wl(w, "let %s = unsafe { &*%s };", n, n);
+		}
 	int da = dtype_array(k);
+	const char *dan = da >= 0 ? ffi_name(k, &k->params[da], nm2, sizeof(nm2)) : NULL;
 	if (da >= 0) {
-		wl(w, "let Some(dtype) = dtype_str(%s.dtype) else {", k->params[da].rs);
+		wl(w, "let Some(dtype) = dtype_str(%s.dtype) else {", dan);
 		wl(w, "    return rc::UNSUPPORTED_DTYPE;");
 		wl(w, "};");
 	} else {
@@ -313,10 +338,11 @@ static void export_fn(struct w *w, const struct port_op *op, size_t ki, const en
 		const struct tparam *p = &k->params[i];
 		if (p->kind != TP_ARRAY || p->source_index < 0 || (int)i == da)
 			continue;
+		const char *n = ffi_name(k, p, nm, sizeof(nm));
 		if (p->dt == DT_E && da >= 0)
-			wl(w, "if %s.dtype != %s.dtype {", p->rs, k->params[da].rs);
+			wl(w, "if %s.dtype != %s.dtype {", n, dan);
 		else if (tdt_ffi_code(p->dt) >= 0)
-			wl(w, "if %s.dtype != %d {", p->rs, tdt_ffi_code(p->dt));
+			wl(w, "if %s.dtype != %d {", n, tdt_ffi_code(p->dt));
 		else
 			continue;
 		wl(w, "    return rc::UNSUPPORTED_DTYPE;");
@@ -325,12 +351,14 @@ static void export_fn(struct w *w, const struct port_op *op, size_t ki, const en
 	wl(w, "if grid_x <= 0 || grid_y <= 0 || grid_z <= 0 {");
 	wl(w, "    return rc::INVALID_ARGS;");
 	wl(w, "}");
-	wl(w, "let Ok(device) = Device::new(device_id.max(0) as usize) else {");
+	/* a negative ordinal is refused, never taken as GPU 0 */
+	wl(w, "if device_id < 0 {");
+	wl(w, "    return rc::DEVICE_INIT_FAILED;");
+	wl(w, "}");
+	wl(w, "let Ok(device) = Device::new(device_id as usize) else {");
 	wl(w, "    return rc::DEVICE_INIT_FAILED;");
 	wl(w, "};");
-	wl(w, "let Ok(stream) = (unsafe { Stream::borrow_raw(raw_stream as *mut c_void, &device) }) else {");
-	wl(w, "    return rc::DEVICE_INIT_FAILED;");
-	wl(w, "};");
+	wl(w, "let stream = unsafe { Stream::borrow_raw(raw_stream as *mut c_void, &device) };");
 	wl(w, "let mut opts = CompileOptions::default();");
 	wl(w, "if num_cta_in_cga > 0 {");
 	wl(w, "    opts = opts.num_cta_in_cga(num_cta_in_cga);");
@@ -343,7 +371,7 @@ static void export_fn(struct w *w, const struct port_op *op, size_t ki, const en
 	sb_adds(&s, "dtype");
 	for (size_t i = 0; i < k->nparams; i++)
 		if (k->params[i].source_index >= 0)
-			sb_printf(&s, ", %s", k->params[i].rs);
+			sb_printf(&s, ", %s", ffi_name(k, &k->params[i], nm, sizeof(nm)));
 	sb_adds(&s, ", grid, opts, &stream");
 	wl(w, "match dtype {");
 	w->indent++;
@@ -380,15 +408,19 @@ int port_ffi_rs(const struct port_op *op, char **out, struct tp_err *err)
 	wl(&w, "// C-ABI launcher for %s, written by tileport mech from the entries of kernel.rs", op->name);
 	wl(&w, "// and the host code of %s", op->path);
 	wl(&w, "// (reports/agent_b.md: host_launch_contract).");
-	wl(&w, "use std::ffi::c_void;");
+	/* only what ffi_util.rs of every TileGym checkout has: TensorDesc,
+	 * borrow_tensor, dtype_str, rc; the rest from the crates themselves */
+	wl(&w, "use core::ffi::c_void;");
+	wl(&w, "use std::sync::Arc;");
 	wl(&w, "%s", "");
-	wl(&w, "use crate::ffi_util::{DType, TensorDesc, borrow_tensor, dtype_str, rc};");
+	wl(&w, "use crate::ffi_util::{TensorDesc, borrow_tensor, dtype_str, rc};");
 	if (ptr)
 		wl(&w, "use cuda_async::device_buffer::DevicePointer;");
 	wl(&w, "use cuda_core::{Device, Stream};");
-	wl(&w, "use cutile::api::CompileOptions;");
+	wl(&w, "use cutile::DType;");
 	if (half)
-		wl(&w, "use cutile::core::{bf16, f16};");
+		wl(&w, "use cutile::half::{bf16, f16};");
+	wl(&w, "use cutile::tile_kernel::{CompileOptions, TileKernel};");
 	for (size_t i = 0; i < op->nk; i++) {
 		wl(&w, "%s", "");
 		export_fn(&w, op, i, dts, ndts);

@@ -118,8 +118,10 @@ static void ct_hints(struct lw *lw, const struct py_node *deco)
 	} keys[] = {
 		{"occupancy", "occupancy"},
 		{"num_ctas", "num_cta_in_cga"},
-		{"num_worker_warps", "num_worker_warps_per_cta"},
 	};
+	const struct py_node *ww = py_call_kw(deco, "num_worker_warps");
+	if (ww && !(ww->kind == PY_CONST && ww->n == 4 && memcmp(ww->s, "None", 4) == 0))
+		lw_unsupported(lw, ww, "num_worker_warps (cutile 0.2.0 has no such entry hint)");
 	for (size_t k = 0; k < TP_ARRAY_LEN(keys); k++) {
 		const struct py_node *v = py_call_kw(deco, keys[k].py);
 		if (!v || (v->kind == PY_CONST && v->n == 4 && memcmp(v->s, "None", 4) == 0))
@@ -129,7 +131,11 @@ static void ct_hints(struct lw *lw, const struct py_node *deco)
 				const struct py_node *kw = v->kids[i];
 				if (kw->kind != PY_KEYWORD)
 					lw_unsupported(lw, kw, "a ct.ByTarget entry without a target name");
-				hint(lw, lw_name(lw, kw), keys[k].ir, kw->kids[0]);
+				const char *t = lw_name(lw, kw);
+				hint(lw, strcmp(t, "default") == 0 || str_starts(t, "sm_") ? t : "?", keys[k].ir,
+				     kw->kids[0]);
+				if (strcmp(t, "default") != 0 && !str_starts(t, "sm_"))
+					lw_unsupported(lw, kw, "a ct.ByTarget target that is not sm_NN or default");
 			}
 			continue;
 		}

@@ -1,10 +1,12 @@
 // Shared FFI helpers of the cutile_kernels cdylib: the TensorDesc the Python
 // wrappers pack (backend/cutile_rs/utils.py), dtype codes, return codes, and
-// borrowing PyTorch memory as a Tensor that is never freed from Rust.
+// borrowing PyTorch memory as a Tensor that is never freed from Rust. The
+// names and layout are TileGym's (ops/cutile_rs/ffi_util.rs), which every
+// generated ffi.rs relies on: TensorDesc, dtype_str, rc, borrow_tensor.
 use std::mem::ManuallyDrop;
 
-use cutile::api::Tensor;
-pub use cutile::core::DType;
+use cutile::DType;
+use cutile::tensor::Tensor;
 
 pub const MAX_DIMS: usize = 5;
 

@@ -200,6 +200,7 @@ check: deps-check
 	$(MAKE) --no-print-directory -j$(NPROC) clang-check
 	$(MAKE) --no-print-directory lint
 	@mk/agent-clis.sh >/dev/null
+	@mk/cutile.sh build/check/tileport
 	tests/run.sh build/check
 
 # The demo's own output is what matters: the build goes to a log (V=1: to

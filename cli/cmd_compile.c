@@ -150,8 +150,13 @@ static int resolve(const struct opts *o, struct session *s, struct target *t, st
 	const char *ws = session_workspace(s);
 	if (path_is_file(o->what)) {
 		t->kernel = path_absolute(o->what);
+		t->ffi = o->ffi ? path_absolute(o->ffi) : NULL;
 		t->workspace = xstrdup(ws ? ws : ".");
 		t->out_dir = o->out ? path_absolute(o->out) : NULL;
+		if (t->ffi && !path_is_file(t->ffi)) {
+			tp_err_set(err, TP_EXIT_USAGE, "%s: not found (--ffi)", o->ffi);
+			return -1;
+		}
 		return 0;
 	}
 	char *dir = path_is_dir(o->what) ? xstrdup(o->what) : session_run_dir(s, o->what);

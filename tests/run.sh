@@ -24,6 +24,12 @@ unset TILEGYM_PATH CUTILE_KERNEL_OUT_ROOT TILEIRAS_BIN CUDA_TILE_OPT_BIN \
 	TILEPORT_TEST_CRASH_COUNT EDITOR VISUAL PAGER NO_COLOR \
 	TILEPORT_LLM_PROTOCOL TILEPORT_LLM_BASE_URL TILEPORT_LLM_MODEL TILEPORT_LLM_API_KEY \
 	OPENAI_API_KEY ANTHROPIC_API_KEY CLAUDECODE TILEPORT_TEST_BACKOFF
+# The offline cuTile Rust crates and their warm cache (mk/cutile.sh), for
+# the tests that run the real compiler; they skip without them.
+if [ -f "$top/build/cutile/env.sh" ]; then
+	# shellcheck disable=SC1091
+	. "$top/build/cutile/env.sh"
+fi
 # No developer's config may leak into a test (HOME stays: pyenv needs it).
 export XDG_CONFIG_HOME="$logs/.config"
 mkdir -p "$XDG_CONFIG_HOME"

@@ -538,8 +538,12 @@ int compile_run(const struct compile_req *rq, struct compile_result *res, struct
 				progress(rq, "first check with these crates (%s): cargo builds them once in %s "
 					     "(a few minutes; later checks take about a second)",
 					 d.cutile_line, cache);
-			char *args[] = {"check", "--message-format=json", "--manifest-path", manifest, NULL};
-			res->command = xasprintf("cargo check --message-format=json --manifest-path %s",
+			/* `build`, not `check`: the same messages, and the dependencies
+			 * are compiled once for this and the lowering program (a check
+			 * builds them again as metadata: a minute more, cold); a changed
+			 * kernel costs the same either way */
+			char *args[] = {"build", "--message-format=json", "--manifest-path", manifest, NULL};
+			res->command = xasprintf("cargo build --message-format=json --manifest-path %s",
 						 manifest);
 			rc = cargo(&tc, env, check_dir, "check", args, manifest, PHASE_CHECK, op_files, res,
 				   &res->check_ms, err);

@@ -180,6 +180,11 @@ void ps_skip_prefix(struct pstate *ps, const char *prefix);
 uint32_t ps_int_list(struct pstate *ps, int64_t *v, uint32_t cap, bool allow_dyn);
 /* A float/int literal for an element type, as raw bits / sign-extended value. */
 uint64_t ps_scalar(struct pstate *ps, enum ir_elem e);
+/* An array of typed scalars `[v : T, ...]`; whether the one at the cursor
+ * is typed; an untyped one (`[-inf, 0]`) read with the element types given. */
+bool ps_array_typed(struct pstate *ps);
+const struct ir_attr *ps_untyped_array(struct pstate *ps, const struct ir_type *const *types,
+				       uint32_t ntypes);
 /* "<ELEM: DATA>"; the tile type comes later, so the data is kept pending. */
 struct dense_pending {
 	const struct ir_type *elem;

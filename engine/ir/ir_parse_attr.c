@@ -294,6 +294,37 @@ const struct ir_attr *ps_predicate(struct pstate *ps)
 	ps_expected(ps, "an assume predicate (div_by, same_elements, bounded)");
 }
 
+/* Does the array at the cursor give its elements' types (`[0 : f32]`)?
+ * cutile-ir prints a reduction's identities bare (`[-inf]`). */
+bool ps_array_typed(struct pstate *ps)
+{
+	ps_ws(ps);
+	for (const char *p = ps->p; p < ps->end && *p != ']' && *p != '\n'; p++)
+		if (*p == ':')
+			return true;
+	return false;
+}
+
+const struct ir_attr *ps_untyped_array(struct pstate *ps, const struct ir_type *const *types,
+				       uint32_t ntypes)
+{
+	const struct ir_attr *el[256];
+	uint32_t n = 0;
+	ps_expect(ps, "[");
+	if (!ps_accept(ps, "]")) {
+		do {
+			if (n == 256 || n >= ntypes)
+				ps_fail(ps, ps->p, "more identities than operands");
+			const struct ir_type *t = types[n];
+			uint64_t v = ps_scalar(ps, t->elem);
+			el[n++] = ir_elem_is_float(t->elem) ? ir_attr_float(ps->m, v, t)
+							     : ir_attr_int(ps->m, (int64_t)v, t);
+		} while (ps_accept(ps, ","));
+		ps_expect(ps, "]");
+	}
+	return ir_attr_array(ps->m, n, el);
+}
+
 const struct ir_attr *ps_typed_array(struct pstate *ps)
 {
 	const struct ir_attr *el[256];
@@ -401,9 +432,12 @@ const struct ir_attr *ps_attr_spec(struct pstate *ps, const struct ir_attr_def *
 		if (!ps_peek_word(ps, w))
 			return NULL;
 		ps_expect(ps, w);
-		ps_expect(ps, "<");
+		/* `rounding<negative_inf>`, or cutile-ir's own printing
+		 * `rounding negative_inf` (its bytecode decodes as the first) */
+		bool angle = ps_accept(ps, "<");
 		int v = enum_kw(ps, def->ekind);
-		ps_expect(ps, ">");
+		if (angle)
+			ps_expect(ps, ">");
 		return ir_attr_enum(ps->m, def->ekind, v);
 	}
 	case IR_AK_UNIT:

@@ -423,6 +423,19 @@ static uint32_t opt_run(struct pstate *ps, struct ir_op *op, const struct step *
 	return i;
 }
 
+/* `{name = value, ...}` in a custom form: the op's own attributes are
+ * kept; others are dropped, as cutile-ir's bytecode writer drops them
+ * (its text printer shows a `rounding_mode` on maxf that the bytecode
+ * of the same module does not carry). */
+static void custom_attr_dict(struct pstate *ps, struct ir_op *op)
+{
+	ps_expect(ps, "{");
+	ps_attr_dict(ps, op);
+	for (uint32_t i = op->nattrs; i-- > 0;)
+		if (!ir_opdef_attr(op->def, op->attrs[i].name))
+			ir_op_drop_attr(op, op->attrs[i].name);
+}
+
 static void run_steps(struct pstate *ps, struct ir_op *op, const struct step *v, uint32_t i,
 		      uint32_t end, struct fstate *st)
 {
@@ -451,6 +464,11 @@ static void run_steps(struct pstate *ps, struct ir_op *op, const struct step *v,
 			directive(ps, op, t->idx);
 			break;
 		default:
+			/* cutile-ir prints an attribute dictionary before the
+			 * types (`maxf %a, %b {rounding_mode = 0} : T`) */
+			ps_ws(ps);
+			if (t->lit[0] == ':' && !t->lit[1] && ps_peek(ps, '{'))
+				custom_attr_dict(ps, op);
 			/* most literals are one punctuation character */
 			ps_ws(ps);
 			if (!t->lit[1] && !ps_ident_start(t->lit[0]) && ps->p < ps->end &&
@@ -525,9 +543,9 @@ void ps_format(struct pstate *ps, struct ir_op *op)
 
 /* ---- region ops ---- */
 
-void ps_block_braced(struct pstate *ps, struct ir_block *b, int implicit_term)
+/* A block's ops up to its closing brace, the `{` already read. */
+static void block_rest(struct pstate *ps, struct ir_block *b, int implicit_term)
 {
-	ps_expect(ps, "{");
 	size_t base = ps_block_ops(ps);
 	uint32_t col;
 	ps_linecol(ps, ps->p, &ps->close_line, &col);
@@ -536,6 +554,12 @@ void ps_block_braced(struct pstate *ps, struct ir_block *b, int implicit_term)
 						       : !ps->opstk[ps->nopstk - 1]->def->terminator))
 		ps_op_push(ps, ir_op_new_code(ps->m, implicit_term));
 	ps_block_commit(ps, b, base);
+}
+
+void ps_block_braced(struct pstate *ps, struct ir_block *b, int implicit_term)
+{
+	ps_expect(ps, "{");
+	block_rest(ps, b, implicit_term);
 }
 
 /* Make the op's results match a count the syntax gives. */
@@ -580,9 +604,10 @@ static uint32_t iter_values(struct pstate *ps, struct ir_op *op, uint32_t group,
 	return n;
 }
 
-static void body_with_args(struct pstate *ps, struct ir_op *op, uint32_t nargs,
-			   const struct ir_type **types, const char **names, const uint32_t *lens,
-			   int implicit)
+/* opened: the `{` (and a block label) were read already. */
+static void body_with_args_at(struct pstate *ps, struct ir_op *op, uint32_t nargs,
+			      const struct ir_type **types, const char **names,
+			      const uint32_t *lens, int implicit, bool opened)
 {
 	struct ir_block *b = ir_region_add_block(ps->m, ir_op_add_region(ps->m, op));
 	struct pmark mk = ps_scope_push(ps);
@@ -590,8 +615,18 @@ static void body_with_args(struct pstate *ps, struct ir_op *op, uint32_t nargs,
 		struct ir_value *v = ir_block_add_arg(ps->m, b, types[i]);
 		ps_bind(ps, names[i], lens[i], 1, &b->args[v->index]);
 	}
-	ps_block_braced(ps, b, implicit);
+	if (opened)
+		block_rest(ps, b, implicit);
+	else
+		ps_block_braced(ps, b, implicit);
 	ps_scope_pop(ps, mk);
+}
+
+static void body_with_args(struct pstate *ps, struct ir_op *op, uint32_t nargs,
+			   const struct ir_type **types, const char **names, const uint32_t *lens,
+			   int implicit)
+{
+	body_with_args_at(ps, op, nargs, types, names, lens, implicit, false);
 }
 
 static void parse_for(struct pstate *ps, struct ir_op *op)
@@ -704,13 +739,32 @@ static void parse_reduce_scan(struct pstate *ps, struct ir_op *op, bool scan)
 	}
 	ps_expect(ps, "identities");
 	ps_expect(ps, "=");
-	ir_op_set_attr(ps->m, op, "identities", ps_typed_array(ps));
+	/* bare identities (cutile-ir's printing) take the operands' element
+	 * types, which follow: read them first, then come back */
+	const char *ids = NULL;
+	if (ps_array_typed(ps)) {
+		ir_op_set_attr(ps->m, op, "identities", ps_typed_array(ps));
+	} else {
+		ids = ps->p;
+		while (ps->p < ps->end && *ps->p != ']')
+			ps->p++;
+		ps_expect(ps, "]");
+	}
 	uint32_t n = op->noperands;
 	const struct ir_type *t[MAXT];
 	ps_expect(ps, ":");
 	if (type_list(ps, t, MAXT) != n)
 		ps_fail(ps, ps->p, "%s has %u operands but a different number of types",
 			op->def->name, n);
+	if (ids) {
+		const char *after = ps->p;
+		const struct ir_type *et[MAXT];
+		for (uint32_t i = 0; i < n; i++)
+			et[i] = t[i]->kind == IR_TY_TILE && t[i]->inner ? t[i]->inner : t[i];
+		ps->p = ids;
+		ir_op_set_attr(ps->m, op, "identities", ps_untyped_array(ps, et, n));
+		ps->p = after;
+	}
 	ps_expect(ps, "->");
 	if (type_list(ps, t, MAXT) != n)
 		ps_fail(ps, ps->p, "%s has %u operands but a different number of result types",
@@ -721,6 +775,14 @@ static void parse_reduce_scan(struct pstate *ps, struct ir_op *op, bool scan)
 	const char *names[MAXT];
 	uint32_t lens[MAXT], na = 0;
 	const struct ir_type *at[MAXT];
+	/* `(%a: T, ..) { ops }`, or cutile-ir's `{ ^bb0(%a: T, ..): ops }` */
+	bool labelled = ps_accept(ps, "{");
+	if (labelled) {
+		const char *label;
+		ps_expect(ps, "^");
+		if (!ps_ident(ps, &label))
+			ps_expected(ps, "a block label");
+	}
 	ps_expect(ps, "(");
 	if (!ps_accept(ps, ")")) {
 		do {
@@ -732,8 +794,10 @@ static void parse_reduce_scan(struct pstate *ps, struct ir_op *op, bool scan)
 		} while (ps_accept(ps, ","));
 		ps_expect(ps, ")");
 	}
+	if (labelled)
+		ps_expect(ps, ":");
 	ps_set_loc(ps, op, ps->op_start);
-	body_with_args(ps, op, na, at, names, lens, -1);
+	body_with_args_at(ps, op, na, at, names, lens, -1, labelled);
 }
 
 void ps_region_op(struct pstate *ps, struct ir_op *op)

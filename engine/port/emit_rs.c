@@ -438,12 +438,12 @@ static void op_line(struct out *o, const struct top *op)
 		break;
 	case TOP_SPLAT:
 		lhs(op, &l);
-		sb_printf(&l, "broadcast_scalar(%s, const_shape![%s]);", op->text,
+		sb_printf(&l, "broadcast_scalar(%s, const_shape![%s]);", strip_parens(op->text, &t2),
 			  shape_list(&op->shape, &t1));
 		break;
 	case TOP_TO_TILE:
 		lhs(op, &l);
-		sb_printf(&l, "scalar_to_tile(%s);", op->text);
+		sb_printf(&l, "scalar_to_tile(%s);", strip_parens(op->text, &t2));
 		break;
 	case TOP_RESHAPE:
 	case TOP_BROADCAST:

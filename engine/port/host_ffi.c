@@ -152,6 +152,51 @@ static const char *ffi_name(const struct tkernel *k, const struct tparam *p, cha
 	return buf;
 }
 
+/* A Rust expression of the entries' parameters (a dispatch condition)
+ * with each parameter under its ffi.rs name, and without the outer
+ * parentheses rustc warns about. Caller frees. */
+static char *ffi_expr(const struct tkernel *k, const char *text)
+{
+	struct sbuf sb = SBUF_INIT;
+	size_t n = strlen(text);
+	if (n > 1 && text[0] == '(' && text[n - 1] == ')') {
+		int d = 0;
+		size_t i = 0;
+		for (; i < n; i++) {
+			d += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+			if (d == 0)
+				break;
+		}
+		if (i == n - 1) {
+			text++;
+			n -= 2;
+		}
+	}
+	for (size_t i = 0; i < n;) {
+		char c = text[i];
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
+			size_t j = i;
+			while (j < n && ((text[j] >= 'a' && text[j] <= 'z') || (text[j] >= 'A' && text[j] <= 'Z') ||
+					 (text[j] >= '0' && text[j] <= '9') || text[j] == '_'))
+				j++;
+			const struct tparam *p = NULL;
+			for (size_t q = 0; q < k->nparams && !p; q++)
+				if (strlen(k->params[q].rs) == j - i && !memcmp(k->params[q].rs, text + i, j - i))
+					p = &k->params[q];
+			char nm[128];
+			if (p)
+				sb_adds(&sb, ffi_name(k, p, nm, sizeof(nm)));
+			else
+				sb_add(&sb, text + i, j - i);
+			i = j;
+		} else {
+			sb_addc(&sb, c);
+			i++;
+		}
+	}
+	return sb_detach(&sb);
+}
+
 static const char *scalar_rs(const struct tparam *p)
 {
 	return p->kind == TP_SCALAR && p->dt == DT_F32 ? "f32" : "i32";
@@ -203,6 +248,27 @@ static void entry_arg(const struct tkernel *k, const struct tparam *p, struct sb
 	}
 }
 
+/* Does some entry take parameter i, as an argument or a generic? */
+static bool param_taken(const struct tkernel *k, size_t i)
+{
+	for (size_t e = 0; e < k->nentries; e++) {
+		const struct tentry *en = &k->entries[e];
+		if (en->param_used[i] && k->params[i].kind != TP_CONST)
+			return true;
+		for (size_t g = 0; g < en->ngenerics; g++)
+			if (strcmp(en->generics[g], k->params[i].rs) == 0)
+				return true;
+		if (en->dispatch_ffi && strstr(en->dispatch_ffi, k->params[i].rs))
+			return true;
+	}
+	/* an array's extents are taken through it */
+	for (size_t q = 0; q < k->nparams; q++)
+		if ((k->params[q].kind == TP_SHAPE || k->params[q].kind == TP_STRIDE) &&
+		    k->params[q].of == (int)i && param_taken(k, q))
+			return true;
+	return false;
+}
+
 static void launch_fn(struct w *w, const struct port_op *op, const struct tkernel *k)
 {
 	char nm[128];
@@ -213,10 +279,13 @@ static void launch_fn(struct w *w, const struct port_op *op, const struct tkerne
 		const struct tparam *p = &k->params[i];
 		if (p->source_index < 0)
 			continue;
+		/* a parameter no entry takes (a block pointer's shape, gone into
+		 * the view) is named `_x`, as rustc wants an unused one */
+		const char *u = param_taken(k, i) ? "" : "_";
 		if (p->kind == TP_ARRAY)
-			wl(w, "%s: &TensorDesc,", ffi_name(k, p, nm, sizeof(nm)));
+			wl(w, "%s%s: &TensorDesc,", u, ffi_name(k, p, nm, sizeof(nm)));
 		else
-			wl(w, "%s: %s,", ffi_name(k, p, nm, sizeof(nm)), scalar_rs(p));
+			wl(w, "%s%s: %s,", u, ffi_name(k, p, nm, sizeof(nm)), scalar_rs(p));
 	}
 	wl(w, "grid: (u32, u32, u32),");
 	wl(w, "opts: CompileOptions,");
@@ -269,10 +338,12 @@ static void launch_fn(struct w *w, const struct port_op *op, const struct tkerne
 							      : tdt_rust(en->pred_dt[g]));
 		bool one = k->nentries == 1;
 		if (!one) {
-			wl(w, "%s %s {", e == 0 ? "let launched = if" : "} else if", en->dispatch_ffi);
+			char *cond = ffi_expr(k, en->dispatch_ffi);
+			wl(w, "%s %s {", e == 0 ? "let launched = if" : "} else if", cond);
+			free(cond);
 			w->indent++;
 		}
-		char *head = xasprintf("%s_module::%s(%s)", op->name, en->name, sb_str(&args));
+		char *head = xasprintf("unsafe { %s_module::%s(%s) }", op->name, en->name, sb_str(&args));
 		int at = w->indent;
 		w->indent = rsfmt_chain_head(&w->sb, at, one ? "let launched = " : "", head);
 		free(head);
@@ -413,9 +484,15 @@ int port_ffi_rs(const struct port_op *op, char **out, struct tp_err *err)
 	wl(&w, "use core::ffi::c_void;");
 	wl(&w, "use std::sync::Arc;");
 	wl(&w, "%s", "");
-	wl(&w, "use crate::ffi_util::{TensorDesc, borrow_tensor, dtype_str, rc};");
+	bool tensors = false;
+	for (size_t i = 0; i < op->nk; i++)
+		for (size_t q = 0; q < op->k[i]->nparams; q++)
+			tensors |= op->k[i]->params[q].kind == TP_ARRAY && !op->k[i]->params[q].ptr &&
+				   op->k[i]->params[q].source_index >= 0;
+	wl(&w, "use crate::ffi_util::{TensorDesc, %sdtype_str, rc};", tensors ? "borrow_tensor, " : "");
 	if (ptr)
 		wl(&w, "use cuda_async::device_buffer::DevicePointer;");
+	wl(&w, "use cuda_async::device_operation::DeviceOp;");
 	wl(&w, "use cuda_core::{Device, Stream};");
 	wl(&w, "use cutile::DType;");
 	if (half)

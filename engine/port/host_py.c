@@ -79,8 +79,9 @@ static void free_edits(struct edits *e)
 struct wctx {
 	const struct port_op *op;
 	struct edits ed;
-	bool *use_func;  /* per module function: copied */
+	bool *use_func;  /* per module function (and method): copied */
 	bool *use_const; /* per module constant: copied */
+	bool *use_class; /* per module-level class: copied whole */
 	struct tp_err *err;
 	bool failed;
 	bool need_cdiv, need_np2;
@@ -111,16 +112,38 @@ static int kernel_index(const struct port_op *op, const char *name)
 
 static void scan(struct wctx *w, const struct py_node *n, int depth);
 
+static void use_class(struct wctx *w, size_t c)
+{
+	if (w->use_class[c])
+		return;
+	w->use_class[c] = true;
+	scan(w, w->op->m.classes[c].def, 0);
+}
+
+/* Copy function i: a method brings its whole class. */
+static void use_func(struct wctx *w, size_t i)
+{
+	const struct pm_func *f = &w->op->m.funcs[i];
+	if (w->use_func[i])
+		return;
+	w->use_func[i] = true;
+	if (f->cls >= 0)
+		use_class(w, (size_t)f->cls);
+	else
+		scan(w, f->def, 0);
+}
+
 static void use_name(struct wctx *w, const struct py_node *n)
 {
 	const struct pymod *m = &w->op->m;
 	char *name = py_str(n);
 	for (size_t i = 0; i < m->nfuncs; i++)
-		if (strcmp(m->funcs[i].name, name) == 0 && m->funcs[i].role != PM_KERNEL &&
-		    !w->use_func[i]) {
-			w->use_func[i] = true;
-			scan(w, m->funcs[i].def, 0);
-		}
+		if (m->funcs[i].cls < 0 && strcmp(m->funcs[i].name, name) == 0 &&
+		    m->funcs[i].role != PM_KERNEL)
+			use_func(w, i);
+	for (size_t i = 0; i < m->nclasses; i++)
+		if (strcmp(m->classes[i].name, name) == 0)
+			use_class(w, i);
 	for (size_t i = 0; i < m->nconsts; i++)
 		if (strcmp(m->consts[i].name, name) == 0 && !w->use_const[i]) {
 			w->use_const[i] = true;
@@ -326,6 +349,76 @@ static void launch_fn(struct sbuf *sb, const struct port_op *op, size_t ki)
 	sb_adds(sb, "    check_rc(rc, _FFI_NAME)\n");
 }
 
+/* The package of a source path: src/tilegym/ops/cutile/x.py ->
+ * tilegym.ops.cutile (NULL when it is not under src/). Caller frees. */
+static char *package_of(const char *source_rel)
+{
+	const char *p = str_starts(source_rel, "src/") ? source_rel + 4 : NULL;
+	const char *slash = p ? strrchr(p, '/') : NULL;
+	if (!slash)
+		return NULL;
+	char *pkg = xstrndup(p, (size_t)(slash - p));
+	for (char *c = pkg; *c; c++)
+		if (*c == '/')
+			*c = '.';
+	return pkg;
+}
+
+/* Helpers the cutile-rs side writes itself rather than import from a
+ * sibling module of the reference (which imports cuda.tile). */
+static const struct {
+	const char *name, *def;
+} own_helpers[] = {
+	{"next_power_of_2", "def next_power_of_2(n):\n    return 1 << (n - 1).bit_length()\n"},
+	{"cdiv", "def cdiv(a, b):\n    return (a + b - 1) // b\n"},
+	{"ceil_div", "def ceil_div(a, b):\n    return (a + b - 1) // b\n"},
+};
+
+static const char *own_helper(const char *name)
+{
+	for (size_t i = 0; i < TP_ARRAY_LEN(own_helpers); i++)
+		if (strcmp(own_helpers[i].name, name) == 0)
+			return own_helpers[i].def;
+	return NULL;
+}
+
+/* An import of the reference as the wrapper (in ops/cutile_rs/) writes it:
+ * a relative module of the reference's package made absolute, and the
+ * small helpers it names written out (`helpers` gets their defs). */
+static void import_line(struct sbuf *sb, const struct py_module *pm, const struct py_node *s,
+			const char *pkg, struct sbuf *helpers, const struct edits *ed)
+{
+	if (s->kind != PY_FROM || !s->s || s->s[0] != '.' || !pkg) {
+		char *t = apply(pm, node_from(pm, s), node_to(pm, s), ed);
+		sb_printf(sb, "%s\n", t);
+		free(t);
+		return;
+	}
+	size_t dots = strspn(s->s, ".");
+	char *base = xstrdup(pkg);
+	for (size_t d = 1; d < dots; d++) {
+		char *dot = strrchr(base, '.');
+		if (dot)
+			*dot = '\0';
+	}
+	char *rest = xstrndup(s->s + dots, s->n - dots);
+	struct sbuf names = SBUF_INIT;
+	for (size_t k = 0; k < s->nkids; k++) {
+		char *a = py_str(s->kids[k]);
+		const char *h = own_helper(a);
+		if (h && !strstr(sb_str(helpers), h))
+			sb_printf(helpers, "\n\n%s", h);
+		else if (!h)
+			sb_printf(&names, "%s%s", names.len ? ", " : "", a);
+		free(a);
+	}
+	if (names.len)
+		sb_printf(sb, "from %s%s%s import %s\n", base, *rest ? "." : "", rest, sb_str(&names));
+	sb_free(&names);
+	free(rest);
+	free(base);
+}
+
 int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out,
 		    struct tp_err *err)
 {
@@ -335,20 +428,28 @@ int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out
 	struct wctx w = {.op = op, .err = err};
 	w.use_func = xcalloc(m->nfuncs + 1, sizeof(bool));
 	w.use_const = xcalloc(m->nconsts + 1, sizeof(bool));
-	/* the host functions of every kernel, and what they use */
+	w.use_class = xcalloc(m->nclasses + 1, sizeof(bool));
+	/* the host code of every kernel (a function, or a method of an
+	 * autograd.Function), and what it uses */
+	const struct pm_func *first_host = NULL;
 	for (size_t ki = 0; ki < op->nk && !w.failed; ki++) {
 		struct port_launch l;
 		if (port_launch_of(op, op->k[ki], &l, err) < 0) {
 			w.failed = true;
 			break;
 		}
+		if (!first_host)
+			first_host = l.host;
 		for (size_t i = 0; i < m->nfuncs; i++)
-			if (&m->funcs[i] == l.host && !w.use_func[i]) {
-				w.use_func[i] = true;
-				scan(&w, l.host->def, 0);
-			}
+			if (&m->funcs[i] == l.host)
+				use_func(&w, i);
 	}
-	/* the host's registration moves to the cutile-rs backend */
+	/* the op's public interface: what the reference registers, on the
+	 * cutile-rs backend, each under its own name */
+	bool registered = false;
+	for (size_t i = 0; i < m->nfuncs && !w.failed; i++)
+		if (m->funcs[i].cls < 0 && m->funcs[i].register_impl)
+			use_func(&w, i);
 	for (size_t i = 0; i < m->nfuncs && !w.failed; i++) {
 		const struct py_node *r = m->funcs[i].register_impl;
 		if (!w.use_func[i] || !r)
@@ -358,48 +459,49 @@ int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out
 			add_edit(&w.ed, node_from(pm, b), node_to(pm, b), xstrdup("\"cutile-rs\""));
 		else
 			refuse(&w, r, "a register_impl without backend=");
+		registered = true;
 	}
 	if (w.failed) {
 		free(w.use_func);
 		free(w.use_const);
+		free(w.use_class);
 		free_edits(&w.ed);
 		return -1;
 	}
-	struct sbuf sb = SBUF_INIT;
+	struct sbuf sb = SBUF_INIT, helpers = SBUF_INIT;
 	sb_printf(&sb, "\"\"\"cuTile Rust backend for %s, written by tileport mech from %s.\n\n", op->name,
 		  source_rel);
 	sb_adds(&sb, "The host code is the reference's own; its launch calls the cdylib export\n");
 	char sym[128];
 	sb_printf(&sb, "%s (ops/cutile_rs/%s_kernel/ffi.rs) through cffi.\n\"\"\"\n",
 		  port_ffi_symbol(op, 0, sym, sizeof(sym)), op->name);
-	/* imports, minus the kernel languages */
+	/* imports, minus the kernel languages; relative ones made absolute */
+	char *pkg = package_of(source_rel);
 	const struct py_node *body = pm->body;
-	bool relative = false;
 	for (size_t k = 0; k < body->nkids; k++) {
 		const struct py_node *s = body->kids[k];
 		if ((s->kind != PY_IMPORT && s->kind != PY_FROM) || lang_import(s))
 			continue;
-		if (!relative && s->kind == PY_FROM && s->s && s->s[0] == '.') {
-			sb_addc(&sb, '\n');
-			relative = true;
-		}
-		char *t = apply(pm, node_from(pm, s), node_to(pm, s), &w.ed);
-		sb_printf(&sb, "%s\n", t);
-		free(t);
+		import_line(&sb, pm, s, pkg, &helpers, &w.ed);
 	}
-	if (!relative)
-		sb_addc(&sb, '\n');
-	sb_adds(&sb, "from ...backend.cutile_rs.utils import bind_kernel_function_cffi, check_rc, "
-		     "make_tensor_desc\n");
+	/* the top package (tilegym) holds backend/cutile_rs/utils.py */
+	char *top = pkg ? xstrndup(pkg, strcspn(pkg, ".")) : NULL;
+	sb_printf(&sb, "\nfrom %s.backend.cutile_rs.utils import bind_kernel_function_cffi, check_rc, "
+		       "make_tensor_desc\n",
+		  top ? top : "..");
+	free(top);
+	free(pkg);
 	sb_printf(&sb, "\n_FFI_NAME = \"%s\"\n_FFI_CDEF = \"\"\"\n", sym);
 	cdef(&sb, op);
 	sb_adds(&sb, "\"\"\"\n");
+	sb_adds(&sb, sb_str(&helpers));
+	sb_free(&helpers);
 	if (w.need_cdiv)
 		sb_adds(&sb, "\n\ndef _cdiv(a, b):\n    return (a + b - 1) // b\n");
 	if (w.need_np2)
 		sb_adds(&sb, "\n\ndef _next_power_of_2(n):\n    return 1 << (n - 1).bit_length()\n");
 	/* constants and helpers in source order, then the launchers, then the
-	 * host functions */
+	 * host code: functions and classes in source order */
 	bool any_const = false;
 	for (size_t k = 0; k < body->nkids; k++) {
 		const struct py_node *s = body->kids[k];
@@ -418,20 +520,31 @@ int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out
 		if (pass == 1)
 			for (size_t ki = 0; ki < op->nk; ki++)
 				launch_fn(&sb, op, ki);
-		for (size_t i = 0; i < m->nfuncs; i++) {
-			const struct pm_func *f = &m->funcs[i];
-			if (!w.use_func[i] || (pass == 0) != (f->role != PM_HOST))
+		for (size_t k = 0; k < body->nkids; k++) {
+			const struct py_node *s = body->kids[k];
+			const struct pm_func *f = NULL;
+			bool copy = false;
+			for (size_t i = 0; i < m->nfuncs && !f; i++)
+				if (m->funcs[i].cls < 0 && m->funcs[i].def == s) {
+					f = &m->funcs[i];
+					copy = w.use_func[i] && (pass == 0) == (f->role != PM_HOST);
+				}
+			for (size_t c = 0; c < m->nclasses && !f; c++)
+				if (m->classes[c].def == s)
+					copy = w.use_class[c] && pass == 1;
+			if (!copy)
 				continue;
-			char *t = apply(pm, node_from(pm, f->def), node_to(pm, f->def), &w.ed);
+			char *t = apply(pm, node_from(pm, s), node_to(pm, s), &w.ed);
 			sb_printf(&sb, "\n\n%s\n", t);
 			free(t);
-			if (pass == 1 && !f->register_impl)
+			if (f && f == first_host && !registered)
 				sb_printf(&sb, "\n\nregister_impl(\"%s\", backend=\"cutile-rs\")(%s)\n",
 					  op->name, f->name);
 		}
 	}
 	free(w.use_func);
 	free(w.use_const);
+	free(w.use_class);
 	free_edits(&w.ed);
 	*out = sb_detach(&sb);
 	return 0;

@@ -418,8 +418,9 @@ static void entry_body(struct scan *s, size_t open, size_t close, struct inv_lis
 			char attr[96] = "";
 			size_t a = arg_at(t, open_p, 1);
 			if (a != SIZE_MAX && t->v[a].kind == RK_NUM)
-				snprintf(attr, sizeof(attr), "%s axis=%.*s", name + 7, (int)t->v[a].n,
-					 t->v[a].s);
+				/* `1` or `1i32`: the value without its type suffix */
+				snprintf(attr, sizeof(attr), "%s axis=%.*s", name + 7,
+					 (int)strspn(t->v[a].s, "0123456789"), t->v[a].s);
 			inv_add(out, "reduce", attr, x->line, 0, false, depth);
 		} else if (strcmp(name, "mmaf") == 0 || strcmp(name, "mmai") == 0 ||
 			   strcmp(name, "mma") == 0) {

@@ -95,9 +95,20 @@ void lw_take_name(struct lw *lw, const char *name)
 	lw->names[lw->nnames++] = name;
 }
 
+/* Rust names of values are snake case (rustc warns on `X`, `Out_part`);
+ * only const generics keep the source's capitals. */
+static void snake(char *s)
+{
+	for (; *s; s++)
+		if (*s >= 'A' && *s <= 'Z')
+			*s = (char)(*s - 'A' + 'a');
+}
+
 const char *lw_rust_ident(struct lw *lw, const char *name)
 {
-	return is_rust_keyword(name) ? ta_printf(lw->a, "%s_", name) : ta_strdup(lw->a, name);
+	char *r = is_rust_keyword(name) ? ta_printf(lw->a, "%s_", name) : ta_strdup(lw->a, name);
+	snake(r);
+	return is_rust_keyword(r) ? ta_printf(lw->a, "%s_", r) : r;
 }
 
 const char *lw_fresh(struct lw *lw, const char *base)
@@ -110,6 +121,7 @@ const char *lw_fresh(struct lw *lw, const char *base)
 				    ? *p
 				    : '_');
 	clean[n] = '\0';
+	snake(clean);
 	if (!n || (clean[0] >= '0' && clean[0] <= '9'))
 		snprintf(clean, sizeof(clean), "v%s", n ? base : "");
 	for (int k = 0;; k++) {
@@ -125,6 +137,18 @@ const char *lw_fresh(struct lw *lw, const char *base)
 		lw_take_name(lw, s);
 		return s;
 	}
+}
+
+const char *lw_param_ident(struct lw *lw, const char *name)
+{
+	const char *r = lw_rust_ident(lw, name);
+	if (strcmp(r, name) == 0)
+		return r;
+	/* `Y` became `y`: unless the source has a `y` of its own */
+	if (in_list(lw->reserved, lw->nreserved, r) || in_list(lw->names, lw->nnames, r))
+		return lw_fresh(lw, ta_printf(lw->a, "%s_p", r));
+	lw_take_name(lw, r);
+	return r;
 }
 
 struct tvar *lw_var_new(struct lw *lw, const char *base)

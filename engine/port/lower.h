@@ -134,6 +134,9 @@ TP_NORETURN void lw_unsupported(struct lw *lw, const struct py_node *at, const c
 /* ---- names (lower.c) ---- */
 /* A fresh Rust identifier based on `base` (a Python name or a hint). */
 const char *lw_fresh(struct lw *lw, const char *base);
+/* A runtime parameter's Rust name: snake case, unless that is a name the
+ * source uses for something else. */
+const char *lw_param_ident(struct lw *lw, const char *name);
 /* A Python name as a Rust identifier (keywords get a trailing `_`). */
 const char *lw_rust_ident(struct lw *lw, const char *name);
 struct tvar *lw_var_new(struct lw *lw, const char *base);

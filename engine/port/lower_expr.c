@@ -492,7 +492,8 @@ struct tval *lw_dtype_pred(struct lw *lw, enum tdt d, bool equal)
 	const char *ffi = ta_printf(lw->a, "(dtype %s \"%s\")", equal ? "==" : "!=",
 				    ffi_s ? ffi_s : tdt_rust(d));
 	const char *py = ta_printf(lw->a, "E %s %s", equal ? "==" : "!=", tdt_name(d));
-	struct tval *v = lw_cbool_sym(lw, equal ? name : ta_printf(lw->a, "!%s", name), ffi, py, true);
+	struct tval *v =
+		lw_cbool_sym(lw, equal ? name : ta_printf(lw->a, "(%s == false)", name), ffi, py, true);
 	return v;
 }
 

@@ -26,7 +26,6 @@ void lw_make_params(struct lw *lw)
 		char *name = py_str(p);
 		tp->name = ta_strdup(lw->a, name);
 		free(name);
-		tp->rs = (char *)lw_rust_ident(lw, tp->name);
 		tp->line = p->line;
 		tp->col = p->col;
 		tp->rank = -1;
@@ -35,6 +34,8 @@ void lw_make_params(struct lw *lw)
 		tp->dt = DT_I32;
 		const struct py_node *ann = p->kids[0];
 		int c = ann ? lw->api->const_annotation(lw, ann) : 0;
+		/* a const generic keeps its name; a runtime one is snake case */
+		tp->rs = c ? ta_strdup(lw->a, tp->name) : (char *)lw_param_ident(lw, tp->name);
 		if (c) {
 			tp->kind = TP_CONST;
 			tp->dt = c == 2 ? DT_BOOL : DT_I32;
@@ -46,6 +47,11 @@ void lw_make_params(struct lw *lw)
 			tp->dt = DT_F32;
 		}
 	}
+	/* `X` and `x` would both be `x` now */
+	for (size_t i = 0; i < k->nparams; i++)
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(k->params[i].rs, k->params[j].rs) == 0)
+				k->params[i].rs = ta_printf(lw->a, "%s_", k->params[i].rs);
 	lw->api->mark_arrays(lw, lw->f->def);
 }
 

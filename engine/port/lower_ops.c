@@ -466,7 +466,8 @@ struct tval *lw_unary_expr(struct lw *lw, const struct py_node *n)
 		if ((v->kind == TV_CBOOL || v->kind == TV_CINT) && v->known)
 			return tv_cbool(lw->a, v->ival == 0);
 		if (v->kind == TV_CBOOL) {
-			struct tval *r = lw_cbool_sym(lw, ta_printf(lw->a, "!%s", v->rs),
+			/* cuTile's compiler lowers no unary `!`: `x == false` */
+			struct tval *r = lw_cbool_sym(lw, ta_printf(lw->a, "(%s == false)", v->rs),
 						      ta_printf(lw->a, "!%s", v->ffi),
 						      ta_printf(lw->a, "not %s", v->py), v->pred_dtype);
 			if (r->kind == TV_CBOOL && !r->known) {
@@ -480,7 +481,7 @@ struct tval *lw_unary_expr(struct lw *lw, const struct py_node *n)
 		if (v->kind == TV_BOOL) {
 			struct tval *r = tv_new(lw->a, TV_BOOL);
 			r->dt = DT_BOOL;
-			r->rs = ta_printf(lw->a, "!%s", v->rs);
+			r->rs = ta_printf(lw->a, "(%s == false)", v->rs);
 			return r;
 		}
 		lw_unsupported(lw, n, "`not` on a %s", lw_kind(v));
@@ -506,7 +507,7 @@ struct tval *lw_unary_expr(struct lw *lw, const struct py_node *n)
 		if (v->kind == TV_CINT && v->known)
 			return tv_cint(lw->a, ~v->ival);
 		if (v->kind == TV_INT)
-			return tv_int(lw->a, ta_printf(lw->a, "(!%s)", v->rs));
+			return tv_int(lw->a, ta_printf(lw->a, "(%s ^ -1i32)", v->rs));
 		if (v->kind == TV_TILE && !tdt_is_float(v->dt))
 			return lw_tile_unary(lw, "noti", NULL, v, n, "not");
 		break;

@@ -106,10 +106,11 @@ static const struct py_node *callee(const struct py_node *deco)
 	return deco->kind == PY_CALL ? deco->kids[0] : deco;
 }
 
-static void read_def(struct pymod *m, const struct py_node *def)
+static void read_def(struct pymod *m, const struct py_node *def, int cls)
 {
 	struct pm_func f = {0};
 	f.def = def;
+	f.cls = cls;
 	f.name = py_str(def);
 	f.role = PM_OTHER;
 	const struct py_node *decos = def->kids[0];
@@ -178,7 +179,16 @@ static void sort(struct pymod *m)
 	for (size_t k = 0; k < body->nkids; k++) {
 		const struct py_node *s = body->kids[k];
 		if (s->kind == PY_DEF) {
-			read_def(m, s);
+			read_def(m, s, -1);
+		} else if (s->kind == PY_CLASS) {
+			m->classes = xrealloc(m->classes, (m->nclasses + 1) * sizeof(*m->classes));
+			m->classes[m->nclasses].name = py_str(s);
+			m->classes[m->nclasses].def = s;
+			const struct py_node *cb = s->kids[2];
+			for (size_t j = 0; cb && j < cb->nkids; j++)
+				if (cb->kids[j]->kind == PY_DEF)
+					read_def(m, cb->kids[j], (int)m->nclasses);
+			m->nclasses++;
 		} else if ((s->kind == PY_ASSIGN && s->nkids == 2 && s->kids[0]->kind == PY_NAME) ||
 			   (s->kind == PY_ANNASSIGN && s->kids[2] && s->kids[0]->kind == PY_NAME)) {
 			m->consts = xrealloc(m->consts, (m->nconsts + 1) * sizeof(*m->consts));
@@ -221,6 +231,9 @@ void pymod_free(struct pymod *m)
 	for (size_t i = 0; i < m->nfuncs; i++)
 		free(m->funcs[i].name);
 	free(m->funcs);
+	for (size_t i = 0; i < m->nclasses; i++)
+		free(m->classes[i].name);
+	free(m->classes);
 	for (size_t i = 0; i < m->nconsts; i++)
 		free(m->consts[i].name);
 	free(m->consts);
@@ -231,7 +244,7 @@ void pymod_free(struct pymod *m)
 const struct pm_func *pymod_func(const struct pymod *m, const char *name)
 {
 	for (size_t i = m->nfuncs; i-- > 0;)
-		if (strcmp(m->funcs[i].name, name) == 0)
+		if (m->funcs[i].cls < 0 && strcmp(m->funcs[i].name, name) == 0)
 			return &m->funcs[i];
 	return NULL;
 }

@@ -19,6 +19,14 @@ struct pm_func {
 	enum tfrontend fe;            /* kernels */
 	const struct py_node *deco;   /* the kernel decorator (a call or a name) */
 	const struct py_node *register_impl; /* @register_impl(...) call, if any */
+	int cls;                      /* a method: the index of its class in classes; -1 */
+};
+
+/* A module-level class (an autograd.Function, an nn.Module): the host code
+ * of TileGym's operators launches from their methods. */
+struct pm_class {
+	char *name;
+	const struct py_node *def;
 };
 
 struct pm_const {
@@ -35,8 +43,10 @@ struct pymod {
 	struct py_module py;
 	struct pm_import *imports;
 	size_t nimports;
-	struct pm_func *funcs;
+	struct pm_func *funcs; /* module-level functions, then the methods of classes */
 	size_t nfuncs;
+	struct pm_class *classes;
+	size_t nclasses;
 	struct pm_const *consts;
 	size_t nconsts;
 };
@@ -54,6 +64,7 @@ void pymod_free(struct pymod *m);
 char *pymod_canon(const struct pymod *m, const struct py_node *n);
 /* Does the expression name `api` ("ct.load")? */
 bool pymod_is(const struct pymod *m, const struct py_node *n, const char *api);
+/* A module-level function (never a method) by name. */
 const struct pm_func *pymod_func(const struct pymod *m, const char *name);
 const struct pm_const *pymod_const(const struct pymod *m, const char *name);
 /* Kernels in source order. */

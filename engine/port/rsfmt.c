@@ -157,16 +157,17 @@ static bool fmt_call(struct sbuf *o, int indent, const char *s, size_t n, const 
 		}
 	}
 	rsfmt_put(o, indent, s, (size_t)open + 1);
-	/* arguments that are all short and simple (names, literals, &names)
-	 * fill lines; others go one per line */
+	/* arguments that are all short and simple (names, literals, &names,
+	 * &*names: rustfmt's simple expressions) fill lines; others go one
+	 * per line */
 	bool simple = na > 0;
 	for (size_t i = 0; i < na && simple; i++) {
 		simple = alen[i] <= 10;
-		for (size_t c = 0; c < alen[i] && simple; c++) {
+		size_t prefix = strspn(args[i], "&*");
+		for (size_t c = prefix; c < alen[i] && simple; c++) {
 			char ch = args[i][c];
 			simple = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-				 (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == ':' ||
-				 (ch == '&' && c == 0);
+				 (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == ':';
 		}
 	}
 	if (simple) {
@@ -209,9 +210,18 @@ static void fmt_expr(struct sbuf *o, int indent, const char *s, size_t n, const 
 		sb_free(&l);
 		return;
 	}
-	if (n > 11 && memcmp(s, "unsafe { ", 9) == 0 && memcmp(s + n - 2, " }", 2) == 0) {
-		rsfmt_put(o, indent, "unsafe {", 8);
-		fmt_expr(o, indent + 1, s + 9, n - 11, "");
+	/* `unsafe { .. }`, or `let x = unsafe { .. }` */
+	size_t u = 0;
+	for (size_t i = 0; i + 9 <= n; i++)
+		if (memcmp(s + i, "unsafe { ", 9) == 0 && (i == 0 || (i >= 2 && memcmp(s + i - 2, "= ", 2) == 0))) {
+			u = i;
+			break;
+		} else if (i == 0 && memcmp(s, "let ", 4) != 0) {
+			break;
+		}
+	if (n > u + 11 && memcmp(s + u, "unsafe { ", 9) == 0 && memcmp(s + n - 2, " }", 2) == 0) {
+		rsfmt_put(o, indent, s, u + 8);
+		fmt_expr(o, indent + 1, s + u + 9, n - u - 11, "");
 		struct sbuf l = SBUF_INIT;
 		sb_addc(&l, '}');
 		sb_adds(&l, tail);

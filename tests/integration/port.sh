@@ -76,7 +76,7 @@ assert_eq "layer_norm: dispatch conditions" \
 assert_eq "layer_norm: the variant fixes BATCHED" \
 	"$(json_get "$T/ln.json" "d['kernels'][0]['entries'][0]['generics']")" "['E', 'TILE_M', 'TILE_N']"
 assert_eq "layer_norm: ranks per variant" \
-	"$(json_get "$T/ln.json" "[[p.get('rank') for p in e['params'] if p['name'] == 'X'] for e in d['kernels'][0]['entries']]")" \
+	"$(json_get "$T/ln.json" "[[p.get('rank') for p in e['params'] if p['name'] == 'x_p'] for e in d['kernels'][0]['entries']]")" \
 	"[[3], [2]]"
 "$TILEPORT" translate src/tilegym/ops/cutile/matmul.py --json >"$T/mm.json"
 assert_eq "matmul: one entry, the dtype test a const generic" \
@@ -112,12 +112,12 @@ for f in "$K"/*.py; do
 done
 
 # ---- the inventory catches what differs ----
-sed 's/padding::NegInf/padding::Zero/; s/reduce_sum(num, 1)/reduce_max(num, 1)/' \
+sed 's/padding::NegInf/padding::Zero/; s/reduce_sum(num, 1i32)/reduce_max(num, 1i32)/' \
 	"$T/softmax.kernel.rs" >"$T/mutated.rs"
 "$TILEPORT" inventory src/tilegym/ops/cutile/softmax.py "$T/mutated.rs" >"$T/inv" 2>&1
 assert_eq "mutated: inventory exit" "$?" 1
 assert_contains "mutated: padding" "$T/inv" \
-	"CRITICAL [inventory.attr] src/tilegym/ops/cutile/softmax.py:25 $T/mutated.rs:24: load: padding=NEG_INF in the source, padding=ZERO in the Rust"
+	"CRITICAL [inventory.attr] src/tilegym/ops/cutile/softmax.py:25 $T/mutated.rs:23: load: padding=NEG_INF in the source, padding=ZERO in the Rust"
 assert_contains "mutated: reduce kind" "$T/inv" "reduce: sum axis=1 in the source, max axis=1 in the Rust"
 assert_contains "mutated: verdict" "$T/inv" "MISMATCH"
 grep -v 'convert_tile(x)' "$T/softmax.kernel.rs" >"$T/dropped.rs"

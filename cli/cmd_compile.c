@@ -26,7 +26,8 @@ static const char usage[] =
 	"\n"
 	"  RUN or OP with a run   the run's kernel.rs (and ffi.rs when there is one); the\n"
 	"                         IR goes to RUN/generated/, the report to\n"
-	"                         RUN/reports/compile.json\n"
+	"                         RUN/reports/compile.json (compile_lib.json with\n"
+	"                         --registered)\n"
 	"  OP without a run       the op's in-tree port, as cutile_kernels/src/lib.rs\n"
 	"                         registers it\n"
 	"  KERNEL.rs              that file (its #[cutile::module] and entries)\n"
@@ -270,7 +271,8 @@ static int write_report(const struct target *t, const struct compile_result *r, 
 	if (!t->out_dir)
 		return 0;
 	char *dir = path_join(t->out_dir, "reports");
-	char *path = path_join(dir, "compile.json");
+	/* B's check of the kernel and D's of the registered op side by side */
+	char *path = path_join(dir, t->registered ? "compile_lib.json" : "compile.json");
 	char *json = compile_result_json(r, t->out_dir);
 	int rc = mkdir_p(dir, 0755, err);
 	if (rc == 0)

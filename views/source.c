@@ -460,8 +460,13 @@ static int src_open(struct view *v, const struct view_arg *arg, struct tp_err *e
 	if (load(v, err) < 0)
 		return -1;
 	long line = arg->line > 0 ? arg->line : x->doc.start_line;
-	if (line > 0)
+	if (arg->line > 0 && arg->index == SRC_AT_RUST && x->doc.f[SIDE_RS].n) {
+		/* a compiler finding's line of kernel.rs: the cursor on it */
+		set_side(v, SIDE_RS);
+		view_select(v, (size_t)arg->line - 1);
+	} else if (line > 0) {
 		view_select(v, (size_t)line - 1);
+	}
 	report_summary(v);
 	return 0;
 }

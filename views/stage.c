@@ -12,13 +12,14 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "engine/compile/compile.h"
 #include "engine/core/session.h"
 #include "views/attempt.h"
 #include "views/view.h"
 
 #define REBUILD_MS 500 /* a running attempt's elapsed time */
 
-enum skind { S_TEXT, S_FILE, S_FINDING, S_ARTIFACT, S_ATTEMPT };
+enum skind { S_TEXT, S_FILE, S_FINDING, S_ARTIFACT, S_ATTEMPT, S_COMPILE };
 
 struct sline {
 	enum skind kind;
@@ -391,6 +392,64 @@ static void build_attempts(struct stage *s, const struct attempt *cur, const str
 	}
 }
 
+/* The real compiler's findings (reports/compile.json of B's check of the
+ * kernel, compile_lib.json of D's check of the registered op): rustc's and
+ * cutile's lines with the kernel's own places. */
+static void build_compile(struct stage *s, const struct attempt *a)
+{
+	if (a->stage != 'B' && a->stage != 'D')
+		return;
+	char *path = path_join(s->run_dir, a->stage == 'B' ? "reports/compile.json"
+							    : "reports/compile_lib.json");
+	struct compile_result r;
+	struct tp_err err = {0};
+	if (!path_is_file(path)) {
+		free(path);
+		return;
+	}
+	if (compile_report_load(path, &r, &err) < 0) {
+		section(s, "Compiler");
+		cell(add(s, S_TEXT, LINE_FINDING_ERROR), 0, LINE_FINDING_ERROR, err.msg);
+		free(path);
+		return;
+	}
+	size_t shown = 0;
+	for (size_t i = 0; i < r.nf; i++)
+		shown += r.f[i].in_op || r.f[i].error;
+	char ck[32], lw[32];
+	fmt_elapsed(r.check_ms, ck, sizeof(ck));
+	fmt_elapsed(r.lower_ms, lw, sizeof(lw));
+	section(s, "Compiler: %d error%s, %d warning%s (type check %s%s%s)%s", r.errors,
+		r.errors == 1 ? "" : "s", r.warnings, r.warnings == 1 ? "" : "s", ck,
+		r.nout ? ", lowering " : "", r.nout ? lw : "",
+		r.lowered ? "; lowered to generated/" : "");
+	for (size_t i = 0; i < r.nf; i++) {
+		const struct compile_finding *f = &r.f[i];
+		if (!f->in_op && !f->error)
+			continue;
+		enum line_type t = f->error ? LINE_FINDING_ERROR : LINE_FINDING_WARN;
+		struct sline *l = add(s, S_COMPILE, t);
+		char lvl[48];
+		snprintf(lvl, sizeof(lvl), "%s%s%s%s", f->error ? "error" : "warning", *f->code ? "[" : "",
+			 f->code, *f->code ? "]" : "");
+		cell(l, 0, t, lvl);
+		if (f->file) {
+			char *loc = xasprintf("%s:%d:%d", f->file, f->line, f->col);
+			cell(l, 1, LINE_DIM, loc);
+			free(loc);
+			l->path = f->file[0] == '/' ? xstrdup(f->file) : path_join(s->run_dir, f->file);
+			l->line = f->line;
+		}
+		char *m = xasprintf("%s%s", f->phase == PHASE_LOWER ? "cutile: " : "", f->message);
+		cell(l, 2, LINE_DEFAULT, m);
+		free(m);
+	}
+	if (!shown)
+		cell(add(s, S_TEXT, LINE_EMPTY), 0, LINE_EMPTY, "no findings");
+	compile_result_free(&r);
+	free(path);
+}
+
 static void build(struct view *v)
 {
 	struct stage *s = v->priv;
@@ -409,6 +468,7 @@ static void build(struct view *v)
 			file_line(s, files[i]);
 		size_t findings_at = s->n;
 		build_findings(s);
+		build_compile(s, a);
 		build_artifacts(s, a, findings_at);
 		build_attempts(s, a, d);
 	}
@@ -467,6 +527,9 @@ static bool fixed_width(const struct sline *l, int k, int *w)
 	case S_ATTEMPT:
 		*w = k == 0 ? 1 : k == 1 ? 10 : 0;
 		return *w > 0;
+	case S_COMPILE:
+		*w = k == 0 ? 14 : k == 1 ? 22 : 0;
+		return *w > 0;
 	}
 	return false;
 }
@@ -502,6 +565,12 @@ static void open_line(struct view *v, const struct sline *l)
 	}
 	if (!l->path) {
 		view_error(v, "Nothing to open on this line");
+		return;
+	}
+	if (l->kind == S_COMPILE && str_ends(l->path, "/kernel.rs")) {
+		/* the kernel's line beside its Python, in the source view */
+		struct view_arg arg = {.run = s->m, .line = l->line, .index = SRC_AT_RUST};
+		v->host->open(v->host, v, VIEW_SOURCE, &arg, 0);
 		return;
 	}
 	struct stat sb;

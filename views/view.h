@@ -143,8 +143,10 @@ struct view_arg {
 	void *model;         /* a view's own shared model (the IR diff's findings pane) */
 	long line;           /* 1-based line to select first; 0 = none; -1 = the
 	                      * last line, following what is appended */
-	int index;           /* view-specific (attempt sequence number) */
+	int index;           /* view-specific (attempt sequence number; the source
+	                      * view: SRC_AT_RUST when line is a line of the Rust) */
 };
+#define SRC_AT_RUST 1
 
 /* The source view (VIEW_SOURCE) on texts in memory rather than files, as
  * view_arg.model: a changeset's reference and kernel. The view copies them. */

@@ -126,7 +126,8 @@ void mech_final(struct mech_run *r, const char *verdict, const char *unsupported
 	struct sbuf f = SBUF_INIT;
 	if (unsupported)
 		sb_printf(&f, "unsupported: %s\n", unsupported);
-	if (r->c->offline && r->deferred && strcmp(verdict, "DEFERRED") == 0)
+	if (r->c->offline && r->deferred && *r->deferred &&
+	    (strcmp(verdict, "DEFERRED") == 0 || strcmp(verdict, "COMPILED") == 0))
 		sb_printf(&f, "deferred: %s\n", r->deferred);
 	sb_printf(&f, "<VALIDATOR_OUTPUT>\n%s</VALIDATOR_OUTPUT>\nVERDICT: %s", sb_str(&r->block),
 		  verdict);

@@ -1,10 +1,14 @@
 /* The mech driver's stages B (the device kernel) and D (the host boundary),
  * offline: what skill/agents/agent_b.md and agent_d.md list for an offline
- * run, with the toolchain steps deferred. */
+ * run. Where cargo and the CUDA headers are here, the real cuTile compiler
+ * checks and lowers what was written (mech_compile.c); the steps that need
+ * a GPU, the reference IR or the release build stay deferred. */
 #include "engine/agents/mech_int.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "engine/compile/compile.h"
 
 static char *utc_now(void)
 {
@@ -60,22 +64,12 @@ int mech_stage_b(struct mech_run *r, struct tp_err *err)
 	mech_say(r, "translated %s: %zu entr%s", r->source_rel, ne, ne == 1 ? "y" : "ies");
 	char *kernel = port_kernel_rs(op, r->source_rel);
 	char *cargo = xasprintf(cargo_toml, c->op, c->op);
-	char *ts = utc_now();
-	char *build = xasprintf("# Build log - %s\n\n## Attempt 1 - %s\n\n**Command:** cargo build "
-				"--release (not run: offline)\n\n**Result:** DEFERRED\n\n**Top errors:** "
-				"none (not built)\n\n**Root cause:** -\n\n**Fix applied for next "
-				"attempt:** -\n",
-				c->op, ts);
 	int rc = mech_write(r, "kernel.rs", kernel, err);
 	if (rc == 0)
 		rc = mech_write(r, "Cargo.toml", cargo, err);
 	if (rc == 0)
 		rc = mech_write(r, "src/lib.rs", "include!(\"../kernel.rs\");\n", err);
-	if (rc == 0)
-		rc = mech_write(r, "reports/build_log.md", build, err);
 	free(cargo);
-	free(build);
-	free(ts);
 	if (rc < 0) {
 		free(kernel);
 		port_close(op);
@@ -115,24 +109,73 @@ int mech_stage_b(struct mech_run *r, struct tp_err *err)
 	}
 	const char *inv[] = {"inventory", r->source_rel, krs, NULL}; /* run in the workspace */
 	int irc = mech_tool(r, inv);
-	const char *ep[] = {"validate", "entry-pattern", c->op, "--run", c->run_dir, "--deferred",
-			    "reference-ir", NULL};
-	int erc = mech_tool(r, ep);
-	const char *vb[] = {"validate", "agent-b", c->op, "--run", c->run_dir, "--deferred",
-			    "cargo-build,generated-ir,layout-gate,reference-ir", NULL};
-	int brc = mech_tool(r, vb);
+	/* the real compiler: rustc's type check, then cutile's lowering */
+	struct compile_result cres;
+	enum mech_compiled how = mech_compile(r, false, &cres);
+	char *ts = utc_now();
+	char *build = mech_build_log(r, how == MECH_NO_TOOLCHAIN ? NULL : &cres, how, ts);
+	free(ts);
+	rc = mech_write(r, "reports/build_log.md", build, err);
+	free(build);
+	if (rc < 0 || mech_log_flush(r, err) < 0) {
+		if (how != MECH_NO_TOOLCHAIN)
+			compile_result_free(&cres);
+		free(krs);
+		sb_free(&rep);
+		return -1;
+	}
+	/* what stays for the toolchain: the reference IR and the layout gate
+	 * against it, and without a compiler here the build and its IR too */
+	bool have_ref = mech_has_reference_ir(c->run_dir);
+	r->deferred = how == MECH_NO_TOOLCHAIN ? (have_ref ? "cargo-build, generated-ir, layout-gate"
+							   : "cargo-build, generated-ir, layout-gate, reference-ir")
+		      : have_ref ? ""
+				 : "layout-gate, reference-ir";
+	char *dlist = xstrdup(r->deferred);
+	for (char *q = dlist; *q; q++)
+		if (*q == ' ') /* "a, b" -> "a,b" for --deferred */
+			memmove(q, q + 1, strlen(q));
+	int erc = 0, brc = 0;
+	if (how != MECH_FINDINGS) {
+		const char *ep[] = {"validate", "entry-pattern", c->op, "--run", c->run_dir,
+				    have_ref ? NULL : "--deferred", "reference-ir", NULL};
+		erc = mech_tool(r, ep);
+		const char *vb[] = {"validate", "agent-b", c->op, "--run", c->run_dir,
+				    *dlist ? "--deferred" : NULL, dlist, NULL};
+		brc = mech_tool(r, vb);
+	}
+	free(dlist);
 	free(krs);
-	sb_printf(&rep, "## Layout gate\nDeferred (layout-gate): it compares generated and reference "
-			"IR.\n\n## Files written\n- kernel.rs, Cargo.toml, src/lib.rs, "
-			"reports/build_log.md\n- %s_pipeline.rs is not written: the pipeline test runs "
-			"the installed cutile-compiler, online\n\n## Compile attempt count\n0 (offline)\n\n"
-			"## Validator output\n```\n%s```\n\n## Unsupported variants\nNone.\n",
-		  c->op, sb_str(&r->block));
+	sb_printf(&rep, "## Layout gate\n%s\n\n## Files written\n- kernel.rs, Cargo.toml, "
+			"src/lib.rs, reports/build_log.md%s\n- %s_pipeline.rs is not written: tileport "
+			"compile lowers every entry with cutile::compile_api instead\n\n## Compile "
+			"attempt count\n%d\n\n## Validator output\n```\n%s```\n\n## Unsupported "
+			"variants\nNone.\n",
+		  have_ref ? "Computed from the reference and the lowered IR (validate agent-b)."
+			   : "Deferred (layout-gate): it compares generated and reference IR.",
+		  how == MECH_NO_TOOLCHAIN ? "" : ", generated/ (the lowered IR), reports/compile.json",
+		  c->op, how == MECH_NO_TOOLCHAIN ? 0 : 1, sb_str(&r->block));
 	rc = mech_write(r, "reports/agent_b.md", sb_str(&rep), err);
 	sb_free(&rep);
-	if (rc < 0)
+	if (rc < 0) {
+		if (how != MECH_NO_TOOLCHAIN)
+			compile_result_free(&cres);
 		return -1;
-	mech_final(r, irc || erc || brc ? "FAIL_FIXABLE" : "DEFERRED", NULL);
+	}
+	if (how == MECH_FINDINGS) {
+		/* the hand-over: the next driver of the chain (or a person in
+		 * the stage view) gets rustc's and cutile's lines in the block */
+		char *u = mech_finding_line(mech_first_error(&cres));
+		mech_final(r, "FAIL_COMPILE", u);
+		free(u);
+	} else {
+		mech_final(r, irc || erc || brc ? "FAIL_FIXABLE"
+			      : how == MECH_COMPILED ? "COMPILED"
+						     : "DEFERRED",
+			   NULL);
+	}
+	if (how != MECH_NO_TOOLCHAIN)
+		compile_result_free(&cres);
 	return 0;
 }
 
@@ -241,17 +284,44 @@ int mech_stage_d(struct mech_run *r, struct tp_err *err)
 		free(test_rel);
 		return -1;
 	}
+	/* the real compiler over the op as lib.rs registers it: kernel.rs,
+	 * ffi.rs and the registration, in the tree */
+	if (mech_log_flush(r, err) < 0) {
+		free(cr);
+		free(ffi_tree);
+		free(kernel_tree);
+		free(wrap_rel);
+		free(test_rel);
+		return -1;
+	}
+	struct compile_result cres;
+	enum mech_compiled how = mech_compile(r, true, &cres);
+	const struct compile_finding *bad = how == MECH_FINDINGS ? mech_first_error(&cres) : NULL;
+	/* an error in the kernel is B's to fix; one in ffi.rs or lib.rs is D's */
+	const char *klass = bad && bad->file && str_ends(bad->file, "kernel.rs") ? "kernel" : "host";
 	struct sbuf cm = SBUF_INIT;
-	sb_printf(&cm, "VERDICT: DEFERRED\n# Agent D Report - %s\n\n## Summary\n0 passed, 0 failed, "
-		       "0 skipped (pytest deferred: no GPU)\n\n## Host Artifacts\n- ffi.rs: %s "
-		       "(copy at OUT/ffi.rs), export cutile_%s\n- cdylib: deferred (cargo-build)\n- "
-		       "wrapper: %s, registered as \"%s\" for cutile-rs\n\n## Correctness Results\n"
-		       "| Test | Config | Result | Error | known_gaps |\n|------|--------|--------|-------|"
-		       "------------|\n| %s::test_op | cutile_rs, every parametrisation | NOT RUN "
-		       "(deferred) | | |\n\nSummary: the host code is written and wired; the tests run "
-		       "with the toolchain.\nfail_class:\nhost_fix:\nagent_b_followup:\npytest_log: "
-		       "OUT/correctness_cutile_rs.txt (deferred)\n",
-		  c->op, ffi_tree, c->op, wrap_rel, c->op, test_rel);
+	if (how == MECH_FINDINGS) {
+		char *u = mech_finding_line(bad);
+		sb_printf(&cm, "VERDICT: FAIL\n# Agent D Report - %s\n\n## Summary\nThe host code does "
+			       "not compile with the pinned cutile: %s\n\nfail_class: %s\nhost_fix: %s\n"
+			       "agent_b_followup: %s\npytest_log: not run (the cdylib does not build)\n",
+			  c->op, u, klass, !strcmp(klass, "host") ? "the first error above" : "-",
+			  !strcmp(klass, "kernel") ? "the first error above" : "-");
+		free(u);
+	} else {
+		sb_printf(&cm, "VERDICT: DEFERRED\n# Agent D Report - %s\n\n## Summary\n0 passed, 0 "
+			       "failed, 0 skipped (pytest deferred: no GPU)\n\n## Host Artifacts\n- ffi.rs: "
+			       "%s (copy at OUT/ffi.rs), export cutile_%s%s\n- cdylib: deferred "
+			       "(cargo-build)\n- wrapper: %s, registered for cutile-rs\n\n## Correctness "
+			       "Results\n| Test | Config | Result | Error | known_gaps |\n|------|--------|"
+			       "--------|-------|------------|\n| %s::test_op | cutile_rs, every "
+			       "parametrisation | NOT RUN (deferred) | | |\n\nSummary: the host code is "
+			       "written and wired; the tests run with the toolchain.\nfail_class:\nhost_fix:\n"
+			       "agent_b_followup:\npytest_log: OUT/correctness_cutile_rs.txt (deferred)\n",
+			  c->op, ffi_tree, c->op,
+			  how == MECH_COMPILED ? " (type-checked with lib.rs: tileport compile)" : "", wrap_rel,
+			  test_rel);
+	}
 	rc = mech_write(r, "reports/correctness.md", sb_str(&cm), err);
 	sb_free(&cm);
 	struct sbuf rep = SBUF_INIT;
@@ -269,11 +339,23 @@ int mech_stage_d(struct mech_run *r, struct tp_err *err)
 	free(kernel_tree);
 	free(wrap_rel);
 	free(test_rel);
-	if (rc < 0 || mech_log_flush(r, err) < 0)
+	if (rc < 0 || mech_log_flush(r, err) < 0) {
+		if (how != MECH_NO_TOOLCHAIN)
+			compile_result_free(&cres);
 		return -1;
+	}
+	if (how == MECH_FINDINGS) {
+		char *u = mech_finding_line(bad);
+		mech_final(r, "FAIL", u);
+		free(u);
+		compile_result_free(&cres);
+		return 0;
+	}
 	const char *vd[] = {"validate", "agent-d", c->op, "--run", c->run_dir, "--deferred",
 			    "cargo-build,pytest", NULL};
 	int drc = mech_tool(r, vd);
 	mech_final(r, drc ? "FAIL" : "DEFERRED", NULL);
+	if (how != MECH_NO_TOOLCHAIN)
+		compile_result_free(&cres);
 	return 0;
 }

@@ -36,6 +36,23 @@ void mech_final(struct mech_run *r, const char *verdict, const char *unsupported
  * "FILE:LINE:COL: unsupported: X" -> "FILE:LINE:COL: X". Caller frees. */
 char *mech_refusal(const char *msg);
 
+/* The compile check of stage B (the kernel alone) or D (the op as the
+ * workspace's lib.rs registers it), run as a tool of the stage. */
+struct compile_result;
+struct compile_finding;
+enum mech_compiled { MECH_COMPILED, MECH_FINDINGS, MECH_NO_TOOLCHAIN };
+enum mech_compiled mech_compile(struct mech_run *r, bool registered, struct compile_result *res);
+/* Has stage A (or a person) put reference/reference*.mlir in the run? */
+bool mech_has_reference_ir(const char *run_dir);
+/* The first error in the op's own files, or NULL. */
+const struct compile_finding *mech_first_error(const struct compile_result *res);
+/* "FILE:LINE:COL: the translation does not compile: error[E0308]: ..." for
+ * the `unsupported:` line of the hand-over. Caller frees. */
+char *mech_finding_line(const struct compile_finding *f);
+/* reports/build_log.md of stage B (pipeline.md §2, B). Caller frees. */
+char *mech_build_log(const struct mech_run *r, const struct compile_result *res,
+		     enum mech_compiled how, const char *ts);
+
 int mech_stage_b(struct mech_run *r, struct tp_err *err);
 int mech_stage_d(struct mech_run *r, struct tp_err *err);
 

@@ -300,8 +300,8 @@ static void launch_fn(struct w *w, const struct port_op *op, const struct tkerne
 		const char *et = p->dt == DT_E ? "E" : tdt_rust(p->dt);
 		const char *n = ffi_name(k, p, nm, sizeof(nm));
 		if (p->ptr)
-			wl(w, "let %s_ptr = unsafe { DevicePointer::<%s>::from_cu_deviceptr(%s.ptr) };", n,
-			   et, n);
+			wl(w, "let %s_ptr: DevicePointer<%s> = unsafe { DevicePointer::from_cu_deviceptr(%s.ptr) };",
+			   n, et, n);
 		else
 			wl(w, "let %s_t = unsafe { borrow_tensor::<%s>(%s) };", n, et, n);
 	}

@@ -4,6 +4,10 @@
 #include <getopt.h>
 #include <stdlib.h>
 
+#include <cjson/cJSON.h>
+
+#include "engine/compile/compile.h"
+#include "engine/core/json.h"
 #include "engine/core/preflight.h"
 
 static const char usage[] =
@@ -12,9 +16,25 @@ static const char usage[] =
 	"Check the reference environment (TILEGYM_PATH, TILEIRAS_BIN, CUDA_TILE_OPT_BIN,\n"
 	"TRITON_TILEIR_PYTHONPATH, CUDA_TOOLKIT_PATH, CUTILE_KERNEL_OUT_ROOT) plus\n"
 	"cargo, python and a GPU, and say whether a run would be online, offline\n"
-	"(toolchain missing: A, B, D do their offline part) or impossible.\n"
+	"(toolchain missing: A, B, D do their offline part) or impossible; and whether\n"
+	"the compile check (tileport compile: cargo >= 1.89, the CUDA headers, libclang)\n"
+	"can run here, offline or not.\n"
 	"\n"
 	"exit: 0 everything present, 3 something is missing (offline or impossible)\n";
+
+/* The compile check's own readiness: it needs no GPU, so it runs in an
+ * offline run too (docs/compile.md, "The toolchain"). */
+static void print_compile(const struct compile_toolchain *tc, bool ready)
+{
+	if (ready) {
+		printf("compile: ready (tileport compile, offline too): cargo %s, %s, libclang %s\n",
+		       tc->cargo_version, tc->cuda_include, tc->libclang);
+		return;
+	}
+	printf("compile: cannot run here; stage B and D's type check and lowering stay deferred:\n");
+	for (size_t i = 0; tc->missing && tc->missing[i]; i++)
+		printf("  missing %s\n", tc->missing[i]);
+}
 
 int cmd_preflight(int argc, char **argv)
 {
@@ -45,13 +65,29 @@ int cmd_preflight(int argc, char **argv)
 		return rc;
 	struct preflight pf;
 	preflight_run(&pf, session_workspace(s), session_out_root(s));
+	struct compile_toolchain tc;
+	bool can_compile = compile_toolchain_find(&tc);
 	if (json) {
-		char *s = preflight_json(&pf);
-		puts(s);
-		free(s);
+		char *text = preflight_json(&pf);
+		cJSON *o = cJSON_Parse(text);
+		free(text);
+		cJSON *c = cJSON_AddObjectToObject(o, "compile");
+		cJSON_AddBoolToObject(c, "ready", can_compile);
+		json_put_str(c, "cargo", tc.cargo);
+		json_put_str(c, "cargo_version", tc.cargo_version);
+		json_put_str(c, "cuda_include", tc.cuda_include);
+		json_put_str(c, "curand_include", tc.curand_include);
+		json_put_str(c, "libclang", tc.libclang);
+		json_put_strv(c, "missing", tc.missing);
+		char *out = cJSON_Print(o);
+		puts(out);
+		cJSON_free(out);
+		cJSON_Delete(o);
 	} else {
 		preflight_print(&pf, stdout);
+		print_compile(&tc, can_compile);
 	}
+	compile_toolchain_free(&tc);
 	rc = pf.online ? TP_EXIT_OK : TP_EXIT_ENV;
 	preflight_free(&pf);
 	session_close(s);

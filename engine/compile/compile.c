@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "engine/core/files.h"
+#include "engine/core/loop.h"
 #include "engine/core/proc.h"
 
 #define CARGO_TIMEOUT_MS (60LL * 60 * 1000) /* a cold build on a slow machine */
@@ -45,8 +46,7 @@ void compile_result_free(struct compile_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-static void progress(const struct compile_req *rq, const char *fmt, ...) TP_PRINTF(2, 3);
-static void progress(const struct compile_req *rq, const char *fmt, ...)
+void compile_progress(const struct compile_req *rq, const char *fmt, ...)
 {
 	if (!rq->progress)
 		return;
@@ -74,7 +74,7 @@ static int lock_cache(const struct compile_req *rq, const char *cache, struct tp
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		progress(rq, "waiting for another tileport compile in this workspace (%s)", path);
+		compile_progress(rq, "waiting for another tileport compile in this workspace (%s)", path);
 		while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
 			;
 	}
@@ -120,7 +120,7 @@ static char **cargo_env(const struct compile_toolchain *tc, const char *target_d
 	return env;
 }
 
-static void add_finding(struct compile_result *res, struct compile_finding *f)
+void compile_add_finding(struct compile_result *res, struct compile_finding *f)
 {
 	size_t cap = res->nf;
 	res->f = xgrow(res->f, &cap, res->nf + 1, sizeof(*res->f));
@@ -128,7 +128,7 @@ static void add_finding(struct compile_result *res, struct compile_finding *f)
 	memset(f, 0, sizeof(*f));
 }
 
-static bool same_file(const char *a, char *const *op_files)
+bool compile_same_file(const char *a, char *const *op_files)
 {
 	char ra[PATH_MAX];
 	if (!a || !realpath(a, ra))
@@ -140,7 +140,7 @@ static bool same_file(const char *a, char *const *op_files)
 }
 
 /* The last lines of what a tool printed on stderr, for a setup failure. */
-static char *tail_lines(const char *s, int lines)
+char *compile_tail_lines(const char *s, int lines)
 {
 	size_t n = strlen(s);
 	while (n && s[n - 1] == '\n')
@@ -152,58 +152,97 @@ static char *tail_lines(const char *s, int lines)
 	return xstrndup(s + i, n - i);
 }
 
-/* Run cargo with ARGS in the crate folder; its JSON messages become
- * findings of `phase`. -1 (exit 3, stderr's tail) when cargo failed
- * without saying why in a message: a build script, the registry, a lock. */
-static int cargo(const struct compile_toolchain *tc, char **env, const char *dir, const char *what,
-		 char *const *args, const char *manifest, enum compile_phase phase, char *const *op_files,
-		 struct compile_result *res, int64_t *ms, struct tp_err *err)
+void cjob_free(struct cjob *j)
 {
-	char *argv[16];
-	size_t n = 0;
-	argv[n++] = tc->cargo;
-	for (size_t i = 0; args[i] && n < 14; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	struct sbuf out = SBUF_INIT, errout = SBUF_INIT;
-	struct proc_status st;
-	struct proc_opts o = {.argv = argv, .env = env, .cwd = dir, .timeout_ms = CARGO_TIMEOUT_MS,
-			      .parent_death_signal = 9};
-	int64_t t0 = now_ms();
-	int rc = proc_run_sync(&o, &out, &errout, &st, err);
-	*ms = now_ms() - t0;
-	if (rc < 0) {
-		sb_free(&out);
-		sb_free(&errout);
-		return -1;
+	if (j->p)
+		proc_free(j->p);
+	sb_free(&j->out);
+	sb_free(&j->err);
+	memset(j, 0, sizeof(*j));
+}
+
+static void cjob_stdout(struct proc *p, const char *d, size_t n, void *ud)
+{
+	(void)p;
+	sb_add(&((struct cjob *)ud)->out, d, n);
+}
+
+static void cjob_stderr(struct proc *p, const char *d, size_t n, void *ud)
+{
+	(void)p;
+	sb_add(&((struct cjob *)ud)->err, d, n);
+}
+
+static void cjob_exit(struct proc *p, const struct proc_status *st, void *ud)
+{
+	(void)p;
+	struct cjob *j = ud;
+	j->st = *st;
+	j->done = true;
+}
+
+int cjob_spawn(struct loop *l, struct cjob *j, char *const *argv, char **env, const char *cwd,
+	       const char *stdin_path, int64_t timeout_ms, struct tp_err *err)
+{
+	memset(j, 0, sizeof(*j));
+	struct proc_opts o = {.argv = argv, .env = env, .cwd = cwd, .stdin_path = stdin_path,
+			      .timeout_ms = timeout_ms, .parent_death_signal = 9,
+			      .on_stdout = cjob_stdout, .on_stderr = cjob_stderr, .on_exit = cjob_exit,
+			      .ud = j};
+	j->p = proc_spawn(l, &o, err);
+	return j->p ? 0 : -1;
+}
+
+void cjob_wait(struct loop *l, struct cjob *const *jobs, size_t n)
+{
+	for (;;) {
+		bool all = true;
+		for (size_t i = 0; i < n; i++)
+			all &= !jobs[i] || !jobs[i]->p || jobs[i]->done;
+		if (all || (loop_run_once(l, -1) < 0 && errno != EINTR))
+			return;
 	}
+}
+
+char **compile_cargo_argv(const struct compile_toolchain *tc, const char *verb, const char *manifest)
+{
+	char **v = xcalloc(6, sizeof(char *));
+	v[0] = xstrdup(tc->cargo);
+	v[1] = xstrdup(verb);
+	v[2] = xstrdup("--message-format=json");
+	v[3] = xstrdup("--manifest-path");
+	v[4] = xstrdup(manifest);
+	return v;
+}
+
+int compile_cargo_read(const struct cjob *j, const char *what, const char *manifest,
+		       enum compile_phase phase, char *const *op_files, struct compile_result *res,
+		       struct tp_err *err)
+{
 	int errors = 0;
-	const char *p = sb_str(&out);
+	const char *p = sb_str(&j->out);
 	while (*p) {
 		const char *e = strchr(p, '\n');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		struct compile_finding f;
 		if (compile_parse_cargo_line(p, len, manifest, &f) == 1) {
 			f.phase = phase;
-			f.in_op = !op_files || same_file(f.file, op_files) || !f.file;
+			f.in_op = !op_files || compile_same_file(f.file, op_files) || !f.file;
 			errors += f.error;
-			add_finding(res, &f);
+			compile_add_finding(res, &f);
 		}
 		p += len + (e != NULL);
 	}
-	rc = 0;
-	if (!(st.end == PROC_EXITED && st.code == 0) && errors == 0) {
+	if (!(j->st.end == PROC_EXITED && j->st.code == 0) && errors == 0) {
 		char why[128];
-		proc_status_str(&st, why, sizeof(why));
-		char *tail = tail_lines(sb_str(&errout), 12);
-		tp_err_set(err, TP_EXIT_ENV, "cargo %s in %s failed (%s) without a compiler message:\n%s",
-			   what, dir, why, tail);
+		proc_status_str(&j->st, why, sizeof(why));
+		char *tail = compile_tail_lines(sb_str(&j->err), 12);
+		tp_err_set(err, TP_EXIT_ENV, "cargo %s of %s failed (%s) without a compiler message:\n%s",
+			   what, manifest, why, tail);
 		free(tail);
-		rc = -1;
+		return -1;
 	}
-	sb_free(&out);
-	sb_free(&errout);
-	return rc;
+	return 0;
 }
 
 /* The op's own files as real paths, and the scratch lib.rs that includes
@@ -237,7 +276,7 @@ static int check_sources(const struct compile_req *rq, struct ws_deps *d, char *
 									 "kernel.rs\"); include!(\"../../%s/"
 									 "ffi.rs\"); }`",
 									 "lib.rs", rq->op, rq->op, sub, sub)};
-			add_finding(res, &f);
+			compile_add_finding(res, &f);
 			*lib = NULL;
 		} else {
 			char *libdir = path_join(kd, "src");
@@ -289,212 +328,24 @@ static int check_sources(const struct compile_req *rq, struct ws_deps *d, char *
 	return rc;
 }
 
-static void join_dims(struct sbuf *sb, const int64_t *v, int n)
+static void count(struct compile_result *res)
 {
-	for (int i = 0; i < n; i++)
-		sb_printf(sb, "%s%lld", i ? "x" : "", (long long)v[i]);
-}
-
-/* One line of the lowering program's input (rust/tileport-lower). */
-static void job_line(struct sbuf *sb, const struct compile_spec *s, const char *kernel,
-		     const char *target, const char *prefix)
-{
-	sb_printf(sb, "%s\t%s\t%s\t%s\t", s->label, kernel, s->module, s->entry);
-	char *g = s->generics && s->generics[0] ? strv_join(s->generics, ",") : xstrdup("-");
-	sb_printf(sb, "%s\t", g);
-	free(g);
-	if (!s->ntensors)
-		sb_addc(sb, '-');
-	for (size_t i = 0; i < s->ntensors; i++) {
-		const struct compile_tensor *t = &s->tensors[i];
-		sb_printf(sb, "%s%s:", i ? ";" : "", t->name);
-		if (t->shape[0] > 0)
-			join_dims(sb, t->shape, t->rank);
-		else
-			sb_addc(sb, '-');
-		sb_addc(sb, ':');
-		join_dims(sb, t->strides, t->rank);
-	}
-	char *sc = s->scalars && s->scalars[0] ? strv_join(s->scalars, ";") : xstrdup("-");
-	sb_printf(sb, "\t%s\t-\t%s\t%s\n", sc, target, prefix);
-	free(sc);
-}
-
-/* Earlier lowerings of this run: an entry that no longer exists must not
- * leave its IR behind. */
-static void clear_generated(const char *gen)
-{
-	for (int sub = 0; sub < 2; sub++) {
-		char *dir = sub ? path_join(gen, "supplements") : xstrdup(gen);
-		DIR *d = opendir(dir);
-		struct dirent *e;
-		while (d && (e = readdir(d))) {
-			if (str_starts(e->d_name, "generated") &&
-			    (str_ends(e->d_name, ".mlir") || str_ends(e->d_name, ".tileirbc"))) {
-				char *p = path_join(dir, e->d_name);
-				unlink(p);
-				free(p);
-			}
-		}
-		if (d)
-			closedir(d);
-		free(dir);
+	res->errors = res->warnings = res->other_errors = 0;
+	for (size_t i = 0; i < res->nf; i++) {
+		const struct compile_finding *f = &res->f[i];
+		if (f->error && f->in_op)
+			res->errors++;
+		else if (f->error)
+			res->other_errors++;
+		else if (f->in_op)
+			res->warnings++;
 	}
 }
 
-/* The lowering program, built once per workspace: its source is the data
- * folder's rust/tileport-lower, its dependency the workspace's cutile. */
-static char *build_lowerer(const struct compile_toolchain *tc, char **env, const char *cache,
-			   const struct ws_deps *d, const struct compile_req *rq,
-			   struct compile_result *res, struct tp_err *err)
-{
-	char *src = xasprintf("%s/rust/tileport-lower/src/main.rs", tp_data_dir());
-	char *dir = path_join(cache, "lower");
-	char *srcdir = path_join(dir, "src");
-	char *main_rs = path_join(srcdir, "main.rs");
-	char *manifest = path_join(dir, "Cargo.toml");
-	char *exe = path_join(cache, "target/debug/tileport-lower");
-	size_t len;
-	char *text = read_text_file(src, &len, err);
-	int rc = text ? mkdir_p(srcdir, 0755, err) : -1;
-	if (rc == 0)
-		rc = compile_write_if_changed(main_rs, text, err);
-	if (rc == 0) {
-		char *deps = xasprintf("%s\n", d->cutile_line);
-		char *m = compile_manifest("tileport-lower", d, true, deps);
-		rc = compile_write_if_changed(manifest, m, err);
-		free(m);
-		free(deps);
-	}
-	if (rc == 0) {
-		if (!path_is_exec(exe))
-			progress(rq, "building the lowering program once for this workspace (%s)", dir);
-		char *args[] = {"build", "--message-format=json", "--manifest-path", manifest, NULL};
-		struct compile_result mine = {0};
-		int64_t ms;
-		rc = cargo(tc, env, dir, "build (the lowering program)", args, manifest, PHASE_SETUP, NULL,
-			   &mine, &ms, err);
-		res->build_ms = ms;
-		for (size_t i = 0; rc == 0 && i < mine.nf; i++)
-			if (mine.f[i].error) {
-				tp_err_set(err, TP_EXIT_ENV,
-					   "the lowering program does not build against %s: %s:%d: %s",
-					   d->from, mine.f[i].file ? mine.f[i].file : "?", mine.f[i].line,
-					   mine.f[i].message);
-				rc = -1;
-			}
-		compile_result_free(&mine);
-	}
-	free(text);
-	free(src);
-	free(srcdir);
-	free(main_rs);
-	free(manifest);
-	free(dir);
-	if (rc < 0) {
-		free(exe);
-		return NULL;
-	}
-	return exe;
-}
-
-static void add_output(struct compile_result *res, const struct compile_spec *s, const char *gen,
-		       int64_t ms)
-{
-	size_t cap = res->nout;
-	res->out = xgrow(res->out, &cap, res->nout + 1, sizeof(*res->out));
-	struct compile_output *o = &res->out[res->nout++];
-	o->label = xstrdup(s->label);
-	o->entry = xstrdup(s->entry);
-	o->variant = xstrdup(s->variant);
-	o->dtype = xstrdup(s->dtype);
-	o->primary = s->primary;
-	o->mlir = xasprintf("%s/%s.mlir", gen, s->label);
-	o->bytecode = xasprintf("%s/%s.tileirbc", gen, s->label);
-	o->generics = s->generics ? strv_join(s->generics, ", ") : xstrdup("");
-	o->ms = ms;
-}
-
-static int lower_all(const struct compile_req *rq, const char *exe, char **env, const char *cache,
-		     const char *kernel, char *const *op_files, struct compile_result *res,
-		     struct tp_err *err)
-{
-	char *base = rq->out_dir ? xstrdup(rq->out_dir) : path_join(cache, "out");
-	char *gen = path_join(base, "generated");
-	char *sup = path_join(gen, "supplements");
-	free(base);
-	int rc = mkdir_p(sup, 0755, err);
-	if (rc == 0)
-		clear_generated(gen);
-	struct sbuf jobs = SBUF_INIT;
-	for (size_t i = 0; i < rq->nspecs; i++) {
-		char *prefix = xasprintf("%s/%s", gen, rq->specs[i].label);
-		job_line(&jobs, &rq->specs[i], kernel, rq->target ? rq->target : "sm_100", prefix);
-		free(prefix);
-	}
-	char *jobs_path = xasprintf("%s/lower-jobs-%ld.txt", cache, (long)getpid());
-	if (rc == 0)
-		rc = write_file_atomic(jobs_path, jobs.buf, jobs.len, err);
-	sb_free(&jobs);
-	struct sbuf out = SBUF_INIT, errout = SBUF_INIT;
-	struct proc_status st = {0};
-	if (rc == 0) {
-		char *argv[] = {(char *)exe, NULL};
-		struct proc_opts o = {.argv = argv, .env = env, .cwd = cache, .stdin_path = jobs_path,
-				      .timeout_ms = LOWER_TIMEOUT_MS, .parent_death_signal = 9};
-		int64_t t0 = now_ms();
-		rc = proc_run_sync(&o, &out, &errout, &st, err);
-		res->lower_ms = now_ms() - t0;
-	}
-	size_t done = 0;
-	bool all_ok = rc == 0;
-	for (const char *p = sb_str(&out); rc == 0 && *p;) {
-		const char *e = strchr(p, '\n');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		char *id;
-		int64_t ms;
-		struct compile_finding f;
-		int r = compile_parse_lower_line(p, len, &id, &ms, &f);
-		const struct compile_spec *s = NULL;
-		for (size_t i = 0; id && i < rq->nspecs && !s; i++)
-			if (!strcmp(rq->specs[i].label, id))
-				s = &rq->specs[i];
-		if (r == 1 && s) {
-			add_output(res, s, gen, ms);
-			done++;
-		} else if (r == 0) {
-			f.spec = id ? xstrdup(id) : NULL;
-			f.in_op = !f.file || same_file(f.file, op_files);
-			add_finding(res, &f);
-			all_ok = false;
-			done++;
-		}
-		free(id);
-		p += len + (e != NULL);
-	}
-	if (rc == 0 && done < rq->nspecs) {
-		char why[128];
-		proc_status_str(&st, why, sizeof(why));
-		char *tail = tail_lines(sb_str(&errout), 8);
-		struct compile_finding f = {.phase = PHASE_LOWER, .error = true, .in_op = true,
-					    .code = xstrdup(""),
-					    .message = xasprintf("the lowering program stopped (%s) after %zu of "
-								 "%zu specialisations: %s",
-								 why, done, rq->nspecs, tail)};
-		free(tail);
-		add_finding(res, &f);
-		all_ok = false;
-	}
-	res->lowered = rc == 0 && all_ok;
-	sb_free(&out);
-	sb_free(&errout);
-	unlink(jobs_path);
-	free(jobs_path);
-	free(gen);
-	free(sup);
-	return rc;
-}
-
+/* Type-check and lower at once: the lowering program reads kernel.rs by
+ * itself, so it runs while cargo checks (a warm check costs the longer of
+ * the two, not their sum); what it made is kept only when rustc found no
+ * error in the op's files. */
 int compile_run(const struct compile_req *rq, struct compile_result *res, struct tp_err *err)
 {
 	memset(res, 0, sizeof(*res));
@@ -514,69 +365,99 @@ int compile_run(const struct compile_req *rq, struct compile_result *res, struct
 	res->deps_from = xstrdup(d.from);
 	char *cache = compile_cache_dir(&d);
 	res->cache_dir = xstrdup(cache);
-	char *check_dir = compile_ws_check_dir(cache, rq->workspace);
+	char *check_dir = path_join(cache, "check");
 	char *check_src = path_join(check_dir, "src");
+	char *manifest = path_join(check_dir, "Cargo.toml");
 	char *target = path_join(cache, "target");
 	char **env = cargo_env(&tc, target);
-	char **op_files = NULL;
-	char *lib = NULL;
+	char **op_files = NULL, **argv = NULL;
+	char *lib = NULL, *exe = NULL, *jobs = NULL, *gen = NULL;
+	struct cjob check = {0}, lower = {0};
+	struct loop *l = NULL;
 	int lock = -1;
 	int rc = mkdir_p(check_src, 0755, err);
 	if (rc == 0)
 		rc = (lock = lock_cache(rq, cache, err)) < 0 ? -1 : 0;
 	if (rc == 0)
 		rc = check_sources(rq, &d, &op_files, &lib, res, err);
-	if (rc == 0 && lib) {
-		char *manifest = path_join(check_dir, "Cargo.toml");
-		char *m = compile_manifest("tileport-check", &d, false, d.deps);
-		char *lib_path = path_join(check_src, "lib.rs");
-		rc = compile_write_if_changed(manifest, m, err);
-		if (rc == 0)
-			rc = compile_write_if_changed(lib_path, lib, err);
-		if (rc == 0) {
-			if (!path_is_dir(target))
-				progress(rq, "first check with these crates (%s): cargo builds them once in %s "
-					     "(a few minutes; later checks take about a second)",
-					 d.cutile_line, cache);
-			/* `build`, not `check`: the same messages, and the dependencies
-			 * are compiled once for this and the lowering program (a check
-			 * builds them again as metadata: a minute more, cold); a changed
-			 * kernel costs the same either way */
-			char *args[] = {"build", "--message-format=json", "--manifest-path", manifest, NULL};
-			res->command = xasprintf("cargo build --message-format=json --manifest-path %s",
-						 manifest);
-			rc = cargo(&tc, env, check_dir, "check", args, manifest, PHASE_CHECK, op_files, res,
-				   &res->check_ms, err);
-			res->checked = rc == 0;
+	if (rc < 0 || !lib)
+		goto out; /* bad input, or lib.rs does not register the op (a finding) */
+	char *m = compile_manifest("tileport-check", &d, false, d.deps);
+	char *lib_path = path_join(check_src, "lib.rs");
+	rc = compile_write_if_changed(manifest, m, err);
+	if (rc == 0)
+		rc = compile_write_if_changed(lib_path, lib, err);
+	free(m);
+	free(lib_path);
+	if (rc < 0)
+		goto out;
+	if (!path_is_dir(target))
+		compile_progress(rq, "first check with these crates (%s): cargo builds them once in %s "
+				     "(a few minutes; later checks take about a second)",
+				 d.cutile_line, cache);
+	const char *kernel = op_files && op_files[0] ? op_files[0] : rq->kernel_rs;
+	if (rq->lower && rq->nspecs) {
+		exe = compile_lowerer(&tc, env, cache, &d, rq, res, err);
+		if (!exe) {
+			rc = -1;
+			goto out;
 		}
-		free(manifest);
-		free(m);
-		free(lib_path);
+		char *base = rq->out_dir ? xstrdup(rq->out_dir) : path_join(cache, "out");
+		gen = path_join(base, "generated");
+		free(base);
+		jobs = compile_lower_jobs(rq, kernel, cache, gen, err);
+		if (!jobs) {
+			rc = -1;
+			goto out;
+		}
 	}
-	for (size_t i = 0; i < res->nf; i++) {
-		const struct compile_finding *f = &res->f[i];
-		if (f->error && f->in_op)
-			res->errors++;
-		else if (f->error)
-			res->other_errors++;
-		else if (f->in_op)
-			res->warnings++;
+	/* `build`, not `check`: the same messages, and the dependencies are
+	 * compiled once for this and the lowering program (a check builds them
+	 * again as metadata: a minute more, cold); a changed kernel costs the
+	 * same either way */
+	res->command = xasprintf("cargo build --message-format=json --manifest-path %s", manifest);
+	l = loop_new();
+	argv = compile_cargo_argv(&tc, "build", manifest);
+	int64_t t0 = now_ms();
+	rc = cjob_spawn(l, &check, argv, env, check_dir, NULL, CARGO_TIMEOUT_MS, err);
+	if (rc == 0 && exe) {
+		char *largv[] = {exe, NULL};
+		rc = cjob_spawn(l, &lower, largv, env, cache, jobs, LOWER_TIMEOUT_MS, err);
 	}
-	if (rc == 0 && res->checked && rq->lower && res->errors == 0 && rq->nspecs) {
-		char *exe = build_lowerer(&tc, env, cache, &d, rq, res, err);
-		const char *kernel = op_files && op_files[0] ? op_files[0] : rq->kernel_rs;
-		rc = exe ? lower_all(rq, exe, env, cache, kernel, op_files, res, err) : -1;
-		free(exe);
-		for (size_t i = 0; i < res->nf; i++)
-			if (res->f[i].phase == PHASE_LOWER && res->f[i].error)
-				res->errors++;
+	struct cjob *both[] = {&check, &lower};
+	cjob_wait(l, both, 2);
+	res->check_ms = now_ms() - t0;
+	res->lower_ms = lower.p ? lower.st.elapsed_ms : 0;
+	if (rc < 0)
+		goto out;
+	rc = compile_cargo_read(&check, "build", manifest, PHASE_CHECK, op_files, res, err);
+	res->checked = rc == 0;
+	count(res);
+	if (rc == 0 && exe) {
+		if (res->errors == 0)
+			compile_lower_read(rq, &lower, gen, op_files, res);
+		else
+			compile_clear_generated(gen); /* IR of a kernel rustc refuses */
+		count(res);
 	}
+out:
+	cjob_free(&check);
+	cjob_free(&lower);
+	if (l)
+		loop_free(l);
+	if (jobs)
+		unlink(jobs);
 	if (lock >= 0)
 		close(lock);
+	free(jobs);
+	free(gen);
+	free(exe);
 	free(lib);
+	strv_free(argv);
 	strv_free(op_files);
 	strv_free(env);
 	free(target);
+	free(manifest);
 	free(check_src);
 	free(check_dir);
 	free(cache);

@@ -38,16 +38,6 @@ char *compile_cache_dir(const struct ws_deps *d)
 	return dir;
 }
 
-char *compile_ws_check_dir(const char *cache, const char *workspace)
-{
-	char real[PATH_MAX];
-	const char *ws = realpath(workspace, real) ? real : workspace;
-	const char *slash = strrchr(ws, '/');
-	const char *name = slash && slash[1] ? slash + 1 : "workspace";
-	return xasprintf("%s/check-%s-%016llx", cache, name,
-			 (unsigned long long)tp_hash(ws, strlen(ws), 0x74696c65ULL));
-}
-
 char *compile_kernels_dir(const char *workspace)
 {
 	/* absolute: the scratch crate includes files by these paths */
@@ -191,8 +181,11 @@ char *compile_manifest(const char *name, const struct ws_deps *d, bool bin, cons
 		sb_adds(&sb, "[lib]\npath = \"src/lib.rs\"\n\n");
 	sb_printf(&sb, "[dependencies]\n%s\n", deps);
 	/* no debug info: the lowering program links faster and the target
-	 * folder stays smaller; nothing here is debugged */
-	sb_adds(&sb, "[profile.dev]\ndebug = false\n\n");
+	 * folder stays smaller; nothing here is debugged. syn optimised: the
+	 * lowering re-parses the cutile core module's source for every entry
+	 * (1.6x faster for about 15 s more of a cold build) */
+	sb_adds(&sb, "[profile.dev]\ndebug = false\n\n[profile.dev.package.syn]\nopt-level = 3\n\n"
+		     "[profile.dev.package.proc-macro2]\nopt-level = 3\n\n");
 	if (d->patch)
 		sb_printf(&sb, "%s\n", d->patch);
 	sb_adds(&sb, "[workspace]\n");

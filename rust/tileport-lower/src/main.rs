@@ -217,56 +217,76 @@ fn json_str(s: &str) -> String {
     o
 }
 
+thread_local! {
+    // the message of a panic in this thread's lowering (a panic hook sees it first)
+    static LAST_PANIC: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+fn run(n: usize, line: &str) -> String {
+    let t = Instant::now();
+    let (id, result) = match parse_job(line) {
+        Err(e) => (format!("{}", n + 1), Err(Failure { error: format!("job line {}: {e}", n + 1), place: None })),
+        Ok(job) => {
+            let r = panic::catch_unwind(AssertUnwindSafe(|| lower(&job))).unwrap_or_else(|_| {
+                let msg = LAST_PANIC.with(|p| p.borrow().clone());
+                Err(Failure { error: format!("the cuTile compiler panicked: {msg}"), place: None })
+            });
+            (job.id.clone(), r)
+        }
+    };
+    let ms = t.elapsed().as_millis();
+    match result {
+        Ok(()) => format!("{{\"id\":{},\"ok\":true,\"ms\":{ms}}}", json_str(&id)),
+        Err(f) => {
+            let place = f.place.filter(|p| p.1 > 0).map(|(file, l, c)| format!(",\"file\":{},\"line\":{l},\"column\":{c}", json_str(&file))).unwrap_or_default();
+            format!("{{\"id\":{},\"ok\":false,\"ms\":{ms},\"error\":{}{place}}}", json_str(&id), json_str(&f.error))
+        }
+    }
+}
+
 fn main() {
     // Keep cutile's own modules (cutile::core) linked: the compiler finds
     // them through a link-time registry.
     let _ = cutile::_core::core::__module_ast_self;
     // A panic inside the compiler is a finding, not a crash: keep its message.
-    let last_panic: Arc<Mutex<String>> = Arc::new(Mutex::new(String::new()));
-    let lp = last_panic.clone();
-    panic::set_hook(Box::new(move |info| {
+    panic::set_hook(Box::new(|info| {
         let msg = info.payload().downcast_ref::<&str>().map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic".to_string());
         let at = info.location().map(|l| format!(" (at {}:{})", l.file(), l.line())).unwrap_or_default();
-        *lp.lock().unwrap() = format!("{msg}{at}");
+        LAST_PANIC.with(|p| *p.borrow_mut() = format!("{msg}{at}"));
     }));
-    let stdin = std::io::stdin();
-    let mut out = std::io::stdout().lock();
-    for (n, line) in stdin.lock().lines().enumerate() {
-        let Ok(line) = line else { break };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let t = Instant::now();
-        let result = match parse_job(&line) {
-            Err(e) => (format!("{}", n + 1), Err(Failure { error: format!("job line {}: {e}", n + 1), place: None })),
-            Ok(job) => {
-                let id = job.id.clone();
-                let lp = last_panic.clone();
-                // the compiler recurses deeply: a thread with a big stack
-                let r = std::thread::Builder::new().stack_size(256 << 20).spawn(move || {
-                    panic::catch_unwind(AssertUnwindSafe(|| lower(&job))).unwrap_or_else(|_| {
-                        Err(Failure { error: format!("the cuTile compiler panicked: {}", lp.lock().unwrap()), place: None })
-                    })
-                });
-                let r = match r {
-                    Ok(h) => h.join().unwrap_or_else(|_| Err(Failure { error: "the lowering thread died".to_string(), place: None })),
-                    Err(e) => Err(Failure { error: format!("cannot start a thread: {e}"), place: None }),
-                };
-                (id, r)
+    let lines: Vec<String> = std::io::stdin().lock().lines().map_while(Result::ok).filter(|l| !l.trim().is_empty()).collect();
+    // one worker per core, each on a big stack (the compiler recurses deeply)
+    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(lines.len()).max(1);
+    let next = Arc::new(Mutex::new(0usize));
+    let lines = Arc::new(lines);
+    let out = Arc::new(Mutex::new(std::io::stdout()));
+    let mut handles = vec![];
+    for _ in 0..workers {
+        let (next, lines, out) = (next.clone(), lines.clone(), out.clone());
+        let h = std::thread::Builder::new().stack_size(256 << 20).spawn(move || loop {
+            let n = {
+                let mut g = next.lock().unwrap();
+                let n = *g;
+                *g += 1;
+                n
+            };
+            if n >= lines.len() {
+                break;
             }
-        };
-        let ms = t.elapsed().as_millis();
-        let line = match result.1 {
-            Ok(()) => format!("{{\"id\":{},\"ok\":true,\"ms\":{ms}}}", json_str(&result.0)),
-            Err(f) => {
-                let place = f.place.filter(|p| p.1 > 0).map(|(file, l, c)| format!(",\"file\":{},\"line\":{l},\"column\":{c}", json_str(&file))).unwrap_or_default();
-                format!("{{\"id\":{},\"ok\":false,\"ms\":{ms},\"error\":{}{place}}}", json_str(&result.0), json_str(&f.error))
+            let line = run(n, &lines[n]);
+            let mut o = out.lock().unwrap();
+            if writeln!(o, "{line}").and_then(|_| o.flush()).is_err() {
+                break;
             }
-        };
-        if writeln!(out, "{line}").and_then(|_| out.flush()).is_err() {
-            break;
+        });
+        match h {
+            Ok(h) => handles.push(h),
+            Err(e) => eprintln!("tileport-lower: cannot start a thread: {e}"),
         }
+    }
+    for h in handles {
+        let _ = h.join();
     }
 }

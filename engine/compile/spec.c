@@ -302,7 +302,7 @@ int compile_specs_for(const struct rs_sig *sigs, size_t nsigs, const char *analy
 	strv_free(dt);
 	cJSON_Delete(an);
 	if (rc < 0) {
-		compile_specs_free(v, k);
+		compile_specs_free(v, k + 1); /* and the one left half made */
 		return -1;
 	}
 	*out = v;

@@ -161,16 +161,30 @@ static int resolve(const struct opts *o, struct session *s, struct target *t, st
 		return 0;
 	}
 	char *dir = path_is_dir(o->what) ? xstrdup(o->what) : session_run_dir(s, o->what);
-	if (dir && run_exists(dir)) {
-		struct run_state st;
-		if (run_state_load(dir, &st, err) < 0) {
-			free(dir);
-			return -1;
+	char *kin = dir ? path_join(dir, "kernel.rs") : NULL;
+	bool is_run = dir && run_exists(dir);
+	if (dir && (is_run || (path_is_dir(o->what) && path_is_file(kin)))) {
+		/* a run; or a stage's output folder outside one (a driver run by
+		 * hand with tileport agent): the op is the folder's name */
+		if (is_run) {
+			struct run_state st;
+			if (run_state_load(dir, &st, err) < 0) {
+				free(dir);
+				free(kin);
+				return -1;
+			}
+			t->workspace = xstrdup(st.workspace ? st.workspace : ws ? ws : ".");
+			t->op = xstrdup(st.op);
+			run_state_free(&st);
+		} else {
+			char *abs = path_absolute(dir);
+			const char *slash = strrchr(abs, '/');
+			t->op = xstrdup(slash && slash[1] ? slash + 1 : abs);
+			free(abs);
+			t->workspace = xstrdup(ws ? ws : ".");
 		}
-		t->workspace = xstrdup(st.workspace ? st.workspace : ws ? ws : ".");
-		t->op = xstrdup(st.op);
-		run_state_free(&st);
-		t->kernel = path_join(dir, "kernel.rs");
+		t->kernel = kin;
+		kin = NULL;
 		char *ffi = path_join(dir, "ffi.rs");
 		if (!o->kernel_only && !o->registered && path_is_file(ffi))
 			t->ffi = ffi;
@@ -192,6 +206,7 @@ static int resolve(const struct opts *o, struct session *s, struct target *t, st
 		}
 		return 0;
 	}
+	free(kin);
 	free(dir);
 	if (!ws) {
 		tp_err_set(err, TP_EXIT_USAGE,

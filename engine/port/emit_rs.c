@@ -17,7 +17,7 @@ struct out {
 	struct sbuf sb;
 	int indent;
 	const struct tkernel *k;
-	const struct top *next; /* the op after the one being written, in its block */
+	const struct tblock *entry_body; /* the entry being written */
 	bool told_outputs, told_tf32;
 };
 
@@ -168,21 +168,34 @@ static const struct top *tail_assign(const struct tblock *b, const struct tval *
 
 static void block_upto(struct out *o, const struct tblock *b, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		o->next = i + 1 < n ? b->ops[i + 1] : NULL;
+	for (size_t i = 0; i < n; i++)
 		op_line(o, b->ops[i]);
-	}
 }
 
-/* A reduction whose result has a const-generic dimension and is not
- * reshaped or broadcast by the very next op. */
+/* Does an op of b (or of a block inside it) combine v with another tile,
+ * where cuTile compares the two types? */
+static bool combined(const struct tblock *b, const struct tval *v)
+{
+	for (size_t i = 0; b && i < b->n; i++) {
+		const struct top *op = b->ops[i];
+		if (op->kind == TOP_BINARY || op->kind == TOP_SELECT || op->kind == TOP_MMA)
+			for (int k = 0; k < op->na; k++)
+				if (op->a[k] == v)
+					return true;
+		if (combined(op->body, v) || combined(op->orelse, v))
+			return true;
+	}
+	return false;
+}
+
+/* A reduction whose result has a const-generic dimension and meets
+ * another tile in a binary op, a select or an mma. */
 static bool reduce_needs_reshape(const struct out *o, const struct top *op)
 {
 	bool sym = false;
 	for (int i = 0; i < op->res->shape.rank; i++)
 		sym |= op->res->shape.d[i].sym != NULL;
-	const struct top *n = o->next;
-	return sym && !(n && (n->kind == TOP_RESHAPE || n->kind == TOP_BROADCAST) && n->a[0] == op->res);
+	return sym && combined(o->entry_body, op->res);
 }
 
 /* `let mut d: T = <zero>;` for a variable both arms of an `if` set: cuTile
@@ -491,10 +504,8 @@ done:
 
 static void block(struct out *o, const struct tblock *b)
 {
-	for (size_t i = 0; i < b->n; i++) {
-		o->next = i + 1 < b->n ? b->ops[i + 1] : NULL;
+	for (size_t i = 0; i < b->n; i++)
 		op_line(o, b->ops[i]);
-	}
 }
 
 /* The architectures a hint without a target (`@ct.kernel(occupancy=4)`)
@@ -627,6 +638,7 @@ static void entry(struct out *o, const struct tkernel *k, const struct tentry *e
 	line(o, ") {");
 	o->indent++;
 	o->told_outputs = o->told_tf32 = false;
+	o->entry_body = &e->body;
 	block(o, &e->body);
 	o->indent--;
 	line(o, "}");
@@ -635,7 +647,7 @@ static void entry(struct out *o, const struct tkernel *k, const struct tentry *e
 
 char *port_emit_module(const struct port_op *op, const char *source_rel)
 {
-	struct out o = {SBUF_INIT, 0, NULL, false, false};
+	struct out o = {.sb = SBUF_INIT};
 	struct sbuf names = SBUF_INIT;
 	for (size_t i = 0; i < op->nk; i++)
 		sb_printf(&names, "%s`%s`", i ? (i + 1 == op->nk ? " and " : ", ") : "", op->k[i]->name);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/agents/guard.h"
 #include "engine/core/verdict.h"
 
 #define DRIVER(name, summary, hands_over, settings, probe, handles, run)                        \
@@ -106,10 +107,42 @@ static char *hand_over_reason(const char *final, char **verdict)
 	return why;
 }
 
+static void refused_repo(const char *path, const char *to, void *ud)
+{
+	rec_error(ud, "the agent made %s, which git would take for a repository and run its hooks and "
+		      "config from; moved aside to %s", path, to);
+}
+
+static int run_chain(struct agent_ctx *ctx, char *const *names);
+
+/* The chain (its final message held back), and after it the check that no
+ * agent left a new repository beneath the run directory or the workspace
+ * (guard.h). */
 int agent_run_chain(struct agent_ctx *ctx, char *const *names)
+{
+	char *roots[3] = {ctx->run_dir ? realpath(ctx->run_dir, NULL) : NULL,
+			  ctx->workspace ? realpath(ctx->workspace, NULL) : NULL, NULL};
+	if (!roots[0]) {
+		roots[0] = roots[1];
+		roots[1] = NULL;
+	}
+	char **before = guard_paths(roots);
+	int rc = run_chain(ctx, names);
+	/* the final message stays last in the transcript */
+	guard_refuse_new(roots, before, refused_repo, ctx->rec);
+	ctx->rec->hold_final = false;
+	rec_commit_final(ctx->rec);
+	strv_free(before);
+	free(roots[0]);
+	free(roots[1]);
+	return rc;
+}
+
+static int run_chain(struct agent_ctx *ctx, char *const *names)
 {
 	size_t n = strv_len(names);
 	int rc = TP_EXIT_ENV;
+	ctx->rec->hold_final = true;
 	for (size_t i = 0; i < n && !ctx->stop; i++) {
 		const struct agent_driver *d = agent_driver_find(names[i]);
 		if (!d) {
@@ -118,7 +151,6 @@ int agent_run_chain(struct agent_ctx *ctx, char *const *names)
 			return TP_EXIT_USAGE;
 		}
 		bool last = i + 1 == n;
-		ctx->rec->hold_final = !last;
 		free(ctx->rec->final);
 		ctx->rec->final = NULL;
 		rc = d->run(ctx);
@@ -127,7 +159,6 @@ int agent_run_chain(struct agent_ctx *ctx, char *const *names)
 		char *verdict = NULL;
 		char *why = ctx->rec->final ? hand_over_reason(ctx->rec->final, &verdict) : NULL;
 		if (!why) {
-			rec_commit_final(ctx->rec);
 			free(verdict);
 			return rc;
 		}
@@ -138,12 +169,8 @@ int agent_run_chain(struct agent_ctx *ctx, char *const *names)
 		free(why);
 		free(verdict);
 	}
-	if (ctx->rec->hold_final) { /* stopped before the next driver ran */
-		ctx->rec->hold_final = false;
-		rec_commit_final(ctx->rec);
-	} else if (!ctx->rec->final) {
-		rec_final(ctx->rec, "");
-	}
+	/* stopped before the next driver ran, or none gave a final message:
+	 * the caller commits what there is ("" for none) */
 	return rc;
 }
 

@@ -251,6 +251,8 @@ static void log_command(const char *logpath, pid_t pid, const struct proc_opts *
 	struct sbuf conf = SBUF_INIT;
 	for (size_t i = 0; o->write_only_beneath && o->write_only_beneath[i]; i++)
 		sb_printf(&conf, "%s%s", i ? ", " : "  (writes only beneath ", o->write_only_beneath[i]);
+	for (size_t i = 0; o->write_only_beneath && o->write_except && o->write_except[i]; i++)
+		sb_printf(&conf, "%s%s", i ? ", " : "; not beneath ", o->write_except[i]);
 	if (conf.len)
 		sb_addc(&conf, ')');
 	char *line = xasprintf("%s pid=%ld cwd=%s: %s%s\n", ts, (long)pid, o->cwd ? o->cwd : ".", q,
@@ -488,7 +490,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		free(prog);
 		return NULL;
 	}
-	int rules = o->write_only_beneath ? sandbox_ruleset(o->write_only_beneath, err) : -1;
+	int rules = o->write_only_beneath ? sandbox_ruleset(o->write_only_beneath, o->write_except, err) : -1;
 	if (o->write_only_beneath && rules < 0) {
 		close(in_fd);
 		close_fds((int[]){out[0], out[1], errp[0], file_fd >= 0 ? -1 : errp[1], ep[0], ep[1]}, 6);

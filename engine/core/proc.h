@@ -58,6 +58,8 @@ struct proc_opts {
 	                          * change files only beneath these folders
 	                          * (engine/core/sandbox.h); proc_spawn fails where
 	                          * that cannot be enforced */
+	char *const *write_except; /* with write_only_beneath: not beneath these either
+	                          * (the workspace's .git; sandbox_grants says how) */
 	const char *output_path; /* stdout and stderr appended to this file, not piped
 	                          * (no output callbacks, no idle timeout) */
 	bool held;               /* the child waits before exec until proc_release: the

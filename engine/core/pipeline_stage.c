@@ -679,13 +679,14 @@ static int spawn_failed(struct pipeline *p, struct attempt *a, const char *why)
 }
 
 /* An attempt's folder is emptied before it runs, except what an earlier,
- * interrupted run of it left (partial/, partial-2/...). */
+ * interrupted run of it left (partial/, killed/, partial-2/...). */
 static void clear_attempt_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || str_starts(e->d_name, "partial"))
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || str_starts(e->d_name, "partial") ||
+		    str_starts(e->d_name, "killed"))
 			continue;
 		char *path = path_join(dir, e->d_name);
 		if (unlink(path) < 0)

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "engine/core/proc_int.h"
 #include "engine/core/sandbox.h"
 
 extern char **environ;
@@ -515,7 +516,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		setsid();
 		/* Told when this process dies, even by SIGKILL; a parent that died
 		 * before prctl took effect is not told again. */
-		if (o->parent_death_signal &&
+		if (o->parent_death_signal && !o->group_dies_with_us &&
 		    (prctl(PR_SET_PDEATHSIG, o->parent_death_signal) < 0 || getppid() != parent))
 			_exit(127);
 		sigset_t none;
@@ -524,6 +525,11 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		for (int s = 1; s < NSIG; s++)
 			if (s != SIGKILL && s != SIGSTOP)
 				signal(s, SIG_DFL);
+		if (o->group_dies_with_us) {
+			proc_guard_arm();
+			if (getppid() != parent)
+				_exit(127);
+		}
 		if (dup2(in_fd, 0) < 0 || dup2(out[1], 1) < 0 || dup2(errp[1], 2) < 0)
 			child_fail(ep[1], errno);
 		if (o->cwd && chdir(o->cwd) < 0)
@@ -540,6 +546,8 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 			if (g != 1)
 				_exit(0);
 		}
+		if (o->group_dies_with_us)
+			proc_guard_run(prog, o->argv, o->env, rules, ep[1]);
 		if (rules >= 0 && sandbox_enter(rules) < 0)
 			child_fail(ep[1], errno);
 		execve(prog, o->argv, o->env);

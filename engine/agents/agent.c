@@ -2,6 +2,7 @@
  * shares: its settings and waiting on the agent's loop. */
 #include "engine/agents/agent.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,17 @@ long agent_setting_long(const struct agent_ctx *ctx, const char *key, long def)
 	char *end;
 	long n = strtol(v, &end, 10);
 	return end != v && !*end && n >= 0 ? n : def;
+}
+
+/* The settings that are sizes: a value that is not one is an error in the
+ * config, naming file and line. */
+static const char *const size_keys[] = {"llm.max_response", "llm.max_tool_args"};
+
+size_t agent_setting_size(const struct agent_ctx *ctx, const char *key, size_t def)
+{
+	const char *v = agent_setting(ctx, NULL, key);
+	unsigned long long n;
+	return v && str_size(v, &n) == 0 && n > 0 && n <= SIZE_MAX ? (size_t)n : def;
 }
 
 static void wake(struct loop *l, void *ud)
@@ -209,9 +221,18 @@ int agent_setting_check(const struct config_entry *e, struct tp_err *err)
 	for (size_t k = 0; keys[k] && !hit; k++)
 		hit = !strcmp(keys[k], e->key + strlen(d->name) + 1);
 	strv_free(keys);
-	if (!hit)
+	if (!hit) {
 		tp_err_set(err, TP_EXIT_USAGE, "unknown setting '%s' (%s takes: %s)", e->key, d->name, d->settings);
-	return hit ? 1 : -1;
+		return -1;
+	}
+	unsigned long long n;
+	for (size_t k = 0; k < TP_ARRAY_LEN(size_keys); k++)
+		if (!strcmp(e->key, size_keys[k]) && (str_size(e->value, &n) < 0 || n == 0)) {
+			tp_err_set(err, TP_EXIT_USAGE, "%s: expected a size such as 4M or 512k, got '%s'", e->key,
+				   e->value);
+			return -1;
+		}
+	return 1;
 }
 
 /* ---- the catalog for core ---- */

@@ -63,6 +63,8 @@ struct pipeline_opts {
 	int64_t kill_grace_ms;  /* TERM -> KILL delay for stages (0: 2000) */
 	pipeline_checker checker; /* the "builtin" validators; NULL: not in this build */
 	const char *secret_vars; /* more variables whose values are secret (redact.h) */
+	char *const *secret_files; /* NAME=PATH: files whose content is secret, named
+	                          * NAME (the llm driver's key file) */
 	long long transcript_max; /* a transcript's cap in bytes; 0: the default, <0: none */
 	const struct driver_catalog *catalog; /* built-in drivers and defaults; NULL: exec only */
 };

@@ -202,6 +202,24 @@ stop_server kf
 assert_contains "key file: the tool result shows the name, not the key" "$T/kf.tx" '${LLM_API_KEY}'
 config
 
+# ---- a hostile server echoes the key, \u-escaped and in base64 ----
+uesc=$(printf '%s' "$KEY" | od -An -tx1 | tr -d ' \n' | sed 's/\(..\)/\\\\u00\1/g')
+b64=$(printf '%s' "$KEY" | base64 -w0)
+cat >"$T/echo.json" <<EOF2
+{"key": "$KEY", "steps": [{"reply": {"text": "u:$uesc b64:$b64 $final"}}]}
+EOF2
+start_server echo
+agent echo anthropic ""
+stop_server echo
+uraw=$(printf '%s' "$uesc" | sed 's/\\\\/\\/g')
+if grep -qF -- "$b64" "$T/echo.tx" || grep -qF -- "$uesc" "$T/echo.tx" || grep -qF -- "$uraw" "$T/echo.tx"; then
+	bad "echo: a spelling of the key reached the transcript"
+else
+	ok "echo: neither spelling of the key reached the transcript"
+fi
+# (base64 keeps the character or two at each end that mix in the bytes beside it)
+assert_contains "echo: both named" "$T/echo.tx" 'u:${TILEPORT_LLM_API_KEY} b64:${TILEPORT_LLM_API_KEY}'
+
 # ---- a hostile server: bounded memory (issue 26) ----
 # A response past llm.max_response (a 20 MB text at the default 8 MiB), one
 # call's arguments past llm.max_tool_args (5 MB at 1M), and one event of

@@ -596,6 +596,11 @@ int pipeline_exit_code(const struct pipeline *p)
 	return f && (p->st.outcome == OUTCOME_ACCEPTED || offline_done) ? TP_EXIT_OK : TP_EXIT_FAILED;
 }
 
+const char *pipeline_failure(const struct pipeline *p)
+{
+	return p->broken ? p->fail.msg : NULL;
+}
+
 const struct run_state *pipeline_state(const struct pipeline *p)
 {
 	return &p->st;

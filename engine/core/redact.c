@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -162,8 +163,27 @@ static void add_form(char ***v, size_t *n, size_t *cap, const char *name, size_t
 	(*v)[*n] = NULL;
 }
 
+/* The forms of some secrets, and what lets a scan pass over most bytes at
+ * once: which bytes can begin a form, and which can follow each. */
+struct redact_forms {
+	char **v;          /* NAME=FORM */
+	const char **val;  /* FORM of each */
+	size_t n;
+	bool first[256];
+	uint8_t second[256][32]; /* bit c1 of row c0: a form begins c0 c1 */
+};
+
+static void forms_free(struct redact_forms *f)
+{
+	if (!f)
+		return;
+	strv_free(f->v);
+	free(f->val);
+	free(f);
+}
+
 /* NAME=FORM for every form of every secret (see above). */
-static char **make_forms(char *const *secrets)
+static char **form_list(char *const *secrets)
 {
 	char **v = xcalloc(1, sizeof(*v));
 	size_t n = 0, cap = 1;
@@ -203,11 +223,27 @@ static char **make_forms(char *const *secrets)
 	return v;
 }
 
+static struct redact_forms *make_forms(char *const *secrets)
+{
+	struct redact_forms *f = xcalloc(1, sizeof(*f));
+	f->v = form_list(secrets);
+	f->n = strv_len(f->v);
+	f->val = xcalloc(f->n + 1, sizeof(*f->val));
+	for (size_t i = 0; i < f->n; i++) {
+		const unsigned char *v = (const unsigned char *)strchr(f->v[i], '=') + 1;
+		f->val[i] = (const char *)v;
+		f->first[v[0]] = true;
+		f->second[v[0]][v[1] / 8] |= (uint8_t)(1u << (v[1] % 8));
+	}
+	return f;
+}
+
 /* The forms of the last secrets asked about: redaction runs on every
  * string of every record, with the same few secrets. */
-static char **cached_of, **cached_forms;
+static char **cached_of;
+static struct redact_forms *cached_forms;
 
-static char *const *forms_for(char *const *secrets)
+static struct redact_forms *forms_for(char *const *secrets)
 {
 	size_t n = strv_len(secrets);
 	bool same = cached_of && strv_len(cached_of) == n;
@@ -215,7 +251,7 @@ static char *const *forms_for(char *const *secrets)
 		same = !strcmp(cached_of[i], secrets[i]);
 	if (!same) {
 		strv_free(cached_of);
-		strv_free(cached_forms);
+		forms_free(cached_forms);
 		cached_of = xcalloc(n + 1, sizeof(*cached_of));
 		for (size_t i = 0; i < n; i++)
 			cached_of[i] = xstrdup(secrets[i]);
@@ -224,25 +260,73 @@ static char *const *forms_for(char *const *secrets)
 	return cached_forms;
 }
 
+/* The character an escape at s spells, or -1; *partial when s ends inside
+ * what could still be one. */
+static int escape_at(const char *s, size_t n, bool *partial)
+{
+	if (s[0] == '%') {
+		int hi = n > 1 ? hexval(s[1]) : -2, lo = n > 2 ? hexval(s[2]) : -2;
+		if (hi == -2 || (hi >= 0 && lo == -2))
+			*partial = true;
+		return hi >= 0 && lo >= 0 ? hi * 16 + lo : -1;
+	}
+	size_t b = 0;
+	while (b < n && b < 8 && s[b] == '\\')
+		b++;
+	if (!b)
+		return -1;
+	if (b >= n) {
+		*partial = true;
+		return -1;
+	}
+	if (s[b] == '/')
+		return '/';
+	size_t k = s[b] == 'u' ? 4 : s[b] == 'x' ? 2 : 0;
+	int v = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (b + 1 + i >= n) {
+			*partial = true;
+			return -1;
+		}
+		int d = hexval(s[b + 1 + i]);
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return k && v < 0x80 ? v : -1;
+}
+
 /* Redact text[0, n) into out; with hold, stop where a secret could begin
  * that the text ends too soon to tell, and return that offset (else n). */
-static size_t redact_into(struct sbuf *out, const char *text, size_t n, char *const *forms, bool hold)
+static size_t redact_into(struct sbuf *out, const char *text, size_t n, const struct redact_forms *fs, bool hold)
 {
-	bool first[256] = {false};
-	first['\\'] = first['%'] = true;
-	for (size_t f = 0; forms[f]; f++)
-		first[(unsigned char)strchr(forms[f], '=')[1]] = true;
 	size_t i = 0, plain = 0;
 	while (i < n) {
-		if (!first[(unsigned char)text[i]]) {
+		/* a secret can begin here only with its first character, as itself
+		 * or escaped: most bytes are passed over at once */
+		unsigned char b = (unsigned char)text[i];
+		int esc = -1;
+		bool esc_partial = false;
+		if (b == '\\' || b == '%')
+			esc = escape_at(text + i, n - i, &esc_partial);
+		bool raw = fs->first[b];
+		if (raw && i + 1 < n) {
+			/* ... and then its second, unless that is escaped */
+			unsigned char b1 = (unsigned char)text[i + 1];
+			raw = b1 == '\\' || b1 == '%' || (fs->second[b][b1 / 8] >> (b1 % 8) & 1);
+		}
+		if (!raw && !(esc >= 0 && fs->first[esc]) && !(esc_partial && hold)) {
 			i++;
 			continue;
 		}
 		/* the longest: a secret that holds another is named for itself */
 		size_t len = 0, which = 0;
 		bool partial = false;
-		for (size_t f = 0; forms[f]; f++) {
-			size_t k = spelled_at(text + i, n - i, strchr(forms[f], '=') + 1, &partial);
+		for (size_t f = 0; f < fs->n; f++) {
+			unsigned char c = (unsigned char)fs->val[f][0];
+			if (c != b && (int)c != esc && !esc_partial)
+				continue;
+			size_t k = spelled_at(text + i, n - i, fs->val[f], &partial);
 			if (k > len) {
 				len = k;
 				which = f;
@@ -257,7 +341,7 @@ static size_t redact_into(struct sbuf *out, const char *text, size_t n, char *co
 			continue;
 		}
 		sb_add(out, text + plain, i - plain);
-		const char *f = forms[which];
+		const char *f = fs->v[which];
 		sb_printf(out, "${%.*s}", (int)(strchr(f, '=') - f), f);
 		i += len;
 		plain = i;
@@ -310,7 +394,7 @@ void redact_stream_feed(struct redact_stream *r, const char *data, size_t n, str
 		return;
 	}
 	if (!r->forms || r->forms_of != r->secrets) {
-		strv_free(r->forms);
+		forms_free(r->forms);
 		r->forms = make_forms(r->secrets);
 		r->forms_of = r->secrets;
 	}
@@ -333,7 +417,7 @@ void redact_stream_flush(struct redact_stream *r, struct sbuf *out)
 
 void redact_stream_free(struct redact_stream *r)
 {
-	strv_free(r->forms);
+	forms_free(r->forms);
 	r->forms = NULL;
 	sb_free(&r->carry);
 }
@@ -369,17 +453,17 @@ static int scan_one(const char *path, const struct stat *st, int type, struct FT
 	/* each secret once, in any of its forms */
 	for (size_t i = 0; s->secrets[i]; i++) {
 		char *one[] = {s->secrets[i], NULL};
-		char **forms = make_forms(one);
+		struct redact_forms *forms = make_forms(one);
 		struct sbuf red = SBUF_INIT;
 		redact_into(&red, text, len, forms, false);
-		if (forms[0] && (red.len != len || memcmp(red.buf, text, len))) {
+		if (forms->n && (red.len != len || memcmp(red.buf, text, len))) {
 			char *name = xstrndup(s->secrets[i], strcspn(s->secrets[i], "="));
 			s->fn(path, name, s->ud);
 			s->found++;
 			free(name);
 		}
 		sb_free(&red);
-		strv_free(forms);
+		forms_free(forms);
 	}
 	free(text);
 	return FTW_CONTINUE;

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,8 +44,27 @@ static void tell(int fd, int e)
 	(void)w;
 }
 
+/* The leader never execs, so the descriptors it was forked with would stay
+ * open for as long as the stage runs: the run's lock among them, which a
+ * resume after a kill would find still held. All go but these. */
+static void close_others(int keep1, int keep2)
+{
+	int lo = keep1 < keep2 ? keep1 : keep2, hi = keep1 < keep2 ? keep2 : keep1;
+	unsigned from = 3;
+	int keep[] = {lo, hi};
+	for (size_t i = 0; i < 2; i++) {
+		if (keep[i] < (int)from)
+			continue;
+		if ((unsigned)keep[i] > from)
+			syscall(SYS_close_range, from, (unsigned)keep[i] - 1, 0);
+		from = (unsigned)keep[i] + 1;
+	}
+	syscall(SYS_close_range, from, ~0U, 0);
+}
+
 void proc_guard_run(const char *prog, char *const *argv, char *const *env, int rules, int errfd)
 {
+	close_others(errfd, rules);
 	int started[2];
 	if (pipe2(started, O_CLOEXEC) < 0) {
 		tell(errfd, errno);

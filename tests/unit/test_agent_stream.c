@@ -150,7 +150,8 @@ static void test_caps(void **state)
 	assert_int_equal(t.max_bytes, 1000); /* the caps stay */
 	t.max_bytes = 100000;
 	const char *frag = "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\","
-			   "\"function\":{\"name\":\"write_file\",\"arguments\":\"{\\\"content\\\": \\\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}}]}}]}";
+			   "\"function\":{\"name\":\"write_file\",\"arguments\":"
+			   "\"{\\\"content\\\": \\\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}}]}}]}";
 	const char *more = "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,"
 			   "\"function\":{\"arguments\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}}]}}]}";
 	assert_int_equal(llm_openai_chunk(&t, frag, strlen(frag)), 0);

@@ -110,6 +110,8 @@ static int drive_screen(struct run_model *m, struct session *session)
 	pipeline_start(p);
 	struct tui_start s = {.kind = TUI_START_RUN, .session = session, .run = m};
 	int rc = tui_main(&s);
+	if (pipeline_failure(p))
+		fprintf(stderr, "tileport: %s\n", pipeline_failure(p));
 	if (rc != TP_EXIT_OK)
 		return rc;
 	const struct run_state *st = pipeline_state(p);
@@ -131,6 +133,8 @@ static int drive(struct pipeline *p, struct loop *l)
 			break;
 	const struct run_state *st = pipeline_state(p);
 	int rc = pipeline_exit_code(p);
+	if (pipeline_failure(p))
+		fprintf(stderr, "tileport: %s\n", pipeline_failure(p));
 	if (interrupted || st->status == RUN_ABORTED) {
 		fprintf(stderr, "tileport: run interrupted; continue it with 'tileport resume %s'\n",
 			st->run_dir);
@@ -356,7 +360,10 @@ int cmd_step(int argc, char **argv)
 		while (r == 0 && pipeline_busy(p)) /* a command validator runs on the loop */
 			if (loop_run_once(l, -1) < 0)
 				break;
-		if (r == 0) {
+		if (r == 0 && pipeline_failure(p)) {
+			fprintf(stderr, "tileport: %s\n", pipeline_failure(p));
+			rc = TP_EXIT_ENV;
+		} else if (r == 0) {
 			const struct attempt *a = run_model_attempt(m, seq);
 			printf("%c%d validator: %s\n", a->stage, a->n, validator_result_name(a->validator));
 			rc = a->validator == VALIDATOR_FAIL ? TP_EXIT_FAILED : TP_EXIT_OK;

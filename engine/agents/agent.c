@@ -2,9 +2,11 @@
  * shares: its settings and waiting on the agent's loop. */
 #include "engine/agents/agent.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/agents/guard.h"
 #include "engine/core/verdict.h"
 
 #define DRIVER(name, summary, hands_over, settings, probe, handles, run)                        \
@@ -68,6 +70,17 @@ long agent_setting_long(const struct agent_ctx *ctx, const char *key, long def)
 	return end != v && !*end && n >= 0 ? n : def;
 }
 
+/* The settings that are sizes: a value that is not one is an error in the
+ * config, naming file and line. */
+static const char *const size_keys[] = {"llm.max_response", "llm.max_tool_args"};
+
+size_t agent_setting_size(const struct agent_ctx *ctx, const char *key, size_t def)
+{
+	const char *v = agent_setting(ctx, NULL, key);
+	unsigned long long n;
+	return v && str_size(v, &n) == 0 && n > 0 && n <= SIZE_MAX ? (size_t)n : def;
+}
+
 static void wake(struct loop *l, void *ud)
 {
 	(void)l;
@@ -106,10 +119,42 @@ static char *hand_over_reason(const char *final, char **verdict)
 	return why;
 }
 
+static void refused_repo(const char *path, const char *to, void *ud)
+{
+	rec_error(ud, "the agent made %s, which git would take for a repository and run its hooks and "
+		      "config from; moved aside to %s", path, to);
+}
+
+static int run_chain(struct agent_ctx *ctx, char *const *names);
+
+/* The chain (its final message held back), and after it the check that no
+ * agent left a new repository beneath the run directory or the workspace
+ * (guard.h). */
 int agent_run_chain(struct agent_ctx *ctx, char *const *names)
+{
+	char *roots[3] = {ctx->run_dir ? realpath(ctx->run_dir, NULL) : NULL,
+			  ctx->workspace ? realpath(ctx->workspace, NULL) : NULL, NULL};
+	if (!roots[0]) {
+		roots[0] = roots[1];
+		roots[1] = NULL;
+	}
+	char **before = guard_paths(roots);
+	int rc = run_chain(ctx, names);
+	/* the final message stays last in the transcript */
+	guard_refuse_new(roots, before, refused_repo, ctx->rec);
+	ctx->rec->hold_final = false;
+	rec_commit_final(ctx->rec);
+	strv_free(before);
+	free(roots[0]);
+	free(roots[1]);
+	return rc;
+}
+
+static int run_chain(struct agent_ctx *ctx, char *const *names)
 {
 	size_t n = strv_len(names);
 	int rc = TP_EXIT_ENV;
+	ctx->rec->hold_final = true;
 	for (size_t i = 0; i < n && !ctx->stop; i++) {
 		const struct agent_driver *d = agent_driver_find(names[i]);
 		if (!d) {
@@ -118,7 +163,6 @@ int agent_run_chain(struct agent_ctx *ctx, char *const *names)
 			return TP_EXIT_USAGE;
 		}
 		bool last = i + 1 == n;
-		ctx->rec->hold_final = !last;
 		free(ctx->rec->final);
 		ctx->rec->final = NULL;
 		rc = d->run(ctx);
@@ -127,7 +171,6 @@ int agent_run_chain(struct agent_ctx *ctx, char *const *names)
 		char *verdict = NULL;
 		char *why = ctx->rec->final ? hand_over_reason(ctx->rec->final, &verdict) : NULL;
 		if (!why) {
-			rec_commit_final(ctx->rec);
 			free(verdict);
 			return rc;
 		}
@@ -138,12 +181,8 @@ int agent_run_chain(struct agent_ctx *ctx, char *const *names)
 		free(why);
 		free(verdict);
 	}
-	if (ctx->rec->hold_final) { /* stopped before the next driver ran */
-		ctx->rec->hold_final = false;
-		rec_commit_final(ctx->rec);
-	} else if (!ctx->rec->final) {
-		rec_final(ctx->rec, "");
-	}
+	/* stopped before the next driver ran, or none gave a final message:
+	 * the caller commits what there is ("" for none) */
 	return rc;
 }
 
@@ -182,9 +221,18 @@ int agent_setting_check(const struct config_entry *e, struct tp_err *err)
 	for (size_t k = 0; keys[k] && !hit; k++)
 		hit = !strcmp(keys[k], e->key + strlen(d->name) + 1);
 	strv_free(keys);
-	if (!hit)
+	if (!hit) {
 		tp_err_set(err, TP_EXIT_USAGE, "unknown setting '%s' (%s takes: %s)", e->key, d->name, d->settings);
-	return hit ? 1 : -1;
+		return -1;
+	}
+	unsigned long long n;
+	for (size_t k = 0; k < TP_ARRAY_LEN(size_keys); k++)
+		if (!strcmp(e->key, size_keys[k]) && (str_size(e->value, &n) < 0 || n == 0)) {
+			tp_err_set(err, TP_EXIT_USAGE, "%s: expected a size such as 4M or 512k, got '%s'", e->key,
+				   e->value);
+			return -1;
+		}
+	return 1;
 }
 
 /* ---- the catalog for core ---- */

@@ -88,6 +88,9 @@ int agent_run_chain(struct agent_ctx *ctx, char *const *names);
  * config key, else NULL. */
 const char *agent_setting(const struct agent_ctx *ctx, const char *env, const char *key);
 long agent_setting_long(const struct agent_ctx *ctx, const char *key, long def);
+/* A size setting ("4M", "512k", "100000": bytes), else def. The config
+ * check refuses a malformed one (agent_size_keys). */
+size_t agent_setting_size(const struct agent_ctx *ctx, const char *key, size_t def);
 /* Wait ms on the agent's loop; false when told to stop meanwhile. */
 bool agent_wait(struct agent_ctx *ctx, int64_t ms);
 

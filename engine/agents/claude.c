@@ -8,6 +8,7 @@
 
 #include "engine/agents/agent.h"
 #include "engine/agents/cli_agent.h"
+#include "engine/agents/guard.h"
 #include "engine/agents/json_get.h"
 #include "engine/core/sandbox.h"
 
@@ -235,10 +236,11 @@ static void allow_under(struct sbuf *sb, const char *tool, const char *dir)
  * hold for them: the CLI and everything it starts may write only beneath
  * the run directory, the workspace and Claude Code's own folder of state
  * (CLAUDE_CONFIG_DIR, else ~/.claude: its sessions, snapshots, credentials),
- * with its temporary files in the run's .tileport/tmp (Landlock, as llm's
- * run_command; claude.confine = off lifts it). The folders to give
- * proc_opts.write_only_beneath, or NULL with err. */
-static char **confined(const struct agent_ctx *ctx, char ***env, struct tp_err *err)
+ * minus what git runs code from (guard.h), with its temporary files in the
+ * run's .tileport/tmp (Landlock, as llm's run_command; claude.confine = off
+ * lifts it). The folders to give proc_opts.write_only_beneath, or NULL
+ * with err; *except receives the guarded paths. */
+static char **confined(const struct agent_ctx *ctx, char ***env, char ***except, struct tp_err *err)
 {
 	if (!sandbox_abi()) {
 		tp_err_set(err, TP_EXIT_ENV, "this kernel has no Landlock, which confines what Claude "
@@ -262,10 +264,29 @@ static char **confined(const struct agent_ctx *ctx, char ***env, struct tp_err *
 	env_set(env, "TMPDIR", tmp);
 	free(tmp);
 	char **roots = xcalloc(4, sizeof(*roots));
-	roots[0] = xstrdup(ctx->run_dir);
-	roots[1] = xstrdup(ctx->workspace);
-	roots[2] = state;
+	const char *dirs[] = {ctx->run_dir, ctx->workspace, state};
+	for (size_t i = 0; i < TP_ARRAY_LEN(dirs); i++) {
+		char *real = realpath(dirs[i], NULL);
+		roots[i] = real ? real : xstrdup(dirs[i]);
+	}
+	free(state);
+	*except = guard_paths(roots);
 	return roots;
+}
+
+/* Claude Code's own file tools get deny rules for the guarded paths, so a
+ * refusal says why rather than "permission denied" by the kernel; any .git
+ * below the workspace too (a new repository). Paths the rule list cannot
+ * hold are left to Landlock. */
+static void deny_guarded(struct sbuf *sb, char *const *except, const char *workspace)
+{
+	for (size_t i = 0; except && except[i]; i++) {
+		if (strpbrk(except[i], ", \t()"))
+			continue;
+		sb_printf(sb, "%sEdit(/%s)", sb->len ? "," : "", except[i]);
+		sb_printf(sb, ",Edit(/%s/**)", except[i]);
+	}
+	sb_printf(sb, "%sEdit(/%s/**/.git/**)", sb->len ? "," : "", workspace);
 }
 
 int claude_run(struct agent_ctx *ctx)
@@ -285,14 +306,36 @@ int claude_run(struct agent_ctx *ctx)
 			return TP_EXIT_ENV;
 		}
 	}
+	char **env = env_current();
+	/* Claude Code refuses to start inside another Claude Code session. */
+	env_unset(&env, "CLAUDECODE");
+	char **roots = NULL, **except = NULL;
+	const char *confine = agent_setting(ctx, NULL, "claude.confine");
+	if (!confine || strcmp(confine, "off") != 0) {
+		struct tp_err err;
+		roots = confined(ctx, &env, &except, &err);
+		if (!roots) {
+			rec_error(ctx->rec, "claude: %s", err.msg);
+			strv_free(env);
+			free(version);
+			free(path);
+			return TP_EXIT_ENV;
+		}
+	} else {
+		char *mine[3] = {realpath(ctx->run_dir, NULL), realpath(ctx->workspace, NULL), NULL};
+		except = guard_paths(mine[0] && mine[1] ? mine : NULL);
+		free(mine[0]);
+		free(mine[1]);
+	}
 	const char *model = agent_setting(ctx, NULL, "claude.model");
-	struct sbuf allow = SBUF_INIT;
+	struct sbuf allow = SBUF_INIT, deny = SBUF_INIT;
 	sb_adds(&allow, "Read(./**),Edit(./**)");
 	allow_under(&allow, "Read", ctx->workspace);
 	allow_under(&allow, "Edit", ctx->workspace);
 	if (ctx->skill_dir)
 		allow_under(&allow, "Read", ctx->skill_dir);
 	sb_adds(&allow, ",Bash");
+	deny_guarded(&deny, except, ctx->workspace);
 	char turns[24];
 	snprintf(turns, sizeof(turns), "%ld", agent_setting_long(ctx, "claude.max_turns", 60));
 	char *argv[32];
@@ -310,6 +353,9 @@ int claude_run(struct agent_ctx *ctx)
 	argv[n++] = "Read,Edit,Write,Glob,Grep,Bash";
 	argv[n++] = "--allowedTools";
 	argv[n++] = allow.buf;
+	/* deny rules win over allow rules: what git runs code from */
+	argv[n++] = "--disallowedTools";
+	argv[n++] = deny.buf;
 	argv[n++] = "--add-dir";
 	argv[n++] = (char *)ctx->workspace;
 	/* nothing from settings files (which an agent could write) widens this */
@@ -326,27 +372,10 @@ int claude_run(struct agent_ctx *ctx)
 		argv[n++] = (char *)budget;
 	}
 	argv[n] = NULL;
-	char **env = env_current();
-	/* Claude Code refuses to start inside another Claude Code session. */
-	env_unset(&env, "CLAUDECODE");
-	char **roots = NULL;
-	const char *confine = agent_setting(ctx, NULL, "claude.confine");
-	if (!confine || strcmp(confine, "off") != 0) {
-		struct tp_err err;
-		roots = confined(ctx, &env, &err);
-		if (!roots) {
-			rec_error(ctx->rec, "claude: %s", err.msg);
-			strv_free(env);
-			sb_free(&allow);
-			free(version);
-			free(path);
-			return TP_EXIT_ENV;
-		}
-	}
 	struct claude_map m;
 	claude_map_init(&m, ctx->rec, ctx->prices);
 	long idle = agent_setting_long(ctx, "claude.idle_timeout_s", 600);
-	struct cli_run r = {argv, env, ctx->run_dir, idle * 1000, on_line, &m, NULL, roots};
+	struct cli_run r = {argv, env, ctx->run_dir, idle * 1000, on_line, &m, NULL, roots, except};
 	struct proc_status st;
 	cli_agent_run(ctx, &r, &st);
 	char how[128];
@@ -365,6 +394,8 @@ int claude_run(struct agent_ctx *ctx)
 	claude_map_free(&m);
 	strv_free(env);
 	strv_free(roots);
+	strv_free(except);
+	sb_free(&deny);
 	sb_free(&allow);
 	free(version);
 	free(path);

@@ -168,7 +168,7 @@ void cli_agent_run(struct agent_ctx *ctx, const struct cli_run *r, struct proc_s
 	struct proc_opts o = {.argv = r->argv, .env = r->env, .cwd = r->cwd, .stdin_path = ctx->prompt_path,
 			      .idle_timeout_ms = r->idle_timeout_ms, .kill_grace_ms = ctx->kill_grace_ms,
 			      .command_log = ctx->command_log, .parent_death_signal = SIGKILL,
-			      .write_only_beneath = r->write_only_beneath,
+			      .write_only_beneath = r->write_only_beneath, .write_except = r->write_except,
 			      .on_stdout = on_out, .on_stderr = on_err, .on_exit = on_exit_, .ud = &s};
 	struct tp_err err;
 	memset(st, 0, sizeof(*st));

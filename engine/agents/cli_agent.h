@@ -36,6 +36,7 @@ struct cli_run {
 	bool (*over)(void *mapper); /* may be NULL: a backstop says stop */
 	char *const *write_only_beneath; /* NULL, or the CLI (and all it starts) may write
 					    only beneath these folders (Landlock) */
+	char *const *write_except; /* and not beneath these (guard_paths: .git and its kind) */
 };
 
 /* Run it to the end on the agent's loop. */

@@ -7,7 +7,9 @@
 
 #include "engine/agents/agent.h"
 #include "engine/agents/cli_agent.h"
+#include "engine/agents/guard.h"
 #include "engine/agents/json_get.h"
+#include "engine/core/sandbox.h"
 
 void codex_map_init(struct codex_map *m, struct recorder *rec, const struct prices *prices)
 {
@@ -203,7 +205,7 @@ int codex_run(struct agent_ctx *ctx)
 		return TP_EXIT_ENV;
 	const char *model = agent_setting(ctx, NULL, "codex.model");
 	const char *base = agent_setting(ctx, NULL, "codex.base_url");
-	char **argv = xcalloc(40, sizeof(char *));
+	char **argv = xcalloc(40, sizeof(char *)); /* grown for the --add-dir list */
 	size_t n = 0;
 	const char *fixed[] = {"exec", "--json", "--skip-git-repo-check", "--sandbox", "workspace-write",
 			       "-c", "sandbox_workspace_write.exclude_slash_tmp=true",
@@ -213,8 +215,25 @@ int codex_run(struct agent_ctx *ctx)
 		argv[n++] = xstrdup(fixed[i]);
 	argv[n++] = xstrdup("--cd");
 	argv[n++] = xstrdup(ctx->run_dir);
-	argv[n++] = xstrdup("--add-dir");
-	argv[n++] = xstrdup(ctx->workspace);
+	/* Codex's sandbox keeps the top .git of each writable folder read-only,
+	 * but knows nothing of core.hooksPath, include.path or another VCS:
+	 * the workspace goes in as its entries minus what git runs code from
+	 * (guard.h), each folder its own --add-dir. */
+	char *ws = realpath(ctx->workspace, NULL), *run = realpath(ctx->run_dir, NULL);
+	char *mine[] = {ws, run, NULL};
+	char **except = guard_paths(ws && run ? mine : NULL);
+	char *only_ws[] = {ws ? ws : (char *)ctx->workspace, NULL};
+	char **grants = sandbox_grants(only_ws, except, NULL);
+	size_t ngrants = strv_len(grants);
+	argv = xrealloc(argv, (40 + 2 * ngrants) * sizeof(char *));
+	for (size_t i = 0; i < ngrants; i++) {
+		argv[n++] = xstrdup("--add-dir");
+		argv[n++] = xstrdup(grants[i]);
+	}
+	strv_free(grants);
+	strv_free(except);
+	free(ws);
+	free(run);
 	if (model) {
 		argv[n++] = xstrdup("-m");
 		argv[n++] = xstrdup(model);
@@ -234,6 +253,7 @@ int codex_run(struct agent_ctx *ctx)
 		free(w);
 	}
 	argv[n++] = xstrdup("-"); /* the prompt: stdin, the prompt file */
+	argv[n] = NULL;
 	char **env = env_current();
 	struct codex_run cr = {.max_calls = agent_setting_long(ctx, "codex.max_tool_calls", 400)};
 	codex_map_init(&cr.map, ctx->rec, ctx->prices);

@@ -12,6 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "engine/agents/guard.h"
+
 static int add_root(struct confine *c, const char *path, bool writable, const char *label, struct tp_err *err)
 {
 	char buf[PATH_MAX];
@@ -39,6 +41,11 @@ int confine_init(struct confine *c, const char *run_dir, const char *workspace, 
 		return -1;
 	}
 	c->protected_dir = path_join(c->roots[0].real, ".tileport");
+	char *writable[CONFINE_ROOTS_MAX + 1] = {0};
+	for (int i = 0, k = 0; i < c->n; i++)
+		if (c->roots[i].writable)
+			writable[k++] = c->roots[i].real;
+	c->guarded = guard_paths(writable);
 	return 0;
 }
 
@@ -50,6 +57,7 @@ void confine_free(struct confine *c)
 		close(c->roots[i].fd);
 	}
 	free(c->protected_dir);
+	strv_free(c->guarded);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -240,11 +248,13 @@ static int open_for_write(const struct confine *c, const struct confine_root *r,
 	if (dfd < 0)
 		return open_error(err, path, r);
 	char *where = fd_path(dfd);
+	char *target = where ? path_join(where, name) : NULL;
 	const char *why = !where || !under(where, r->real) ? "resolves outside its root"
 			  : under(where, c->protected_dir) ||
 					  (!strcmp(where, r->real) && r == &c->roots[0] && !strcmp(name, ".tileport"))
 				  ? protected_why
-				  : NULL;
+				  : guard_why(c->guarded, r->real, target);
+	free(target);
 	free(where);
 	if (why) {
 		close(dfd);
@@ -301,7 +311,8 @@ int confine_open(const struct confine *c, const char *path, int flags, mode_t mo
 	/* Belt and braces: where the descriptor really is. */
 	char *where = fd_path(fd);
 	const char *why = !where || !under(where, r->real) ? "resolves outside its root"
-			  : write && under(where, c->protected_dir) ? protected_why : NULL;
+			  : write && under(where, c->protected_dir) ? protected_why
+			  : write ? guard_why(c->guarded, r->real, where) : NULL;
 	if (why) {
 		tp_err_set(err, TP_EXIT_USAGE, "%s: %s; refused", path, why);
 		close(fd);
@@ -343,12 +354,15 @@ int confine_mkparents(const struct confine *c, const char *path, struct tp_err *
 		int pfd = before ? open_beneath(c, r->fd, parent, O_PATH | O_DIRECTORY, 0) : dup(r->fd);
 		free(parent);
 		char *where = pfd >= 0 ? fd_path(pfd) : NULL;
+		char *made = where ? path_join(where, parts[i]) : NULL;
 		bool own = where && (under(where, c->protected_dir) ||
 				     (r == &c->roots[0] && !strcmp(where, r->real) && !strcmp(parts[i], ".tileport")));
+		const char *guard = made && !own ? guard_why(c->guarded, r->real, made) : NULL;
+		free(made);
 		free(where);
-		if (own) {
+		if (own || guard) {
 			close(pfd);
-			tp_err_set(err, TP_EXIT_USAGE, "%s: %s; refused", path, protected_why);
+			tp_err_set(err, TP_EXIT_USAGE, "%s: %s; refused", path, own ? protected_why : guard);
 			strv_free(parts);
 			sb_free(&pre);
 			return -1;

@@ -138,7 +138,7 @@ static int on_event(const struct sse_event *ev, void *ud)
 					   : llm_anthropic_event(s->turn, ev->event, ev->data, ev->len);
 	if (rc < 0)
 		s->malformed = true;
-	return rc < 0;
+	return rc < 0 || s->turn->over;
 }
 
 static void on_data(const char *d, size_t n, void *ud)
@@ -146,12 +146,13 @@ static void on_data(const char *d, size_t n, void *ud)
 	sse_feed(&((struct stream_ctx *)ud)->sse, d, n);
 }
 
-/* The loop runs between chunks, so a signal sets ctx->stop at once. */
+/* The loop runs between chunks, so a signal sets ctx->stop at once; a
+ * stream past a cap is dropped there too, not read to its end. */
 static bool cancelled(void *ud)
 {
 	struct stream_ctx *s = ud;
 	loop_run_once(s->agent->loop, 0);
-	return s->agent->stop;
+	return s->agent->stop || s->turn->over || s->sse.too_big;
 }
 
 static char *request_body(const struct llm_settings *ls, const struct conv *c, long max_tokens)
@@ -206,6 +207,8 @@ static int ask(struct agent_ctx *ctx, const struct llm_settings *ls, const struc
 {
 	long retries = agent_setting_long(ctx, "llm.retries", 4);
 	long max_tokens = agent_setting_long(ctx, "llm.max_tokens", 8192);
+	turn->max_bytes = agent_setting_size(ctx, "llm.max_response", LLM_MAX_RESPONSE);
+	turn->max_args = agent_setting_size(ctx, "llm.max_tool_args", LLM_MAX_TOOL_ARGS);
 	char *body = request_body(ls, c, max_tokens);
 	char *hdr[6] = {0};
 	size_t nh = 0;
@@ -231,7 +234,13 @@ static int ask(struct agent_ctx *ctx, const struct llm_settings *ls, const struc
 		sse_finish(&s.sse);
 		char *why = NULL;
 		bool again = false;
-		if (rs.cancelled || ctx->stop) {
+		/* a cap passed or an event too big: the server will do it again */
+		if (turn->over && !ctx->stop) {
+			why = xstrdup(turn->over);
+		} else if (s.sse.too_big && !ctx->stop) {
+			why = xasprintf("the server sent one stream event of more than %zu MiB, the most tileport "
+					"reads; not retried", SSE_EVENT_MAX >> 20);
+		} else if (rs.cancelled || ctx->stop) {
 			why = xstrdup("stopped");
 		} else if (h < 0 && !s.malformed) {
 			why = xasprintf("no complete response: %s", rs.error);
@@ -242,8 +251,6 @@ static int ask(struct agent_ctx *ctx, const struct llm_settings *ls, const struc
 		} else if (s.malformed) {
 			why = xstrdup("the stream carried an event that is not JSON");
 			again = true;
-		} else if (s.sse.too_big) {
-			why = xstrdup("one stream event was larger than 16 MiB");
 		} else if (turn->error) {
 			why = xasprintf("the stream reported an error: %s", turn->error);
 			again = !turn->error_final && retry_wanted(0, rs.should_retry, turn->error);

@@ -7,7 +7,8 @@
  *   TILEPORT_LLM_API_KEY   llm.api_key_file (a file holding the key), else
  *                          OPENAI_API_KEY / ANTHROPIC_API_KEY by protocol
  * and llm.max_turns, llm.max_cost (USD), llm.max_tokens, llm.context_chars,
- * llm.retries, llm.stall_s. */
+ * llm.retries, llm.stall_s, llm.max_response and llm.max_tool_args (the
+ * caps on one response and on one call's arguments: llm_stream.h). */
 #ifndef TILEPORT_AGENTS_LLM_H
 #define TILEPORT_AGENTS_LLM_H
 
@@ -17,6 +18,11 @@
 #include "engine/core/util.h"
 
 enum llm_protocol { LLM_OPENAI, LLM_ANTHROPIC };
+
+/* The caps' defaults: far above a real response (8192 tokens are some
+ * 32 KB), far below what a hostile server can send. */
+#define LLM_MAX_RESPONSE ((size_t)8 << 20)
+#define LLM_MAX_TOOL_ARGS ((size_t)4 << 20)
 
 struct llm_settings {
 	enum llm_protocol protocol;

@@ -3,8 +3,58 @@
 #include "engine/agents/json_get.h"
 
 #include <cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* What one call counts for besides its arguments, id and name: its slot,
+ * and the search for it that every fragment makes; at the default cap a
+ * response holds at most some two thousand calls (models make a few). */
+#define CALL_BYTES 4096
+
+static void fmt_size(size_t n, char *buf, size_t len)
+{
+	if (n >= ((size_t)1 << 20) && n % ((size_t)1 << 20) == 0)
+		snprintf(buf, len, "%zu MiB", n >> 20);
+	else if (n >= 1024 && n % 1024 == 0)
+		snprintf(buf, len, "%zu KiB", n >> 10);
+	else
+		snprintf(buf, len, "%zu bytes", n);
+}
+
+/* n more bytes in the response (and in call c's arguments, when c): false
+ * once a cap is passed, and then t->over says which. */
+static bool take(struct llm_turn *t, struct llm_call *c, size_t n)
+{
+	if (t->over)
+		return false;
+	t->bytes += n;
+	char size[32];
+	if (c && t->max_args && c->args.len + n > t->max_args) {
+		fmt_size(t->max_args, size, sizeof(size));
+		t->over = xasprintf("the arguments of tool call %.64s (%.64s) passed %s (llm.max_tool_args); the "
+				    "stream was stopped and nothing of it is sent back",
+				    c->id ? c->id : "?", c->name ? c->name : "?", size);
+	} else if (t->max_bytes && t->bytes > t->max_bytes) {
+		fmt_size(t->max_bytes, size, sizeof(size));
+		t->over = xasprintf("the response passed %s (llm.max_response); the stream was stopped", size);
+	}
+	return !t->over;
+}
+
+static void add_text(struct llm_turn *t, const char *s)
+{
+	size_t n = strlen(s);
+	if (take(t, NULL, n))
+		sb_add(&t->text, s, n);
+}
+
+static void add_args(struct llm_turn *t, struct llm_call *c, const char *s)
+{
+	size_t n = strlen(s);
+	if (take(t, c, n))
+		sb_add(&c->args, s, n);
+}
 
 static struct llm_call *new_call(struct llm_turn *t, int index)
 {
@@ -12,6 +62,7 @@ static struct llm_call *new_call(struct llm_turn *t, int index)
 	struct llm_call *c = &t->calls[t->ncalls++];
 	memset(c, 0, sizeof(*c));
 	c->index = index;
+	take(t, NULL, CALL_BYTES);
 	return c;
 }
 
@@ -30,7 +81,8 @@ static void set_error(struct llm_turn *t, const cJSON *err)
 	const char *type = cJSON_IsObject(err) ? json_str(err, "type") : NULL;
 	const char *code = cJSON_IsObject(err) ? json_str(err, "code") : NULL;
 	free(t->error);
-	t->error = xasprintf("%s%s%s", type ? type : "error", msg ? ": " : "", msg ? msg : "");
+	/* a message is a line for a person, however much the server sent */
+	t->error = xasprintf("%.200s%s%.2000s", type ? type : "error", msg ? ": " : "", msg ? msg : "");
 	/* money and bad requests do not clear by waiting */
 	t->error_final = (code && (!strcmp(code, "insufficient_quota") || !strcmp(code, "context_length_exceeded"))) ||
 			 (type && (!strcmp(type, "invalid_request_error") || !strcmp(type, "authentication_error") ||
@@ -52,6 +104,7 @@ static struct llm_call *openai_slot(struct llm_turn *t, const cJSON *tc)
 		/* a new id is a new call, even when the server numbers every call 0 */
 		struct llm_call *c = new_call(t, index);
 		c->id = xstrdup(id);
+		take(t, NULL, strlen(id));
 		return c;
 	}
 	if (index >= 0)
@@ -70,15 +123,17 @@ static void openai_fragment(struct llm_turn *t, const cJSON *tc)
 	if (!cJSON_IsObject(fn))
 		return;
 	const char *name = json_str(fn, "name");
-	if (name && *name && !c->name)
+	if (name && *name && !c->name) {
 		c->name = xstrdup(name);
+		take(t, NULL, strlen(name));
+	}
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
 	if (cJSON_IsString(args)) {
-		sb_adds(&c->args, args->valuestring);
+		add_args(t, c, args->valuestring);
 	} else if (args && !cJSON_IsNull(args)) {
 		char *j = cJSON_PrintUnformatted(args);
 		sb_reset(&c->args);
-		sb_adds(&c->args, j);
+		add_args(t, c, j);
 		cJSON_free(j);
 	}
 }
@@ -125,7 +180,7 @@ int llm_openai_chunk(struct llm_turn *t, const char *data, size_t n)
 			continue;
 		const char *content = json_str(delta, "content");
 		if (content)
-			sb_adds(&t->text, content);
+			add_text(t, content);
 		const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(delta, "tool_calls"), *tc;
 		cJSON_ArrayForEach(tc, tcs)
 			if (cJSON_IsObject(tc))
@@ -184,27 +239,28 @@ int llm_anthropic_event(struct llm_turn *t, const char *event, const char *data,
 			struct llm_call *c = new_call(t, index);
 			c->id = xstrdup(json_str(b, "id") ? json_str(b, "id") : "");
 			c->name = xstrdup(json_str(b, "name") ? json_str(b, "name") : "");
+			take(t, NULL, strlen(c->id) + strlen(c->name));
 			const cJSON *in = cJSON_GetObjectItemCaseSensitive(b, "input");
 			/* a whole input in the start block (no deltas follow) */
 			if (cJSON_IsObject(in) && in->child) {
 				char *j = cJSON_PrintUnformatted(in);
-				sb_adds(&c->args, j);
+				add_args(t, c, j);
 				cJSON_free(j);
 			}
 		} else if (bt && !strcmp(bt, "text")) {
 			const char *s = json_str(b, "text");
 			if (s)
-				sb_adds(&t->text, s);
+				add_text(t, s);
 		}
 	} else if (!strcmp(type, "content_block_delta")) {
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "delta");
 		const char *dt = json_str(d, "type");
 		if (dt && !strcmp(dt, "text_delta") && json_str(d, "text")) {
-			sb_adds(&t->text, json_str(d, "text"));
+			add_text(t, json_str(d, "text"));
 		} else if (dt && !strcmp(dt, "input_json_delta") && json_str(d, "partial_json")) {
 			struct llm_call *c = block_call(t, index);
 			if (c)
-				sb_adds(&c->args, json_str(d, "partial_json"));
+				add_args(t, c, json_str(d, "partial_json"));
 		}
 	} else if (!strcmp(type, "message_delta")) {
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "delta");
@@ -258,5 +314,9 @@ void llm_turn_free(struct llm_turn *t)
 	free(t->stop_reason);
 	free(t->model);
 	free(t->error);
+	free(t->over);
+	size_t max_bytes = t->max_bytes, max_args = t->max_args;
 	memset(t, 0, sizeof(*t));
+	t->max_bytes = max_bytes;
+	t->max_args = max_args;
 }

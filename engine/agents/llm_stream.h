@@ -5,7 +5,12 @@
  *
  * Whether the model wants tools is decided from the calls collected, never
  * from finish_reason: "compatible" servers say "stop" with tool calls, omit
- * the call index or number every call 0, and send arguments as an object. */
+ * the call index or number every call 0, and send arguments as an object.
+ *
+ * A response is capped (max_bytes: its text, its calls and their
+ * arguments together) and so is one call's arguments (max_args): past
+ * either, over says which and nothing more is taken in, so a hostile
+ * server cannot grow it without bound (docs/agents.md, "llm"). */
 #ifndef TILEPORT_AGENTS_LLM_STREAM_H
 #define TILEPORT_AGENTS_LLM_STREAM_H
 
@@ -32,6 +37,9 @@ struct llm_turn {
 	bool done;         /* the terminal event arrived ([DONE], message_stop) */
 	char *error;       /* an error reported inside the stream */
 	bool error_final;  /* that error will not clear by retrying */
+	size_t max_bytes, max_args; /* the caps; 0: none */
+	size_t bytes;      /* what the response holds so far, against max_bytes */
+	char *over;        /* set when a cap was passed: which, in words */
 };
 
 /* One SSE event of an OpenAI chat-completions stream (its data). Returns -1
@@ -41,6 +49,7 @@ int llm_openai_chunk(struct llm_turn *t, const char *data, size_t n);
 int llm_anthropic_event(struct llm_turn *t, const char *event, const char *data, size_t n);
 /* The stream is over: parse each call's arguments (an empty string is {}). */
 void llm_turn_end(struct llm_turn *t);
+/* Free what the turn holds; its caps stay. */
 void llm_turn_free(struct llm_turn *t);
 
 #endif

@@ -2,12 +2,15 @@
 
 #include <string.h>
 
-#define DATA_MAX ((size_t)16 << 20)
+#define DATA_MAX SSE_EVENT_MAX
+/* A line may hold the whole event's data and its field name; the framer
+ * hands on a longer one in pieces of this size, which is how it is seen. */
+#define LINE_MAX_BYTES (DATA_MAX + 64)
 
 void sse_init(struct sse *s, sse_cb cb, void *ud)
 {
 	memset(s, 0, sizeof(*s));
-	s->lines.max = DATA_MAX;
+	s->lines.max = LINE_MAX_BYTES;
 	s->cb = cb;
 	s->ud = ud;
 }
@@ -61,6 +64,11 @@ static void on_line(const char *line, size_t n, void *ud)
 	struct sse *s = ud;
 	if (s->stopped)
 		return;
+	if (n >= LINE_MAX_BYTES) {
+		/* a piece of a longer line: its event is past the cap */
+		s->too_big = s->stopped = true;
+		return;
+	}
 	if (n && line[n - 1] == '\r')
 		n--;
 	for (;;) {

@@ -1,8 +1,9 @@
 /* Server-sent events (text/event-stream), decoded as the bytes arrive:
  * `field: value` lines, `event` and `data` fields (several data lines join
  * with '\n'), comments (':') ignored, lines ended by \n, \r\n or \r, and a
- * blank line dispatching the event. One event's data is capped (16 MiB);
- * past it the stream is refused rather than grown without bound. */
+ * blank line dispatching the event. One event's data is capped (16 MiB),
+ * and so is one line: past either the stream is stopped and too_big set,
+ * never grown without bound nor handed on cut. */
 #ifndef TILEPORT_AGENTS_SSE_H
 #define TILEPORT_AGENTS_SSE_H
 
@@ -10,6 +11,8 @@
 #include <stddef.h>
 
 #include "engine/core/lines.h"
+
+#define SSE_EVENT_MAX ((size_t)16 << 20)
 
 struct sse_event {
 	const char *event; /* "" when the stream named none */

@@ -466,7 +466,7 @@ static void t_run(struct tools *t, const cJSON *a, struct tool_result *r)
 	struct capture c = {SBUF_INIT, SBUF_INIT, 0, false, {0}};
 	struct proc_opts o = {.argv = argv, .env = t->env, .cwd = t->conf.roots[0].real,
 			      .timeout_ms = timeout * 1000, .kill_grace_ms = t->kill_grace_ms,
-			      .write_only_beneath = t->write_roots,
+			      .write_only_beneath = t->write_roots, .write_except = t->conf.guarded,
 			      .command_log = t->command_log, .redact = t->secrets, .parent_death_signal = SIGKILL,
 			      .on_stdout = on_out, .on_stderr = on_out, .on_exit = on_done, .ud = &c};
 	struct tp_err err;

@@ -27,8 +27,9 @@ struct tools {
 	int64_t kill_grace_ms;
 	const bool *stop;        /* set when the agent is told to stop */
 	/* run_command may change files only beneath these (the run directory
-	 * and the workspace, engine/core/sandbox.h); NULL: unconfined, by the
-	 * user's choice (llm.confine_commands = off) */
+	 * and the workspace, engine/core/sandbox.h), and not beneath
+	 * conf.guarded (.git and its kind); NULL: unconfined, by the user's
+	 * choice (llm.confine_commands = off) */
 	char **write_roots;
 };
 

@@ -218,7 +218,8 @@ static enum check_sev perf_eval(struct ck *k, const char *path, const char *labe
 	/* tileport addition (WARN): a section stage E could not pair */
 	for (size_t i = 0; i < log.nrecs; i++)
 		if (log.recs[i].problem && log.recs[i].outcome != PERF_OUTCOME_FAILED)
-			ck_add(k, CHECK_WARN, step, R("perf-log.record"), path, log.recs[i].line,
+			ck_add(k, CHECK_WARN, step, R("perf-log.record"), path,
+			       perf_record_problem_line(&log.recs[i]),
 			       "%s: %s", label, log.recs[i].problem);
 	perflog_free(&log);
 #undef R

@@ -60,15 +60,10 @@ int events_append(const char *run_dir, const char *type, cJSON *fields, cJSON **
 }
 
 /* A torn write leaves the start of an event, or zeros where the kernel had
- * extended the file but not written it. */
+ * extended the file but not written it. (A CR is refused before this.) */
 static bool torn_fragment(const char *s, size_t n)
 {
-	if (n && s[0] != '{' && s[0] != '\0')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == '\r')
-			return false;
-	return true;
+	return !n || s[0] == '{' || s[0] == '\0';
 }
 
 static bool whole_event(const char *s, size_t n)
@@ -99,7 +94,18 @@ int events_repair(const char *run_dir, const char *keep_dir, struct tp_err *err)
 	size_t keep = nl ? (size_t)(nl - text) + 1 : 0;
 	const char *tail = text ? text + keep : NULL;
 	size_t tn = text ? len - keep : 0;
-	if (rc < 0 || tn == 0) {
+	/* tileport writes LF only (JSON escapes a CR inside a string): a CR
+	 * means the file was converted, and appending LF lines to it would
+	 * leave it with two conventions */
+	const char *cr = text && len ? memchr(text, '\r', len) : NULL;
+	if (cr && rc == 0) {
+		tp_err_set(err, TP_EXIT_USAGE,
+			   "%s: byte offset %zu: a carriage return (CRLF or CR line endings); events.jsonl "
+			   "has LF line endings only, and tileport leaves the log as it is (convert it back, "
+			   "or move it aside, to go on)",
+			   path, (size_t)(cr - text));
+		rc = -1;
+	} else if (rc < 0 || tn == 0) {
 		/* nothing torn */
 	} else if (whole_event(tail, tn)) {
 		/* a crash between the event and its newline: keep the event */

@@ -20,10 +20,11 @@ int events_append(const char *run_dir, const char *type, cJSON *fields, cJSON **
 /* Mend the end of the log before a run that goes on appends to it. A last
  * line that is a whole event and lacks only its newline gets one; a torn
  * fragment (the start of an event, or a crash's zero-filled tail) is cut
- * off and kept in keep_dir/events-torn.jsonl; anything else (another
- * line-ending convention, text that is no event) is refused, naming the
- * byte offset, and the file is left as it is. Also checks that the log can
- * be appended to. 0, or -1 with err set. */
+ * off and kept in keep_dir/events-torn.jsonl; anything else (a carriage
+ * return anywhere: CRLF or CR line endings; a last line that is no event)
+ * is refused, naming the byte offset, and the file is left as it is.
+ * Also checks that the log can be appended to. 0, or -1 with err set.
+ * (Readers take CRLF lines as they come; only appending refuses them.) */
 int events_repair(const char *run_dir, const char *keep_dir, struct tp_err *err);
 /* Whether the log needs no mending: missing, empty, or ending with a
  * newline (a regular file; anything else is not whole). */

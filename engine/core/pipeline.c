@@ -183,6 +183,23 @@ static int move_aside(const char *run_dir, char **aside, struct tp_err *err)
 	return -1;
 }
 
+/* A key kept in a file (llm.api_key_file) is as secret as one in the
+ * environment: hidden everywhere, and looked for in what agents leave. */
+static void add_secret_files(char ***secrets, char *const *files)
+{
+	for (size_t i = 0; files && files[i]; i++) {
+		const char *eq = strchr(files[i], '=');
+		char *text = eq ? read_file(eq + 1, NULL, NULL) : NULL;
+		if (text && strlen(str_trim(text)) >= REDACT_MIN_LEN) {
+			size_t n = strv_len(*secrets);
+			*secrets = xrealloc(*secrets, (n + 2) * sizeof(**secrets));
+			(*secrets)[n] = xasprintf("%.*s=%s", (int)(eq - files[i]), files[i], text);
+			(*secrets)[n + 1] = NULL;
+		}
+		free(text);
+	}
+}
+
 static struct pipeline *pl_new(struct loop *l, const struct pipeline_opts *o)
 {
 	struct pipeline *p = xcalloc(1, sizeof(*p));
@@ -195,6 +212,7 @@ static struct pipeline *pl_new(struct loop *l, const struct pipeline_opts *o)
 	p->skill_dir = path_join(tp_data_dir(), "skill");
 	char **env = env_current();
 	p->secrets = env_secrets(env, o->secret_vars);
+	add_secret_files(&p->secrets, o->secret_files);
 	p->transcript_max = o->transcript_max ? o->transcript_max : PIPELINE_TRANSCRIPT_MAX;
 	if (p->transcript_max < 0)
 		p->transcript_max = 0;
@@ -576,6 +594,11 @@ int pipeline_exit_code(const struct pipeline *p)
 	const char *f = p->st.final;
 	bool offline_done = f && strcmp(f, "OFFLINE_COMPLETE") == 0;
 	return f && (p->st.outcome == OUTCOME_ACCEPTED || offline_done) ? TP_EXIT_OK : TP_EXIT_FAILED;
+}
+
+const char *pipeline_failure(const struct pipeline *p)
+{
+	return p->broken ? p->fail.msg : NULL;
 }
 
 const struct run_state *pipeline_state(const struct pipeline *p)

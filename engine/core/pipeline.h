@@ -63,6 +63,8 @@ struct pipeline_opts {
 	int64_t kill_grace_ms;  /* TERM -> KILL delay for stages (0: 2000) */
 	pipeline_checker checker; /* the "builtin" validators; NULL: not in this build */
 	const char *secret_vars; /* more variables whose values are secret (redact.h) */
+	char *const *secret_files; /* NAME=PATH: files whose content is secret, named
+	                          * NAME (the llm driver's key file) */
 	long long transcript_max; /* a transcript's cap in bytes; 0: the default, <0: none */
 	const struct driver_catalog *catalog; /* built-in drivers and defaults; NULL: exec only */
 };
@@ -110,6 +112,10 @@ bool pipeline_finished(const struct pipeline *p); /* complete, offline complete,
 /* 0 for an accepted run or OFFLINE_COMPLETE, 1 for any other end (STOP, a
  * PIPELINE_COMPLETE that is not accepted, aborted), 3 state not saved. */
 int pipeline_exit_code(const struct pipeline *p);
+/* Why the run stopped because its state or events could not be saved (a
+ * full disk), or NULL: the exit code is then TP_EXIT_ENV. A manual action
+ * returns it as its error; a driver of the loop says it once at the end. */
+const char *pipeline_failure(const struct pipeline *p);
 const struct run_state *pipeline_state(const struct pipeline *p);
 const struct table *pipeline_table(const struct pipeline *p);
 /* The attempt running now, or NULL. */

@@ -89,8 +89,9 @@ void pl_break(struct pipeline *p, const char *what, const struct tp_err *why)
 	if (p->broken)
 		return;
 	p->broken = true;
+	/* said once, by whoever receives it (pipeline_failure, pl_outcome): a
+	 * manual action that also printed it said it twice */
 	tp_err_set(&p->fail, TP_EXIT_ENV, "%s: %.900s", what, why->msg);
-	fprintf(stderr, "tileport: %s\n", p->fail.msg);
 }
 
 int pl_outcome(struct pipeline *p, struct tp_err *err)

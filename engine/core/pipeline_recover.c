@@ -4,12 +4,14 @@
  * interrupted attempt is taken up where the state says it stopped: a reply
  * already judged is validated and routed, never run again; an agent that
  * was still working is stopped if it survived, what it left in its stage's
- * artifact paths goes to its attempt folder (partial/), and it runs again
- * under the same number. Called by pipeline_resume, beside the rest of the
- * record (pipeline_record.c). */
+ * artifact paths goes to its attempt folder (partial/), its own files
+ * there (transcript, stderr, prompt, a torn event the repair kept) to
+ * killed/, and it runs again under the same number. Called by
+ * pipeline_resume, beside the rest of the record (pipeline_record.c). */
 #include "engine/core/pipeline_int.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,13 +236,83 @@ static void move_artifacts(struct mover *mv, const struct stage_def *s, const st
 	free(done);
 }
 
+/* A free name for a kept folder in dir: NAME, NAME-2, NAME-3 ... */
+static char *free_name(const char *dir, const char *name)
+{
+	char *n = xstrdup(name);
+	for (int k = 2;; k++) {
+		char *path = path_join(dir, n);
+		struct stat sb;
+		bool taken = lstat(path, &sb) == 0;
+		free(path);
+		if (!taken)
+			return n;
+		free(n);
+		n = xasprintf("%s-%d", name, k);
+	}
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The interrupted attempt's own files in its folder (its transcript and
+ * stderr.log, its prompt, events-torn.jsonl from the repair) would be
+ * emptied by the re-run: they go to killed/ (killed-2/ ...), which the
+ * re-run keeps, as it keeps partial/. */
+static void keep_killed(struct pipeline *p, struct attempt *a, const char *adir)
+{
+	DIR *d = opendir(adir);
+	if (!d)
+		return;
+	char **own = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && !str_starts(e->d_name, "partial") &&
+		    !str_starts(e->d_name, "killed")) {
+			own = xgrow(own, &cap, n + 1, sizeof(*own));
+			own[n++] = xstrdup(e->d_name);
+		}
+	closedir(d);
+	qsort(own, n, sizeof(*own), cmp_name);
+	char *name = free_name(adir, "killed");
+	char *dest = path_join(adir, name);
+	struct sbuf names = SBUF_INIT;
+	int kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *from = path_join(adir, own[i]), *to = path_join(dest, own[i]);
+		if ((kept || mkdir(dest, 0755) == 0 || errno == EEXIST) && rename(from, to) == 0)
+			sb_printf(&names, "%s%s", kept++ ? ", " : "", own[i]);
+		free(from);
+		free(to);
+		free(own[i]);
+	}
+	free(own);
+	if (kept) {
+		char *rel = xasprintf(".tileport/attempts/%s/%s/", a->dir, name);
+		cJSON *f = pl_attempt_fields(a);
+		cJSON_AddStringToObject(f, "dir", rel);
+		cJSON_AddNumberToObject(f, "files", kept);
+		pl_emit(p, "killed_kept", f, "%c%d: the interrupted attempt's own files (%s) kept in %s", a->stage,
+			a->n, sb_str(&names), rel);
+		free(rel);
+	}
+	sb_free(&names);
+	free(dest);
+	free(name);
+}
+
 void pl_move_partial(struct pipeline *p, struct attempt *a)
 {
 	const struct stage_def *s = table_stage(p->table, a->stage);
 	char *adir = run_attempt_dir(&p->st, a);
 	char *prompt = path_join(adir, "prompt.md");
 	struct stat sb;
-	if (!s || stat(prompt, &sb) < 0) {
+	bool started = stat(prompt, &sb) == 0;
+	keep_killed(p, a, adir);
+	if (!s || !started) {
 		/* no prompt: the agent never started, so it left nothing */
 		free(prompt);
 		free(adir);
@@ -248,16 +320,8 @@ void pl_move_partial(struct pipeline *p, struct attempt *a)
 	}
 	struct mover mv = {.run_dir = p->st.run_dir, .workspace = p->st.workspace, .mark = sb.st_ctim,
 			   .names = SBUF_INIT};
-	char *name = xstrdup("partial");
-	for (int n = 2;; n++) {
-		mv.dest = path_join(adir, name);
-		struct stat ds;
-		if (lstat(mv.dest, &ds) < 0)
-			break;
-		free(mv.dest);
-		free(name);
-		name = xasprintf("partial-%d", n);
-	}
+	char *name = free_name(adir, "partial");
+	mv.dest = path_join(adir, name);
 	struct prompt_ctx c = {.op = p->st.op, .workspace = p->st.workspace, .out_root = p->st.out_root,
 			       .out = p->st.run_dir, .skill = p->skill_dir, .attempt = a->n,
 			       .offline = p->st.offline};

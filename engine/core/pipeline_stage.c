@@ -526,7 +526,7 @@ void pl_validate(struct pipeline *p, struct attempt *a, bool manual)
 	 * follows a stage or a person asked for it: a slow one never freezes
 	 * the screen. */
 	struct proc_opts o = {.argv = argv, .env = env, .cwd = p->st.run_dir, .timeout_ms = 600000,
-			      .kill_grace_ms = p->grace_ms, .command_log = log,
+			      .kill_grace_ms = p->grace_ms, .command_log = log, .group_dies_with_us = true,
 			      .on_stdout = on_vout, .on_stderr = on_vout, .on_exit = on_vexit, .ud = p};
 	struct tp_err err;
 	sb_reset(&p->vout);
@@ -679,13 +679,14 @@ static int spawn_failed(struct pipeline *p, struct attempt *a, const char *why)
 }
 
 /* An attempt's folder is emptied before it runs, except what an earlier,
- * interrupted run of it left (partial/, partial-2/...). */
+ * interrupted run of it left (partial/, killed/, partial-2/...). */
 static void clear_attempt_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || str_starts(e->d_name, "partial"))
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || str_starts(e->d_name, "partial") ||
+		    str_starts(e->d_name, "killed"))
 			continue;
 		char *path = path_join(dir, e->d_name);
 		if (unlink(path) < 0)
@@ -758,7 +759,7 @@ static int spawn(struct pipeline *p, struct attempt *a, const char *repair_reaso
 		.argv = argv, .env = env, .cwd = p->st.workspace,
 		.timeout_ms = (int64_t)s->timeout_s * 1000,
 		.idle_timeout_ms = (int64_t)s->idle_timeout_s * 1000,
-		.kill_grace_ms = p->grace_ms, .command_log = log, .held = true,
+		.kill_grace_ms = p->grace_ms, .command_log = log, .held = true, .group_dies_with_us = true,
 		.on_stdout = on_stdout, .on_stderr = on_stderr, .on_exit = on_exit_cb, .ud = p,
 	};
 	p->cur_seq = a->seq;

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "engine/core/proc_int.h"
 #include "engine/core/sandbox.h"
 
 extern char **environ;
@@ -251,6 +252,8 @@ static void log_command(const char *logpath, pid_t pid, const struct proc_opts *
 	struct sbuf conf = SBUF_INIT;
 	for (size_t i = 0; o->write_only_beneath && o->write_only_beneath[i]; i++)
 		sb_printf(&conf, "%s%s", i ? ", " : "  (writes only beneath ", o->write_only_beneath[i]);
+	for (size_t i = 0; o->write_only_beneath && o->write_except && o->write_except[i]; i++)
+		sb_printf(&conf, "%s%s", i ? ", " : "; not beneath ", o->write_except[i]);
 	if (conf.len)
 		sb_addc(&conf, ')');
 	char *line = xasprintf("%s pid=%ld cwd=%s: %s%s\n", ts, (long)pid, o->cwd ? o->cwd : ".", q,
@@ -488,7 +491,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		free(prog);
 		return NULL;
 	}
-	int rules = o->write_only_beneath ? sandbox_ruleset(o->write_only_beneath, err) : -1;
+	int rules = o->write_only_beneath ? sandbox_ruleset(o->write_only_beneath, o->write_except, err) : -1;
 	if (o->write_only_beneath && rules < 0) {
 		close(in_fd);
 		close_fds((int[]){out[0], out[1], errp[0], file_fd >= 0 ? -1 : errp[1], ep[0], ep[1]}, 6);
@@ -513,7 +516,7 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		setsid();
 		/* Told when this process dies, even by SIGKILL; a parent that died
 		 * before prctl took effect is not told again. */
-		if (o->parent_death_signal &&
+		if (o->parent_death_signal && !o->group_dies_with_us &&
 		    (prctl(PR_SET_PDEATHSIG, o->parent_death_signal) < 0 || getppid() != parent))
 			_exit(127);
 		sigset_t none;
@@ -522,6 +525,11 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 		for (int s = 1; s < NSIG; s++)
 			if (s != SIGKILL && s != SIGSTOP)
 				signal(s, SIG_DFL);
+		if (o->group_dies_with_us) {
+			proc_guard_arm();
+			if (getppid() != parent)
+				_exit(127);
+		}
 		if (dup2(in_fd, 0) < 0 || dup2(out[1], 1) < 0 || dup2(errp[1], 2) < 0)
 			child_fail(ep[1], errno);
 		if (o->cwd && chdir(o->cwd) < 0)
@@ -538,6 +546,8 @@ struct proc *proc_spawn(struct loop *l, const struct proc_opts *o, struct tp_err
 			if (g != 1)
 				_exit(0);
 		}
+		if (o->group_dies_with_us)
+			proc_guard_run(prog, o->argv, o->env, rules, ep[1]);
 		if (rules >= 0 && sandbox_enter(rules) < 0)
 			child_fail(ep[1], errno);
 		execve(prog, o->argv, o->env);

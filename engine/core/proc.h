@@ -58,6 +58,13 @@ struct proc_opts {
 	                          * change files only beneath these folders
 	                          * (engine/core/sandbox.h); proc_spawn fails where
 	                          * that cannot be enforced */
+	char *const *write_except; /* with write_only_beneath: not beneath these either
+	                          * (the workspace's .git; sandbox_grants says how) */
+	bool group_dies_with_us; /* the child's whole process group is killed when this
+	                          * process dies, even by SIGKILL: its leader is a small
+	                          * copy of this process that runs the command as its
+	                          * child and ends as it ends (proc_guard.c);
+	                          * parent_death_signal is not used then */
 	const char *output_path; /* stdout and stderr appended to this file, not piped
 	                          * (no output callbacks, no idle timeout) */
 	bool held;               /* the child waits before exec until proc_release: the

@@ -196,7 +196,68 @@ static bool string_prefix(const char *s, size_t n)
 	       !(n == 2 && tolower((unsigned char)s[1]) == 'u');
 }
 
+/* Where src stops being UTF-8 (RFC 3629: no overlong forms, surrogates or
+ * code points past U+10FFFF), or len when it is all UTF-8. */
+static size_t utf8_bad(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		unsigned char c = s[i];
+		size_t need;
+		unsigned char lo = 0x80, hi = 0xBF; /* the second byte's range */
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xC2 && c <= 0xDF) {
+			need = 1;
+		} else if (c >= 0xE0 && c <= 0xEF) {
+			need = 2;
+			lo = c == 0xE0 ? 0xA0 : 0x80;
+			hi = c == 0xED ? 0x9F : 0xBF;
+		} else if (c >= 0xF0 && c <= 0xF4) {
+			need = 3;
+			lo = c == 0xF0 ? 0x90 : 0x80;
+			hi = c == 0xF4 ? 0x8F : 0xBF;
+		} else {
+			return i;
+		}
+		if (i + need >= len) /* cut short by the end */
+			return i;
+		if (s[i + 1] < lo || s[i + 1] > hi)
+			return i;
+		for (size_t k = 2; k <= need; k++)
+			if (s[i + k] < 0x80 || s[i + k] > 0xBF)
+				return i;
+		i += need + 1;
+	}
+	return len;
+}
+
+static int scan(const char *src, size_t len, struct pytoks *out, struct tp_err *err);
+
+/* Python source is UTF-8 (PEP 3120), and a byte that is not would reach
+ * the Rust written from it: refused where it is, after the tokens before
+ * it. */
 int pytok_scan(const char *src, size_t len, struct pytoks *out, struct tp_err *err)
+{
+	size_t bad = utf8_bad((const unsigned char *)src, len);
+	if (bad == len)
+		return scan(src, len, out, err);
+	struct tp_err before;
+	scan(src, bad, out, &before);
+	int line = 1;
+	size_t line_start = 0;
+	for (size_t i = 0; i < bad; i++)
+		if (src[i] == '\n') {
+			line++;
+			line_start = i + 1;
+		}
+	tp_err_set(err, TP_EXIT_USAGE, "%d:%zu: invalid UTF-8 (byte 0x%02x); Python source is UTF-8", line,
+		   bad - line_start + 1, (unsigned char)src[bad]);
+	return -1;
+}
+
+static int scan(const char *src, size_t len, struct pytoks *out, struct tp_err *err)
 {
 	struct lexer lx = {src, len, 0, 1, 0, 0, NULL, 0, 0, out, false};
 	lx.indents = xgrow(NULL, &lx.indent_cap, 1, sizeof(int));

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -51,28 +52,311 @@ char **env_secrets(char *const *env, const char *marked)
 	return v;
 }
 
-char *redact_secrets(const char *text, char *const *secrets)
+/* ---- the spellings of a secret ----
+ * A transcript can carry a secret in other spellings than its own: JSON
+ * and other escapes of any of its characters (a server that echoes the key
+ * \u-escaped, a text that was JSON-encoded twice), and the whole of it in
+ * base64 or hex. Each secret is matched in these forms: the value, its
+ * base64 and base64url encodings at each of the three alignments (the
+ * characters that depend on the secret alone) and its hex in either case;
+ * and every character of a form as itself, as \uXXXX, \xXX or %XX (hex in
+ * either case), or '/' as "\/", the backslash written up to eight times
+ * (a text JSON-encoded again, and again). What is not matched is
+ * listed in docs/reliability.md ("Secrets"). */
+
+static int hexval(char c)
 {
-	char *out = xstrdup(text);
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* k hex digits at s spell c; *partial when s ends (n) before they do and
+ * what is there does not contradict it. */
+static bool hex_is(const char *s, size_t n, size_t k, unsigned c, bool *partial)
+{
+	unsigned v = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (i >= n) {
+			/* the digits still to come can make c only if v is its start */
+			if ((c >> (4 * (k - i))) == v)
+				*partial = true;
+			return false;
+		}
+		int d = hexval(s[i]);
+		if (d < 0)
+			return false;
+		v = v * 16 + (unsigned)d;
+	}
+	return v == c;
+}
+
+/* The bytes one character c of a secret takes at s, 0 when it is not
+ * there; *partial when s ends part-way through a spelling of it. */
+static size_t char_at(const char *s, size_t n, unsigned char c, bool *partial)
+{
+	if (!n) {
+		*partial = true;
+		return 0;
+	}
+	if ((unsigned char)s[0] == c)
+		return 1;
+	if (c >= 0x80)
+		return 0; /* escapes spell characters, not the bytes of one */
+	if (s[0] == '%')
+		return hex_is(s + 1, n - 1, 2, c, partial) ? 3 : 0;
+	/* an escape whose backslash is itself escaped (JSON of JSON: \\u0073) */
+	size_t b = 0;
+	while (b < n && b < 8 && s[b] == '\\')
+		b++;
+	if (!b)
+		return 0;
+	if (b >= n) {
+		*partial = true;
+		return 0;
+	}
+	if (s[b] == '/' && c == '/')
+		return b + 1;
+	if (s[b] == 'u')
+		return hex_is(s + b + 1, n - b - 1, 4, c, partial) ? b + 5 : 0;
+	if (s[b] == 'x')
+		return hex_is(s + b + 1, n - b - 1, 2, c, partial) ? b + 3 : 0;
+	return 0;
+}
+
+/* The length of v spelled at s, 0 when it is not there; *partial when s
+ * ends part-way through what could still be it. */
+static size_t spelled_at(const char *s, size_t n, const char *v, bool *partial)
+{
+	size_t at = 0;
+	for (; *v; v++) {
+		bool part = false;
+		size_t k = char_at(s + at, n - at, (unsigned char)*v, &part);
+		if (!k) {
+			*partial |= part;
+			return 0;
+		}
+		at += k;
+	}
+	return at;
+}
+
+static void encode_base64(struct sbuf *sb, const unsigned char *d, size_t n, bool url)
+{
+	const char *a = url ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+			    : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0) |
+			     (i + 2 < n ? d[i + 2] : 0);
+		for (int k = 0; k < 4; k++)
+			sb_addc(sb, a[(v >> (18 - 6 * k)) & 63]);
+	}
+}
+
+static void add_form(char ***v, size_t *n, size_t *cap, const char *name, size_t nl, const char *form)
+{
+	for (size_t i = 0; i < *n; i++) {
+		const char *eq = strchr((*v)[i], '=');
+		if (!strcmp(eq + 1, form))
+			return;
+	}
+	*v = xgrow(*v, cap, *n + 2, sizeof(**v));
+	(*v)[(*n)++] = xasprintf("%.*s=%s", (int)nl, name, form);
+	(*v)[*n] = NULL;
+}
+
+/* The forms of some secrets, and what lets a scan pass over most bytes at
+ * once: which bytes can begin a form, and which can follow each. */
+struct redact_forms {
+	char **v;          /* NAME=FORM */
+	const char **val;  /* FORM of each */
+	size_t n;
+	bool first[256];
+	uint8_t second[256][32]; /* bit c1 of row c0: a form begins c0 c1 */
+};
+
+static void forms_free(struct redact_forms *f)
+{
+	if (!f)
+		return;
+	strv_free(f->v);
+	free(f->val);
+	free(f);
+}
+
+/* NAME=FORM for every form of every secret (see above). */
+static char **form_list(char *const *secrets)
+{
+	char **v = xcalloc(1, sizeof(*v));
+	size_t n = 0, cap = 1;
 	for (size_t i = 0; secrets && secrets[i]; i++) {
 		const char *eq = strchr(secrets[i], '=');
-		if (!eq || strlen(eq + 1) < REDACT_MIN_LEN || !strstr(out, eq + 1))
+		if (!eq || strlen(eq + 1) < REDACT_MIN_LEN)
 			continue;
-		char *mark = xasprintf("${%.*s}", (int)(eq - secrets[i]), secrets[i]);
-		size_t vl = strlen(eq + 1);
-		struct sbuf sb = SBUF_INIT;
-		const char *p = out, *hit;
-		while ((hit = strstr(p, eq + 1))) {
-			sb_add(&sb, p, (size_t)(hit - p));
-			sb_adds(&sb, mark);
-			p = hit + vl;
+		const char *name = secrets[i], *val = eq + 1;
+		size_t nl = (size_t)(eq - name), vl = strlen(val);
+		add_form(&v, &n, &cap, name, nl, val);
+		/* base64 of the secret preceded by 0, 1 or 2 other bytes: the
+		 * characters made of its bits alone */
+		for (size_t lead = 0; lead < 3; lead++) {
+			unsigned char *buf = xcalloc(vl + 3, 1);
+			memcpy(buf + lead, val, vl);
+			size_t first = (8 * lead + 5) / 6, last = (8 * (lead + vl)) / 6; /* [first, last) */
+			for (int url = 0; url < 2; url++) {
+				struct sbuf sb = SBUF_INIT;
+				encode_base64(&sb, buf, lead + vl, url);
+				if (last > first) {
+					char *core = xstrndup(sb.buf + first, last - first);
+					add_form(&v, &n, &cap, name, nl, core);
+					free(core);
+				}
+				sb_free(&sb);
+			}
+			free(buf);
 		}
-		sb_adds(&sb, p);
-		free(out);
-		out = sb_detach(&sb);
-		free(mark);
+		for (int upper = 0; upper < 2; upper++) {
+			struct sbuf sb = SBUF_INIT;
+			for (size_t k = 0; k < vl; k++)
+				sb_printf(&sb, upper ? "%02X" : "%02x", (unsigned char)val[k]);
+			add_form(&v, &n, &cap, name, nl, sb.buf);
+			sb_free(&sb);
+		}
 	}
-	return out;
+	return v;
+}
+
+static struct redact_forms *make_forms(char *const *secrets)
+{
+	struct redact_forms *f = xcalloc(1, sizeof(*f));
+	f->v = form_list(secrets);
+	f->n = strv_len(f->v);
+	f->val = xcalloc(f->n + 1, sizeof(*f->val));
+	for (size_t i = 0; i < f->n; i++) {
+		const unsigned char *v = (const unsigned char *)strchr(f->v[i], '=') + 1;
+		f->val[i] = (const char *)v;
+		f->first[v[0]] = true;
+		f->second[v[0]][v[1] / 8] |= (uint8_t)(1u << (v[1] % 8));
+	}
+	return f;
+}
+
+/* The forms of the last secrets asked about: redaction runs on every
+ * string of every record, with the same few secrets. */
+static char **cached_of;
+static struct redact_forms *cached_forms;
+
+static struct redact_forms *forms_for(char *const *secrets)
+{
+	size_t n = strv_len(secrets);
+	bool same = cached_of && strv_len(cached_of) == n;
+	for (size_t i = 0; same && i < n; i++)
+		same = !strcmp(cached_of[i], secrets[i]);
+	if (!same) {
+		strv_free(cached_of);
+		forms_free(cached_forms);
+		cached_of = xcalloc(n + 1, sizeof(*cached_of));
+		for (size_t i = 0; i < n; i++)
+			cached_of[i] = xstrdup(secrets[i]);
+		cached_forms = make_forms(secrets);
+	}
+	return cached_forms;
+}
+
+/* The character an escape at s spells, or -1; *partial when s ends inside
+ * what could still be one. */
+static int escape_at(const char *s, size_t n, bool *partial)
+{
+	if (s[0] == '%') {
+		int hi = n > 1 ? hexval(s[1]) : -2, lo = n > 2 ? hexval(s[2]) : -2;
+		if (hi == -2 || (hi >= 0 && lo == -2))
+			*partial = true;
+		return hi >= 0 && lo >= 0 ? hi * 16 + lo : -1;
+	}
+	size_t b = 0;
+	while (b < n && b < 8 && s[b] == '\\')
+		b++;
+	if (!b)
+		return -1;
+	if (b >= n) {
+		*partial = true;
+		return -1;
+	}
+	if (s[b] == '/')
+		return '/';
+	size_t k = s[b] == 'u' ? 4 : s[b] == 'x' ? 2 : 0;
+	int v = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (b + 1 + i >= n) {
+			*partial = true;
+			return -1;
+		}
+		int d = hexval(s[b + 1 + i]);
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return k && v < 0x80 ? v : -1;
+}
+
+/* Redact text[0, n) into out; with hold, stop where a secret could begin
+ * that the text ends too soon to tell, and return that offset (else n). */
+static size_t redact_into(struct sbuf *out, const char *text, size_t n, const struct redact_forms *fs, bool hold)
+{
+	size_t i = 0, plain = 0;
+	while (i < n) {
+		/* a secret can begin here only with its first character, as itself
+		 * or escaped: most bytes are passed over at once */
+		unsigned char b = (unsigned char)text[i];
+		int esc = -1;
+		bool esc_partial = false;
+		if (b == '\\' || b == '%')
+			esc = escape_at(text + i, n - i, &esc_partial);
+		bool raw = fs->first[b];
+		if (raw && i + 1 < n) {
+			/* ... and then its second, unless that is escaped */
+			unsigned char b1 = (unsigned char)text[i + 1];
+			raw = b1 == '\\' || b1 == '%' || (fs->second[b][b1 / 8] >> (b1 % 8) & 1);
+		}
+		if (!raw && !(esc >= 0 && fs->first[esc]) && !(esc_partial && hold)) {
+			i++;
+			continue;
+		}
+		/* the longest: a secret that holds another is named for itself */
+		size_t len = 0, which = 0;
+		bool partial = false;
+		for (size_t f = 0; f < fs->n; f++) {
+			unsigned char c = (unsigned char)fs->val[f][0];
+			if (c != b && (int)c != esc && !esc_partial)
+				continue;
+			size_t k = spelled_at(text + i, n - i, fs->val[f], &partial);
+			if (k > len) {
+				len = k;
+				which = f;
+			}
+		}
+		if (partial && hold) { /* a longer one may be coming */
+			sb_add(out, text + plain, i - plain);
+			return i;
+		}
+		if (!len) {
+			i++;
+			continue;
+		}
+		sb_add(out, text + plain, i - plain);
+		const char *f = fs->v[which];
+		sb_printf(out, "${%.*s}", (int)(strchr(f, '=') - f), f);
+		i += len;
+		plain = i;
+	}
+	sb_add(out, text + plain, n - plain);
+	return n;
+}
+
+char *redact_secrets(const char *text, char *const *secrets)
+{
+	if (!secrets || !secrets[0])
+		return xstrdup(text);
+	struct sbuf sb = SBUF_INIT;
+	redact_into(&sb, text, strlen(text), forms_for(secrets), false);
+	return sb_detach(&sb);
 }
 
 bool redact_json(cJSON *j, char *const *secrets)
@@ -103,58 +387,6 @@ bool redact_json(cJSON *j, char *const *secrets)
 	return changed;
 }
 
-/* The value as a JSON string spells it: '/' may be written "\/". */
-static char *json_slash_form(const char *v)
-{
-	struct sbuf sb = SBUF_INIT;
-	for (; *v; v++) {
-		if (*v == '/')
-			sb_addc(&sb, '\\');
-		sb_addc(&sb, *v);
-	}
-	return sb_detach(&sb);
-}
-
-/* NAME=VALUE for each secret, and NAME=ESCAPED where the JSON spelling
- * differs. */
-static char **stream_forms(char *const *secrets)
-{
-	size_t n = strv_len(secrets);
-	char **v = xcalloc(2 * n + 1, sizeof(*v));
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		v[k++] = xstrdup(secrets[i]);
-		const char *eq = strchr(secrets[i], '=');
-		if (eq && strchr(eq + 1, '/')) {
-			char *esc = json_slash_form(eq + 1);
-			v[k++] = xasprintf("%.*s=%s", (int)(eq - secrets[i]), secrets[i], esc);
-			free(esc);
-		}
-	}
-	return v;
-}
-
-/* How many bytes at the end of buf could be the start of a secret. */
-static size_t pending_prefix(const char *buf, size_t n, char *const *secrets)
-{
-	size_t hold = 0;
-	for (size_t i = 0; secrets && secrets[i]; i++) {
-		const char *v = strchr(secrets[i], '=');
-		if (!v)
-			continue;
-		v++;
-		size_t vl = strlen(v);
-		if (vl < REDACT_MIN_LEN)
-			continue;
-		for (size_t k = vl - 1 < n ? vl - 1 : n; k > hold; k--)
-			if (memcmp(buf + n - k, v, k) == 0) {
-				hold = k;
-				break;
-			}
-	}
-	return hold;
-}
-
 void redact_stream_feed(struct redact_stream *r, const char *data, size_t n, struct sbuf *out)
 {
 	if (!r->secrets || !r->secrets[0]) {
@@ -162,46 +394,30 @@ void redact_stream_feed(struct redact_stream *r, const char *data, size_t n, str
 		return;
 	}
 	if (!r->forms || r->forms_of != r->secrets) {
-		strv_free(r->forms);
-		r->forms = stream_forms(r->secrets);
+		forms_free(r->forms);
+		r->forms = make_forms(r->secrets);
 		r->forms_of = r->secrets;
 	}
-	char *const *forms = r->forms;
 	sb_add(&r->carry, data, n);
-	/* A NUL byte would end the C string the redaction works on: the text
-	 * on each side of one is redacted apart. */
-	size_t at = 0;
-	while (at < r->carry.len) {
-		const char *z = memchr(r->carry.buf + at, '\0', r->carry.len - at);
-		size_t end = z ? (size_t)(z - r->carry.buf) : r->carry.len;
-		size_t hold = z ? 0 : pending_prefix(r->carry.buf + at, end - at, forms);
-		char save = r->carry.buf[end - hold];
-		r->carry.buf[end - hold] = '\0';
-		char *red = redact_secrets(r->carry.buf + at, forms);
-		r->carry.buf[end - hold] = save;
-		sb_adds(out, red);
-		free(red);
-		if (!z) {
-			memmove(r->carry.buf, r->carry.buf + end - hold, hold);
-			r->carry.len = hold;
-			r->carry.buf[hold] = '\0';
-			return;
-		}
-		sb_addc(out, '\0');
-		at = end + 1;
-	}
-	sb_reset(&r->carry);
+	/* what could still begin a secret waits for the next read */
+	size_t done = redact_into(out, r->carry.buf, r->carry.len, r->forms, true);
+	memmove(r->carry.buf, r->carry.buf + done, r->carry.len - done);
+	r->carry.len -= done;
+	r->carry.buf[r->carry.len] = '\0';
 }
 
 void redact_stream_flush(struct redact_stream *r, struct sbuf *out)
 {
-	sb_add(out, r->carry.buf ? r->carry.buf : "", r->carry.len);
+	if (r->carry.len && r->forms)
+		redact_into(out, r->carry.buf, r->carry.len, r->forms, false);
+	else
+		sb_add(out, r->carry.buf ? r->carry.buf : "", r->carry.len);
 	sb_reset(&r->carry);
 }
 
 void redact_stream_free(struct redact_stream *r)
 {
-	strv_free(r->forms);
+	forms_free(r->forms);
 	r->forms = NULL;
 	sb_free(&r->carry);
 }
@@ -234,18 +450,20 @@ static int scan_one(const char *path, const struct stat *st, int type, struct FT
 	char *text = read_file_flags(path, &len, FILE_NOFOLLOW, NULL);
 	if (!text)
 		return FTW_CONTINUE;
+	/* each secret once, in any of its forms */
 	for (size_t i = 0; s->secrets[i]; i++) {
-		const char *eq = strchr(s->secrets[i], '=');
-		if (!eq)
-			continue;
-		char *esc = json_slash_form(eq + 1);
-		if (memmem(text, len, eq + 1, strlen(eq + 1)) || memmem(text, len, esc, strlen(esc))) {
-			char *name = xstrndup(s->secrets[i], (size_t)(eq - s->secrets[i]));
+		char *one[] = {s->secrets[i], NULL};
+		struct redact_forms *forms = make_forms(one);
+		struct sbuf red = SBUF_INIT;
+		redact_into(&red, text, len, forms, false);
+		if (forms->n && (red.len != len || memcmp(red.buf, text, len))) {
+			char *name = xstrndup(s->secrets[i], strcspn(s->secrets[i], "="));
 			s->fn(path, name, s->ud);
 			s->found++;
 			free(name);
 		}
-		free(esc);
+		sb_free(&red);
+		forms_free(forms);
 	}
 	free(text);
 	return FTW_CONTINUE;

@@ -26,7 +26,10 @@ bool secret_name(const char *name, size_t n);
  * with strv_free. */
 char **env_secrets(char *const *env, const char *marked);
 /* text with every value of secrets (NAME=VALUE entries) replaced by
- * "${NAME}". Caller frees. */
+ * "${NAME}": as it is, escaped character by character (\uXXXX, \xXX, %XX,
+ * '/' as \/, mixed, the backslash itself escaped), and in base64, base64url
+ * or hex (docs/reliability.md, "Secrets", lists what is not caught).
+ * Caller frees. */
 char *redact_secrets(const char *text, char *const *secrets);
 /* Every string in a parsed JSON value (keys too), redacted in place: a
  * secret that was written with JSON escapes (\/, \u0041) is caught here,
@@ -36,11 +39,12 @@ bool redact_json(struct cJSON *j, char *const *secrets);
 /* A byte stream redacted as it comes, before it is cut into lines or
  * records: the bytes at the end of a read that could begin a secret are
  * held back until the next read shows whether they do. Each secret is
- * matched as it is and as a JSON string spells it ('/' as "\/"), since a
- * record too long or too broken to decode is kept as raw bytes. */
+ * matched in every spelling redact_secrets knows, since a record too long
+ * or too broken to decode is kept as raw bytes. */
+struct redact_forms;
 struct redact_stream {
 	char *const *secrets; /* borrowed */
-	char **forms;         /* the secrets and their JSON spellings, made on first use */
+	struct redact_forms *forms; /* every spelling of them, made on first use */
 	char *const *forms_of; /* the secrets they were made from */
 	struct sbuf carry;
 };

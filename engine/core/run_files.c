@@ -1,8 +1,10 @@
 /* The run directory's own files: is there a run, are its files what
- * tileport wrote (never links), and the one-orchestrator lock
- * (docs/reliability.md, "Locking"). */
+ * tileport wrote (never links), and the one-orchestrator lock, whose
+ * taker also removes what a killed atomic write left (docs/reliability.md,
+ * "Locking"). */
 #include "engine/core/run.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -63,6 +65,37 @@ static int open_lock_dir(const char *run_dir, struct tp_err *err)
 	return fd;
 }
 
+/* "state.json.tmp.123": the temporary file of an atomic write
+ * (write_file_atomic) of one of the run's own files. */
+static bool leftover_temp(const char *name)
+{
+	for (size_t i = 0; i < TP_ARRAY_LEN(run_files); i++) {
+		size_t n = strlen(run_files[i]);
+		if (strncmp(name, run_files[i], n) || strncmp(name + n, ".tmp.", 5) || !name[n + 5])
+			continue;
+		return strspn(name + n + 5, "0123456789") == strlen(name + n + 5);
+	}
+	return false;
+}
+
+/* A kill during an atomic write leaves its temporary file; the next
+ * tileport to take the lock removes it (no other can be writing then). */
+static void remove_leftover_temps(int dirfd)
+{
+	int fd = dup(dirfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (leftover_temp(e->d_name))
+			unlinkat(dirfd, e->d_name, 0);
+	closedir(d);
+}
+
 int run_lock(const char *run_dir, struct tp_err *err)
 {
 	if (run_check_files(run_dir, err) < 0)
@@ -84,6 +117,7 @@ int run_lock(const char *run_dir, struct tp_err *err)
 		free(path);
 		return -1;
 	}
+	remove_leftover_temps(fd);
 	char pid[32];
 	int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
 	if (write_file(path, pid, (size_t)n, err) < 0) {

@@ -85,6 +85,24 @@ static int check_settings(const struct config *c, const struct session_opts *o, 
 	return 0;
 }
 
+/* Settings that name a file holding a secret, and the name it is hidden
+ * under: the llm driver's key file, read from the user config only (as
+ * the driver reads it), so that its key is redacted and looked for in what
+ * agents leave in the run directory like a key from the environment. */
+static const char *const secret_file_keys[][2] = {{"llm.api_key_file", "LLM_API_KEY"}};
+
+static char **secret_files(const struct session *s)
+{
+	char **v = xcalloc(TP_ARRAY_LEN(secret_file_keys) + 1, sizeof(*v));
+	size_t n = 0;
+	for (size_t i = 0; i < TP_ARRAY_LEN(secret_file_keys); i++) {
+		const char *path = setting(s, secret_file_keys[i][0], true);
+		if (path && *path)
+			v[n++] = xasprintf("%s=%s", secret_file_keys[i][1], path);
+	}
+	return v;
+}
+
 /* Where runs live: --out, else $CUTILE_KERNEL_OUT_ROOT, else the config's
  * out_root, else WORKSPACE/cutile_kernel_out. */
 static char *find_out_root(const struct session *s, const char *opt)
@@ -171,6 +189,7 @@ int session_open(struct session **out, const struct session_opts *o, struct tp_e
 		if (s->cfg.v[i].key && !strcmp(s->cfg.v[i].key, "secret_vars"))
 			sb_printf(&sv, "%s%s", sv.len ? "," : "", s->cfg.v[i].value);
 	s->secret_vars = sb_detach(&sv);
+	s->secret_files = secret_files(s);
 	s->table_path = o->table_path ? xstrdup(o->table_path) : NULL;
 	s->cmdline = o->commands;
 	resolve_drivers(s);
@@ -198,6 +217,7 @@ void session_close(struct session *s)
 	free(s->workspace);
 	free(s->out_root);
 	free(s->secret_vars);
+	strv_free(s->secret_files);
 	free(s->table_path);
 	for (size_t i = 0; i < s->ntables; i++)
 		table_free(s->tables[i]);
@@ -265,6 +285,7 @@ void session_pipeline_opts(const struct session *s, enum run_origin origin,
 	out->table_path = s->table_path;
 	out->checker = s->checker;
 	out->secret_vars = s->secret_vars;
+	out->secret_files = s->secret_files;
 	/* the user's file only: agents can write the workspace's */
 	const char *max = setting(s, "transcript_max", true);
 	long long n = max ? parse_size(max) : -1;

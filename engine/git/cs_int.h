@@ -19,6 +19,11 @@ void cs_git_end(void);
 /* The repository holding dir (a work tree, not bare). *prefix gets dir's
  * place in the work tree: "" at its root, else "sub/dir/". */
 int cs_repo_open(git_repository **out, const char *dir, char **prefix, struct tp_err *err);
+/* The links inside the repository's git folders (its own and the common
+ * one of a linked worktree) that lead out of them, or nowhere: writing a
+ * ref, a reflog or a pack would go through one to wherever it points.
+ * "PATH -> TARGET" each; NULL when there are none. Caller frees. */
+char **cs_links_leaving(git_repository *repo);
 /* Text of the blob at path in tree; NULL when absent or not a blob. */
 char *cs_tree_text(git_repository *repo, git_tree *tree, const char *path, size_t *len);
 /* Read a commit into cs: the files it changes against its first parent,

@@ -119,6 +119,18 @@ static void check_branch(struct pkg *p)
 	}
 }
 
+/* Packaging writes objects, refs and reflogs into the git folder; a link
+ * there that leads out of it (an agent could plant one) would carry those
+ * writes anywhere. Refused before anything is written. */
+static void check_links(struct pkg *p)
+{
+	char **out = cs_links_leaving(p->repo);
+	for (size_t i = 0; out && out[i]; i++)
+		problem(p, TP_EXIT_USAGE, "%s: a link inside the repository's git folder that leads out of it; "
+			"packaging would write through it (remove it)", out[i]);
+	strv_free(out);
+}
+
 static void check_identity(struct pkg *p)
 {
 	if (git_signature_default(&p->sig, p->repo) == 0) {
@@ -454,6 +466,7 @@ static int plan(struct pkg *p, struct tp_err *err)
 		p->res->needs_reason = p->acc.ended && !p->res->problems;
 		problem(p, TP_EXIT_FAILED, "%s", p->acc.why);
 	}
+	check_links(p);
 	check_head(p);
 	check_branch(p);
 	check_identity(p);

@@ -4,9 +4,12 @@
  * tree. Packaging reads the commit it is about to make the same way, so a
  * dry run and a review show the same thing. */
 #include <cJSON.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine/git/cs_int.h"
 
@@ -59,6 +62,64 @@ int cs_repo_open(git_repository **out, const char *dir, char **prefix, struct tp
 	*prefix = *rel ? xasprintf("%s/", rel) : xstrdup("");
 	*out = repo;
 	return 0;
+}
+
+/* ---- links out of .git ---- */
+
+struct link_walk {
+	char *dirs[3]; /* the git folders, real paths */
+	char **found;
+	size_t n, cap;
+};
+
+static struct link_walk *link_walk_now; /* nftw passes no user data */
+
+static bool inside(const char *path, char *const *dirs)
+{
+	for (size_t i = 0; dirs[i]; i++) {
+		size_t n = strlen(dirs[i]);
+		if (!strncmp(path, dirs[i], n) && (path[n] == '/' || !path[n]))
+			return true;
+	}
+	return false;
+}
+
+static int link_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)ftw;
+	struct link_walk *w = link_walk_now;
+	if (type != FTW_SL && type != FTW_SLN)
+		return FTW_CONTINUE;
+	char real[PATH_MAX], to[PATH_MAX];
+	ssize_t k = readlink(path, to, sizeof(to) - 1);
+	to[k > 0 ? k : 0] = '\0';
+	if (realpath(path, real) && inside(real, w->dirs))
+		return FTW_CONTINUE;
+	w->found = xgrow(w->found, &w->cap, w->n + 2, sizeof(*w->found));
+	w->found[w->n++] = xasprintf("%s -> %s", path, to);
+	w->found[w->n] = NULL;
+	return FTW_CONTINUE;
+}
+
+char **cs_links_leaving(git_repository *repo)
+{
+	struct link_walk w = {{NULL}, NULL, 0, 0};
+	const char *dirs[] = {git_repository_path(repo), git_repository_commondir(repo)};
+	size_t nd = 0;
+	for (size_t i = 0; i < TP_ARRAY_LEN(dirs); i++) {
+		char *real = dirs[i] ? realpath(dirs[i], NULL) : NULL;
+		if (real && (!nd || strcmp(real, w.dirs[0])))
+			w.dirs[nd++] = real;
+		else
+			free(real);
+	}
+	link_walk_now = &w;
+	for (size_t i = 0; i < nd; i++)
+		nftw(w.dirs[i], link_one, 16, FTW_PHYS | FTW_ACTIONRETVAL);
+	link_walk_now = NULL;
+	for (size_t i = 0; i < nd; i++)
+		free(w.dirs[i]);
+	return w.found;
 }
 
 char *cs_tree_text(git_repository *repo, git_tree *tree, const char *path, size_t *len)

@@ -386,7 +386,7 @@ static const char *auto_backend(const struct side_recs *b, char **backends, cons
 
 static char *why_of(const char *side, const struct rec_ref *rr)
 {
-	return xasprintf("%s: %s:%d: %s", side, rr->file, rr->r->line, rr->r->problem);
+	return xasprintf("%s: %s:%d: %s", side, rr->file, perf_record_problem_line(rr->r), rr->r->problem);
 }
 
 /* What pairing one configuration needs, and stage A's rule applied once

@@ -372,8 +372,8 @@ static size_t read_section(struct reader *r, const struct lines *ls, size_t m, c
 		struct perf_record *rec = add_record(r, (int)m + 1, test);
 		rec->backend = xstrdup("");
 		set_key(rec);
-		rec->problem = xasprintf("line %zu: expected the benchmark record (a JSON object) "
-					 "after '" PERFLOG_MARKER "'", i < ls->n ? i + 1 : m + 1);
+		rec->problem = xstrdup("expected the benchmark record (a JSON object) after '" PERFLOG_MARKER "'");
+		rec->problem_line = i < ls->n ? (int)i + 1 : (int)m + 1;
 	} else {
 		const char *end = NULL;
 		size_t avail = ls->len - (size_t)(p - ls->text);
@@ -382,8 +382,9 @@ static size_t read_section(struct reader *r, const struct lines *ls, size_t m, c
 			struct perf_record *rec = add_record(r, (int)m + 1, test);
 			rec->backend = xstrdup("");
 			set_key(rec);
-			rec->problem = xasprintf("line %zu: the benchmark record is not valid JSON "
-						 "(expected one object, as json.dumps prints it)", i + 1);
+			rec->problem = xstrdup("the benchmark record is not valid JSON (expected one object, as "
+					       "json.dumps prints it)");
+			rec->problem_line = (int)i + 1;
 			next = i + 1;
 		} else {
 			add_payload(r, (int)m + 1, test, root);
@@ -495,4 +496,9 @@ void perflog_free(struct perf_log *log)
 	free(log->notes);
 	free(log->path);
 	memset(log, 0, sizeof(*log));
+}
+
+int perf_record_problem_line(const struct perf_record *r)
+{
+	return r->problem_line ? r->problem_line : r->line;
 }

@@ -48,7 +48,10 @@ struct perf_record {
 	struct perf_stats st;
 	enum perf_outcome outcome;
 	char *problem;     /* why the record has no median, or NULL */
+	int problem_line;  /* where the problem is, when not on the marker line (0) */
 };
+/* The line to name with a record's problem: one number for one record. */
+int perf_record_problem_line(const struct perf_record *r);
 
 /* A line of the log the reader could not use, and why. */
 struct perf_note {

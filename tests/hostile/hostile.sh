@@ -37,6 +37,8 @@ mkvalidate() {
 	rel=ws/src/tilegym/ops/cutile_rs/cutile_kernels/target/release
 	mkdir -p "$rel"; cp "$SO" "$rel/"
 }
+# a git workspace cs/ws with softmax converted, its complete run cs/out/softmax
+mkpkg() { T=$W; . "$TOP/tests/integration/lib/changeset.sh" >/dev/null 2>&1; }
 '
 
 before=$(sentinel_sum)

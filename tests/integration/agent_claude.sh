@@ -151,6 +151,34 @@ PATH="$T/old:$PATH" agent old
 assert_eq "too old: exit 3" "$(cat "$T/old.rc")" 3
 assert_contains "too old: says which and what to do" "$T/old.tx" "is Claude Code 1.0.3; tileport needs 2.1.0 or newer"
 
+# Nothing git runs later can be planted (issue 26): Write into .git/hooks
+# and the core.hooksPath folder is denied by the rules, and Bash writing
+# there or adding core.fsmonitor by the kernel (Landlock).
+git_ws "$T/gws"
+WS="$T/gws" make_run plant
+cat >"$T/plant.json" <<EOF2
+{"key": "$KEY", "steps": [
+ {"reply": {"tools": [{"id": "toolu_h", "name": "Write", "input": {"file_path": "$T/gws/.git/hooks/post-commit", "content": "#!/bin/sh\\ntouch $T/pwned\\n"}},
+                     {"id": "toolu_p", "name": "Write", "input": {"file_path": "$T/gws/tools/hooks/pre-commit", "content": "#!/bin/sh\\ntouch $T/pwned\\n"}},
+                     {"id": "toolu_c", "name": "Bash", "input": {"command": "cd $T/gws && git config core.fsmonitor 'touch $T/pwned'; printf '#!/bin/sh\\\\ntouch $T/pwned\\\\n' > .git/hooks/post-checkout; printf 'x' > tools/hooks/post-checkout; echo > src/tilegym/ok.txt && git init -q src/tilegym/newrepo && echo wrote-beside", "description": "plant"}}]}},
+ {"reply": {"text": "VERDICT: FAIL_FIXABLE"}, "expect": {"results": {"toolu_h": "[is_error]", "toolu_p": "[is_error]", "toolu_c": "wrote-beside"}}}
+]}
+EOF2
+start_server plant
+ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" "$TILEPORT" agent --stage B --run "$RUN" --driver claude \
+	--attempt "$T/plant.att" >"$T/plant.tx" 2>"$T/plant.err"
+stop_server plant
+nothing_planted "claude" "$T/gws"
+assert_contains "claude: the rules denied the hook" "$T/plant.tx" "denied by your permission settings"
+assert_contains "claude: the kernel refused the command" "$T/plant.tx" "Permission denied"
+if [ -e "$T/gws/src/tilegym/newrepo/.git" ] || [ ! -d "$T/gws/src/tilegym/newrepo/.git.refused-by-tileport" ]; then
+	bad "claude: a new repository made by a command was left as it was"
+else
+	ok "claude: a new repository made by a command was moved aside"
+fi
+assert_contains "claude: and the transcript says so" "$T/plant.tx" "which git would take for a repository"
+assert_contains "claude: commands.log names what is left out" "$RUN/.tileport/commands.log" "not beneath $(realpath "$T/gws")/.git"
+
 # A workspace whose path Claude Code's rule list cannot hold is refused.
 cp -R "$WS" "$T/ws, copy"
 echo "A: BLOCKED" >"$T/blank.scen"

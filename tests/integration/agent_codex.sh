@@ -76,5 +76,24 @@ stop_server hang
 assert_eq "silence: exit 1" "$(cat "$T/hang.rc")" 1
 assert_contains "silence: said so" "$T/hang.tx" "codex printed nothing for 3 s; stopped it (codex.idle_timeout_s)"
 
+# Nothing git runs later can be planted (issue 26): Codex's sandbox keeps
+# .git read-only itself; tileport gives it the workspace minus the
+# core.hooksPath folder.
+git_ws "$T/gws"
+WS="$T/gws" make_run plant
+cat >"$T/plant.json" <<EOF2
+{"key": "$KEY", "steps": [
+ {"reply": {"text": "x", "tools": [{"id": "call_p", "name": "exec_command", "input": {"cmd": "cd $T/gws && git config core.fsmonitor 'touch $T/pwned'; printf 'touch $T/pwned' > .git/hooks/post-checkout; printf 'touch $T/pwned' > tools/hooks/post-checkout; echo > src/tilegym/ok.txt && echo wrote-beside"}}]}},
+ {"reply": {"text": "VERDICT: FAIL_FIXABLE"}, "expect": {"results": {"call_p": "wrote-beside"}}}
+]}
+EOF2
+start_server plant
+codex_config
+"$TILEPORT" agent --stage B --run "$RUN" --driver codex --attempt "$T/plant.att" >"$T/plant.tx" 2>"$T/plant.err"
+stop_server plant
+nothing_planted "codex" "$T/gws"
+assert_contains "codex: the hooks folder was refused" "$T/plant.tx" "tools/hooks/post-checkout: Read-only file system"
+assert_contains "codex: the workspace goes in without its hooks folder" "$RUN/.tileport/commands.log" "--add-dir $(realpath "$T/gws")/src "
+
 no_key "$T/out" "$T"/*.tx "$T"/*.att "$T"/*.log "$T"/*.requests
 finish

@@ -5,7 +5,8 @@
 # a non-JSON event, a stream cut mid-event, an error event mid-stream,
 # "compatible" server quirks (no index, object arguments, "stop" with tool
 # calls, no [DONE]), quota exhaustion (not retried), history
-# trimming and the turn limit. The server checks every request it gets.
+# trimming and the turn limit, and a hostile server's floods (capped). The
+# server checks every request it gets.
 . "$TILEPORT_TOP/tests/integration/lib/common.sh"
 . "$TILEPORT_TOP/tests/integration/lib/agents.sh"
 online_env
@@ -199,6 +200,56 @@ TILEPORT_LLM_BASE_URL="http://127.0.0.1:$PORT/v1" TILEPORT_LLM_MODEL=mock-model 
 assert_eq "key file: exit" "$?" 0
 stop_server kf
 assert_contains "key file: the tool result shows the name, not the key" "$T/kf.tx" '${LLM_API_KEY}'
+config
+
+# ---- a hostile server echoes the key, \u-escaped and in base64 ----
+uesc=$(printf '%s' "$KEY" | od -An -tx1 | tr -d ' \n' | sed 's/\(..\)/\\\\u00\1/g')
+b64=$(printf '%s' "$KEY" | base64 -w0)
+cat >"$T/echo.json" <<EOF2
+{"key": "$KEY", "steps": [{"reply": {"text": "u:$uesc b64:$b64 $final"}}]}
+EOF2
+start_server echo
+agent echo anthropic ""
+stop_server echo
+uraw=$(printf '%s' "$uesc" | sed 's/\\\\/\\/g')
+if grep -qF -- "$b64" "$T/echo.tx" || grep -qF -- "$uesc" "$T/echo.tx" || grep -qF -- "$uraw" "$T/echo.tx"; then
+	bad "echo: a spelling of the key reached the transcript"
+else
+	ok "echo: neither spelling of the key reached the transcript"
+fi
+# (base64 keeps the character or two at each end that mix in the bytes beside it)
+assert_contains "echo: both named" "$T/echo.tx" 'u:${TILEPORT_LLM_API_KEY} b64:${TILEPORT_LLM_API_KEY}'
+
+# ---- a hostile server: bounded memory (issue 26) ----
+# A response past llm.max_response (a 20 MB text at the default 8 MiB), one
+# call's arguments past llm.max_tool_args (5 MB at 1M), and one event of
+# 17 MiB: the stream is stopped, the attempt ends with the reason, nothing
+# is retried and nothing of it is sent back (one request each).
+flood() { # NAME PROTOCOL SPEC
+	printf '{"key": "%s", "steps": [{"flood": %s}]}\n' "$KEY" "$3" >"$T/$1.json"
+	start_server "$1"
+	agent "$1" "$2"
+	stop_server "$1"
+	assert_eq "$1: exit 1" "$(cat "$T/$1.rc")" 1
+	assert_eq "$1: one request, not retried" "$(wc -l <"$T/$1.requests")" 1
+}
+flood flood_text openai '{"text": 20000000}'
+assert_contains "flood_text: says which cap" "$T/flood_text.tx" \
+	'"type":"error","message":"llm: the response passed 8 MiB (llm.max_response); the stream was stopped"'
+config "llm.max_tool_args = 1M"
+flood flood_args anthropic '{"args": 5000000}'
+assert_contains "flood_args: says which call and which cap" "$T/flood_args.tx" \
+	'the arguments of tool call toolu_flood (write_file) passed 1 MiB (llm.max_tool_args); the stream was stopped'
+assert_eq "flood_args: no call ran" "$(count tool_call "$T/flood_args.tx")" 0
+config "llm.max_response = 64M"
+flood flood_event openai '{"event": 17825792}'
+assert_contains "flood_event: named for what it is" "$T/flood_event.tx" \
+	"the server sent one stream event of more than 16 MiB, the most tileport reads; not retried"
+config "llm.max_response = 8MB"
+"$TILEPORT" agent --stage B --run "$RUN" --driver llm >"$T/badcap.out" 2>&1
+assert_eq "a malformed cap: exit 2" "$?" 2
+assert_contains "a malformed cap: says where and what" "$T/badcap.out" \
+	"config:1: llm.max_response: expected a size such as 4M or 512k, got '8MB'"
 config
 
 # The key went to the server in headers only, and nowhere on disk.

@@ -101,14 +101,15 @@ assert_eq "routed_end: E1's routed event, recovered" "$(events_of routed_end rou
 # 4. partial outputs: A is killed half-way through copying its files (a
 #    truncated analysis.json, a nested reference/reference/ from a cp -R
 #    into a folder that existed). Before A runs again they move to its
-#    attempt folder: nothing lost, nothing stale left.
-mkfifo "$T/a-ready"
+#    attempt folder: nothing lost, nothing stale left. Its own transcript
+#    and stderr, and the torn last event the kill left, are kept in its
+#    killed/ folder, which the re-run does not empty (issue 26).
 cat >"$T/half_a.sh" <<EOS
 #!/bin/sh
 mkdir -p "\$TILEPORT_RUN_DIR/reference/reference"
 printf '{"kernel": ' >"\$TILEPORT_RUN_DIR/reference/analysis.json"
 echo half >"\$TILEPORT_RUN_DIR/reference/reference/reference.mlir"
-echo ready >"$T/a-ready"
+echo "half-way transcript"; echo "half-way stderr" >&2
 exec sleep 300
 EOS
 chmod +x "$T/half_a.sh"
@@ -116,9 +117,15 @@ chmod +x "$T/half_a.sh"
 "$TILEPORT" run softmax --workspace "$WS" --out "$T/half" --headless $flags --driver "A=exec:$T/half_a.sh" \
 	>"$T/half.log1" 2>&1 &
 orch=$!
-[ "$(timeout 60 head -n 1 "$T/a-ready")" = ready ] || bad "half: A never got going"
+a1=$T/half/softmax/.tileport/attempts/01-A1
+# the orchestrator has taken in what A said: it is in stderr.log and the
+# transcript (tail -F waits on the file, for it to exist and to grow)
+timeout 60 tail -F -n +1 "$a1/stderr.log" 2>/dev/null | grep -q -m 1 "half-way stderr" || bad "half: A never got going"
+timeout 60 tail -F -n +1 "$a1/transcript.jsonl" 2>/dev/null | grep -q -m 1 "half-way transcript" ||
+	bad "half: A's output never reached its transcript"
 kill -9 "$orch"
 wait "$orch" 2>/dev/null
+printf '{"ts":"2026-12-0' >>"$T/half/softmax/.tileport/events.jsonl"
 "$TILEPORT" resume "$T/half/softmax" --driver "A=exec:$FAKE" >"$T/half.log2" 2>&1
 assert_eq "half: resume" "$?" "$ref_rc"
 p=$T/half/softmax/.tileport/attempts/01-A1/partial
@@ -135,5 +142,10 @@ assert_contains "half: the event names them" "$T/half.log2" \
 assert_contains "half: status says so" "$T/half.status" \
 	"partial A1: 2 files the interrupted attempt left, moved to .tileport/attempts/01-A1/partial/"
 assert_eq "half: the re-run's own files are in place" "$(ls "$T/half/softmax/.tileport/attempts/01-A1" | tr '\n' ' ')" \
-	"partial prompt.md stderr.log transcript.jsonl validator.txt verdict.json "
+	"killed partial prompt.md stderr.log transcript.jsonl validator.txt verdict.json "
+assert_contains "half: the killed attempt's transcript kept" "$a1/killed/transcript.jsonl" "half-way transcript"
+assert_contains "half: its stderr kept" "$a1/killed/stderr.log" "half-way stderr"
+assert_contains "half: the torn event kept" "$a1/killed/events-torn.jsonl" '{"ts":"2026-12-0'
+assert_contains "half: the event says where" "$T/half.log2" \
+	"A1: the interrupted attempt's own files (events-torn.jsonl, prompt.md, stderr.log, transcript.jsonl) kept in .tileport/attempts/01-A1/killed/"
 finish

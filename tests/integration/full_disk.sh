@@ -35,6 +35,8 @@ cat "$T/abort.log"
 if [ "$rc" -ne 0 ] && ! grep -q "aborted" "$T/abort.log"; then ok "abort that cannot save fails ($rc)"; else
 	bad "abort on a full disk: exit $rc"; sed 's/^/    | /' "$T/abort.log"
 fi
+assert_eq "the abort says why once (issue 26)" "$(grep -c "cannot save the run state" "$T/abort.log")" 1
+assert_eq "the run said why once too" "$(grep -c "^tileport: stopping" "$T/log")" 1
 # events and state agree: an abort that was not saved is not in the log
 if grep -q '"run_aborted"' "$run/.tileport/events.jsonl" &&
 	! grep -q '"status": *"aborted"' "$run/.tileport/state.json"; then

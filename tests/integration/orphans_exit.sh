@@ -48,4 +48,37 @@ else
 	bad "the escapee $pid outlived tileport"
 	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
 fi
+# kill -9 of tileport itself: the stage (its leader, the agent, and a
+# child it left in the background) must not outlive its orchestrator
+# (issue 26). No subreaper to catch them here: the stage's group dies
+# because its leader is told of tileport's death.
+cat >"$T/stay.sh" <<'EOS'
+#!/bin/sh
+sleep 1000 &
+echo "$$ $!" >"$TILEPORT_RUN_DIR/stay.pids.tmp"; mv "$TILEPORT_RUN_DIR/stay.pids.tmp" "$TILEPORT_RUN_DIR/stay.pids"
+wait
+EOS
+chmod +x "$T/stay.sh"
+# shellcheck disable=SC2046
+"$TILEPORT" run softmax --workspace "$WS" --out "$T/k9" --headless $(fake_flags) \
+	--driver "A=exec:$T/stay.sh" >"$T/k9.log" 2>&1 &
+tp=$!
+timeout 60 tail -F -n +1 "$T/k9/softmax/stay.pids" 2>/dev/null | grep -q -m 1 . || bad "the stage never started"
+kill -KILL "$tp"
+wait "$tp" 2>/dev/null
+# dies PID: gone within 30 s (a pidfd: the event, not a delay)
+dies() {
+	python3 -c 'import os, select, sys
+try:
+    fd = os.pidfd_open(int(sys.argv[1]))
+except ProcessLookupError:
+    sys.exit(0)
+sys.exit(0 if select.select([fd], [], [], 30)[0] else 1)' "$1"
+}
+for pid in $(cat "$T/k9/softmax/stay.pids"); do
+	if dies "$pid"; then ok "kill -9 of tileport: stage process $pid died with it"; else
+		bad "kill -9 of tileport: stage process $pid outlived it"
+		kill -KILL "$pid" 2>/dev/null
+	fi
+done
 finish

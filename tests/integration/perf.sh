@@ -160,10 +160,10 @@ printf 't.py::test[a-cutile_rs]\n== Performance Test Results ==\nnot json\nPASSE
 mklog np_base.txt cutile a=0.01 b=0.02
 printf 't.py::test[b-cutile_rs]\n== Performance Test Results ==\n{"cutile_rs": {"median": 0.02}}\nPASSED\n' >>np.txt
 tp np perf np_base.txt np.txt
-assert_contains "unreadable payload: NA with file and line" np.out "NA a: candidate: np.txt:2: line 3: expected the benchmark record (a JSON object) after 'Performance Test Results'."
+assert_contains "unreadable payload: NA with file and line" np.out "NA a: candidate: np.txt:3: expected the benchmark record (a JSON object) after 'Performance Test Results'."
 "$TILEPORT" validate perf-log np.txt >vnp.out 2>&1
 assert_eq "validate perf-log: still a pass" "$?" 0
-assert_contains "validate perf-log: warns with the line" vnp.out "WARN [perf-log.record] np.txt:2:"
+assert_contains "validate perf-log: warns with the line" vnp.out "WARN [perf-log.record] np.txt:3: np: expected the benchmark record"
 
 tp help perf --help
 assert_eq "--help exits 0" "$(cat help.rc)" 0

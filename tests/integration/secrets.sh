@@ -29,7 +29,7 @@ assert_contains "commands.log names the variable instead" "$T/out/softmax/.tilep
 assert_contains "transcript keeps the line, hidden" "$T/out/softmax/.tileport/attempts/01-A1/transcript.jsonl" "using key \${OPENAI_API_KEY}"
 assert_contains "validator output hidden" "$T/out/softmax/.tileport/attempts/02-B1/validator.txt" "validating with \${OPENAI_API_KEY}"
 assert_contains "a validator gets no API key" "$T/out/softmax/.tileport/attempts/02-B1/validator.txt" "key=unset"
-assert_contains "stderr.log keeps the line, hidden" "$T/out/softmax/.tileport/attempts/01-A1/stderr.log" "stderr: token=tok-\${OPENAI_API_KEY}"
+assert_contains "stderr.log keeps the line, hidden" "$T/out/softmax/.tileport/attempts/01-A1/stderr.log" "stderr: token=\${ANTHROPIC_AUTH_TOKEN}"
 # the stored driver still works: a resume-style re-run of A by hand sees the key
 printf 'A: PASS\n' >>"$T/scen"
 FAKE_AGENT="$FAKE" FAKE_SCENARIO="$T/scen" "$TILEPORT" step "$T/out/softmax" respawn A --beyond-cap >"$T/log2" 2>&1
@@ -63,4 +63,36 @@ assert_contains "the escaped key is named" "$tr2" 'aws ${AWS_SECRET_ACCESS_KEY}'
 assert_contains "the agent's own file is reported" "$T/out2/softmax/.tileport/events.jsonl" '"type":"secret_in_file","file":"notes.txt","variable":"my_api_key"'
 assert_contains "and the user is told" "$T/log3" "notes.txt holds the value of my_api_key"
 assert_contains "the file is left as it is" "$T/out2/softmax/notes.txt" "left behind: lowercase-key-0123456789"
+# Other spellings of a key (issue 26): an exec agent that prints it with
+# \u escapes and in base64 as plain text, and a key kept in a file
+# (llm.api_key_file) that the agent copies into the run directory.
+export XDG_CONFIG_HOME="$T/xdg"
+mkdir -p "$XDG_CONFIG_HOME/tileport"
+printf 'file-kept-key-0123456789\n' >"$T/keyfile2"
+echo "llm.api_key_file = $T/keyfile2" >"$XDG_CONFIG_HOME/tileport/config"
+cat >"$T/spelled.sh" <<'EOS'
+#!/bin/sh
+printf 'u-escaped %s\n' "$(printf '%s' "$OPENAI_API_KEY" | od -An -tx1 | tr -d ' \n' | sed 's/\(..\)/\\u00\1/g')"
+printf 'base64 %s\n' "$(printf '%s' "$OPENAI_API_KEY" | base64)"
+echo "file key $(cat "$KEYFILE")"
+cat "$KEYFILE" >"$TILEPORT_RUN_DIR/copied.txt"
+exec "$FAKE_AGENT"
+EOS
+chmod +x "$T/spelled.sh"
+# shellcheck disable=SC2046
+KEYFILE="$T/keyfile2" FAKE_AGENT="$FAKE" FAKE_SCENARIO="$T/scen2" "$TILEPORT" run softmax --workspace "$WS" \
+	--out "$T/out3" --headless $(fake_flags) --driver "A=exec:$T/spelled.sh" >"$T/log4" 2>&1
+tr3=$T/out3/softmax/.tileport/attempts/01-A1/transcript.jsonl
+uesc=$(printf '%s' "$secret" | od -An -tx1 | tr -d ' \n' | sed 's/\(..\)/\\\\u00\1/g')
+b64=$(printf '%s' "$secret" | base64)
+if grep -qF -- "$uesc" "$tr3" || grep -qF -- "$b64" "$tr3" || grep -qF file-kept-key "$tr3"; then
+	bad "a spelled key reached the transcript"; sed 's/^/    | /' "$tr3" | head
+else
+	ok "the \\u-escaped and base64 key, and the key file's, hidden in the transcript"
+fi
+assert_contains "the \\u-escaped key is named" "$tr3" 'u-escaped ${OPENAI_API_KEY}'
+assert_contains "the base64 key is named" "$tr3" 'base64 ${OPENAI_API_KEY}'
+assert_contains "the key file's key is named" "$tr3" 'file key ${LLM_API_KEY}'
+assert_contains "the key file's key found in the run directory" "$T/out3/softmax/.tileport/events.jsonl" \
+	'"type":"secret_in_file","file":"copied.txt","variable":"LLM_API_KEY"'
 finish

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,84 @@ static void test_sse_stop(void **state)
 	sse_finish(&s);
 	assert_int_equal(n, 1);
 	sse_free(&s);
+}
+
+/* One event past 16 MiB, on a line of its own or spread over data lines,
+ * is named as such, never handed on cut (it used to arrive as a 16 MiB
+ * piece and read as "not JSON"). */
+static void test_sse_event_too_big(void **state)
+{
+	(void)state;
+	size_t n = SSE_EVENT_MAX + 100;
+	char *big = malloc(n + 16);
+	memcpy(big, "data: ", 6);
+	memset(big + 6, 'x', n);
+	memcpy(big + 6 + n, "\n\n", 3);
+	int calls = 0;
+	struct sse s;
+	sse_init(&s, stop_first, &calls);
+	for (size_t at = 0; at < n + 8; at += 65536)
+		sse_feed(&s, big + at, n + 8 - at < 65536 ? n + 8 - at : 65536);
+	sse_finish(&s);
+	assert_true(s.too_big);
+	assert_int_equal(calls, 0);
+	sse_free(&s);
+	/* many lines of one event */
+	sse_init(&s, stop_first, &calls);
+	memcpy(big + 6 + (1 << 20), "\n", 1);
+	for (int i = 0; i < 17 && !s.too_big; i++)
+		sse_feed(&s, big, 7 + (1 << 20));
+	sse_feed(&s, "\n", 1);
+	assert_true(s.too_big);
+	assert_int_equal(calls, 0);
+	sse_free(&s);
+	free(big);
+}
+
+/* A response past llm.max_response, and one call's arguments past
+ * llm.max_tool_args: over says which, and nothing more is taken in. */
+static void test_caps(void **state)
+{
+	(void)state;
+	struct llm_turn t = {0};
+	t.max_bytes = 1000;
+	t.max_args = 100;
+	char chunk[512];
+	for (int i = 0; i < 20; i++) {
+		snprintf(chunk, sizeof(chunk), "{\"choices\":[{\"delta\":{\"content\":\"%s\"}}]}",
+			 "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789");
+		assert_int_equal(llm_openai_chunk(&t, chunk, strlen(chunk)), 0);
+	}
+	assert_non_null(t.over);
+	assert_non_null(strstr(t.over, "passed 1000 bytes (llm.max_response)"));
+	assert_true(t.text.len <= 1000);
+	llm_turn_free(&t);
+	assert_int_equal(t.max_bytes, 1000); /* the caps stay */
+	t.max_bytes = 100000;
+	const char *frag = "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\","
+			   "\"function\":{\"name\":\"write_file\",\"arguments\":"
+			   "\"{\\\"content\\\": \\\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}}]}}]}";
+	const char *more = "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,"
+			   "\"function\":{\"arguments\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}}]}}]}";
+	assert_int_equal(llm_openai_chunk(&t, frag, strlen(frag)), 0);
+	assert_null(t.over);
+	assert_int_equal(llm_openai_chunk(&t, more, strlen(more)), 0);
+	assert_non_null(t.over);
+	assert_non_null(strstr(t.over, "tool call call_1 (write_file) passed 100 bytes (llm.max_tool_args)"));
+	assert_true(t.calls[0].args.len <= 100);
+	llm_turn_free(&t);
+	/* the Anthropic stream the same way */
+	t.max_args = 50;
+	const char *start = "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\","
+			    "\"id\":\"toolu_1\",\"name\":\"read_file\",\"input\":{}}}";
+	const char *delta = "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\","
+			    "\"partial_json\":\"{\\\"path\\\": \\\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}}";
+	assert_int_equal(llm_anthropic_event(&t, "content_block_start", start, strlen(start)), 0);
+	assert_int_equal(llm_anthropic_event(&t, "content_block_delta", delta, strlen(delta)), 0);
+	assert_int_equal(llm_anthropic_event(&t, "content_block_delta", delta, strlen(delta)), 0);
+	assert_non_null(t.over);
+	assert_non_null(strstr(t.over, "toolu_1 (read_file)"));
+	llm_turn_free(&t);
 }
 
 static void feed_openai(struct llm_turn *t, const char *const *chunks)
@@ -227,6 +306,8 @@ int main(void)
 		cmocka_unit_test(test_lines_cap_cuts_pieces),
 		cmocka_unit_test(test_sse_every_split),
 		cmocka_unit_test(test_sse_stop),
+		cmocka_unit_test(test_sse_event_too_big),
+		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_openai_fragments),
 		cmocka_unit_test(test_openai_quirks),
 		cmocka_unit_test(test_openai_errors),

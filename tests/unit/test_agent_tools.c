@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,6 +335,97 @@ static void test_command_confined(void **state)
 	expect_ok(f, "run_command", args, "unconfined");
 }
 
+/* What git runs code from is read-only to the tools and to commands: the
+ * workspace's .git (a hook, core.fsmonitor in its config), the folder
+ * core.hooksPath names, a file include.path names, another version
+ * control's folder, and a new .git anywhere (issue 26). */
+static void test_vcs_metadata_read_only(void **state)
+{
+	struct fx *f = *state;
+	git_libgit2_init();
+	git_repository *repo;
+	git_config *cfg;
+	assert_int_equal(git_repository_init(&repo, f->ws, 0), 0);
+	assert_int_equal(git_repository_config(&cfg, repo), 0);
+	assert_int_equal(git_config_set_string(cfg, "core.hooksPath", "tools/hooks"), 0);
+	assert_int_equal(git_config_set_string(cfg, "include.path", "../shared.gitconfig"), 0);
+	git_config_free(cfg);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	free(tu_write(f->ws, "tools/hooks/README", "hooks\n"));
+	free(tu_write(f->ws, "shared.gitconfig", "[user]\n\tname = x\n"));
+	free(tu_write(f->ws, "README.md", "readme\n"));
+	free(tu_write(f->ws, "third/.hg/hgrc", "[hooks]\n"));
+	char *lnk = path_join(f->ws, "src/gitlink");
+	assert_int_equal(symlink("../.git", lnk), 0);
+	free(lnk);
+	char *cfg_path = path_join(f->ws, ".git/config");
+	char *before = read_file(cfg_path, NULL, NULL);
+	tools_free(&f->t);
+	struct tp_err err;
+	assert_int_equal(tools_init(&f->t, f->run, f->ws, f->skill, f->loop, &err), 0);
+	f->t.kill_grace_ms = 100;
+	char args[8192];
+	const char *writes[] = {".git/hooks/post-commit", ".git/config", "src/gitlink/hooks/pre-commit",
+				"tools/hooks/post-commit", "shared.gitconfig", "third/.hg/hgrc"};
+	for (size_t i = 0; i < TP_ARRAY_LEN(writes); i++) {
+		snprintf(args, sizeof(args), "{\"path\":\"%s/%s\",\"content\":\"echo planted\"}", f->ws, writes[i]);
+		expect_refused(f, "write_file", args, "read-only to agents");
+	}
+	snprintf(args, sizeof(args), "{\"path\":\"%s/.git/config\",\"old_text\":\"[core]\","
+		 "\"new_text\":\"[core]\\n\\tfsmonitor = touch /tmp/x\"}", f->ws);
+	expect_refused(f, "edit_file", args, "read-only to agents");
+	/* no new repository either, in the workspace or the run directory */
+	snprintf(args, sizeof(args), "{\"path\":\"%s/src/.git/config\",\"content\":\"x\"}", f->ws);
+	expect_refused(f, "write_file", args, "none may be made");
+	expect_refused(f, "write_file", "{\"path\":\"sub/.git/HEAD\",\"content\":\"x\"}", "none may be made");
+	expect_refused(f, "write_file", "{\"path\":\".hg\",\"content\":\"x\"}", "none may be made");
+	/* reading is not refused, nor is writing beside it */
+	snprintf(args, sizeof(args), "{\"path\":\"%s/.git/config\"}", f->ws);
+	expect_ok(f, "read_file", args, "[core]");
+	snprintf(args, sizeof(args), "{\"path\":\"%s/src/new.py\",\"content\":\"x = 1\"}", f->ws);
+	expect_ok(f, "write_file", args, "wrote");
+	snprintf(args, sizeof(args), "{\"path\":\"%s/.gitignore\",\"content\":\"target/\"}", f->ws);
+	expect_ok(f, "write_file", args, "wrote");
+	if (sandbox_abi()) {
+		/* commands: the kernel refuses what the tools refuse */
+		snprintf(args, sizeof(args),
+			 "{\"cmd\":\"cd %s && for f in .git/hooks/post-commit tools/hooks/pre-push shared.gitconfig "
+			 "third/.hg/hgrc; do echo x > $f || echo refused $f; done; echo '[core] fsmonitor = x' >> "
+			 ".git/config || echo refused config; mv .git g || echo refused mv; touch new-top || "
+			 "echo refused top; echo x > src/ok.py && echo >> README.md && echo wrote\"}", f->ws);
+		bool e;
+		const char *o = call(f, "run_command", args, &e);
+		const char *what[] = {"refused .git/hooks/post-commit", "refused tools/hooks/pre-push",
+				      "refused shared.gitconfig", "refused third/.hg/hgrc", "refused config",
+				      "refused mv", "refused top", "wrote"};
+		for (size_t i = 0; i < TP_ARRAY_LEN(what); i++)
+			if (!strstr(o, what[i]))
+				fail_msg("expected '%s' in: %s", what[i], o);
+		/* the command log says what was left out */
+		char *log = path_join(f->top, "commands.log");
+		f->t.command_log = log;
+		expect_ok(f, "run_command", "{\"cmd\":\"true\"}", "exit=0");
+		char *logged = read_file(log, NULL, NULL);
+		assert_non_null(strstr(logged, "/ws/.git"));
+		assert_non_null(strstr(logged, "not beneath"));
+		free(logged);
+		free(log);
+		f->t.command_log = NULL;
+	}
+	char *after = read_file(cfg_path, NULL, NULL);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	free(cfg_path);
+	char *hook = path_join(f->ws, ".git/hooks/post-commit");
+	assert_false(path_is_file(hook));
+	free(hook);
+	char *tool_hook = path_join(f->ws, "tools/hooks/post-commit");
+	assert_false(path_is_file(tool_hook));
+	free(tool_hook);
+}
+
 static void test_json_nul(void **state)
 {
 	(void)state;
@@ -354,6 +446,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_list_and_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_timeout_and_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_confined, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vcs_metadata_read_only, setup, teardown),
 		cmocka_unit_test(test_json_nul),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

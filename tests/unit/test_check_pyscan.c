@@ -70,6 +70,23 @@ static void test_token_errors(void **state)
 	assert_int_equal(pytok_scan(c, strlen(c), &t, &err), -1);
 	assert_non_null(strstr(err.msg, "1:7"));
 	pytoks_free(&t);
+	/* not UTF-8: refused where it is, whatever it is inside (issue 26) */
+	const char *bad[] = {"x = 1\ny = 'ab\xff'\n", "row\xff\xfemax = 1\n", "x = '\xc0\xaf'\n",
+			     "x = '\xed\xa0\x80'\n", "x = '\xf4\x90\x80\x80'\n", "x = '\xe2\x82'\n",
+			     "x = '\xe2\x82"};
+	const char *where[] = {"2:8: invalid UTF-8 (byte 0xff)", "1:4: invalid UTF-8 (byte 0xff)",
+			       "1:6: invalid UTF-8 (byte 0xc0)", "1:6: invalid UTF-8 (byte 0xed)",
+			       "1:6: invalid UTF-8 (byte 0xf4)", "1:6: invalid UTF-8 (byte 0xe2)",
+			       "1:6: invalid UTF-8 (byte 0xe2)"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(pytok_scan(bad[i], strlen(bad[i]), &t, &err), -1);
+		if (!strstr(err.msg, where[i]))
+			fail_msg("%zu: %s", i, err.msg);
+		pytoks_free(&t);
+	}
+	const char *good = "s = '\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf'  # \xe2\x9c\x93\n";
+	assert_int_equal(pytok_scan(good, strlen(good), &t, &err), 0);
+	pytoks_free(&t);
 	/* an unindent to an unknown column is tolerated */
 	const char *d = "if a:\n        b\n    c\n";
 	assert_int_equal(pytok_scan(d, strlen(d), &t, &err), 0);

@@ -122,7 +122,11 @@ static void test_multiline_and_bad_payloads(void **state)
 	assert_int_equal(log.nrecs, 4);
 	assert_float_equal(log.recs[0].st.median, 2, 0); /* stats without "forward" */
 	assert_string_equal(log.recs[0].config, "a");
-	assert_non_null(strstr(log.recs[1].problem, "line 9: the benchmark record is not valid JSON"));
+	/* one line for one record: the problem's own, not the marker's too (issue 26) */
+	assert_non_null(strstr(log.recs[1].problem, "the benchmark record is not valid JSON"));
+	assert_null(strstr(log.recs[1].problem, "line"));
+	assert_int_equal(perf_record_problem_line(&log.recs[1]), 9);
+	assert_int_equal(perf_record_problem_line(&log.recs[3]), log.recs[3].line);
 	assert_non_null(strstr(log.recs[2].problem, "expected the benchmark record"));
 	assert_int_equal(log.recs[2].outcome, PERF_OUTCOME_FAILED);
 	assert_string_equal(log.recs[3].problem, "the test FAILED");

@@ -4,11 +4,14 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -282,6 +285,92 @@ static void test_output_file_and_parent_death(void **state)
 	free(dir);
 }
 
+/* A guarded group (group_dies_with_us): the command's exit code and signal
+ * come through its leader, an exec failure is still an error, and when the
+ * spawning process is killed with SIGKILL the leader, the command and a
+ * child the command left in the background all die (issue 26). */
+static int run_guarded(char **argv, struct proc_status *st, struct tp_err *err)
+{
+	char **env = env_current();
+	struct proc_opts o = {.argv = argv, .env = env, .kill_grace_ms = 200, .group_dies_with_us = true};
+	int rc = proc_run_sync(&o, NULL, NULL, st, err);
+	strv_free(env);
+	return rc;
+}
+
+/* pid is gone within 30 s (a pidfd: an event, not a delay). */
+static bool dies(pid_t pid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		return errno == ESRCH;
+	struct pollfd pf = {fd, POLLIN, 0};
+	int n = poll(&pf, 1, 30000);
+	close(fd);
+	return n == 1;
+}
+
+static void test_group_dies_with_us(void **state)
+{
+	(void)state;
+	struct proc_status st;
+	struct tp_err err;
+	char *exit7[] = {"sh", "-c", "exit 7", NULL};
+	assert_int_equal(run_guarded(exit7, &st, &err), 0);
+	assert_true(st.end == PROC_EXITED && st.code == 7);
+	char *term[] = {"sh", "-c", "kill -TERM $$", NULL};
+	assert_int_equal(run_guarded(term, &st, &err), 0);
+	assert_true(st.end == PROC_SIGNALED && st.signo == SIGTERM);
+	char *dir = tu_tmpdir();
+	char *bad = tu_write(dir, "bad", "\177ELF not really\n");
+	assert_int_equal(chmod(bad, 0755), 0);
+	char *badv[] = {bad, NULL};
+	assert_int_equal(run_guarded(badv, &st, &err), -1);
+	assert_non_null(strstr(err.msg, "bad"));
+	free(bad);
+	/* the spawning process dies by SIGKILL */
+	char *pids = path_join(dir, "pids");
+	pid_t mid = fork();
+	assert_true(mid >= 0);
+	if (mid == 0) {
+		struct loop *l = loop_new();
+		char *script = xasprintf("sleep 300 & echo $$ $! > %s.tmp && mv %s.tmp %s; wait", pids, pids, pids);
+		char *argv[] = {"sh", "-c", script, NULL};
+		char **env = env_current();
+		struct proc_opts o = {.argv = argv, .env = env, .group_dies_with_us = true};
+		struct proc *p = proc_spawn(l, &o, NULL);
+		for (int i = 0; p && i < 4000; i++) {
+			if (path_is_file(pids)) {
+				char *line = xasprintf("%ld\n", (long)proc_pid(p));
+				char *leader = path_join(dir, "leader");
+				write_file(leader, line, strlen(line), NULL);
+				kill(getpid(), SIGKILL);
+			}
+			loop_run_once(l, 5);
+		}
+		_exit(1);
+	}
+	int ws;
+	assert_int_equal(waitpid(mid, &ws, 0), mid);
+	assert_true(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL);
+	char *leader = path_join(dir, "leader");
+	char *t1 = read_file(pids, NULL, NULL), *t2 = read_file(leader, NULL, NULL);
+	assert_non_null(t1);
+	assert_non_null(t2);
+	long cmd = 0, bg = 0, lead = atol(t2);
+	assert_int_equal(sscanf(t1, "%ld %ld", &cmd, &bg), 2);
+	assert_true(cmd > 1 && bg > 1 && lead > 1 && cmd != lead);
+	assert_true(dies((pid_t)lead));
+	assert_true(dies((pid_t)cmd));
+	assert_true(dies((pid_t)bg));
+	free(t1);
+	free(t2);
+	free(leader);
+	free(pids);
+	remove_tree(dir);
+	free(dir);
+}
+
 static void test_argv_quote(void **state)
 {
 	(void)state;
@@ -304,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_stdin_env_cwd_and_log),
 		cmocka_unit_test(test_secrets_never_reach_the_command_log),
 		cmocka_unit_test(test_output_file_and_parent_death),
+		cmocka_unit_test(test_group_dies_with_us),
 		cmocka_unit_test(test_argv_quote),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -87,15 +87,18 @@ static void test_repair_cuts_a_torn_fragment_and_keeps_a_copy(void **state)
 static void test_repair_refuses_other_line_endings(void **state)
 {
 	const char *run = *state;
-	const char *cr = "{\"type\":\"a\"}\r{\"type\":\"b\"}\r";
-	put_events(run, cr, strlen(cr));
-	struct tp_err err = {0};
-	assert_int_equal(events_repair(run, run, &err), -1);
-	assert_non_null(strstr(err.msg, "byte offset 0"));
-	size_t len;
-	char *t = events_text(run, &len);
-	assert_int_equal(len, strlen(cr)); /* left as it was */
-	free(t);
+	/* CR, and CRLF, whose lines all end in a newline (issue 26) */
+	const char *cr[] = {"{\"type\":\"a\"}\r{\"type\":\"b\"}\r", "{\"type\":\"a\"}\r\n{\"type\":\"b\"}\r\n"};
+	for (size_t i = 0; i < 2; i++) {
+		put_events(run, cr[i], strlen(cr[i]));
+		struct tp_err err = {0};
+		assert_int_equal(events_repair(run, run, &err), -1);
+		assert_non_null(strstr(err.msg, "byte offset 12: a carriage return (CRLF or CR line endings)"));
+		size_t len;
+		char *t = events_text(run, &len);
+		assert_int_equal(len, strlen(cr[i])); /* left as it was */
+		free(t);
+	}
 }
 
 static void test_repair_sees_past_a_nul_byte(void **state)
@@ -133,6 +136,27 @@ static void test_lock_holds_when_the_lock_file_is_deleted(void **state)
 	assert_non_null(strstr(err.msg, "removed or replaced"));
 	run_unlock(fd);
 	free(tp), free(moved), free(lock);
+}
+
+/* A kill during an atomic write left its temporary file: the next lock
+ * holder removes the run files' ones, and nothing else (issue 26). */
+static void test_lock_removes_leftover_temps(void **state)
+{
+	const char *run = *state;
+	char *tp = path_join(run, ".tileport");
+	char *files[] = {tu_write(tp, "state.json.tmp.4242", "{"), tu_write(tp, "contract.txt.tmp.7", "x"),
+			 tu_write(tp, "state.json.tmp.", "keep"), tu_write(tp, "notes.tmp.1", "keep"),
+			 tu_write(tp, "state.json.tmp.12x", "keep")};
+	int fd = run_lock(run, NULL);
+	assert_true(fd >= 0);
+	bool want[] = {false, false, true, true, true};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (path_is_file(files[i]) != want[i])
+			fail_msg("%s: %s", files[i], want[i] ? "removed" : "left");
+		free(files[i]);
+	}
+	run_unlock(fd);
+	free(tp);
 }
 
 static void test_links_in_the_run_directory_are_refused(void **state)
@@ -185,6 +209,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_repair_sees_past_a_nul_byte, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_holds_when_the_lock_file_is_deleted, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_lock_removes_leftover_temps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_links_in_the_run_directory_are_refused, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_state_file_errors_say_what_and_where, setup,

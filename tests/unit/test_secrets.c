@@ -93,6 +93,62 @@ static void test_secret_across_the_line_cut_is_redacted(void **state)
 	free(text);
 }
 
+/* Every spelling a transcript can carry (issue 26): escapes of any of its
+ * characters, mixed (JSON \uXXXX in either case, "\/", \xXX, %XX), and the
+ * whole in base64 or base64url at any alignment, or hex. */
+static void test_every_spelling_is_redacted(void **state)
+{
+	(void)state;
+	static const char *const spelled[] = {
+		SECRET,
+		"wJalrXUtnFEMI\\/K7MDENG\\/bPxRfiCYEXAMPLEKEY",
+		("\\u0077\\u004a\\u0061\\u006c\\u0072\\u0058\\u0055\\u0074\\u006e\\u0046\\u0045\\u004d\\u0049"
+		 "\\u002f\\u004b\\u0037\\u004d\\u0044\\u0045\\u004e\\u0047\\u002f\\u0062\\u0050\\u0078\\u0052"
+		 "\\u0066\\u0069\\u0043\\u0059\\u0045\\u0058\\u0041\\u004d\\u0050\\u004c\\u0045\\u004b\\u0045\\u0059"),
+		"wJal\\u0072XUtnFEMI\\u002FK7MDENG\\/bPxRfiCYEXAMPLE\\x4bEY",
+		("%77%4A%61%6C%72%58%55%74%6E%46%45%4D%49%2F%4B%37%4D%44%45%4E%47%2F%62%50%78%52%66%69%43%59%45%58"
+		 "%41%4D%50%4C%45%4B%45%59"),
+		"d0phbHJYVXRuRkVNSS9LN01ERU5HL2JQeFJmaUNZRVhBTVBMRUtFWQ==",
+		"eHdKYWxyWFV0bkZFTUkvSzdNREVORy9iUHhSZmlDWUVYQU1QTEVLRVk=",
+		"eHl3SmFsclhVdG5GRU1JL0s3TURFTkcvYlB4UmZpQ1lFWEFNUExFS0VZ",
+		"774a616c725855746e46454d492f4b374d44454e472f62507852666943594558414d504c454b4559",
+		"774A616C725855746E46454D492F4B374D44454E472F62507852666943594558414D504C454B4559",
+	};
+	for (size_t i = 0; i < sizeof(spelled) / sizeof(spelled[0]); i++) {
+		char *text = xasprintf("before %s after", spelled[i]);
+		char *red = redact_secrets(text, secrets_env);
+		if (strstr(red, spelled[i]) || !strstr(red, "${AWS_SECRET_ACCESS_KEY}"))
+			fail_msg("%zu: %s", i, red);
+		free(red);
+		/* and through the stream, one byte at a time */
+		struct redact_stream rs = {.secrets = secrets_env};
+		struct sbuf out = SBUF_INIT;
+		for (size_t k = 0; text[k]; k++)
+			redact_stream_feed(&rs, text + k, 1, &out);
+		redact_stream_flush(&rs, &out);
+		if (strstr(sb_str(&out), spelled[i]) || !strstr(sb_str(&out), "${AWS_SECRET_ACCESS_KEY}"))
+			fail_msg("stream %zu: %s", i, sb_str(&out));
+		sb_free(&out);
+		redact_stream_free(&rs);
+		free(text);
+	}
+	/* base64url differs where base64 has + and / */
+	char *sym[] = {"SYM_TOKEN=k3y?>>>~~~~?\?>>x", NULL};
+	const char *b64[] = {"azN5Pz4+Pn5+fn4/Pz4+eA==", "azN5Pz4-Pn5-fn4_Pz4-eA==", "eGszeT8-Pj5-fn5-Pz8-Png=",
+			     "eHlrM3k_Pj4-fn5-fj8_Pj54"};
+	for (size_t i = 0; i < 4; i++) {
+		char *red = redact_secrets(b64[i], sym);
+		if (!strstr(red, "${SYM_TOKEN}"))
+			fail_msg("b64 %zu: %s", i, red);
+		free(red);
+	}
+	/* ordinary text, and near misses, stay as they are */
+	const char *plain = "path\\/to %41 \\u0077JalrXUtn d0phbHJYVXRu 774a616c";
+	char *red = redact_secrets(plain, secrets_env);
+	assert_string_equal(red, plain);
+	free(red);
+}
+
 static void test_which_names_are_secret(void **state)
 {
 	(void)state;
@@ -206,6 +262,7 @@ int main(void)
 		TU_DIR_TEST(test_json_escaped_secret_is_redacted),
 		TU_DIR_TEST(test_secret_across_the_line_cut_is_redacted),
 		TU_DIR_TEST(test_json_escaped_secret_in_a_cut_record_is_redacted),
+		TU_DIR_TEST(test_every_spelling_is_redacted),
 		TU_DIR_TEST(test_which_names_are_secret),
 		TU_DIR_TEST(test_transcript_cap_keeps_head_and_tail),
 		TU_DIR_TEST(test_setsid_child_dies_with_the_stage),

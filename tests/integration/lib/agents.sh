@@ -78,3 +78,32 @@ make_run() { # NAME
 	RUN=$T/$1/softmax
 	[ -f "$RUN/.tileport/state.json" ] || bad "make_run $1: no run ($(tail -n 3 "$T/$1.mk.log"))"
 }
+
+# git_ws DIR: a copy of the sample workspace that is a git repository with
+# its hooks in tools/hooks (core.hooksPath), for the checks that no agent
+# can plant code that git runs later (docs/agents.md, "Confinement").
+git_ws() {
+	cp -R "$WS" "$1"
+	git -C "$1" init -q
+	git -C "$1" config core.hooksPath tools/hooks
+	mkdir -p "$1/tools/hooks"
+	cp "$1/.git/config" "$T/gitconfig.before"
+}
+
+# nothing_planted DESC DIR: no hook in either hooks folder, .git/config as
+# it was, and a plain git status runs nothing that writes $T/pwned.
+nothing_planted() {
+	for h in .git/hooks/post-commit .git/hooks/post-checkout tools/hooks/pre-commit tools/hooks/post-checkout; do
+		if [ -e "$2/$h" ]; then
+			bad "$1: $h was planted"
+			return
+		fi
+	done
+	if cmp -s "$T/gitconfig.before" "$2/.git/config"; then
+		ok "$1: no hook planted, .git/config as it was"
+	else
+		bad "$1: .git/config changed: $(diff "$T/gitconfig.before" "$2/.git/config" | tr '\n' ' ')"
+	fi
+	git -C "$2" status >/dev/null 2>&1
+	if [ -e "$T/pwned" ]; then bad "$1: git status ran planted code"; else ok "$1: git status ran nothing planted"; fi
+}

@@ -31,6 +31,11 @@ Step fields:
             "no_done": true} quirks of "compatible" chat servers
   match     {"path": substring} skip requests whose path lacks it (they get
             an empty reply and are not counted as steps)
+  flood     a hostile reply, made as it is sent (never held whole):
+            {"text": N} N bytes of text in 16 KiB chunks; {"args": N} one
+            write_file call whose arguments run N bytes; {"event": N} one
+            event whose data line is N bytes; in the request's format
+            (anthropic or openai), then the stream's proper end
 A scenario with "loop": true starts again after its last step (benchmarks);
 "partial": true does not mind steps that no request took.
 
@@ -332,6 +337,58 @@ def stream_responses(step, body):
 STREAMS = {"anthropic": stream_anthropic, "openai": stream_openai, "responses": stream_responses}
 
 
+def flood(api, spec):
+    """The pieces of a flood reply (see the step fields), lazily."""
+    chunk = "x" * 16384
+    if api == "anthropic":
+        def text(t):
+            return sse("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                               "delta": {"type": "text_delta", "text": t}})
+
+        def args(t):
+            return sse("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                               "delta": {"type": "input_json_delta", "partial_json": t}})
+        yield sse("message_start", {"type": "message_start", "message": {
+            "id": "msg_flood", "type": "message", "role": "assistant", "model": "mock", "content": [],
+            "usage": {"input_tokens": 10, "output_tokens": 1}}})
+        block = {"type": "text", "text": ""} if "args" not in spec else \
+            {"type": "tool_use", "id": "toolu_flood", "name": "write_file", "input": {}}
+        yield sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block})
+        end = [sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+               sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                                     "usage": {"output_tokens": 5}}),
+               sse("message_stop", {"type": "message_stop"})]
+    else:
+        def text(t):
+            return sse(None, {"choices": [{"index": 0, "delta": {"content": t}}]})
+
+        def args(t):
+            return sse(None, {"choices": [{"index": 0, "delta": {"tool_calls": [
+                {"index": 0, "function": {"arguments": t}}]}}]})
+        if "args" in spec:
+            yield sse(None, {"choices": [{"index": 0, "delta": {"tool_calls": [
+                {"index": 0, "id": "call_flood", "type": "function",
+                 "function": {"name": "write_file", "arguments": ""}}]}}]})
+        end = [sse(None, {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}), sse(None, "[DONE]")]
+    if "event" in spec:
+        n = spec["event"]
+        yield b"data: " if api == "openai" else b"event: content_block_delta\ndata: "
+        for _ in range(n // len(chunk)):
+            yield chunk.encode()
+        yield b"\n\n"
+    else:
+        key = "args" if "args" in spec else "text"
+        make = args if key == "args" else text
+        if key == "args":
+            yield make('{"path": "big.txt", "content": "')
+        for _ in range(spec[key] // len(chunk)):
+            yield make(chunk)
+        if key == "args":
+            yield make('"}')
+    for e in end:
+        yield e
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     # each piece of a split reply goes out at once, not after a delayed ACK
@@ -397,6 +454,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         hdrs = {"Content-Type": "text/event-stream" if "body" not in step else
                 step.get("content_type", "application/json")}
         hdrs.update(step.get("headers", {}))
+        if "flood" in step:
+            return self.flood(api, step["flood"])
         if "body" in step:
             b = step["body"]
             parts = [(b if isinstance(b, str) else json.dumps(b)).encode()]
@@ -405,6 +464,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if step.get("malformed"):
                 parts.insert(1, sse(None, '{"choices": [ {"delta": {"content": "unterminated'))
         self.reply(status, hdrs, parts, step)
+
+    def flood(self, api, spec):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        try:
+            for p in flood(api, spec):
+                self.wfile.write(p)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.close_connection = True
 
     def reply(self, status, hdrs, parts, step):
         data = b"".join(parts)

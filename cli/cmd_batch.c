@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "engine/batch/batch.h"
+#include "engine/core/operator.h"
 #include "tui/tui.h"
 
 static const char batch_usage[] =
@@ -31,13 +32,19 @@ static const char start_usage[] =
 	"usage: tileport batch start OPS...|--all [--name NAME] [--workspace DIR] [--out DIR]\n"
 	"                            [--executor local|slurm] [--jobs N] [--driver X=SPEC]...\n"
 	"                            [--validator X=CMD]... [--table FILE] [--headless] [--wait]\n"
+	"                            [--fresh] [--again]\n"
 	"                            [--partition P] [--account A] [--qos Q] [--time T]\n"
 	"                            [--gres G] [--sbatch-arg ARG]...\n"
 	"\n"
-	"Start one run per operator under a new batch. --all takes every operator of\n"
-	"the workspace with a cuTile Python or Triton reference and no cutile-rs port.\n"
+	"Start one run per operator under a new batch. An operator is named as for\n"
+	"'tileport run': by name, or by its path under src/tilegym/ops/{cutile,triton}/\n"
+	"(activation/gelu). --all takes every operator of the workspace with a cuTile\n"
+	"Python or Triton kernel (subfolders included; helper modules without a kernel\n"
+	"are none) and no cutile-rs port, and says which it left out and why.\n"
 	"\n"
 	"  --name NAME       the batch's name (default: the start time, YYYYmmdd-HHMMSS)\n"
+	"  --fresh           an operator's existing run is moved aside (OUT/OP.1, ...) first\n"
+	"  --again           take operators that already have a cuTile Rust port too\n"
 	"  --executor E      local (the default when no Slurm is configured) or slurm\n"
 	"                    (config: batch.executor; a [slurm] section makes it the default)\n"
 	"  --jobs N          runs at once (config: batch.jobs; default 2 locally, all on Slurm)\n"
@@ -90,7 +97,7 @@ struct start_args {
 	const char *partition, *account, *qos, *time, *gres;
 	char **sbatch_args, **run_args;
 	int jobs;
-	bool all, headless, wait;
+	bool all, headless, wait, fresh, again;
 };
 
 static void add_arg(char ***v, const char *a, const char *b)
@@ -199,11 +206,12 @@ static int parse_start(int argc, char **argv, struct start_args *a)
 		{"account", required_argument, NULL, 'A'},  {"qos", required_argument, NULL, 'q'},
 		{"time", required_argument, NULL, 'T'},     {"gres", required_argument, NULL, 'g'},
 		{"sbatch-arg", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
+		{"fresh", no_argument, NULL, 'F'},          {"again", no_argument, NULL, 'G'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *slots[STAGE_LETTERS];
 	int c;
-	while ((c = getopt_long(argc, argv, "n:w:o:e:j:d:v:t:aHWp:A:q:T:g:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:w:o:e:j:d:v:t:aHWFGp:A:q:T:g:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': a->name = optarg; break;
 		case 'w': a->workspace = optarg; break;
@@ -212,6 +220,11 @@ static int parse_start(int argc, char **argv, struct start_args *a)
 		case 'a': a->all = true; break;
 		case 'H': a->headless = true; break;
 		case 'W': a->wait = true; break;
+		case 'F': a->fresh = true; break;
+		case 'G':
+			a->again = true;
+			add_arg(&a->run_args, "--again", NULL);
+			break;
 		case 'p': a->partition = optarg; break;
 		case 'A': a->account = optarg; break;
 		case 'q': a->qos = optarg; break;
@@ -281,10 +294,27 @@ static int batch_start_main(int argc, char **argv)
 	bool is_slurm = a.executor ? !strcmp(a.executor, "slurm")
 		      : bc.executor >= 0 ? bc.executor == BATCH_SLURM : bc.slurm_configured;
 	if (a.all) {
-		if (batch_discover(ws, &ops, &err) < 0) {
+		char **left_out = NULL;
+		if (batch_discover(ws, &ops, a.again ? NULL : &left_out, &err) < 0) {
 			rc = cli_report(&err);
 			goto done;
 		}
+		if (a.again) { /* every operator, ported or not */
+			strv_free(ops);
+			struct ws_operator *all;
+			size_t n;
+			operator_list(ws, &all, &n, NULL, NULL);
+			ops = xcalloc(n + 1, sizeof(*ops));
+			for (size_t i = 0; i < n; i++)
+				ops[i] = xstrdup(all[i].name);
+			operators_free(all, n);
+		}
+		printf("--all: %zu operator%s", strv_len(ops), strv_len(ops) == 1 ? "" : "s");
+		for (size_t i = 0; left_out && left_out[i]; i++)
+			printf("%s%s", i ? "; " : "; left out: ", left_out[i]);
+		printf("\n");
+		fflush(stdout);
+		strv_free(left_out);
 	} else {
 		ops = xcalloc((size_t)(argc - optind) + 1, sizeof(*ops));
 		for (int i = optind; i < argc; i++)
@@ -294,6 +324,7 @@ static int batch_start_main(int argc, char **argv)
 	struct batch_spec spec = {
 		.name = a.name, .ops = ops, .executor = is_slurm ? BATCH_SLURM : BATCH_LOCAL,
 		.jobs = jobs, .run_args = a.run_args, .slurm = &bc.slurm, .told = print_change,
+		.fresh = a.fresh, .again = a.again,
 	};
 	if (batch_start(&b, session, &spec, &err) < 0) {
 		rc = cli_report(&err);

@@ -113,10 +113,12 @@ int batch_record_load(const char *dir, struct batch_record *r, struct tp_err *er
 int batch_record_save(struct batch_record *r, int lock_fd, struct tp_err *err);
 void batch_record_free(struct batch_record *r);
 
-/* --all: every operator with a cuTile Python or Triton reference
- * (src/tilegym/ops/{cutile,triton}/OP.py) and no cutile-rs port yet
- * (src/tilegym/ops/cutile_rs/OP_kernel/ or OP.py), sorted. */
-int batch_discover(const char *workspace, char ***ops, struct tp_err *err);
+/* --all: every operator with a cuTile Python or Triton kernel
+ * (src/tilegym/ops/{cutile,triton}/, subfolders included; helper modules
+ * without a kernel are none, engine/core/operator.h) and no cutile-rs port
+ * yet (src/tilegym/ops/cutile_rs/OP_kernel/ or OP.py), sorted by name.
+ * left_out (may be NULL): the operators not taken, each with why. */
+int batch_discover(const char *workspace, char ***ops, char ***left_out, struct tp_err *err);
 
 /* What an op's run says: its run model (engine/core/session.h), followed
  * while the batch is, and the geomean of its reports/performance.md. */
@@ -175,6 +177,9 @@ struct batch_spec {
 	enum batch_executor executor;
 	int jobs;
 	char *const *run_args;
+	bool fresh;             /* an operator's existing run is moved aside (OP.1 ...) first */
+	bool again;             /* operators with a cuTile Rust port are taken too (give
+	                         * --again in run_args as well) */
 	const struct batch_slurm *slurm;
 	batch_listener told;    /* hears what the start does (the probe job's wait, the
 	                         * submission) until batch_start returns; may be NULL */

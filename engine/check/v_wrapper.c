@@ -108,7 +108,10 @@ static void test_file(struct ck *k, const char *wrapper_text)
 	cands[nc++] = xasprintf("test_%s.py", k->kernel);
 	if (str_ends(k->kernel, "_kernel"))
 		cands[nc++] = xasprintf("test_%.*s.py", (int)(strlen(k->kernel) - 7), k->kernel);
-	const char *found = NULL;
+	/* the operator's own test first: in its subfolder when it has one */
+	const char *found = ck_tg(k, ck_test_rel(k));
+	if (found && !path_is_file(found))
+		found = NULL;
 	for (size_t i = 0; i < nc; i++) {
 		const char *p = ck_keep(k, path_join(tests, cands[i]), free);
 		if (!found && path_is_file(p))

@@ -15,6 +15,7 @@ struct session {
 	bool read_only;
 	bool ask;
 	bool fresh;
+	bool again;
 	pipeline_checker checker;
 	const struct driver_catalog *catalog;
 	struct loop *loop;

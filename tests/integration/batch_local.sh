@@ -203,7 +203,7 @@ assert_eq "k3 waits for a resume" "$(op_field "$T/lk.json" k3 state)" pending
 "$TILEPORT" batch start conv_a nosuch --workspace "$W" --out "$T/bad" --name bad $(batch_flags) >"$T/bad.log" 2>&1
 assert_eq "unknown operator" "$?" 2
 assert_contains "names it and what was expected" "$T/bad.log" \
-	"operator 'nosuch' not found in workspace $W (expected src/tilegym/ops/cutile/nosuch.py"
+	"operator 'nosuch' not found in workspace $W (looked for nosuch.py under src/tilegym/ops/cutile/"
 [ ! -e "$T/bad/.tileport-batch/bad" ] && ok "no record for a refused batch" || bad "a refused batch left $T/bad/.tileport-batch/bad"
 "$TILEPORT" batch start conv_a --workspace "$W" --out "$T/bad" --jobs 0 >"$T/bad2.log" 2>&1
 assert_eq "--jobs 0" "$?" 2

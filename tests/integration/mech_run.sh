@@ -60,7 +60,7 @@ assert_contains "with llm set: llm follows mech" "$T/chained.log" \
 online_env
 echo "A: BLOCKED" >"$T/online.scen"
 FAKE_SCENARIO="$T/online.scen" TILEPORT_LLM_BASE_URL=http://127.0.0.1:9/v1 TILEPORT_LLM_MODEL=m \
-	"$TILEPORT" run softmax --workspace "$T/ws2" --out "$T/online" --headless --driver "A=exec:$FAKE" \
+	"$TILEPORT" run softmax --again --workspace "$T/ws2" --out "$T/online" --headless --driver "A=exec:$FAKE" \
 	>"$T/online.log" 2>&1
 assert_contains "online: llm alone is the default" "$T/online.log" \
 	"B llm (default), C llm (default), D llm (default), E llm (default)"

@@ -296,20 +296,28 @@ static void test_discover_all(void **state)
 		"src/tilegym/ops/cutile/softmax.py", "src/tilegym/ops/cutile/__init__.py",
 		"src/tilegym/ops/cutile/layer_norm.py", "src/tilegym/ops/triton/layer_norm.py",
 		"src/tilegym/ops/triton/rope.py", "src/tilegym/ops/cutile/matmul.py",
-		"src/tilegym/ops/cutile_rs/matmul_kernel/kernel.rs", "src/tilegym/ops/cutile/gelu.py",
-		"src/tilegym/ops/cutile_rs/gelu.py", "src/tilegym/ops/cutile/bad-name.py",
+		"src/tilegym/ops/cutile/gelu.py", "src/tilegym/ops/cutile/bad-name.py",
+		"src/tilegym/ops/cutile/activation/relu.py",
 	};
 	for (size_t i = 0; i < TP_ARRAY_LEN(files); i++)
-		free(tu_write(ws, files[i], "# op\n"));
-	char **ops;
+		free(tu_write(ws, files[i], "import cuda.tile as ct\n\n@ct.kernel\ndef k(x):\n    pass\n"));
+	free(tu_write(ws, "src/tilegym/ops/cutile/utils.py", "def helper():\n    pass\n"));
+	free(tu_write(ws, "src/tilegym/ops/cutile_rs/matmul_kernel/kernel.rs", ""));
+	free(tu_write(ws, "src/tilegym/ops/cutile_rs/gelu.py", ""));
+	char **ops, **left;
 	struct tp_err err;
-	assert_int_equal(batch_discover(ws, &ops, &err), 0);
+	assert_int_equal(batch_discover(ws, &ops, &left, &err), 0);
 	char *all = strv_join(ops, " ");
-	assert_string_equal(all, "layer_norm rope softmax");
+	assert_string_equal(all, "layer_norm relu rope softmax");
 	free(all);
+	char *out = strv_join(left, "; ");
+	assert_string_equal(out, "gelu (a cuTile Rust port: src/tilegym/ops/cutile_rs/gelu.py); matmul (a cuTile "
+				 "Rust port: src/tilegym/ops/cutile_rs/matmul_kernel/)");
+	free(out);
+	strv_free(left);
 	strv_free(ops);
 	char *empty = tu_tmpdir();
-	assert_int_equal(batch_discover(empty, &ops, &err), -1);
+	assert_int_equal(batch_discover(empty, &ops, NULL, &err), -1);
 	assert_int_equal(err.code, TP_EXIT_USAGE);
 	assert_non_null(strstr(err.msg, "src/tilegym/ops"));
 	remove_tree(empty);

@@ -159,14 +159,24 @@ static int follow(struct batch *b, struct loop *l)
 	return interrupted ? TP_EXIT_FAILED : batch_exit_code(b);
 }
 
+/* Advice only where it changes something: resume when a run would start
+ * again, else where the reasons are. */
 static void unfinished_hint(const struct batch *b)
 {
 	if (batch_going(b) && batch_record(b)->executor == BATCH_SLURM)
 		return;
-	if (batch_exit_code(b) != TP_EXIT_OK)
+	const char *name = batch_record(b)->name;
+	if (batch_exit_code(b) == TP_EXIT_OK)
+		return;
+	if (batch_resumable(b, false))
 		fprintf(stderr, "tileport: batch %s: not every run ended complete; see 'tileport batch "
-				"status %s', continue with 'tileport batch resume %s'\n",
-			batch_record(b)->name, batch_record(b)->name, batch_record(b)->name);
+				"status %s', continue with 'tileport batch resume %s'\n", name, name, name);
+	else
+		fprintf(stderr, "tileport: batch %s: not every run ended complete, and each ended on a "
+				"verdict of its own: 'tileport batch status %s' says why, run by run%s%s%s\n", name,
+			name, batch_resumable(b, true) ? "; 'tileport batch resume " : "",
+			batch_resumable(b, true) ? name : "", batch_resumable(b, true) ? " --rerun OP' starts a "
+											 "stopped one afresh" : "");
 }
 
 /* The batch screen, or one line per change; for Slurm without --wait, a
@@ -401,6 +411,9 @@ static int batch_resume_main(int argc, char **argv)
 			rc = cli_report(&err);
 		} else {
 			const struct batch_record *r = batch_record(b);
+			char *const *kept = batch_resume_kept(b);
+			for (size_t i = 0; kept && kept[i]; i++)
+				printf("batch %s: not started again: %s\n", r->name, kept[i]);
 			if (!started)
 				printf("batch %s: nothing to resume: every run ended on a verdict of its own "
 				       "or is still going\n", r->name);

@@ -139,6 +139,10 @@ struct batch_progress {
 	double cost;
 	int64_t elapsed_ms;   /* attempts' time, the running one up to now */
 	char *last_event;     /* the msg of the last event */
+	/* The run stopped on a refusal by a driver without a model (mech):
+	 * the driver, the stage and "FILE:LINE:COL: construct". */
+	char *refused_by, *refusal;
+	char refused_stage;
 };
 
 /* Time spent in the run's attempts, a running one counted up to now. */
@@ -226,6 +230,13 @@ void batch_follow(struct batch *b, bool on);
  * runs are never run again; a run that was mid-stage continues from its
  * own state. *started gets how many runs were (re)started. */
 int batch_resume(struct batch *b, char *const *rerun, size_t *started, struct tp_err *err);
+/* The ops the last resume left alone because their failure cannot change
+ * by starting them again (a refusal the batch's drivers would repeat, a
+ * refused input), each "OP ...why...; what would"; NULL when none. */
+char *const *batch_resume_kept(const struct batch *b);
+/* How many ops a plain resume would start now; named: how many stopped
+ * ones --rerun OP would start afresh (none whose refusal would repeat). */
+size_t batch_resumable(const struct batch *b, bool named);
 /* The same for one op (the batch view's R): a stopped one is re-run. */
 int batch_resume_op(struct batch *b, size_t i, struct tp_err *err);
 /* Cancel the named ops (NULL: every active one): scancel, or stop the

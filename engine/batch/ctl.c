@@ -68,6 +68,7 @@ void batch_free(struct batch *b)
 	lock_release(b->lock_fd);
 	batch_record_free(&b->rec);
 	free(b->problem);
+	strv_free(b->kept);
 	free(b->ls);
 	free(b);
 }
@@ -625,11 +626,44 @@ static int take_lock(struct batch *b, int *txn, struct tp_err *err)
 	return 0;
 }
 
+/* Would a new run of op i get the driver that refused it last time: the
+ * batch's --driver for that stage, else the config's driver.X, else the
+ * default chosen now (an agent installed since would take over)? */
+static bool refusal_repeats(const struct batch *b, size_t i)
+{
+	const struct batch_progress *p = &b->prog[i];
+	if (!p->refused_by)
+		return false;
+	char stage = p->refused_stage;
+	const char *spec = NULL;
+	for (size_t k = 0; b->rec.run_args && b->rec.run_args[k]; k++)
+		if (!strcmp(b->rec.run_args[k], "--driver") && b->rec.run_args[k + 1] &&
+		    b->rec.run_args[k + 1][0] == stage && b->rec.run_args[k + 1][1] == '=')
+			spec = b->rec.run_args[k + 1] + 2;
+	struct stage_commands cfg;
+	session_stage_commands(b->s, RUN_NEW, &cfg);
+	if (!spec)
+		spec = cfg.drivers[stage_slot(stage)];
+	if (spec)
+		return !strcmp(spec, p->refused_by);
+	const struct driver_catalog *cat = session_catalog(b->s);
+	if (!cat || !cat->choose)
+		return true;
+	struct sbuf why = SBUF_INIT;
+	char *def = cat->choose(stage, b->rec.ops[i].op, b->rec.workspace, true, &why);
+	bool same = !def || !strcmp(def, p->refused_by);
+	free(def);
+	sb_free(&why);
+	return same;
+}
+
 static int launch_set(struct batch *b, char *const *rerun, const size_t *only, size_t *started,
 		      struct tp_err *err)
 {
-	size_t n = b->rec.nops, k = 0;
+	size_t n = b->rec.nops, k = 0, nkept = 0, capkept = 0;
 	size_t *idx = xcalloc(n + 1, sizeof(*idx));
+	strv_free(b->kept);
+	b->kept = NULL;
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if (only && *only != i)
@@ -638,7 +672,14 @@ static int launch_set(struct batch *b, char *const *rerun, const size_t *only, s
 		for (size_t r = 0; rerun && rerun[r]; r++)
 			named = named || !strcmp(rerun[r], b->rec.ops[i].op);
 		enum batch_resume_action act;
-		rc = batch_resume_decide(&b->rec.ops[i], named, &act, err);
+		char *kept = NULL;
+		rc = batch_resume_decide(&b->rec.ops[i], &b->prog[i], named, refusal_repeats(b, i), &act, &kept,
+					 err);
+		if (kept) {
+			b->kept = xgrow(b->kept, &capkept, nkept + 2, sizeof(*b->kept));
+			b->kept[nkept++] = kept;
+			b->kept[nkept] = NULL;
+		}
 		if (rc == 0 && act == BRA_RERUN)
 			rc = archive_run(b, i, err);
 		if (rc == 0 && act != BRA_KEEP)
@@ -683,6 +724,23 @@ static int resume(struct batch *b, char *const *rerun, const size_t *only, size_
 int batch_resume(struct batch *b, char *const *rerun, size_t *started, struct tp_err *err)
 {
 	return resume(b, rerun, NULL, started, err);
+}
+
+char *const *batch_resume_kept(const struct batch *b)
+{
+	return b->kept;
+}
+
+size_t batch_resumable(const struct batch *b, bool named)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < b->rec.nops; i++) {
+		enum batch_resume_action act;
+		if (batch_resume_decide(&b->rec.ops[i], &b->prog[i], named, refusal_repeats(b, i), &act, NULL,
+					NULL) == 0 && act == (named ? BRA_RERUN : BRA_RESUME))
+			n++;
+	}
+	return n;
 }
 
 int batch_resume_op(struct batch *b, size_t i, struct tp_err *err)

@@ -225,6 +225,11 @@ const char *session_secret_vars(const struct session *s)
 	return s->secret_vars;
 }
 
+const struct driver_catalog *session_catalog(const struct session *s)
+{
+	return s->catalog;
+}
+
 struct loop *session_loop(const struct session *s)
 {
 	return s->loop;

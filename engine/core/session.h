@@ -74,6 +74,8 @@ const char *session_out_root(const struct session *s);
 /* The variables the config files mark secret (`secret_vars`, every file's),
  * comma-separated, for env_secrets (engine/core/redact.h). */
 const char *session_secret_vars(const struct session *s);
+/* The built-in drivers the program passed in (NULL: exec: only). */
+const struct driver_catalog *session_catalog(const struct session *s);
 struct loop *session_loop(const struct session *s);
 /* Every entry of both files, in the order read (later entries win). */
 const struct config *session_config(const struct session *s);

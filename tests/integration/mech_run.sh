@@ -87,12 +87,14 @@ assert_contains "resume --online: the defaults chosen again, B kept" "$T/byhand-
 	"drivers: A llm (default), B mech, C llm (default), D llm (default), E llm (default)"
 offline_env
 
-# An operator mech refuses: offline, nothing else usable, no driver.
+# An operator mech refuses: offline, nothing else usable: mech runs and
+# says why (tests/integration/first_run.sh has the rest).
 rm -rf "$T/wsl" && cp -R "$WS" "$T/wsl"
 cp "$TILEPORT_TOP/tests/fixtures/port/unsupported/while_loop.py" "$T/wsl/src/tilegym/ops/cutile/looped.py"
 "$TILEPORT" run looped --workspace "$T/wsl" --out "$T/nodrv" --headless >"$T/nodrv.log" 2>&1
-assert_eq "refused op, nothing else: exit 3" "$?" 3
-assert_contains "refused op, nothing else: which stages" "$T/nodrv.log" "no driver for stages A, B, D"
+assert_eq "refused op, nothing else: the run stops" "$?" 1
+assert_contains "refused op, nothing else: which stages want a driver" "$T/nodrv.log" \
+	"What would finish the job: an agent driver for stages A, B, D"
 
 # ... and in a chain its refusal hands stage B to llm in the same attempt.
 echo "A: BLOCKED" >"$T/l.scen"

@@ -77,6 +77,8 @@ char *pl_refusal_reason(struct pipeline *p, const struct attempt *a)
 		       "would refuse the same way. What would finish the job: an agent driver for stage%s %s",
 		  a->stage, a->n, a->refused_by, a->stage, p->st.op, a->refusal, several ? "s" : "",
 		  sb_str(&left));
+	sb_printf(&sb, ": give one with --driver X=claude|codex|llm|exec:COMMAND or 'driver.X = ...' in the "
+		       "config (docs/agents.md), then 'tileport run %s --fresh'", p->st.op);
 	char *def = p->catalog && p->catalog->choose
 			    ? p->catalog->choose(a->stage, p->st.op, p->st.workspace, p->st.offline, &why)
 			    : NULL;
@@ -84,8 +86,6 @@ char *pl_refusal_reason(struct pipeline *p, const struct attempt *a)
 		sb_printf(&sb, " (usable here: '%s', the default when no --driver names one)", def);
 	else if (why.len)
 		sb_printf(&sb, " (none is usable here: %s)", sb_str(&why));
-	sb_printf(&sb, ": give one with --driver X=claude|codex|llm|exec:COMMAND or 'driver.X = ...' in the "
-		       "config (docs/agents.md), then 'tileport run %s --fresh'", p->st.op);
 	free(def);
 	sb_free(&left);
 	sb_free(&why);

@@ -66,7 +66,10 @@ static void judge(struct pipeline *p, const struct check_outcome *contract)
 		st->outcome = OUTCOME_PENDING;
 		sb_adds(&why, "the deferred steps need the toolchain: tileport resume --online");
 	} else if (!strcmp(st->final, "STOP")) {
-		if (last && last->route_row && last->action && !strcmp(last->action, "STOP")) {
+		if (last && last->refused_by) {
+			sb_printf(&why, "%c%d: %s refused: %s", last->stage, last->n, last->refused_by,
+				  last->refusal ? last->refusal : "?");
+		} else if (last && last->route_row && last->action && !strcmp(last->action, "STOP")) {
 			describe(&why, last);
 			sb_adds(&why, "; the run stopped");
 		} else {

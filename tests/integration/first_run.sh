@@ -25,10 +25,10 @@ assert_contains "the verdict event carries the refusal" "$T/nodrv.log" \
 assert_contains "the route says why it stops" "$T/nodrv.log" "route A1 FAIL_FIXABLE -> STOP (mech refused: $WHERE)"
 assert_contains "the end names the refusal" "$T/nodrv.log" \
 	"STOP: A1: mech cannot do stage A of looped: $WHERE; it has no model, so running it again would refuse the same way."
-assert_contains "... and what would finish the job" "$T/nodrv.log" \
-	"What would finish the job: an agent driver for stages A, B, D (none is usable here: claude: claude is not on PATH"
-assert_contains "... and how to give one" "$T/nodrv.log" \
-	"give one with --driver X=claude|codex|llm|exec:COMMAND or 'driver.X = ...' in the config (docs/agents.md), then 'tileport run looped --fresh'"
+assert_contains "... what would finish the job, and how to give it" "$T/nodrv.log" \
+	"What would finish the job: an agent driver for stages A, B, D: give one with --driver X=claude|codex|llm|exec:COMMAND or 'driver.X = ...' in the config (docs/agents.md), then 'tileport run looped --fresh'"
+assert_contains "... and why none is usable here" "$T/nodrv.log" \
+	"tileport run looped --fresh' (none is usable here: claude: claude is not on PATH"
 "$TILEPORT" status looped --out "$T/out" --json >"$T/nodrv.json"
 assert_eq "no repair retry of a deterministic refusal" "$(json_get "$T/nodrv.json" 'd["path"]')" "A1 -> STOP"
 assert_eq "the attempt records the refusal" \
@@ -38,6 +38,12 @@ for word in respawn "step " "owner " "batch resume"; do
 	if grep -q -- "$word" "$T/nodrv.log"; then bad "advice that would loop: '$word' in the run's output"
 	else ok "no advice that would repeat the refusal ('$word')"; fi
 done
+"$TILEPORT" step looped respawn A --out "$T/out" >"$T/respawn.log" 2>&1
+assert_eq "respawn of a deterministic refusal: refused" "$?" 2
+assert_contains "respawn of a deterministic refusal: why, and what instead" "$T/respawn.log" \
+	"A1 was refused by mech ($WHERE), which has no model: a re-spawn with it refuses the same way"
+assert_eq "the outcome names the refusal, briefly" "$(json_get "$T/nodrv.json" 'd["outcome_reason"]')" \
+	"A1: mech refused: $WHERE"
 printf ':save-display %s\nq\n' "$T/open.screen" >"$T/open.script"
 COLUMNS=200 LINES=40 TILEPORT_NO_DISPLAY=1 TILEPORT_SCRIPT="$T/open.script" "$TILEPORT" open looped \
 	--out "$T/out" --read-only >"$T/open.log" 2>&1
@@ -51,7 +57,7 @@ PATH=$NOAGENT TILEPORT_LLM_BASE_URL=http://127.0.0.1:9/v1 TILEPORT_LLM_MODEL=m "
 assert_eq "forced mech: stops" "$?" 1
 assert_contains "forced mech: the reason, not only the validator block" "$T/forced.log" "unsupported: $WHERE"
 assert_contains "forced mech: the agent that would finish it" "$T/forced.log" \
-	"an agent driver for stages A, B, D (usable here: 'llm', the default when no --driver names one)"
+	"then 'tileport run looped --fresh' (usable here: 'llm', the default when no --driver names one)"
 
 # A batch: the refusal is final; resume does not start it again, and says so.
 cp -R "$FX" "$T/wb"

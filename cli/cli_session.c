@@ -53,23 +53,26 @@ int cli_stage_assign(const char *cmd, const char *opt, const char *arg,
 }
 
 int cli_show_options(int argc, char **argv, const char *cmd, const char *usage, bool *json,
-		     bool *markdown, const char **out)
+		     bool *markdown, const char **out, const char **workspace)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"markdown", no_argument, NULL, 'm'},
 		{"out", required_argument, NULL, 'o'},
+		{"workspace", required_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, markdown ? "jmo:h" : "jo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, markdown ? "jmo:w:h" : "jo:w:h", opts, NULL)) != -1) {
 		if (c == 'j')
 			*json = true;
 		else if (c == 'm' && markdown)
 			*markdown = true;
 		else if (c == 'o')
 			*out = optarg;
+		else if (c == 'w' && workspace)
+			*workspace = optarg;
 		else if (c == 'h')
 			return fputs(usage, stdout), -1;
 		else

@@ -261,7 +261,9 @@ struct batch_totals {
 	size_t ops;
 	size_t converted;     /* complete and accepted (docs/pipeline.md, "The outcome") */
 	size_t not_accepted;  /* complete, but not accepted (or ended before outcomes) */
-	size_t offline, stopped, unfinished;
+	size_t offline, stopped;
+	size_t failed;        /* its job or child ended before its run existed */
+	size_t unfinished;    /* pending, queued, running, interrupted, cancelled */
 	size_t with_geomean;
 	double geomean;       /* over the converted ops that have one; NAN: none */
 	long long tokens_in, tokens_out;

@@ -299,6 +299,8 @@ void batch_totals(const struct batch *b, struct batch_totals *t)
 			t->offline++;
 		} else if (o->state == BST_STOPPED) {
 			t->stopped++;
+		} else if (o->state == BST_FAILED) {
+			t->failed++;
 		} else {
 			t->unfinished++;
 		}
@@ -381,6 +383,7 @@ cJSON *batch_to_json(const struct batch *b)
 	cJSON_AddNumberToObject(tj, "not_accepted", (double)t.not_accepted);
 	cJSON_AddNumberToObject(tj, "offline_complete", (double)t.offline);
 	cJSON_AddNumberToObject(tj, "stopped", (double)t.stopped);
+	cJSON_AddNumberToObject(tj, "failed", (double)t.failed);
 	cJSON_AddNumberToObject(tj, "unfinished", (double)t.unfinished);
 	if (!isnan(t.geomean))
 		cJSON_AddNumberToObject(tj, "geomean", t.geomean);

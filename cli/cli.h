@@ -51,6 +51,11 @@ int cli_stage_assign(const char *cmd, const char *opt, const char *arg,
 int cli_show_options(int argc, char **argv, const char *cmd, const char *usage, bool *json,
 		     bool *markdown, const char **out, const char **workspace);
 
+/* Where runs go when nothing names the output root: inside the user's
+ * checkout. The first time, git is told to leave it out of `git status`
+ * (info/exclude), and the user is told so, once, on stderr. */
+void cli_out_root_note(const struct session *s);
+
 /* tileport batch (cmd_batch.c, cmd_batch_show.c). */
 struct batch;
 /* Open the batch NAME (a name or its folder; NULL: the newest) of the

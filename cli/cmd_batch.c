@@ -340,6 +340,7 @@ static int batch_start_main(int argc, char **argv)
 		rc = cli_report(&err);
 		goto done;
 	}
+	cli_out_root_note(session);
 	rc = drive(b, session, a.headless, a.wait);
 done:
 	batch_free(b);

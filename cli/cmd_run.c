@@ -226,6 +226,8 @@ int cmd_run(int argc, char **argv)
 		return rc;
 	struct tp_err err;
 	struct run_model *m = session_new_run(s, argv[optind], &err);
+	if (m)
+		cli_out_root_note(s);
 	rc = m ? go(m, s, a.headless, true) : cli_report(&err);
 	run_model_free(m);
 	session_close(s);

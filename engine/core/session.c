@@ -167,6 +167,9 @@ int session_open(struct session **out, const struct session_opts *o, struct tp_e
 		return -1;
 	}
 	s->out_root = find_out_root(s, o->out_root);
+	s->out_root_default = !(o->out_root && *o->out_root) && !(getenv("CUTILE_KERNEL_OUT_ROOT") &&
+								  *getenv("CUTILE_KERNEL_OUT_ROOT")) &&
+			      !setting(s, "out_root", false) && s->workspace;
 	/* Every file's list counts: marking more secret is always safe. */
 	struct sbuf sv = SBUF_INIT;
 	for (size_t i = 0; i < s->cfg.n; i++)
@@ -228,6 +231,11 @@ const char *session_secret_vars(const struct session *s)
 const struct driver_catalog *session_catalog(const struct session *s)
 {
 	return s->catalog;
+}
+
+bool session_out_root_default(const struct session *s)
+{
+	return s->out_root_default;
 }
 
 struct loop *session_loop(const struct session *s)

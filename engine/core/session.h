@@ -74,6 +74,10 @@ const char *session_out_root(const struct session *s);
 /* The variables the config files mark secret (`secret_vars`, every file's),
  * comma-separated, for env_secrets (engine/core/redact.h). */
 const char *session_secret_vars(const struct session *s);
+/* The output root is the default, WORKSPACE/cutile_kernel_out (no --out,
+ * no CUTILE_KERNEL_OUT_ROOT, no out_root in the config): inside the
+ * user's checkout. */
+bool session_out_root_default(const struct session *s);
 /* The built-in drivers the program passed in (NULL: exec: only). */
 const struct driver_catalog *session_catalog(const struct session *s);
 struct loop *session_loop(const struct session *s);

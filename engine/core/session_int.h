@@ -10,6 +10,7 @@ struct session {
 	size_t nuser;      /* cfg.v[0 .. nuser) came from the user's file */
 	char *workspace, *out_root, *table_path;
 	char *secret_vars; /* every file's secret_vars, joined */
+	bool out_root_default; /* WORKSPACE/cutile_kernel_out: nothing named another */
 	struct stage_commands cmdline;
 	char *own[STAGE_LETTERS]; /* --driver specs with relative programs made absolute */
 	bool read_only;

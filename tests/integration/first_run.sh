@@ -76,6 +76,25 @@ PATH=$NOAGENT "$TILEPORT" batch resume fr --rerun looped --out "$T/bout" --headl
 assert_eq "batch resume --rerun of a refusal that would repeat: exit 2" "$?" 2
 assert_contains "batch resume --rerun: why" "$T/brerun.log" "a run with this batch's drivers would refuse the same way"
 
+# The default output root sits inside the checkout: the first run says so
+# and git leaves it out of `git status` (info/exclude, never committed).
+export HOME="$T/home" GIT_CONFIG_NOSYSTEM=1
+mkdir -p "$HOME"
+cp -R "$FX" "$T/wg"
+git -C "$T/wg" init -q && git -C "$T/wg" add -A &&
+	git -C "$T/wg" -c user.name=t -c user.email=t@example.com commit -q -m base
+(cd "$T/wg" && PATH=$NOAGENT "$TILEPORT" run looped --headless) >"$T/default-out.log" 2>&1
+assert_contains "the first run says where runs go and how to choose" "$T/default-out.log" \
+	"tileport: run directories go to $T/wg/cutile_kernel_out, the default, inside your checkout (--out, CUTILE_KERNEL_OUT_ROOT or out_root in the config choose another"
+assert_eq "git status does not list the output root" "$(git -C "$T/wg" status --porcelain)" ""
+assert_contains "the rule is in info/exclude" "$T/wg/.git/info/exclude" "/cutile_kernel_out/"
+(cd "$T/wg" && PATH=$NOAGENT "$TILEPORT" run looped --fresh --headless) >"$T/default-out2.log" 2>&1
+if grep -q "run directories go to" "$T/default-out2.log"; then bad "said again on the second run"
+else ok "said once"; fi
+(cd "$T/wg" && PATH=$NOAGENT "$TILEPORT" run looped --out "$T/elsewhere" --headless) >"$T/named-out.log" 2>&1
+if grep -q "run directories go to" "$T/named-out.log"; then bad "said for an output root given by hand"
+else ok "nothing said for an output root given by hand"; fi
+
 # A run that stopped for want of an owner tag, headless: resuming or
 # opening it adds no "recovered on resume" event.
 run_scenario notag "A: PASS" "B: COMPILED" "D: FAIL"

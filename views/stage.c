@@ -369,6 +369,11 @@ static void artifact_line(struct stage *s, const struct attempt *a, const struct
 		glyph = "\xe2\x9c\x93", state = "validated", t = LINE_ARTIFACT_OK;
 	} else if (a->validator == VALIDATOR_FAIL) {
 		glyph = "?", state = "present, validator failed", t = LINE_ARTIFACT_FAIL;
+	} else if (a->validator == VALIDATOR_DEFERRED) {
+		/* the validator ran: only its toolchain checks wait */
+		glyph = "\xe2\x9c\x93", state = "validated, toolchain checks deferred", t = LINE_ARTIFACT_OK;
+	} else if (a->validator == VALIDATOR_NONE) {
+		glyph = "\xe2\x9c\x93", state = "present, no validator for the stage", t = LINE_ARTIFACT_OK;
 	} else {
 		glyph = "\xe2\x9c\x93", state = "present, not validated", t = LINE_ARTIFACT_OK;
 	}

@@ -108,15 +108,16 @@ static void test_file(struct ck *k, const char *wrapper_text)
 	cands[nc++] = xasprintf("test_%s.py", k->kernel);
 	if (str_ends(k->kernel, "_kernel"))
 		cands[nc++] = xasprintf("test_%.*s.py", (int)(strlen(k->kernel) - 7), k->kernel);
-	/* the operator's own test first: in its subfolder when it has one */
-	const char *found = ck_tg(k, ck_test_rel(k));
-	if (found && !path_is_file(found))
-		found = NULL;
+	const char *found = NULL;
 	for (size_t i = 0; i < nc; i++) {
 		const char *p = ck_keep(k, path_join(tests, cands[i]), free);
 		if (!found && path_is_file(p))
 			found = p;
 	}
+	/* an operator in a subfolder has its test in the same one */
+	const char *own = found ? NULL : ck_tg(k, ck_test_rel(k));
+	if (own && path_is_file(own))
+		found = own;
 	if (!found) {
 		struct sbuf sb = SBUF_INIT;
 		for (size_t i = 0; i < nc; i++)

@@ -109,7 +109,17 @@ static void check_head(struct pkg *p)
 
 static void check_branch(struct pkg *p)
 {
-	p->branch = p->o->branch ? xstrdup(p->o->branch) : xasprintf(CS_BRANCH_PREFIX "%s", p->st->op);
+	const char *given = p->o->branch;
+	/* a branch may be given as its full ref; any other ref is none */
+	if (given && str_starts(given, "refs/heads/"))
+		given += strlen("refs/heads/");
+	else if (given && str_starts(given, "refs/")) {
+		problem(p, TP_EXIT_USAGE, "'%s' is not a branch (a branch is NAME or refs/heads/NAME)", given);
+		p->branch = xstrdup(given);
+		p->branch_ref = xstrdup(given);
+		return;
+	}
+	p->branch = given ? xstrdup(given) : xasprintf(CS_BRANCH_PREFIX "%s", p->st->op);
 	p->branch_ref = xasprintf("refs/heads/%s", p->branch);
 	int valid = 0;
 	if (git_branch_name_is_valid(&valid, p->branch) < 0 || !valid) {

@@ -48,7 +48,8 @@ printf ':save-display %s\nq\n' "$T/open.screen" >"$T/open.script"
 COLUMNS=200 LINES=40 TILEPORT_NO_DISPLAY=1 TILEPORT_SCRIPT="$T/open.script" "$TILEPORT" open looped \
 	--out "$T/out" --read-only >"$T/open.log" 2>&1
 assert_eq "tileport open shows the run" "$?" 0
-assert_contains "the pipeline view shows the refusal" "$T/open.screen" "unsupported: $WHERE"
+assert_contains "the pipeline view shows the refusal" "$T/open.screen" \
+	"unsupported: src/tilegym/ops/cutile/experimental/looped.py:12:5: while"
 
 # Forced --driver A=mech where an agent is usable: the advice names it.
 PATH=$NOAGENT TILEPORT_LLM_BASE_URL=http://127.0.0.1:9/v1 TILEPORT_LLM_MODEL=m "$TILEPORT" run looped \
@@ -94,6 +95,11 @@ else ok "said once"; fi
 (cd "$T/wg" && PATH=$NOAGENT "$TILEPORT" run looped --out "$T/elsewhere" --headless) >"$T/named-out.log" 2>&1
 if grep -q "run directories go to" "$T/named-out.log"; then bad "said for an output root given by hand"
 else ok "nothing said for an output root given by hand"; fi
+
+# Refusals name a value's kind with the right article.
+printf 'import cuda.tile as ct\n\n\n@ct.kernel\ndef k(X, N: int):\n    n = len(N)\n' >"$T/lenint.py"
+"$TILEPORT" translate "$T/lenint.py" >/dev/null 2>"$T/lenint.err"
+assert_contains "an integer, not a integer" "$T/lenint.err" "unsupported: len() of an integer"
 
 # A run that stopped for want of an owner tag, headless: resuming or
 # opening it adds no "recovered on resume" event.

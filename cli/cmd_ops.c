@@ -87,10 +87,12 @@ static void print_text(const char *ws, const struct ws_operator *v, size_t n)
 		ported += o->port != NULL;
 		free(d.refusal);
 	}
-	printf("\n%zu operator%s: %zu convert%s offline, %zu refused (an agent driver finishes those); %zu "
-	       "already ha%s a cuTile Rust port ('tileport run OP --again' converts one anew)\n",
-	       n, n == 1 ? "" : "s", converts, converts == 1 ? "s" : "", refused, ported,
-	       ported == 1 ? "s" : "ve");
+	printf("\n%zu operator%s: %zu convert%s offline, %zu refused (an agent driver finishes those)", n,
+	       n == 1 ? "" : "s", converts, converts == 1 ? "s" : "", refused);
+	if (ported)
+		printf("; %zu already ha%s a cuTile Rust port ('tileport run OP --again' converts one anew)",
+		       ported, ported == 1 ? "s" : "ve");
+	printf("\n");
 }
 
 static void print_json(const char *ws, const struct ws_operator *v, size_t n)

@@ -143,7 +143,8 @@ static void build_record(struct stage *s, const struct attempt *a, const struct 
 		char *u = xasprintf("%s%s%s%s", a->refusal, a->refused_by ? "  (" : "",
 				    a->refused_by ? a->refused_by : "",
 				    a->refused_by ? ": no model, running it again refuses the same way)" : "");
-		field(s, "unsupported", LINE_STATE_FAIL, u);
+		/* an unsupported construct, or a failure of the driver's own check */
+		field(s, str_starts(a->refusal, "FAIL [") ? "failed" : "unsupported", LINE_STATE_FAIL, u);
 		free(u);
 		const char *reason = run_model_state(s->m)->reason;
 		const char *next = a->refused_by && reason ? strstr(reason, "What would finish the job: ") : NULL;

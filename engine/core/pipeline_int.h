@@ -121,8 +121,11 @@ void pl_stop_attempt(struct pipeline *p, struct attempt *a, const char *how, con
 /* pipeline_refusal.c */
 /* Record a's refusal from its reply's `unsupported:` line (a->refusal), and
  * the driver that gave the reply (transcript_driver) as a->refused_by when
- * it is deterministic and the attempt ran it as a built-in. */
-void pl_note_refusal(struct pipeline *p, struct attempt *a, const char *reply, const char *driver);
+ * it is deterministic and the attempt ran it as a built-in; a failing
+ * verdict of such a driver without that line is recorded too (its first
+ * FAIL line), since running it again fails the same way. */
+void pl_note_refusal(struct pipeline *p, struct attempt *a, const char *reply, const char *verdict,
+		     const char *driver);
 /* A deterministic refusal is no reply to repair: the gate accepts it. */
 void pl_refusal_gate(const struct attempt *a, struct gate_result *g);
 /* Why the run stops on a's deterministic refusal, with what would finish

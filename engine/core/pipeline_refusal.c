@@ -26,19 +26,47 @@ static bool deterministic(const struct pipeline *p, const struct attempt *a, con
 	return ran;
 }
 
-void pl_note_refusal(struct pipeline *p, struct attempt *a, const char *reply, const char *driver)
+/* The first "FAIL [rule] ..." line of a reply's validator block: what a
+ * deterministic driver's own check found wrong with what it made. */
+static char *first_fail(const char *reply)
+{
+	for (const char *l = reply; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		if (n > 6 && !strncmp(l, "FAIL [", 6))
+			return xstrndup(l, n);
+		l = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+void pl_note_refusal(struct pipeline *p, struct attempt *a, const char *reply, const char *verdict,
+		     const char *driver)
 {
 	pl_set(&a->refusal, NULL);
 	pl_set(&a->refused_by, NULL);
 	char *u = verdict_unsupported(reply);
-	if (!u)
+	bool det = deterministic(p, a, driver);
+	if (u) {
+		const char *what = u + strlen("unsupported:");
+		what += strspn(what, " \t");
+		pl_set(&a->refusal, *what ? what : "(no reason given)");
+		if (det)
+			pl_set(&a->refused_by, driver);
+		free(u);
 		return;
-	const char *what = u + strlen("unsupported:");
-	what += strspn(what, " \t");
-	pl_set(&a->refusal, *what ? what : "(no reason given)");
-	if (deterministic(p, a, driver))
-		pl_set(&a->refused_by, driver);
-	free(u);
+	}
+	/* Without an unsupported: line, a failing reply of a driver without a
+	 * model fails the same way again: the same, as far as re-running goes. */
+	const struct stage_def *s = table_stage(p->table, a->stage);
+	bool failed = verdict && strcmp(verdict, "DEFERRED") != 0 && !stage_is_success(s, verdict);
+	if (!det || !failed)
+		return;
+	char *fail = first_fail(reply);
+	char *why = fail ? fail : xasprintf("its reply was %s", verdict);
+	pl_set(&a->refusal, why);
+	pl_set(&a->refused_by, driver);
+	free(why);
 }
 
 void pl_refusal_gate(const struct attempt *a, struct gate_result *g)
@@ -48,8 +76,9 @@ void pl_refusal_gate(const struct attempt *a, struct gate_result *g)
 	/* The failing command in its block is the refusal itself: an honest
 	 * reply, which a repair retry would only repeat. */
 	g->outcome = GATE_ACCEPT;
-	snprintf(g->reason, sizeof(g->reason), "a refusal by %s, which has no model: no repair retry, the "
-					       "same input gets the same reply", a->refused_by);
+	snprintf(g->reason, sizeof(g->reason), "a %s by %s, which has no model: no repair retry, the "
+					       "same input gets the same reply",
+		 str_starts(a->refusal, "FAIL [") ? "failing reply" : "refusal", a->refused_by);
 }
 
 /* The stages from a's on that the run still needs and that the refusing
@@ -74,7 +103,7 @@ char *pl_refusal_reason(struct pipeline *p, const struct attempt *a)
 	stages_left(p, a, &left);
 	bool several = strchr(sb_str(&left), ',') != NULL;
 	sb_printf(&sb, "%c%d: %s cannot do stage %c of %s: %s; it has no model, so running it again "
-		       "would refuse the same way. What would finish the job: an agent driver for stage%s %s",
+		       "would end the same way. What would finish the job: an agent driver for stage%s %s",
 		  a->stage, a->n, a->refused_by, a->stage, p->st.op, a->refusal, several ? "s" : "",
 		  sb_str(&left));
 	sb_printf(&sb, ": give one with --driver X=claude|codex|llm|exec:COMMAND or 'driver.X = ...' in the "

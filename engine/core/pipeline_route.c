@@ -67,7 +67,8 @@ static void judge(struct pipeline *p, const struct check_outcome *contract)
 		sb_adds(&why, "the deferred steps need the toolchain: tileport resume --online");
 	} else if (!strcmp(st->final, "STOP")) {
 		if (last && last->refused_by) {
-			sb_printf(&why, "%c%d: %s refused: %s", last->stage, last->n, last->refused_by,
+			sb_printf(&why, "%c%d: %s %s: %s", last->stage, last->n, last->refused_by,
+				  last->refusal && str_starts(last->refusal, "FAIL [") ? "failed" : "refused",
 				  last->refusal ? last->refusal : "?");
 		} else if (last && last->route_row && last->action && !strcmp(last->action, "STOP")) {
 			describe(&why, last);
@@ -245,7 +246,8 @@ static bool refusal_stop(struct pipeline *p, struct attempt *a)
 {
 	a->owner_unknown = false;
 	char *reason = pl_refusal_reason(p, a);
-	char *how = xasprintf("%s refused: %s", a->refused_by, a->refusal);
+	char *how = xasprintf("%s %s: %s", a->refused_by, str_starts(a->refusal, "FAIL [") ? "failed" : "refused",
+			      a->refusal);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "refusal", a->refusal);
 	cJSON_AddStringToObject(f, "refused_by", a->refused_by);

@@ -249,7 +249,7 @@ static void judge(struct pipeline *p, struct attempt *a, char *text, const struc
 	}
 	struct gate_result g;
 	verdict_gate(p->table, s, &r, text, p->st.offline, &g);
-	pl_note_refusal(p, a, text, driver);
+	pl_note_refusal(p, a, text, r.verdict, driver);
 	pl_refusal_gate(a, &g);
 	free(text);
 	after_gate(p, a, &r, &g);
@@ -353,7 +353,8 @@ static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_rep
 		cJSON_AddStringToObject(f, "refused_by", a->refused_by);
 	pl_emit(p, "verdict_read", f, "%c%d returned %s; gate: %s (%s)%s%s", a->stage, a->n,
 		r->verdict ? r->verdict : "no verdict", gate_outcome_name(g->outcome), g->reason,
-		a->refusal ? "; unsupported: " : "", a->refusal ? a->refusal : "");
+		!a->refusal ? "" : str_starts(a->refusal, "FAIL [") ? "; " : "; unsupported: ",
+		a->refusal ? a->refusal : "");
 
 	if (g->outcome == GATE_REPAIR) {
 		if (repair_left(p, a->stage)) {

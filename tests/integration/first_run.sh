@@ -24,7 +24,7 @@ assert_contains "the verdict event carries the refusal" "$T/nodrv.log" \
 	"A1 returned FAIL_FIXABLE; gate: accepted (a refusal by mech, which has no model: no repair retry, the same input gets the same reply); unsupported: $WHERE"
 assert_contains "the route says why it stops" "$T/nodrv.log" "route A1 FAIL_FIXABLE -> STOP (mech refused: $WHERE)"
 assert_contains "the end names the refusal" "$T/nodrv.log" \
-	"STOP: A1: mech cannot do stage A of looped: $WHERE; it has no model, so running it again would refuse the same way."
+	"STOP: A1: mech cannot do stage A of looped: $WHERE; it has no model, so running it again would end the same way."
 assert_contains "... what would finish the job, and how to give it" "$T/nodrv.log" \
 	"What would finish the job: an agent driver for stages A, B, D: give one with --driver X=claude|codex|llm|exec:COMMAND or 'driver.X = ...' in the config (docs/agents.md), then 'tileport run looped --fresh'"
 assert_contains "... and why none is usable here" "$T/nodrv.log" \
@@ -59,6 +59,18 @@ assert_eq "forced mech: stops" "$?" 1
 assert_contains "forced mech: the reason, not only the validator block" "$T/forced.log" "unsupported: $WHERE"
 assert_contains "forced mech: the agent that would finish it" "$T/forced.log" \
 	"then 'tileport run looped --fresh' (usable here: 'llm', the default when no --driver names one)"
+
+# A failing reply of mech that is no refusal (its own check of what it
+# made fails: a test without test_perf) is final too: no repair retry.
+cp -R "$FX" "$T/wf"
+mkdir -p "$T/wf/src/tilegym/ops/cutile/activation" && cp "$T/wf/src/tilegym/ops/cutile/activation/silu_and_mul.py" \
+	"$T/wf/src/tilegym/ops/cutile/activation/noperf.py"
+sed 's/test_perf/not_a_perf_test/' "$T/wf/tests/ops/activation/test_silu_and_mul.py" >"$T/wf/tests/ops/activation/test_noperf.py"
+PATH=$NOAGENT "$TILEPORT" run noperf --workspace "$T/wf" --out "$T/fout" --headless >"$T/noperf.log" 2>&1
+"$TILEPORT" status noperf --out "$T/fout" --json >"$T/noperf.json"
+assert_eq "a failing reply of mech: no repair retry" "$(json_get "$T/noperf.json" 'd["path"]')" "A1 -> STOP"
+assert_contains "a failing reply of mech: what failed, and that it would fail again" "$T/noperf.log" \
+	"route A1 FAIL_FIXABLE -> STOP (mech failed: FAIL [analysis.test-perf-configs]"
 
 # A batch: the refusal is final; resume does not start it again, and says so.
 cp -R "$FX" "$T/wb"

@@ -3,6 +3,7 @@
 #   make            release build in build/release/
 #   make check      installs missing packages, ASan+UBSan build, every non-GPU test
 #   make demo       installs missing packages, builds, runs the bundled sample
+#                   (TILEGYM=DIR: a copy of that TileGym checkout instead)
 #   make bench      benchmarks (bench/*.sh), results printed as ratios
 #   make fuzz       every fuzz target FUZZ_SECONDS (300) each, corpus kept
 #   make install PREFIX=/usr/local DESTDIR=
@@ -235,7 +236,7 @@ ifeq ($(V),0)
 else
 	$(MAKE) --no-print-directory -j$(NPROC) all
 endif
-	@mk/demo.sh build/release/tileport
+	@TILEGYM="$(TILEGYM)" mk/demo.sh build/release/tileport
 
 # Every bench/*.sh, each given the release binary; a failing one fails make.
 bench: all

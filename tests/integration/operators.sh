@@ -59,6 +59,11 @@ cp -R "$FX" "$T/wp"
 assert_eq "run by path" "$?" 0
 assert_contains "the run is named after the operator" "$T/path.log" "run of silu_and_mul created in $T/pout/silu_and_mul"
 
+"$TILEPORT" analyze activation/silu_and_mul --workspace "$T/wp" --out "$T/aout" >"$T/analyze.log" 2>&1
+assert_eq "analyze by path" "$?" 0
+[ -f "$T/aout/silu_and_mul/reference/analysis.json" ] && ok "analyze by path: written under the operator's name" ||
+	bad "analyze by path wrote $(cat "$T/analyze.log")"
+
 # A helper module is no operator, and says so; an unknown name says where it looked.
 "$TILEPORT" run utils --workspace "$W" --out "$T/out" --headless >"$T/utils.log" 2>&1
 assert_eq "a helper module: exit 2" "$?" 2

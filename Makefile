@@ -3,6 +3,7 @@
 #   make            release build in build/release/
 #   make check      installs missing packages, ASan+UBSan build, every non-GPU test
 #   make demo       installs missing packages, builds, runs the bundled sample
+#                   (TILEGYM=DIR: a copy of that TileGym checkout instead)
 #   make bench      benchmarks (bench/*.sh), results printed as ratios
 #   make fuzz       every fuzz target FUZZ_SECONDS (300) each, corpus kept
 #   make install PREFIX=/usr/local DESTDIR=
@@ -30,6 +31,20 @@ TEST_PKGS   := cmocka
 pkg_cflags = $(shell $(PKG) --cflags $(1) 2>/dev/null)
 pkg_libs   = $(shell $(PKG) --libs $(1) 2>/dev/null)
 
+# Plain `make` (and unit, install) on a machine without the libraries: say
+# which, and where they come from, before the compiler stops at a header.
+# check and demo install them first (make deps), so they are not stopped.
+MISSING_PKGS := $(strip $(foreach p,$(ENGINE_PKGS) $(UI_PKGS),\
+		  $(if $(shell $(PKG) --exists $(p) 2>/dev/null && echo y),,$(p))))
+LIB_GOALS    := all unit install cupti clang-check fuzz-build
+ifneq ($(MISSING_PKGS),)
+ifneq ($(filter $(LIB_GOALS),$(or $(MAKECMDGOALS),all)),)
+$(error the build needs libraries that pkg-config ($(PKG)) does not find: $(MISSING_PKGS). \
+'make deps' installs them (as root; otherwise it prints the apt-get line to run), \
+and 'make check' and 'make demo' run it first)
+endif
+endif
+
 WARN     := -Wall -Wextra -Wformat=2 -Wno-missing-field-initializers
 CSTD     := -std=c11 -D_GNU_SOURCE
 ifeq ($(MODE),check)
@@ -54,6 +69,8 @@ else
 endif
 
 LIBDIR   ?= $(PREFIX)/lib/tileport
+MANDIR   ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 BASE_CPPFLAGS := -I. -DTILEPORT_VERSION='"$(VERSION)"' -DTILEPORT_DATADIR='"$(DATADIR)"' \
 		 -DTILEPORT_LIBDIR='"$(LIBDIR)"'
 BASE_CFLAGS   := $(CSTD) $(WARN) $(WERROR) $(OPT) -MMD -MP $(CFLAGS)
@@ -99,7 +116,13 @@ CUPTI_SO  := $(if $(strip $(CUPTI_LIBS)),$(B)/libtileport_cupti.so)
 .PHONY: all deps deps-check check demo bench install uninstall clean unit fuzz fuzz-build clang-check lint cupti
 .DEFAULT_GOAL := all
 
-all: $(B)/tileport cupti
+all: $(B)/tileport $(B)/tileport.bash cupti
+
+# bash completion: the command list from cli/commands.def
+$(B)/tileport.bash: mk/completion.bash.in cli/commands.def
+	@mkdir -p $(@D)
+	$(call say,GEN,$@) sed "s/@COMMANDS@/$$(sed -n 's/^CMD(\([a-z]*\),.*/\1/p' cli/commands.def | tr '\n' ' ' | sed 's/ $$//')/" \
+		mk/completion.bash.in >$@
 
 cupti: $(CUPTI_SO)
 ifeq ($(CUPTI_SO),)
@@ -214,7 +237,7 @@ ifeq ($(V),0)
 else
 	$(MAKE) --no-print-directory -j$(NPROC) all
 endif
-	@mk/demo.sh build/release/tileport
+	@TILEGYM="$(TILEGYM)" mk/demo.sh build/release/tileport
 
 # Every bench/*.sh, each given the release binary; a failing one fails make.
 bench: all
@@ -226,11 +249,14 @@ install: all
 	install -m 755 $(B)/tileport $(DESTDIR)$(BINDIR)/tileport
 	if [ -f $(B)/libtileport_cupti.so ]; then \
 	  install -d $(DESTDIR)$(LIBDIR) && install -m 755 $(B)/libtileport_cupti.so $(DESTDIR)$(LIBDIR)/; fi
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	install -m 644 docs/tileport.1 $(DESTDIR)$(MANDIR)/man1/tileport.1
+	install -m 644 $(B)/tileport.bash $(DESTDIR)$(BASHCOMPDIR)/tileport
 	cp -R skill themes rust $(DESTDIR)$(DATADIR)/
 	find $(DESTDIR)$(DATADIR) -type d -exec chmod 755 {} + ; find $(DESTDIR)$(DATADIR) -type f ! -name '*.sh' -exec chmod 644 {} +
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/tileport
+	rm -f $(DESTDIR)$(BINDIR)/tileport $(DESTDIR)$(MANDIR)/man1/tileport.1 $(DESTDIR)$(BASHCOMPDIR)/tileport
 	rm -rf $(DESTDIR)$(LIBDIR)
 	rm -rf $(DESTDIR)$(DATADIR)
 

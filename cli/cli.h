@@ -43,12 +43,18 @@ int cli_bench_tui(struct perf_table *t);
 /* Parse "X=VALUE" for --driver/--validator into slots[letter]. */
 int cli_stage_assign(const char *cmd, const char *opt, const char *arg,
 		     const char *slots[STAGE_LETTERS]);
-/* The options of a command that shows data: --json, --out DIR, --help,
- * and --markdown when markdown is not NULL. 0 parsed (optind at the first
- * operand), -1 when --help was printed, else the exit code of a usage
- * error. */
+/* The options of a command that shows data: --json, --out DIR,
+ * --workspace DIR (where the output root is when --out is not given),
+ * --help, and --markdown when markdown is not NULL. 0 parsed (optind at
+ * the first operand), -1 when --help was printed, else the exit code of a
+ * usage error. */
 int cli_show_options(int argc, char **argv, const char *cmd, const char *usage, bool *json,
-		     bool *markdown, const char **out);
+		     bool *markdown, const char **out, const char **workspace);
+
+/* Where runs go when nothing names the output root: inside the user's
+ * checkout. The first time, git is told to leave it out of `git status`
+ * (info/exclude), and the user is told so, once, on stderr. */
+void cli_out_root_note(const struct session *s);
 
 /* tileport batch (cmd_batch.c, cmd_batch_show.c). */
 struct batch;

@@ -10,6 +10,7 @@
 #include "engine/agents/agent.h"
 #include "engine/batch/batch.h"
 #include "engine/check/check.h"
+#include "engine/git/changeset.h"
 #include "tui/tui.h"
 
 /* Settings beyond the engine core's: the agents', the batch executors',
@@ -53,27 +54,48 @@ int cli_stage_assign(const char *cmd, const char *opt, const char *arg,
 }
 
 int cli_show_options(int argc, char **argv, const char *cmd, const char *usage, bool *json,
-		     bool *markdown, const char **out)
+		     bool *markdown, const char **out, const char **workspace)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"markdown", no_argument, NULL, 'm'},
 		{"out", required_argument, NULL, 'o'},
+		{"workspace", required_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, markdown ? "jmo:h" : "jo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, markdown ? "jmo:w:h" : "jo:w:h", opts, NULL)) != -1) {
 		if (c == 'j')
 			*json = true;
 		else if (c == 'm' && markdown)
 			*markdown = true;
 		else if (c == 'o')
 			*out = optarg;
+		else if (c == 'w' && workspace)
+			*workspace = optarg;
 		else if (c == 'h')
 			return fputs(usage, stdout), -1;
 		else
 			return cli_usage_error(cmd, "unknown option");
 	}
 	return 0;
+}
+
+void cli_out_root_note(const struct session *s)
+{
+	if (!session_out_root_default(s))
+		return;
+	char *exclude = NULL;
+	struct tp_err err = {0};
+	int rc = cs_ignore_locally(session_out_root(s), &exclude, &err);
+	if (rc > 0)
+		fprintf(stderr, "tileport: run directories go to %s, the default, inside your checkout (--out, "
+				"CUTILE_KERNEL_OUT_ROOT or out_root in the config choose another: docs/pipeline.md); "
+				"git leaves it out of 'git status' through %s, which is never committed\n",
+			session_out_root(s), exclude);
+	else if (rc < 0)
+		fprintf(stderr, "tileport: run directories go to %s, inside your checkout; it could not be added "
+				"to git's exclude file: %s\n", session_out_root(s), err.msg);
+	free(exclude);
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "engine/batch/batch.h"
+#include "engine/core/operator.h"
 #include "tui/tui.h"
 
 static const char batch_usage[] =
@@ -31,13 +32,19 @@ static const char start_usage[] =
 	"usage: tileport batch start OPS...|--all [--name NAME] [--workspace DIR] [--out DIR]\n"
 	"                            [--executor local|slurm] [--jobs N] [--driver X=SPEC]...\n"
 	"                            [--validator X=CMD]... [--table FILE] [--headless] [--wait]\n"
+	"                            [--fresh] [--again]\n"
 	"                            [--partition P] [--account A] [--qos Q] [--time T]\n"
 	"                            [--gres G] [--sbatch-arg ARG]...\n"
 	"\n"
-	"Start one run per operator under a new batch. --all takes every operator of\n"
-	"the workspace with a cuTile Python or Triton reference and no cutile-rs port.\n"
+	"Start one run per operator under a new batch. An operator is named as for\n"
+	"'tileport run': by name, or by its path under src/tilegym/ops/{cutile,triton}/\n"
+	"(activation/gelu). --all takes every operator of the workspace with a cuTile\n"
+	"Python or Triton kernel (subfolders included; helper modules without a kernel\n"
+	"are none) and no cutile-rs port, and says which it left out and why.\n"
 	"\n"
 	"  --name NAME       the batch's name (default: the start time, YYYYmmdd-HHMMSS)\n"
+	"  --fresh           an operator's existing run is moved aside (OUT/OP.1, ...) first\n"
+	"  --again           take operators that already have a cuTile Rust port too\n"
 	"  --executor E      local (the default when no Slurm is configured) or slurm\n"
 	"                    (config: batch.executor; a [slurm] section makes it the default)\n"
 	"  --jobs N          runs at once (config: batch.jobs; default 2 locally, all on Slurm)\n"
@@ -90,7 +97,7 @@ struct start_args {
 	const char *partition, *account, *qos, *time, *gres;
 	char **sbatch_args, **run_args;
 	int jobs;
-	bool all, headless, wait;
+	bool all, headless, wait, fresh, again;
 };
 
 static void add_arg(char ***v, const char *a, const char *b)
@@ -152,14 +159,24 @@ static int follow(struct batch *b, struct loop *l)
 	return interrupted ? TP_EXIT_FAILED : batch_exit_code(b);
 }
 
+/* Advice only where it changes something: resume when a run would start
+ * again, else where the reasons are. */
 static void unfinished_hint(const struct batch *b)
 {
 	if (batch_going(b) && batch_record(b)->executor == BATCH_SLURM)
 		return;
-	if (batch_exit_code(b) != TP_EXIT_OK)
+	const char *name = batch_record(b)->name;
+	if (batch_exit_code(b) == TP_EXIT_OK)
+		return;
+	if (batch_resumable(b, false))
 		fprintf(stderr, "tileport: batch %s: not every run ended complete; see 'tileport batch "
-				"status %s', continue with 'tileport batch resume %s'\n",
-			batch_record(b)->name, batch_record(b)->name, batch_record(b)->name);
+				"status %s', continue with 'tileport batch resume %s'\n", name, name, name);
+	else
+		fprintf(stderr, "tileport: batch %s: not every run ended complete, and each ended on a "
+				"verdict of its own: 'tileport batch status %s' says why, run by run%s%s%s\n", name,
+			name, batch_resumable(b, true) ? "; 'tileport batch resume " : "",
+			batch_resumable(b, true) ? name : "", batch_resumable(b, true) ? " --rerun OP' starts a "
+											 "stopped one afresh" : "");
 }
 
 /* The batch screen, or one line per change; for Slurm without --wait, a
@@ -199,11 +216,12 @@ static int parse_start(int argc, char **argv, struct start_args *a)
 		{"account", required_argument, NULL, 'A'},  {"qos", required_argument, NULL, 'q'},
 		{"time", required_argument, NULL, 'T'},     {"gres", required_argument, NULL, 'g'},
 		{"sbatch-arg", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
+		{"fresh", no_argument, NULL, 'F'},          {"again", no_argument, NULL, 'G'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *slots[STAGE_LETTERS];
 	int c;
-	while ((c = getopt_long(argc, argv, "n:w:o:e:j:d:v:t:aHWp:A:q:T:g:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:w:o:e:j:d:v:t:aHWFGp:A:q:T:g:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': a->name = optarg; break;
 		case 'w': a->workspace = optarg; break;
@@ -212,6 +230,11 @@ static int parse_start(int argc, char **argv, struct start_args *a)
 		case 'a': a->all = true; break;
 		case 'H': a->headless = true; break;
 		case 'W': a->wait = true; break;
+		case 'F': a->fresh = true; break;
+		case 'G':
+			a->again = true;
+			add_arg(&a->run_args, "--again", NULL);
+			break;
 		case 'p': a->partition = optarg; break;
 		case 'A': a->account = optarg; break;
 		case 'q': a->qos = optarg; break;
@@ -281,10 +304,27 @@ static int batch_start_main(int argc, char **argv)
 	bool is_slurm = a.executor ? !strcmp(a.executor, "slurm")
 		      : bc.executor >= 0 ? bc.executor == BATCH_SLURM : bc.slurm_configured;
 	if (a.all) {
-		if (batch_discover(ws, &ops, &err) < 0) {
+		char **left_out = NULL;
+		if (batch_discover(ws, &ops, a.again ? NULL : &left_out, &err) < 0) {
 			rc = cli_report(&err);
 			goto done;
 		}
+		if (a.again) { /* every operator, ported or not */
+			strv_free(ops);
+			struct ws_operator *all;
+			size_t n;
+			operator_list(ws, &all, &n, NULL, NULL);
+			ops = xcalloc(n + 1, sizeof(*ops));
+			for (size_t i = 0; i < n; i++)
+				ops[i] = xstrdup(all[i].name);
+			operators_free(all, n);
+		}
+		printf("--all: %zu operator%s", strv_len(ops), strv_len(ops) == 1 ? "" : "s");
+		for (size_t i = 0; left_out && left_out[i]; i++)
+			printf("%s%s", i ? "; " : "; left out: ", left_out[i]);
+		printf("\n");
+		fflush(stdout);
+		strv_free(left_out);
 	} else {
 		ops = xcalloc((size_t)(argc - optind) + 1, sizeof(*ops));
 		for (int i = optind; i < argc; i++)
@@ -294,11 +334,13 @@ static int batch_start_main(int argc, char **argv)
 	struct batch_spec spec = {
 		.name = a.name, .ops = ops, .executor = is_slurm ? BATCH_SLURM : BATCH_LOCAL,
 		.jobs = jobs, .run_args = a.run_args, .slurm = &bc.slurm, .told = print_change,
+		.fresh = a.fresh, .again = a.again,
 	};
 	if (batch_start(&b, session, &spec, &err) < 0) {
 		rc = cli_report(&err);
 		goto done;
 	}
+	cli_out_root_note(session);
 	rc = drive(b, session, a.headless, a.wait);
 done:
 	batch_free(b);
@@ -370,6 +412,9 @@ static int batch_resume_main(int argc, char **argv)
 			rc = cli_report(&err);
 		} else {
 			const struct batch_record *r = batch_record(b);
+			char *const *kept = batch_resume_kept(b);
+			for (size_t i = 0; kept && kept[i]; i++)
+				printf("batch %s: not started again: %s\n", r->name, kept[i]);
 			if (!started)
 				printf("batch %s: nothing to resume: every run ended on a verdict of its own "
 				       "or is still going\n", r->name);

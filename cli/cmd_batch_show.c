@@ -10,7 +10,7 @@
 #include "engine/batch/batch.h"
 
 static const char status_usage[] =
-	"usage: tileport batch status [NAME] [--json] [--out DIR]\n"
+	"usage: tileport batch status [NAME] [--json] [--out DIR] [--workspace DIR]\n"
 	"\n"
 	"Show a batch (the newest in the output root without NAME): each operator's\n"
 	"state, stage, attempts per stage, job, node, elapsed time, and the last\n"
@@ -20,12 +20,13 @@ static const char status_usage[] =
 	"exit: 0 shown, 2 no such batch, 3 Slurm could not be asked\n";
 
 static const char report_usage[] =
-	"usage: tileport batch report NAME [--json|--markdown] [--out DIR]\n"
+	"usage: tileport batch report [NAME] [--json|--markdown] [--out DIR] [--workspace DIR]\n"
 	"\n"
-	"One row per operator: end state, outcome, the stage it reached, attempts per\n"
-	"stage, geomean ratio, tokens and cost, elapsed, node; then the totals:\n"
-	"operators converted (complete and accepted), the geomean over them, total\n"
-	"tokens and cost.\n"
+	"A batch (the newest in the output root without NAME), one row per operator:\n"
+	"end state, outcome, the stage it reached, attempts per stage, geomean ratio,\n"
+	"tokens and cost, elapsed, node, and why it ended where it did; then the\n"
+	"totals: operators converted (complete and accepted), the geomean over them,\n"
+	"total tokens and cost.\n"
 	"\n"
 	"exit: 0 shown, 2 no such batch, 3 Slurm could not be asked\n";
 
@@ -72,9 +73,20 @@ static const char *note(const struct batch_op *o, const struct batch_progress *p
 	return p->last_event ? p->last_event : "";
 }
 
+/* The OP column: as wide as the longest name (16 at least). */
+static int op_width(const struct batch_record *r)
+{
+	int w = 16;
+	for (size_t i = 0; i < r->nops; i++)
+		if ((int)strlen(r->ops[i].op) > w)
+			w = (int)strlen(r->ops[i].op);
+	return w;
+}
+
 static void print_status(const struct batch *b)
 {
 	const struct batch_record *r = batch_record(b);
+	int ow = op_width(r);
 	struct sbuf sb = SBUF_INIT;
 	counts_line(b, &sb);
 	printf("batch %s: %s, %zu operator%s, %d at once; %s\n", r->name,
@@ -86,7 +98,7 @@ static void print_status(const struct batch *b)
 		       r->nsubs == 1 ? "" : "s", r->subs[r->nsubs - 1].job);
 	if (batch_problem(b))
 		printf("note   %s\n", batch_problem(b));
-	printf("\n%-16s %-16s %-5s %-14s %-10s %-12s %7s  %s\n", "OP", "STATE", "STAGE", "ATTEMPTS",
+	printf("\n%-*s %-16s %-5s %-14s %-10s %-12s %7s  %s\n", ow, "OP", "STATE", "STAGE", "ATTEMPTS",
 	       "JOB", "NODE", "ELAPSED", "NOTE");
 	for (size_t i = 0; i < r->nops; i++) {
 		const struct batch_op *o = &r->ops[i];
@@ -95,7 +107,7 @@ static void print_status(const struct batch *b)
 		if (p->stage)
 			snprintf(stage, sizeof(stage), "%c", p->stage);
 		elapsed(p, el, sizeof(el));
-		printf("%-16s %-16s %-5s %-14s %-10s %-12s %7s  %s\n", o->op, batch_state_name(o->state),
+		printf("%-*s %-16s %-5s %-14s %-10s %-12s %7s  %s\n", ow, o->op, batch_state_name(o->state),
 		       stage, or_dash(p->attempts), or_dash(o->job), or_dash(o->node), el,
 		       note(o, p, buf, sizeof(buf)));
 	}
@@ -123,13 +135,14 @@ int cli_batch_status(int argc, char **argv)
 {
 	bool json = false;
 	const char *oopt = NULL;
-	int opt = cli_show_options(argc, argv, "batch status", status_usage, &json, NULL, &oopt);
+	const char *wopt = NULL;
+	int opt = cli_show_options(argc, argv, "batch status", status_usage, &json, NULL, &oopt, &wopt);
 	if (opt)
 		return opt < 0 ? TP_EXIT_OK : opt;
 	if (argc - optind > 1)
 		return cli_usage_error("batch status", "expected at most one batch name");
 	struct session *session;
-	int rc = cli_session(&session, &(struct session_opts){.out_root = oopt});
+	int rc = cli_session(&session, &(struct session_opts){.out_root = oopt, .workspace = wopt});
 	if (rc)
 		return rc;
 	struct batch *b = NULL;
@@ -148,7 +161,7 @@ int cli_batch_status(int argc, char **argv)
 /* ---- report ---- */
 
 struct row {
-	char end[32], stage[4], geomean[16], tokens[24], cost[16], el[16];
+	char end[32], stage[4], geomean[16], tokens[24], cost[16], el[16], why[600];
 	const char *op, *outcome, *attempts, *node;
 };
 
@@ -169,6 +182,10 @@ static void fill_row(const struct batch *b, size_t i, struct row *w)
 	snprintf(w->cost, sizeof(w->cost), "$%.2f", p->cost);
 	elapsed(p, w->el, sizeof(w->el));
 	w->node = or_dash(o->node);
+	/* why it ended where it did: the outcome's reason, else the run's end
+	 * or the job's */
+	const char *why = p->final && p->outcome_reason ? p->outcome_reason : p->reason ? p->reason : o->why;
+	snprintf(w->why, sizeof(w->why), "%s", or_dash(why));
 }
 
 static void totals_line(const struct batch *b, struct sbuf *sb)
@@ -176,7 +193,7 @@ static void totals_line(const struct batch *b, struct sbuf *sb)
 	struct batch_totals t;
 	batch_totals(b, &t);
 	sb_printf(sb, "%zu of %zu operator%s converted", t.converted, t.ops, t.ops == 1 ? "" : "s");
-	if (t.not_accepted || t.offline || t.stopped || t.unfinished) {
+	if (t.not_accepted || t.offline || t.stopped || t.failed || t.unfinished) {
 		sb_adds(sb, " (");
 		const char *sep = "";
 		if (t.not_accepted)
@@ -185,6 +202,8 @@ static void totals_line(const struct batch *b, struct sbuf *sb)
 			sb_printf(sb, "%s%zu offline complete", sep, t.offline), sep = ", ";
 		if (t.stopped)
 			sb_printf(sb, "%s%zu stopped", sep, t.stopped), sep = ", ";
+		if (t.failed)
+			sb_printf(sb, "%s%zu failed before their run began", sep, t.failed), sep = ", ";
 		if (t.unfinished)
 			sb_printf(sb, "%s%zu unfinished", sep, t.unfinished);
 		sb_adds(sb, ")");
@@ -200,27 +219,31 @@ static void totals_line(const struct batch *b, struct sbuf *sb)
 static void print_report(const struct batch *b, bool markdown)
 {
 	const struct batch_record *r = batch_record(b);
+	int ow = op_width(r);
 	struct sbuf tot = SBUF_INIT;
 	totals_line(b, &tot);
 	if (markdown) {
 		printf("## Batch %s\n\n", r->name);
 		printf("| Operator | End state | Outcome | Stage | Attempts | Geomean | Tokens | Cost | "
-		       "Elapsed | Node |\n"
-		       "|---|---|---|---|---|---:|---:|---:|---:|---|\n");
+		       "Elapsed | Node | Reason |\n"
+		       "|---|---|---|---|---|---:|---:|---:|---:|---|---|\n");
 	} else {
 		printf("batch %s (%s)\n\n", r->name, batch_executor_name(r->executor));
-		printf("%-16s %-18s %-13s %-5s %-14s %8s %10s %8s %8s  %s\n", "OP", "END STATE",
-		       "OUTCOME", "STAGE", "ATTEMPTS", "GEOMEAN", "TOKENS", "COST", "ELAPSED", "NODE");
+		printf("%-*s %-18s %-13s %-5s %-14s %8s %10s %8s %8s  %-12s %s\n", ow, "OP", "END STATE",
+		       "OUTCOME", "STAGE", "ATTEMPTS", "GEOMEAN", "TOKENS", "COST", "ELAPSED", "NODE", "REASON");
 	}
 	for (size_t i = 0; i < r->nops; i++) {
 		struct row w;
 		fill_row(b, i, &w);
-		if (markdown)
-			printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w.op, w.end,
-			       w.outcome, w.stage, w.attempts, w.geomean, w.tokens, w.cost, w.el, w.node);
-		else
-			printf("%-16s %-18s %-13s %-5s %-14s %8s %10s %8s %8s  %s\n", w.op, w.end,
-			       w.outcome, w.stage, w.attempts, w.geomean, w.tokens, w.cost, w.el, w.node);
+		if (markdown) {
+			for (char *c = w.why; *c; c++)
+				*c = *c == '|' ? '/' : *c; /* a table cell */
+			printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w.op, w.end,
+			       w.outcome, w.stage, w.attempts, w.geomean, w.tokens, w.cost, w.el, w.node, w.why);
+		} else {
+			printf("%-*s %-18s %-13s %-5s %-14s %8s %10s %8s %8s  %-12s %s\n", ow, w.op, w.end,
+			       w.outcome, w.stage, w.attempts, w.geomean, w.tokens, w.cost, w.el, w.node, w.why);
+		}
 	}
 	if (markdown)
 		printf("\n**Totals:** %s.\n", sb_str(&tot));
@@ -233,19 +256,20 @@ int cli_batch_report(int argc, char **argv)
 {
 	bool json = false, md = false;
 	const char *oopt = NULL;
-	int opt = cli_show_options(argc, argv, "batch report", report_usage, &json, &md, &oopt);
+	const char *wopt = NULL;
+	int opt = cli_show_options(argc, argv, "batch report", report_usage, &json, &md, &oopt, &wopt);
 	if (opt)
 		return opt < 0 ? TP_EXIT_OK : opt;
 	if (json && md)
 		return cli_usage_error("batch report", "--json or --markdown, not both");
-	if (argc - optind != 1)
-		return cli_usage_error("batch report", "expected one batch name");
+	if (argc - optind > 1)
+		return cli_usage_error("batch report", "expected at most one batch name");
 	struct session *session;
-	int rc = cli_session(&session, &(struct session_opts){.out_root = oopt});
+	int rc = cli_session(&session, &(struct session_opts){.out_root = oopt, .workspace = wopt});
 	if (rc)
 		return rc;
 	struct batch *b = NULL;
-	rc = open_refreshed("batch report", argv[optind], session, &b);
+	rc = open_refreshed("batch report", optind < argc ? argv[optind] : NULL, session, &b);
 	if (!rc) {
 		if (json)
 			print_json(b);

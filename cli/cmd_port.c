@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/core/operator.h"
 #include "engine/core/preflight.h"
 #include "engine/port/port.h"
 #include "tui/tui.h"
@@ -209,8 +210,9 @@ int cmd_inventory(int argc, char **argv)
 static const char usage_analyze[] =
 	"usage: tileport analyze OP [--workspace DIR] [--out DIR | --run DIR] [--print]\n"
 	"\n"
-	"Read the operator's Python (src/tilegym/ops/cutile/OP.py, and ops/triton/OP.py\n"
-	"where present) and its test (tests/ops/test_OP.py) into reference/analysis.json\n"
+	"Read the operator's Python (OP by name or by its path under src/tilegym/ops/\n"
+	"{cutile,triton}/, subfolders included: its cuTile file, and its Triton one where\n"
+	"present) and its test (tests/ops/[SUB/]test_OP.py) into reference/analysis.json\n"
 	"(pipeline.md §4.1): kernels, Constants and the values the host passes, structural\n"
 	"variants and their dispatch conditions, grid, dtype gates, ops used, test_perf\n"
 	"configs, correctness reference and tolerances. Without the cuTile toolchain the\n"
@@ -287,7 +289,12 @@ int cmd_analyze(int argc, char **argv)
 		rc = TP_EXIT_OK;
 		goto done;
 	}
-	run = run_opt ? xstrdup(run_opt) : path_join(session_out_root(session), opname);
+	/* the run directory is named after the operator, however it was named */
+	struct ws_operator wo;
+	bool found = operator_find(ws, opname, &wo, NULL) == 0;
+	run = run_opt ? xstrdup(run_opt) : path_join(session_out_root(session), found ? wo.name : opname);
+	if (found)
+		operator_free(&wo);
 	char *dir = path_join(run, "reference");
 	char *file = path_join(dir, "analysis.json");
 	if (mkdir_p(dir, 0755, &err) < 0 || write_file_atomic(file, text, strlen(text), &err) < 0)

@@ -155,6 +155,9 @@ int cmd_log(int argc, char **argv)
 	} else {
 		if (json) {
 			print_json(cs_log_json(v, n));
+		} else if (!n) {
+			printf("no changesets: no tileport/ branch in the repository of %s; 'tileport package "
+			       "RUN' makes one from a finished run\n", dir);
 		} else {
 			struct sbuf sb = SBUF_INIT;
 			cs_log_format_text(v, n, &sb);

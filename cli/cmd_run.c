@@ -13,12 +13,13 @@
 #include "tui/tui.h"
 
 static const char run_usage[] =
-	"usage: tileport run OP [--workspace DIR] [--out DIR] [--headless] [--fresh]\n"
+	"usage: tileport run OP [--workspace DIR] [--out DIR] [--headless] [--fresh] [--again]\n"
 	"                       [--driver X=SPEC]... [--validator X=CMD]... [--table FILE]\n"
 	"\n"
-	"Start a conversion run of operator OP (src/tilegym/ops/cutile/OP.py in the\n"
-	"workspace). The run directory is OUT/OP, OUT being --out, else\n"
-	"$CUTILE_KERNEL_OUT_ROOT, else `out_root` in the config, else\n"
+	"Start a conversion run of operator OP: its name (softmax, gelu) where the name\n"
+	"is unique, or its path under src/tilegym/ops/{cutile,triton}/ (activation/gelu,\n"
+	"src/tilegym/ops/cutile/activation/gelu.py). The run directory is OUT/NAME, OUT\n"
+	"being --out, else $CUTILE_KERNEL_OUT_ROOT, else `out_root` in the config, else\n"
 	"WORKSPACE/cutile_kernel_out.\n"
 	"\n"
 	"  --workspace DIR   the TileGym checkout (default: $TILEGYM_PATH)\n"
@@ -27,6 +28,9 @@ static const char run_usage[] =
 	"                    stdin or stdout is not a terminal)\n"
 	"  --fresh           OUT/OP holds a run already: move it aside to OUT/OP.1 (.2, ...;\n"
 	"                    never deleted) and start a new one\n"
+	"  --again           OP already has a cuTile Rust port in the workspace (run refuses\n"
+	"                    it, naming the port): convert it anew anyway; stage D writes\n"
+	"                    over the port's files\n"
 	"  --driver X=SPEC   the agent for stage X (A-F): a built-in driver (mech,\n"
 	"                    claude, codex, llm; `tileport drivers` lists them and\n"
 	"                    whether they are usable), a chain of them tried in turn\n"
@@ -173,6 +177,7 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 		{"table", required_argument, NULL, 't'},
 		{"online", no_argument, NULL, 'O'},
 		{"fresh", no_argument, NULL, 'F'},
+		{"again", no_argument, NULL, 'G'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -185,6 +190,7 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 		case 't': a->so.table_path = optarg; break;
 		case 'O': a->online = true; break;
 		case 'F': a->so.fresh = true; break;
+		case 'G': a->so.again = true; break;
 		case 'd':
 			if (cli_stage_assign(cmd, "--driver", optarg, a->so.commands.drivers))
 				return TP_EXIT_USAGE;
@@ -204,6 +210,8 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, stru
 		return cli_usage_error(cmd, "--online applies to 'tileport resume'");
 	if (a->so.fresh && strcmp(cmd, "run") != 0)
 		return cli_usage_error(cmd, "--fresh applies to 'tileport run'");
+	if (a->so.again && strcmp(cmd, "run") != 0)
+		return cli_usage_error(cmd, "--again applies to 'tileport run'");
 	return 0;
 }
 
@@ -222,6 +230,8 @@ int cmd_run(int argc, char **argv)
 		return rc;
 	struct tp_err err;
 	struct run_model *m = session_new_run(s, argv[optind], &err);
+	if (m)
+		cli_out_root_note(s);
 	rc = m ? go(m, s, a.headless, true) : cli_report(&err);
 	run_model_free(m);
 	session_close(s);

@@ -10,7 +10,7 @@
 #include "engine/core/table.h"
 
 static const char status_usage[] =
-	"usage: tileport status RUN [--json] [--out DIR]\n"
+	"usage: tileport status RUN [--json] [--out DIR] [--workspace DIR]\n"
 	"\n"
 	"Show a run: its state, attempts per stage against the caps, the path of\n"
 	"stages taken, verdicts, gate and validator results, soft markers, deferred\n"
@@ -20,7 +20,7 @@ static const char status_usage[] =
 	"exit: 0 shown, 2 no such run\n";
 
 static const char runs_usage[] =
-	"usage: tileport runs [--out DIR] [--json]\n"
+	"usage: tileport runs [--out DIR] [--workspace DIR] [--json]\n"
 	"\n"
 	"List the runs in the output root, newest first: op, state, outcome (accepted,\n"
 	"not accepted with the reason below it, pending offline), current stage, age.\n"
@@ -146,13 +146,14 @@ int cmd_status(int argc, char **argv)
 {
 	bool json = false;
 	const char *oopt = NULL;
-	int opt = cli_show_options(argc, argv, "status", status_usage, &json, NULL, &oopt);
+	const char *wopt = NULL;
+	int opt = cli_show_options(argc, argv, "status", status_usage, &json, NULL, &oopt, &wopt);
 	if (opt)
 		return opt < 0 ? TP_EXIT_OK : opt;
 	if (argc - optind != 1)
 		return cli_usage_error("status", "expected one run (a directory or an op name)");
 	struct session *s;
-	int rc = cli_session(&s, &(struct session_opts){.out_root = oopt, .read_only = true});
+	int rc = cli_session(&s, &(struct session_opts){.out_root = oopt, .workspace = wopt, .read_only = true});
 	if (rc)
 		return rc;
 	struct tp_err err;
@@ -173,13 +174,14 @@ int cmd_runs(int argc, char **argv)
 {
 	bool json = false;
 	const char *oopt = NULL;
-	int opt = cli_show_options(argc, argv, "runs", runs_usage, &json, NULL, &oopt);
+	const char *wopt = NULL;
+	int opt = cli_show_options(argc, argv, "runs", runs_usage, &json, NULL, &oopt, &wopt);
 	if (opt)
 		return opt < 0 ? TP_EXIT_OK : opt;
 	if (optind != argc)
 		return cli_usage_error("runs", "unexpected argument '%s'", argv[optind]);
 	struct session *s;
-	int rc = cli_session(&s, &(struct session_opts){.out_root = oopt, .read_only = true});
+	int rc = cli_session(&s, &(struct session_opts){.out_root = oopt, .workspace = wopt, .read_only = true});
 	if (rc)
 		return rc;
 	const char *out = session_out_root(s);

@@ -94,6 +94,9 @@ void screen_layout(struct app *a)
 		      (a->cfg.layout == LAYOUT_AUTO && COLS >= 200);
 	if (a->vertical && COLS >= 41) {
 		int lc = COLS * a->cfg.split_size / 100;
+		int want = low->ops->want_cols ? low->ops->want_cols(low, COLS) : 0;
+		if (want > 0 && want < lc)
+			lc = want;
 		if (lc < 20)
 			lc = 20;
 		int mc = COLS - lc - 1;

@@ -317,12 +317,29 @@ static bool stepping(enum request req)
 
 /* Why req cannot apply to the run now, or NULL: what the key hints leave
  * out and what is refused before anything is asked. */
+/* The run stopped on a refusal by a driver without a model: re-spawning,
+ * continuing or overriding with the same driver repeats it. */
+static const struct attempt *refused_end(const struct run_state *st)
+{
+	const struct attempt *last = st->natt ? &st->att[st->natt - 1] : NULL;
+	return st->final && last && last->refused_by ? last : NULL;
+}
+
 static const char *refusal(const struct attempt_target *t, enum request req, char *buf, size_t n)
 {
 	struct pipeline *p = run_model_pipeline(t->m);
 	const struct run_state *st = run_model_state(t->m);
 	if (!p) {
 		snprintf(buf, n, "Read-only: %s", run_model_why_read_only(t->m));
+		return buf;
+	}
+	const struct attempt *r = refused_end(st);
+	const char *spec = t->stage ? st->drivers[stage_slot(t->stage)] : NULL;
+	if (r && (req == REQ_CONTINUE || req == REQ_SKIP ||
+		  (req == REQ_RESPAWN && spec && !strcmp(spec, r->refused_by) && t->stage == r->stage))) {
+		snprintf(buf, n, "%c%d was refused by %s (%s), which has no model: the same driver refuses the "
+			 "same way. Give stage %c an agent driver: 'tileport run %s --fresh --driver %c=...'",
+			 r->stage, r->n, r->refused_by, r->refusal ? r->refusal : "?", r->stage, st->op, r->stage);
 		return buf;
 	}
 	bool ended = st->final != NULL;

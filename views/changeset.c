@@ -476,9 +476,9 @@ static void open_source(struct view *v)
 	const struct changeset *cs = csv_cs(((struct csv *)v->priv)->doc);
 	const struct cs_file *k = cs_file_of(cs, CS_ROLE_KERNEL);
 	if (!cs->reference) {
-		view_error(v, "No Python reference for %s in the parent tree (looked for "
-			      "src/tilegym/ops/cutile/%s.py and src/tilegym/ops/triton/%s.py)",
-			   cs->op ? cs->op : "the op", cs->op ? cs->op : "OP", cs->op ? cs->op : "OP");
+		view_error(v, "No Python reference for %s in the parent tree (looked for %s.py in "
+			      "src/tilegym/ops/cutile/ and ops/triton/, in the test's subfolder)",
+			   cs->op ? cs->op : "the op", cs->op ? cs->op : "OP");
 		return;
 	}
 	if (!k || !k->new_text) {

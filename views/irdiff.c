@@ -606,6 +606,14 @@ static int irv_want_rows(struct view *v)
 	return x->findings_pane ? (int)x->nfl + 1 : 0;
 }
 
+/* As a side pane: never wider than each of the two IR sides beside it,
+ * which need the room more than the findings' ends do. */
+static int irv_want_cols(struct view *v, int cols)
+{
+	struct irv *x = v->priv;
+	return x->findings_pane ? (cols - 1) / 3 : 0;
+}
+
 static void irv_done(struct view *v)
 {
 	struct irv *x = v->priv;
@@ -631,6 +639,7 @@ const struct view_ops irdiff_view_ops = {
 	.find = irv_find,
 	.resize = irv_resize,
 	.want_rows = irv_want_rows,
+	.want_cols = irv_want_cols,
 	.file = irv_file,
 	.done = irv_done,
 };

@@ -186,6 +186,24 @@ static bool wrap_slice(const char *s, size_t n, const struct fit *f, size_t sub,
 	return ok;
 }
 
+/* A reduce or scan whose file puts its block arguments on the next line:
+ * ir_op_line joins them by a space ("... -> tile<1xf32> (%a: tile<f32>,
+ * %b: tile<f32>) {"); the view shows them again on their own line, with
+ * that line's number, as the file has them. The byte where they begin
+ * (after the space), or 0. */
+static size_t args_at(const struct irdiff_side *s)
+{
+	if (!s->text || !s->first || s->last <= s->first)
+		return 0;
+	size_t n = strlen(s->text);
+	if (n < 4 || strcmp(s->text + n - 3, ") {") != 0)
+		return 0;
+	for (size_t i = n - 3; i-- > 1;)
+		if (s->text[i] == '(' && s->text[i - 1] == ' ' && s->text[i + 1] == '%')
+			return i;
+	return 0;
+}
+
 static size_t side_lines(const struct irdiff_side *s, size_t tw)
 {
 	if (!s->text)
@@ -286,10 +304,12 @@ static void mark_cell(struct line_out *o, const struct irv_item *it, bool show)
 }
 
 static void num_cell(struct line_out *o, const struct geom *g, const struct irdiff_side *s,
-		     bool show)
+		     bool show, size_t sub)
 {
 	char num[16] = "";
-	if (show && s && s->text && s->first)
+	if (s && s->text && sub == 1 && args_at(s))
+		snprintf(num, sizeof(num), "%u", s->last);
+	else if (show && s && s->text && s->first)
 		snprintf(num, sizeof(num), "%u", s->first);
 	lo_cell(o, LINE_LINE_NUMBER, g->lnw, ALIGN_RIGHT, num);
 	lo_add(o, LINE_DEFAULT, " ", 1);
@@ -316,11 +336,21 @@ static void text_cells(struct line_out *o, const struct irv *x, const struct geo
 		size_t lead = g->tw - (sub ? f.w1 : f.w0);
 		pad(o, lead);
 		emit_text(o, s->text, b0, b1, sp, nsp, base, hl, 0, g->tw - lead, false);
-	} else if (x->hcol < f.indent) {
-		pad(o, f.indent - x->hcol);
-		emit_text(o, s->text, 0, n, sp, nsp, base, hl, 0, g->tw - (f.indent - x->hcol), true);
 	} else {
-		emit_text(o, s->text, 0, n, sp, nsp, base, hl, x->hcol - f.indent, g->tw, true);
+		/* the block-argument line of a reduce or scan: its own line */
+		size_t at = args_at(s);
+		if (at)
+			b0 = sub ? at : 0, b1 = sub ? n : at - 1;
+		else if (sub) {
+			pad(o, g->tw);
+			return;
+		}
+		if (x->hcol < f.indent) {
+			pad(o, f.indent - x->hcol);
+			emit_text(o, s->text, b0, b1, sp, nsp, base, hl, 0, g->tw - (f.indent - x->hcol), true);
+		} else {
+			emit_text(o, s->text, b0, b1, sp, nsp, base, hl, x->hcol - f.indent, g->tw, true);
+		}
 	}
 }
 
@@ -357,8 +387,9 @@ static void row_line(const struct irv *x, const struct geom *g, struct irv_item 
 		int side = unified_side(r, l->part);
 		bool head = l->sub == 0;
 		mark_cell(o, it, head && l->part == 0);
-		num_cell(o, g, &r->ref, head && (side == 0 || r->kind == IRDIFF_ROW_EQUAL));
-		num_cell(o, g, &r->gen, head && (side == 1));
+		num_cell(o, g, &r->ref, head && (side == 0 || r->kind == IRDIFF_ROW_EQUAL),
+			 !x->wrap && (side == 0 || r->kind == IRDIFF_ROW_EQUAL) ? l->sub : 0);
+		num_cell(o, g, &r->gen, head && (side == 1), !x->wrap && side == 1 ? l->sub : 0);
 		row_types(r, side, true, &base, &hl);
 		const char *sign = r->kind == IRDIFF_ROW_EQUAL ? " " : side ? "+" : "-";
 		lo_add(o, r->kind == IRDIFF_ROW_EQUAL ? LINE_DEFAULT : side ? LINE_DIFF_ADD : LINE_DIFF_DEL,
@@ -372,7 +403,7 @@ static void row_line(const struct irv *x, const struct geom *g, struct irv_item 
 		const struct irdiff_side *s = side_of(r, side);
 		bool there = s->text && (!x->wrap || l->sub < side_lines(s, g->tw));
 		if (s->text)
-			num_cell(o, g, s, l->sub == 0);
+			num_cell(o, g, s, l->sub == 0, x->wrap ? 0 : l->sub);
 		else
 			pad(o, (size_t)g->lnw + 1);
 		row_types(r, side, false, &base, &hl);
@@ -545,6 +576,10 @@ void irv_layout(struct view *v)
 			} else if (x->wrap) {
 				size_t a = side_lines(&r->ref, g.tw), b = side_lines(&r->gen, g.tw);
 				subs = a > b ? a : b;
+			} else if (g.unified) {
+				subs = args_at(side_of(r, unified_side(r, part))) ? 2 : 1;
+			} else {
+				subs = args_at(&r->ref) || args_at(&r->gen) ? 2 : 1;
 			}
 			for (size_t s = 0; s < (subs ? subs : 1); s++)
 				push(x, (uint32_t)i, part, s);

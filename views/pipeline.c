@@ -251,10 +251,26 @@ static int pl_open(struct view *v, const struct view_arg *arg, struct tp_err *er
 	return 0;
 }
 
+/* The STAGE column: the longest "X Name" of the table, within what the
+ * other columns leave of the width (13 at least). */
+static int stage_width(struct view *v)
+{
+	const struct table *t = table_of(v->priv);
+	int longest = 13;
+	for (size_t i = 0; t && i < t->nstages; i++) {
+		int n = 2 + (t->stages[i].name ? (int)strlen(t->stages[i].name) : 0);
+		longest = n > longest ? n : longest;
+	}
+	/* glyph 2, RUNS 6, STATUS 13, VERDICT 18, OWNER 8, ELAPSED 8, TOKENS 14, COST 8 */
+	int others = 2 + 6 + 13 + 18 + 8 + 8 + (v->width >= 100 ? 14 : 0) + 8 + 1;
+	int room = v->width - others;
+	return longest < room ? longest : room > 13 ? room : 13;
+}
+
 static bool pl_header(struct view *v, struct line_out *out)
 {
 	lo_reset(out, LINE_HEADER);
-	int sw = v->width >= 140 ? 30 : v->width >= 100 ? 22 : 13;
+	int sw = stage_width(v);
 	lo_adds(out, LINE_HEADER, "  ");
 	lo_col(out, LINE_HEADER, sw, ALIGN_LEFT, "STAGE");
 	lo_col(out, LINE_HEADER, 5, ALIGN_RIGHT, "RUNS");
@@ -327,7 +343,7 @@ static void stage_row(struct view *v, const struct stage_def *s, struct line_out
 	lo_reset(out, LINE_DEFAULT);
 	lo_add(out, stype, glyph, strlen(glyph));
 	lo_adds(out, LINE_DEFAULT, " ");
-	int sw = v->width >= 140 ? 30 : v->width >= 100 ? 22 : 13;
+	int sw = stage_width(v);
 	char name[96];
 	snprintf(name, sizeof(name), "%c %s", s->letter, s->name ? s->name : "");
 	lo_col(out, LINE_LABEL, sw, ALIGN_LEFT, name);
@@ -499,9 +515,14 @@ static void pl_title(struct view *v, struct sbuf *out)
 	/* narrow, an ended run's badge says how it ended: the shorter word */
 	bool badge = st->final && st->outcome != OUTCOME_NONE;
 	sb_adds(out, st->final && !(badge && v->width < 100) ? st->final : run_status_name(st->status));
+	bool deferred = false;
+	for (size_t i = 0; i < st->natt; i++)
+		deferred |= st->att[i].verdict && !strcmp(st->att[i].verdict, "DEFERRED");
+	/* RUNS 0/1 beside a stage that ran: says why */
+	bool hint = st->offline && deferred && v->width >= 100;
 	if (st->offline)
-		sb_adds(out, " (offline)");
-	if (st->final && v->width >= 100) /* narrower, the key hints say it */
+		sb_adds(out, hint ? " (offline; ~ deferred: not counted in RUNS)" : " (offline)");
+	if (st->final && v->width >= 100 && !hint) /* else the key hints say it */
 		sb_adds(out, ": p packages");
 	const struct attempt *w = p ? pipeline_owner_wanted(p) : NULL;
 	if (w && !st->final)

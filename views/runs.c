@@ -26,7 +26,7 @@ static enum line_type state_type(const struct run_summary *r)
 {
 	if (r->error)
 		return LINE_STATE_WARN;
-	if (r->running || r->status == RUN_RUNNING)
+	if ((r->running && !r->final) || r->status == RUN_RUNNING)
 		return LINE_STATE_RUNNING;
 	if (r->status == RUN_COMPLETE || r->status == RUN_OFFLINE_COMPLETE)
 		return LINE_STATE_OK;
@@ -46,8 +46,12 @@ struct layout {
 static struct layout layout_for(const struct view *v)
 {
 	struct layout l = {16, 12, v->width >= 100};
-	if (v->width >= 140)
-		l = (struct layout){24, 44, true};
+	if (v->width >= 140) {
+		/* the reason says why a run ended where it did: it gets what the
+		 * other columns and 30 columns of the directory leave */
+		int room = v->width - (24 + 19 + 5 + 8 + 5 + 6) - 30;
+		l = (struct layout){24, room > 44 ? room : 44, true};
+	}
 	return l;
 }
 
@@ -124,7 +128,10 @@ static void runs_line(struct view *v, size_t idx, struct line_out *out)
 	lo_reset(out, LINE_DEFAULT);
 	lo_col(out, LINE_DEFAULT, l.op, ALIGN_LEFT, s->op);
 	char state[64];
-	snprintf(state, sizeof(state), "%s%s", s->running ? "\xe2\x97\x8f " : "", run_summary_state(s));
+	/* the dot: an orchestrator drives it now (a finished run held by a
+	 * screen that looks at it is not live) */
+	snprintf(state, sizeof(state), "%s%s", s->running && !s->final ? "\xe2\x97\x8f " : "",
+		 run_summary_state(s));
 	lo_col(out, state_type(s), 19, ALIGN_LEFT, state);
 	char *outcome = xasprintf("%s%s%s", run_outcome_words(s->outcome),
 				  l.outcome > 12 && s->outcome_reason ? ": " : "",
@@ -181,7 +188,7 @@ static void runs_title(struct view *v, struct sbuf *out)
 	struct runs *r = v->priv;
 	size_t live = 0;
 	for (size_t i = 0; i < r->n; i++)
-		live += r->v[i].running;
+		live += r->v[i].running && !r->v[i].final;
 	sb_printf(out, "%zu run%s", r->n, r->n == 1 ? "" : "s");
 	if (live)
 		sb_printf(out, ", %zu live", live);

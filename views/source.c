@@ -417,8 +417,8 @@ static int open_run(struct srcv *x, const struct run_state *st, struct tp_err *e
 {
 	char *rel = st->workspace && st->op ? port_source_of(st->workspace, st->op) : NULL;
 	if (!rel) {
-		tp_err_set(err, TP_EXIT_USAGE, "no src/tilegym/ops/cutile/%s.py or ops/triton/%s.py in %s",
-			   st->op ? st->op : "?", st->op ? st->op : "?",
+		tp_err_set(err, TP_EXIT_USAGE, "no %s.py with a kernel under src/tilegym/ops/cutile/ or "
+					       "ops/triton/ (subfolders included) in %s", st->op ? st->op : "?",
 			   st->workspace ? st->workspace : "the run's workspace");
 		return -1;
 	}

@@ -38,7 +38,13 @@ struct stage {
 	struct sline *l;
 	size_t n, cap;
 	int64_t built;
+	/* Column widths from what the lines hold (a label, a file name, a
+	 * finding's path, an artifact): a path is cut only where the screen
+	 * is narrower than it, never to fit a fixed column. */
+	int w_label, w_file, w_fpath, w_art;
 };
+
+static void measure(struct stage *s);
 
 static const struct attempt *attempt_of(struct stage *s)
 {
@@ -133,6 +139,19 @@ static void build_record(struct stage *s, const struct attempt *a, const struct 
 		field(s, "stderr", LINE_STATE_FAIL, buf);
 	}
 	field(s, "claimed", verdict_type(d, a->claimed), a->claimed);
+	if (a->refusal) {
+		/* where and what the driver could not convert, and what would */
+		char *u = xasprintf("%s%s%s%s", a->refusal, a->refused_by ? "  (" : "",
+				    a->refused_by ? a->refused_by : "",
+				    a->refused_by ? ": no model, running it again refuses the same way)" : "");
+		/* an unsupported construct, or a failure of the driver's own check */
+		field(s, str_starts(a->refusal, "FAIL [") ? "failed" : "unsupported", LINE_STATE_FAIL, u);
+		free(u);
+		const char *reason = run_model_state(s->m)->reason;
+		const char *next = a->refused_by && reason ? strstr(reason, "What would finish the job: ") : NULL;
+		if (next)
+			field(s, "to finish", LINE_DEFAULT, next + strlen("What would finish the job: "));
+	}
 	field(s, "verdict", verdict_type(d, a->verdict), a->verdict ? a->verdict : "-");
 	if (a->klass) {
 		snprintf(buf, sizeof(buf), "%s%s", a->klass,
@@ -352,6 +371,11 @@ static void artifact_line(struct stage *s, const struct attempt *a, const struct
 		glyph = "\xe2\x9c\x93", state = "validated", t = LINE_ARTIFACT_OK;
 	} else if (a->validator == VALIDATOR_FAIL) {
 		glyph = "?", state = "present, validator failed", t = LINE_ARTIFACT_FAIL;
+	} else if (a->validator == VALIDATOR_DEFERRED) {
+		/* the validator ran: only its toolchain checks wait */
+		glyph = "\xe2\x9c\x93", state = "validated, toolchain checks deferred", t = LINE_ARTIFACT_OK;
+	} else if (a->validator == VALIDATOR_NONE) {
+		glyph = "\xe2\x9c\x93", state = "present, no validator for the stage", t = LINE_ARTIFACT_OK;
 	} else {
 		glyph = "\xe2\x9c\x93", state = "present, not validated", t = LINE_ARTIFACT_OK;
 	}
@@ -473,6 +497,7 @@ static void build(struct view *v)
 		build_attempts(s, a, d);
 	}
 	s->built = now_ms();
+	measure(s);
 	view_set_lines(v, s->n);
 	view_redraw(v);
 	if (keep < s->n && keep != v->lineno)
@@ -509,20 +534,62 @@ static int stage_open(struct view *v, const struct view_arg *arg, struct tp_err 
 	return 0;
 }
 
-static bool fixed_width(const struct sline *l, int k, int *w)
+#define WIDEST_PATH 96 /* a column wider would crowd out what follows it */
+
+static int text_width(const char *t)
+{
+	int w = 0;
+	for (const unsigned char *c = (const unsigned char *)t; c && *c; c++)
+		w += (*c & 0xc0) != 0x80;
+	return w;
+}
+
+static void widen(int *w, const char *t, int floor, int ceiling)
+{
+	int n = text_width(t);
+	n = n < floor ? floor : n > ceiling ? ceiling : n;
+	if (n > *w)
+		*w = n;
+}
+
+static void measure(struct stage *s)
+{
+	s->w_label = 9, s->w_file = 19, s->w_fpath = 27, s->w_art = 42;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct sline *l = &s->l[i];
+		if (l->kind == S_TEXT && l->cell[1])
+			widen(&s->w_label, l->cell[0], 9, 16);
+		else if (l->kind == S_FILE)
+			widen(&s->w_file, l->cell[0], 19, WIDEST_PATH);
+		else if (l->kind == S_FINDING && l->cell[1])
+			widen(&s->w_fpath, l->cell[1], 27, WIDEST_PATH);
+		else if (l->kind == S_ARTIFACT)
+			widen(&s->w_art, l->cell[1], 42, WIDEST_PATH);
+	}
+}
+
+/* A path column as wide as its widest path, but within a share of the
+ * screen (never under the old fixed width) so that what follows it shows. */
+static int share(int want, int floor, int screen, int part)
+{
+	int most = screen * part / 10;
+	return want < most ? want : most > floor ? most : floor;
+}
+
+static bool fixed_width(const struct stage *s, int screen, const struct sline *l, int k, int *w)
 {
 	switch (l->kind) {
 	case S_TEXT:
-		*w = k == 0 && l->cell[1] ? 10 : 0;
+		*w = k == 0 && l->cell[1] ? s->w_label + 1 : 0;
 		return *w > 0;
 	case S_FILE:
-		*w = k == 0 ? 20 : 0;
+		*w = k == 0 ? share(s->w_file + 1, 20, screen, 4) : 0;
 		return *w > 0;
 	case S_FINDING:
-		*w = k == 0 && l->cell[1] ? 9 : k == 1 ? 28 : 0;
+		*w = k == 0 && l->cell[1] ? 9 : k == 1 ? share(s->w_fpath + 1, 28, screen, 4) : 0;
 		return *w > 0;
 	case S_ARTIFACT:
-		*w = k == 0 ? 1 : k == 1 ? 44 : 0;
+		*w = k == 0 ? 1 : k == 1 ? share(s->w_art + 2, 44, screen, 5) : 0;
 		return *w > 0;
 	case S_ATTEMPT:
 		*w = k == 0 ? 1 : k == 1 ? 10 : 0;
@@ -547,7 +614,7 @@ static void stage_line(struct view *v, size_t idx, struct line_out *out)
 		int w;
 		/* file names and finding paths keep their ends when cut */
 		bool path = (l->kind == S_FINDING || l->kind == S_ARTIFACT) ? k == 1 : l->kind == S_FILE;
-		if (fixed_width(l, k, &w))
+		if (fixed_width(s, v->width, l, k, &w))
 			lo_col(out, l->ctype[k], w, path ? ALIGN_TAIL : ALIGN_LEFT, l->cell[k]);
 		else
 			lo_adds(out, l->ctype[k], l->cell[k]);

@@ -77,6 +77,38 @@ static void emitf(struct sink *k, enum line_type type, const char *fmt, ...)
 	free(s);
 }
 
+/* A refusal's line ("unsupported: FILE:LINE:COL: construct") is the key
+ * line of a final message, and longer than a side pane: it is folded at
+ * spaces into rows of at most FOLD_AT columns, the rest indented, so that
+ * none of it is cut. The fold does not depend on the pane, so records
+ * count the same lines whatever the width. */
+#define FOLD_AT 72
+
+static void emit_folded(struct sink *k, enum line_type type, const char *prefix, const char *s, size_t n)
+{
+	bool first = true;
+	while (n) {
+		size_t room = first ? FOLD_AT : FOLD_AT - 4, take = n, cols = 0, cut = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (((unsigned char)s[i] & 0xc0) != 0x80 && ++cols > room) {
+				take = cut ? cut : i;
+				break;
+			}
+			if (s[i] == ' ')
+				cut = i + 1;
+		}
+		if (first) {
+			emit(k, type, prefix, s, take);
+		} else {
+			char *row = xasprintf("%s    %.*s", prefix ? prefix : "", (int)take, s);
+			emit(k, type, NULL, row, strlen(row));
+			free(row);
+		}
+		s += take, n -= take;
+		first = false;
+	}
+}
+
 /* Text split into lines; a trailing newline adds no empty line. In a final
  * message the validator block and the verdict get their own types. */
 static void emit_text(struct sink *k, enum line_type type, const char *prefix, const char *s,
@@ -97,7 +129,10 @@ static void emit_text(struct sink *k, enum line_type type, const char *prefix, c
 			if (n >= 8 && !memcmp(s, "VERDICT:", 8))
 				t = LINE_TX_VERDICT;
 		}
-		emit(k, t, prefix, s, n);
+		if (final && n > FOLD_AT && n >= 12 && !memcmp(s, "unsupported:", 12))
+			emit_folded(k, t, prefix, s, n);
+		else
+			emit(k, t, prefix, s, n);
 		if (!nl)
 			break;
 		s = nl + 1;

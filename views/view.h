@@ -225,6 +225,10 @@ struct view_ops {
 	/* Optional: the body rows its lines need as a lower pane (its header
 	 * included); the layout gives it no more, up to the split size. */
 	int (*want_rows)(struct view *v);
+	/* Optional: the columns it should have as a side pane (a vertical
+	 * split) of a screen `cols` wide; the layout gives it no more than
+	 * its split size. 0: the split size. */
+	int (*want_cols)(struct view *v, int cols);
 	/* Optional: whether a bound request applies now (the status line's key
 	 * hints leave out what would only be refused). NULL: all do. */
 	bool (*offers)(struct view *v, enum request req);

@@ -9,16 +9,16 @@
 #include "engine/agents/guard.h"
 #include "engine/core/verdict.h"
 
-#define DRIVER(name, summary, hands_over, settings, probe, handles, run)                        \
-	void probe(const struct agent_probe *q, struct driver_status *st);                      \
-	bool handles(const struct agent_probe *q, char stage, const char *op, const char *ws); \
+#define DRIVER(name, summary, hands_over, deterministic, settings, probe, handles, run)                    \
+	void probe(const struct agent_probe *q, struct driver_status *st);                                 \
+	bool handles(const struct agent_probe *q, char stage, const char *op, const char *ws, char **why); \
 	int run(struct agent_ctx *ctx);
 #include "engine/agents/drivers.def"
 #undef DRIVER
 
 static const struct agent_driver registry[] = {
-#define DRIVER(name, summary, hands_over, settings, probe, handles, run) \
-	{#name, summary, hands_over, settings, probe, handles, run},
+#define DRIVER(name, summary, hands_over, deterministic, settings, probe, handles, run) \
+	{#name, summary, hands_over, deterministic, settings, probe, handles, run},
 #include "engine/agents/drivers.def"
 #undef DRIVER
 };
@@ -45,9 +45,12 @@ void driver_status_free(struct driver_status *st)
 	memset(st, 0, sizeof(*st));
 }
 
-bool agent_handles_any(const struct agent_probe *q, char stage, const char *op, const char *workspace)
+bool agent_handles_any(const struct agent_probe *q, char stage, const char *op, const char *workspace,
+		       char **why)
 {
 	(void)q, (void)stage, (void)op, (void)workspace;
+	if (why)
+		*why = NULL;
 	return true;
 }
 
@@ -103,17 +106,7 @@ static char *hand_over_reason(const char *final, char **verdict)
 {
 	struct verdict_reply r;
 	verdict_parse(final, strlen(final), NULL, &r);
-	char *why = NULL;
-	if (r.verdict && str_starts(r.verdict, "FAIL")) {
-		for (const char *p = final; *p && !why;) {
-			const char *nl = strchr(p, '\n');
-			size_t n = nl ? (size_t)(nl - p) : strlen(p);
-			size_t k = strspn(p, " \t");
-			if (n > k && !strncmp(p + k, "unsupported:", 12))
-				why = xstrndup(p + k, n - k);
-			p += n + (nl ? 1 : 0);
-		}
-	}
+	char *why = r.verdict && str_starts(r.verdict, "FAIL") ? verdict_unsupported(final) : NULL;
 	*verdict = why && r.verdict ? xstrdup(r.verdict) : NULL;
 	verdict_reply_free(&r);
 	return why;
@@ -260,13 +253,18 @@ static char *cat_choose(char stage, const char *op, const char *workspace, bool 
 	user_config(&cfg);
 	struct agent_probe q = {&cfg, false, offline};
 	char *first = NULL;
+	const struct agent_driver *refused = NULL; /* usable, but it refuses this op */
 	for (size_t i = 0; i < TP_ARRAY_LEN(registry); i++) {
 		const struct agent_driver *d = &registry[i];
 		struct driver_status st;
 		d->probe(&q, &st);
-		bool takes = st.available && d->handles(&q, stage, op, workspace);
+		char *no = NULL;
+		bool takes = st.available && d->handles(&q, stage, op, workspace, &no);
 		if (!st.available && st.why)
 			sb_printf(why, "%s%s: %s", why->len ? "; " : "", d->name, st.why);
+		else if (st.available && !takes && no && d->deterministic && !refused)
+			refused = d;
+		free(no);
 		driver_status_free(&st);
 		if (!takes)
 			continue;
@@ -282,14 +280,25 @@ static char *cat_choose(char stage, const char *op, const char *workspace, bool 
 			break;
 		}
 	}
+	/* Nothing takes the stage, but a deterministic driver said why: it
+	 * runs and refuses, so that the run exists and shows the reason
+	 * (FILE:LINE:COL and the construct) and what would finish the job. */
+	if (!first && refused)
+		first = xstrdup(refused->name);
 	config_free(&cfg);
 	return first;
 }
 
+static bool cat_deterministic(const char *name)
+{
+	const struct agent_driver *d = name ? agent_driver_find(name) : NULL;
+	return d && d->deterministic;
+}
+
 static const char names[] =
-#define DRIVER(name, summary, hands_over, settings, probe, handles, run) ", " #name
+#define DRIVER(name, summary, hands_over, deterministic, settings, probe, handles, run) ", " #name
 #include "engine/agents/drivers.def"
 #undef DRIVER
 	;
 
-const struct driver_catalog agent_catalog = {names + 2, cat_known, cat_choose};
+const struct driver_catalog agent_catalog = {names + 2, cat_known, cat_choose, cat_deterministic};

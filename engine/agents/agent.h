@@ -58,9 +58,15 @@ struct agent_driver {
 	const char *name, *summary;
 	/* It may end "unsupported:", so a default choice gives it a successor. */
 	bool hands_over;
+	/* No model: the same input gets the same reply, so what it refused is
+	 * never run through it again. */
+	bool deterministic;
 	const char *settings; /* its NAME.KEY config keys, space-separated */
 	void (*probe)(const struct agent_probe *q, struct driver_status *st);
-	bool (*handles)(const struct agent_probe *q, char stage, const char *op, const char *workspace);
+	/* false with why (caller frees; may be NULL) when it does not take the
+	 * stage: "FILE:LINE:COL: unsupported: construct" for mech */
+	bool (*handles)(const struct agent_probe *q, char stage, const char *op, const char *workspace,
+			char **why);
 	int (*run)(struct agent_ctx *ctx); /* a TP_EXIT_* code */
 };
 
@@ -68,7 +74,8 @@ const struct agent_driver *agent_drivers(size_t *n);
 const struct agent_driver *agent_driver_find(const char *name);
 void driver_status_free(struct driver_status *st);
 /* For drivers that take any stage. */
-bool agent_handles_any(const struct agent_probe *q, char stage, const char *op, const char *workspace);
+bool agent_handles_any(const struct agent_probe *q, char stage, const char *op, const char *workspace,
+		       char **why);
 
 /* A config entry of the agents' (a session_setting_check): 1 a known
  * driver setting or a good price line, 0 not the agents', -1 with err an

@@ -301,9 +301,11 @@ void mech_probe(const struct agent_probe *q, struct driver_status *st)
 /* Online, the stages dump IR, build and test: mech would only hand over,
  * so it is not a default there. */
 bool mech_stage_handles(const struct agent_probe *q, char stage, const char *op,
-			const char *workspace)
+			const char *workspace, char **why)
 {
-	return q->offline && op && workspace && mech_handles(stage, op, workspace, NULL);
+	if (why)
+		*why = NULL;
+	return q->offline && op && workspace && mech_handles(stage, op, workspace, why);
 }
 
 int mech_stage_run(struct agent_ctx *ctx)

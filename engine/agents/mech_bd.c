@@ -255,7 +255,7 @@ int mech_stage_d(struct mech_run *r, struct tp_err *err)
 	if (rc == 0)
 		rc = register_file(r, "src/tilegym/ops/cutile_rs/__init__.py", port_register_init_py,
 				   err);
-	char *test_rel = xasprintf("tests/ops/test_%s.py", c->op);
+	char *test_rel = port_test_of(c->workspace, c->op);
 	if (rc == 0) {
 		char *old = read_ws(r, test_rel);
 		char *tp = path_join(c->workspace, test_rel);

@@ -113,10 +113,12 @@ int batch_record_load(const char *dir, struct batch_record *r, struct tp_err *er
 int batch_record_save(struct batch_record *r, int lock_fd, struct tp_err *err);
 void batch_record_free(struct batch_record *r);
 
-/* --all: every operator with a cuTile Python or Triton reference
- * (src/tilegym/ops/{cutile,triton}/OP.py) and no cutile-rs port yet
- * (src/tilegym/ops/cutile_rs/OP_kernel/ or OP.py), sorted. */
-int batch_discover(const char *workspace, char ***ops, struct tp_err *err);
+/* --all: every operator with a cuTile Python or Triton kernel
+ * (src/tilegym/ops/{cutile,triton}/, subfolders included; helper modules
+ * without a kernel are none, engine/core/operator.h) and no cutile-rs port
+ * yet (src/tilegym/ops/cutile_rs/OP_kernel/ or OP.py), sorted by name.
+ * left_out (may be NULL): the operators not taken, each with why. */
+int batch_discover(const char *workspace, char ***ops, char ***left_out, struct tp_err *err);
 
 /* What an op's run says: its run model (engine/core/session.h), followed
  * while the batch is, and the geomean of its reports/performance.md. */
@@ -137,6 +139,10 @@ struct batch_progress {
 	double cost;
 	int64_t elapsed_ms;   /* attempts' time, the running one up to now */
 	char *last_event;     /* the msg of the last event */
+	/* The run stopped on a refusal by a driver without a model (mech):
+	 * the driver, the stage and "FILE:LINE:COL: construct". */
+	char *refused_by, *refusal;
+	char refused_stage;
 };
 
 /* Time spent in the run's attempts, a running one counted up to now. */
@@ -175,6 +181,9 @@ struct batch_spec {
 	enum batch_executor executor;
 	int jobs;
 	char *const *run_args;
+	bool fresh;             /* an operator's existing run is moved aside (OP.1 ...) first */
+	bool again;             /* operators with a cuTile Rust port are taken too (give
+	                         * --again in run_args as well) */
 	const struct batch_slurm *slurm;
 	batch_listener told;    /* hears what the start does (the probe job's wait, the
 	                         * submission) until batch_start returns; may be NULL */
@@ -221,6 +230,13 @@ void batch_follow(struct batch *b, bool on);
  * runs are never run again; a run that was mid-stage continues from its
  * own state. *started gets how many runs were (re)started. */
 int batch_resume(struct batch *b, char *const *rerun, size_t *started, struct tp_err *err);
+/* The ops the last resume left alone because their failure cannot change
+ * by starting them again (a refusal the batch's drivers would repeat, a
+ * refused input), each "OP ...why...; what would"; NULL when none. */
+char *const *batch_resume_kept(const struct batch *b);
+/* How many ops a plain resume would start now; named: how many stopped
+ * ones --rerun OP would start afresh (none whose refusal would repeat). */
+size_t batch_resumable(const struct batch *b, bool named);
 /* The same for one op (the batch view's R): a stopped one is re-run. */
 int batch_resume_op(struct batch *b, size_t i, struct tp_err *err);
 /* Cancel the named ops (NULL: every active one): scancel, or stop the
@@ -245,7 +261,9 @@ struct batch_totals {
 	size_t ops;
 	size_t converted;     /* complete and accepted (docs/pipeline.md, "The outcome") */
 	size_t not_accepted;  /* complete, but not accepted (or ended before outcomes) */
-	size_t offline, stopped, unfinished;
+	size_t offline, stopped;
+	size_t failed;        /* its job or child ended before its run existed */
+	size_t unfinished;    /* pending, queued, running, interrupted, cancelled */
 	size_t with_geomean;
 	double geomean;       /* over the converted ops that have one; NAN: none */
 	long long tokens_in, tokens_out;

@@ -21,10 +21,14 @@ enum job_phase {
 enum batch_state batch_state_from(const struct batch_progress *p, enum job_phase phase);
 
 enum batch_resume_action { BRA_KEEP, BRA_RESUME, BRA_RERUN };
-/* What resume does with an op; named is true when --rerun named it. -1
- * (exit 2) when --rerun names one that cannot be re-run. */
-int batch_resume_decide(const struct batch_op *o, bool named, enum batch_resume_action *act,
-			struct tp_err *err);
+/* What resume does with an op; named is true when --rerun named it;
+ * repeats: its run stopped on a refusal that a run with the batch's
+ * drivers would repeat (batch_refusal_repeats). -1 (exit 2) when --rerun
+ * names one that cannot be re-run or would fail the same way. A failure
+ * that cannot change is kept with why in *kept (caller frees; may be
+ * NULL), so that resume says so. */
+int batch_resume_decide(const struct batch_op *o, const struct batch_progress *p, bool named, bool repeats,
+			enum batch_resume_action *act, char **kept, struct tp_err *err);
 
 /* ---- Slurm output ---- */
 struct slurm_job {
@@ -92,6 +96,7 @@ struct batch {
 	size_t nls, capls;
 	struct local_state *local;
 	struct slurm_state *slurm;
+	char **kept; /* the last resume's ops whose failure cannot change, each with why */
 };
 
 char *batch_path(const struct batch_record *r, const char *rel); /* in the batch folder */

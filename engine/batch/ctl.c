@@ -68,6 +68,7 @@ void batch_free(struct batch *b)
 	lock_release(b->lock_fd);
 	batch_record_free(&b->rec);
 	free(b->problem);
+	strv_free(b->kept);
 	free(b->ls);
 	free(b);
 }
@@ -348,9 +349,13 @@ int batch_refresh(struct batch *b, struct tp_err *err)
 
 /* ---- starting ---- */
 
-static int check_spec(const struct batch_spec *s, const char *ws, const char *out_root,
+/* Every operator resolved to its name (a path names one too), checked as
+ * `tileport run` checks it; an existing run is refused, or with --fresh
+ * moved aside (after every check passed: a refusal moves nothing). */
+static int check_spec(const struct batch_spec *s, const char *ws, const char *out_root, char ***names,
 		      struct tp_err *err)
 {
+	*names = NULL;
 	if (!s->ops || !s->ops[0]) {
 		tp_err_set(err, TP_EXIT_USAGE, "no operators: name them, or use --all");
 		return -1;
@@ -364,26 +369,42 @@ static int check_spec(const struct batch_spec *s, const char *ws, const char *ou
 					       "starting with '.')", s->name);
 		return -1;
 	}
-	for (size_t i = 0; s->ops[i]; i++) {
-		for (size_t k = 0; k < i; k++) {
-			if (!strcmp(s->ops[i], s->ops[k])) {
-				tp_err_set(err, TP_EXIT_USAGE, "operator '%s' is named twice", s->ops[i]);
-				return -1;
+	size_t n = strv_len(s->ops);
+	char **v = xcalloc(n + 1, sizeof(*v));
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		rc = pipeline_check_op(ws, s->ops[i], s->again, &v[i], err);
+		for (size_t k = 0; k < i && rc == 0; k++) {
+			if (!strcmp(v[i], v[k])) {
+				tp_err_set(err, TP_EXIT_USAGE, "operator '%s' is named twice", v[i]);
+				rc = -1;
 			}
 		}
-		if (pipeline_check_op(ws, s->ops[i], err) < 0)
-			return -1;
-		char *run = path_join(out_root, s->ops[i]);
-		bool taken = run_exists(run);
-		if (taken)
-			tp_err_set(err, TP_EXIT_USAGE, "%s already has a run in %s: resume its batch, or "
-						       "remove that directory, or leave %s out", s->ops[i],
-				   run, s->ops[i]);
+		char *run = rc == 0 ? path_join(out_root, v[i]) : NULL;
+		if (run && run_exists(run) && !s->fresh) {
+			tp_err_set(err, TP_EXIT_USAGE, "%s already has a run in %s: resume its batch, start "
+						       "afresh with --fresh (the old run is kept, moved aside), "
+						       "or leave %s out", v[i], run, v[i]);
+			rc = -1;
+		} else if (run && run_exists(run) && run_locked(run)) {
+			tp_err_set(err, TP_EXIT_ENV, "run %s is in use by another tileport: it cannot be "
+						     "moved aside", run);
+			rc = -1;
+		}
 		free(run);
-		if (taken)
-			return -1;
 	}
-	return 0;
+	for (size_t i = 0; i < n && rc == 0 && s->fresh; i++) {
+		char *run = path_join(out_root, v[i]), *aside = NULL;
+		if (run_exists(run))
+			rc = run_move_aside(run, &aside, err);
+		free(run);
+		free(aside);
+	}
+	if (rc < 0)
+		strv_free(v);
+	else
+		*names = v;
+	return rc;
 }
 
 static bool left_behind(const char *dir)
@@ -418,8 +439,9 @@ static char *dup_or_null(const char *s)
 	return s && *s ? xstrdup(s) : NULL;
 }
 
-static void fill_record(struct batch_record *r, const struct batch_spec *s, const char *ws,
-			const char *out_root, const char *name, const char *dir)
+static void fill_record(struct batch_record *r, const struct batch_spec *s, char *const *ops,
+			const char *ws, const char *out_root, const char *name, const char *dir,
+			const char *secret_vars)
 {
 	r->schema = BATCH_SCHEMA;
 	r->version = xstrdup(TILEPORT_VERSION);
@@ -430,11 +452,14 @@ static void fill_record(struct batch_record *r, const struct batch_spec *s, cons
 	r->out_root = path_absolute(out_root);
 	r->jobs = s->jobs;
 	/* a key spelled out in a driver is kept as ${NAME}, which the stage's
-	 * shell expands again (docs/pipeline.md, Secrets) */
+	 * shell expands again (docs/pipeline.md, Secrets); only secrets: a
+	 * path that happens to equal $PWD or $HOME stays a path */
 	char **env = env_current();
+	char **secrets = env_secrets(env, secret_vars);
 	r->run_args = xcalloc(strv_len(s->run_args) + 1, sizeof(*r->run_args));
 	for (size_t i = 0; s->run_args && s->run_args[i]; i++)
-		r->run_args[i] = redact_secrets(s->run_args[i], env);
+		r->run_args[i] = redact_secrets(s->run_args[i], secrets);
+	strv_free(secrets);
 	strv_free(env);
 	r->created = wall_ms();
 	if (s->slurm) {
@@ -451,11 +476,11 @@ static void fill_record(struct batch_record *r, const struct batch_spec *s, cons
 		d->probe_timeout_ms = s->slurm->probe_timeout_ms;
 		d->probe_grace_ms = s->slurm->probe_grace_ms;
 	}
-	size_t n = strv_len(s->ops);
+	size_t n = strv_len(ops);
 	r->ops = xcalloc(n + 1, sizeof(*r->ops));
 	for (size_t i = 0; i < n; i++) {
 		struct batch_op *o = &r->ops[r->nops++];
-		o->op = xstrdup(s->ops[i]);
+		o->op = xstrdup(ops[i]);
 		o->run_dir = path_join(r->out_root, o->op);
 		o->state = BST_PENDING;
 	}
@@ -470,13 +495,14 @@ int batch_start(struct batch **out, struct session *ss, const struct batch_spec 
 		tp_err_set(err, TP_EXIT_USAGE, "no workspace: use --workspace DIR or set TILEGYM_PATH");
 		return -1;
 	}
-	if (check_spec(s, ws, out_root, err) < 0)
+	char **ops;
+	if (check_spec(s, ws, out_root, &ops, err) < 0)
 		return -1;
 	char *name = s->name ? xstrdup(s->name) : default_name();
 	char *root = path_join(out_root, BATCH_FOLDER);
 	char *dir = batch_dir_of(out_root, name);
 	if (mkdir_p(root, 0755, err) < 0) {
-		free(root), free(dir), free(name);
+		free(root), free(dir), free(name), strv_free(ops);
 		return -1;
 	}
 	/* mkdir of the last part claims the name: two starts cannot share it.
@@ -490,11 +516,12 @@ int batch_start(struct batch **out, struct session *ss, const struct batch_spec 
 				   name, out_root, name);
 		else
 			tp_err_set(err, TP_EXIT_ENV, "%s: cannot create: %s", dir, strerror(errno));
-		free(root), free(dir), free(name);
+		free(root), free(dir), free(name), strv_free(ops);
 		return -1;
 	}
 	struct batch *b = batch_new(ss);
-	fill_record(&b->rec, s, ws, out_root, name, dir);
+	fill_record(&b->rec, s, ops, ws, out_root, name, dir, session_secret_vars(ss));
+	strv_free(ops);
 	adopt(b);
 	if (s->told)
 		batch_listen(b, s->told, s->told_ud);
@@ -599,11 +626,44 @@ static int take_lock(struct batch *b, int *txn, struct tp_err *err)
 	return 0;
 }
 
+/* Would a new run of op i get the driver that refused it last time: the
+ * batch's --driver for that stage, else the config's driver.X, else the
+ * default chosen now (an agent installed since would take over)? */
+static bool refusal_repeats(const struct batch *b, size_t i)
+{
+	const struct batch_progress *p = &b->prog[i];
+	if (!p->refused_by)
+		return false;
+	char stage = p->refused_stage;
+	const char *spec = NULL;
+	for (size_t k = 0; b->rec.run_args && b->rec.run_args[k]; k++)
+		if (!strcmp(b->rec.run_args[k], "--driver") && b->rec.run_args[k + 1] &&
+		    b->rec.run_args[k + 1][0] == stage && b->rec.run_args[k + 1][1] == '=')
+			spec = b->rec.run_args[k + 1] + 2;
+	struct stage_commands cfg;
+	session_stage_commands(b->s, RUN_NEW, &cfg);
+	if (!spec)
+		spec = cfg.drivers[stage_slot(stage)];
+	if (spec)
+		return !strcmp(spec, p->refused_by);
+	const struct driver_catalog *cat = session_catalog(b->s);
+	if (!cat || !cat->choose)
+		return true;
+	struct sbuf why = SBUF_INIT;
+	char *def = cat->choose(stage, b->rec.ops[i].op, b->rec.workspace, true, &why);
+	bool same = !def || !strcmp(def, p->refused_by);
+	free(def);
+	sb_free(&why);
+	return same;
+}
+
 static int launch_set(struct batch *b, char *const *rerun, const size_t *only, size_t *started,
 		      struct tp_err *err)
 {
-	size_t n = b->rec.nops, k = 0;
+	size_t n = b->rec.nops, k = 0, nkept = 0, capkept = 0;
 	size_t *idx = xcalloc(n + 1, sizeof(*idx));
+	strv_free(b->kept);
+	b->kept = NULL;
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if (only && *only != i)
@@ -612,7 +672,14 @@ static int launch_set(struct batch *b, char *const *rerun, const size_t *only, s
 		for (size_t r = 0; rerun && rerun[r]; r++)
 			named = named || !strcmp(rerun[r], b->rec.ops[i].op);
 		enum batch_resume_action act;
-		rc = batch_resume_decide(&b->rec.ops[i], named, &act, err);
+		char *kept = NULL;
+		rc = batch_resume_decide(&b->rec.ops[i], &b->prog[i], named, refusal_repeats(b, i), &act, &kept,
+					 err);
+		if (kept) {
+			b->kept = xgrow(b->kept, &capkept, nkept + 2, sizeof(*b->kept));
+			b->kept[nkept++] = kept;
+			b->kept[nkept] = NULL;
+		}
 		if (rc == 0 && act == BRA_RERUN)
 			rc = archive_run(b, i, err);
 		if (rc == 0 && act != BRA_KEEP)
@@ -657,6 +724,23 @@ static int resume(struct batch *b, char *const *rerun, const size_t *only, size_
 int batch_resume(struct batch *b, char *const *rerun, size_t *started, struct tp_err *err)
 {
 	return resume(b, rerun, NULL, started, err);
+}
+
+char *const *batch_resume_kept(const struct batch *b)
+{
+	return b->kept;
+}
+
+size_t batch_resumable(const struct batch *b, bool named)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < b->rec.nops; i++) {
+		enum batch_resume_action act;
+		if (batch_resume_decide(&b->rec.ops[i], &b->prog[i], named, refusal_repeats(b, i), &act, NULL,
+					NULL) == 0 && act == (named ? BRA_RERUN : BRA_RESUME))
+			n++;
+	}
+	return n;
 }
 
 int batch_resume_op(struct batch *b, size_t i, struct tp_err *err)

@@ -1,75 +1,53 @@
 /* --all: the operators of a TileGym workspace that still need a port. */
 #include "engine/batch/batch.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/pipeline.h"
+#include "engine/core/operator.h"
 
-static int cmp_str(const void *a, const void *b)
+static void add(char ***v, size_t *n, size_t *cap, char *s)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	*v = xgrow(*v, cap, *n + 2, sizeof(**v));
+	(*v)[(*n)++] = s;
+	(*v)[*n] = NULL;
 }
 
-static bool ported(const char *ws, const char *op)
-{
-	char *kernel = xasprintf("%s/src/tilegym/ops/cutile_rs/%s_kernel", ws, op);
-	char *wrapper = xasprintf("%s/src/tilegym/ops/cutile_rs/%s.py", ws, op);
-	bool yes = path_is_dir(kernel) || path_is_file(wrapper);
-	free(kernel);
-	free(wrapper);
-	return yes;
-}
-
-/* Reference files of one backend folder, as operator names. */
-static void scan(const char *ws, const char *backend, char ***ops, size_t *n, size_t *cap)
-{
-	char *dir = xasprintf("%s/src/tilegym/ops/%s", ws, backend);
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		if (len <= 3 || !str_ends(e->d_name, ".py") || e->d_name[0] == '_')
-			continue;
-		char *op = xstrndup(e->d_name, len - 3);
-		bool dup = false;
-		for (size_t i = 0; i < *n && !dup; i++)
-			dup = strcmp((*ops)[i], op) == 0;
-		/* pipeline_check_op says what a run accepts as an operator */
-		if (dup || pipeline_check_op(ws, op, NULL) < 0 || ported(ws, op)) {
-			free(op);
-			continue;
-		}
-		*ops = xgrow(*ops, cap, *n + 2, sizeof(**ops));
-		(*ops)[(*n)++] = op;
-		(*ops)[*n] = NULL;
-	}
-	if (d)
-		closedir(d);
-	free(dir);
-}
-
-int batch_discover(const char *workspace, char ***ops, struct tp_err *err)
+int batch_discover(const char *workspace, char ***ops, char ***left_out, struct tp_err *err)
 {
 	*ops = NULL;
-	char *src = xasprintf("%s/src/tilegym/ops", workspace);
-	bool ok = path_is_dir(src);
-	free(src);
-	if (!ok) {
-		tp_err_set(err, TP_EXIT_USAGE, "workspace %s has no src/tilegym/ops (expected a TileGym "
-					       "checkout)", workspace);
+	if (left_out)
+		*left_out = NULL;
+	struct ws_operator *all;
+	size_t n_all;
+	char **ambiguous;
+	if (operator_list(workspace, &all, &n_all, &ambiguous, err) < 0)
 		return -1;
+	size_t n = 0, cap = 0, nl = 0, capl = 0;
+	for (size_t i = 0; i < n_all; i++) {
+		if (!all[i].port) {
+			add(ops, &n, &cap, xstrdup(all[i].name));
+		} else if (left_out) {
+			char *port = operator_port_text(&all[i]);
+			add(left_out, &nl, &capl, xasprintf("%s (a cuTile Rust port: %s)", all[i].name, port));
+			free(port);
+		}
 	}
-	size_t n = 0, cap = 0;
-	scan(workspace, "cutile", ops, &n, &cap);
-	scan(workspace, "triton", ops, &n, &cap);
+	for (size_t i = 0; ambiguous && ambiguous[i] && left_out; i++)
+		add(left_out, &nl, &capl, xasprintf("%s (two files of one backend share the name)", ambiguous[i]));
+	strv_free(ambiguous);
+	operators_free(all, n_all);
 	if (!n) {
-		tp_err_set(err, TP_EXIT_USAGE, "workspace %s has no operator left to port (every "
-					       "src/tilegym/ops/{cutile,triton}/OP.py has a cutile_rs port)",
+		tp_err_set(err, TP_EXIT_USAGE, "workspace %s has no operator left to port (every kernel file "
+					       "under src/tilegym/ops/{cutile,triton}/ has a cutile_rs port)",
 			   workspace);
+		strv_free(*ops);
+		*ops = NULL;
+		if (left_out) {
+			strv_free(*left_out);
+			*left_out = NULL;
+		}
 		return -1;
 	}
-	qsort(*ops, n, sizeof(**ops), cmp_str);
 	return 0;
 }

@@ -21,6 +21,8 @@ void batch_progress_free(struct batch_progress *p)
 	free(p->verdict);
 	free(p->attempts);
 	free(p->last_event);
+	free(p->refusal);
+	free(p->refused_by);
 	memset(p, 0, sizeof(*p));
 	p->geomean = NAN;
 }
@@ -82,6 +84,11 @@ static void fill(struct batch_progress *p, const struct run_model *m)
 	const struct attempt *last = st->natt ? &st->att[st->natt - 1] : NULL;
 	p->stage = last ? last->stage : 0;
 	p->verdict = last && last->verdict ? xstrdup(last->verdict) : NULL;
+	if (last && last->refused_by) {
+		p->refused_by = xstrdup(last->refused_by);
+		p->refusal = last->refusal ? xstrdup(last->refusal) : NULL;
+		p->refused_stage = last->stage;
+	}
 	struct run_usage u = run_model_usage(m, 0);
 	p->tokens_in = u.tokens_in;
 	p->tokens_out = u.tokens_out;
@@ -191,10 +198,19 @@ enum batch_state batch_state_from(const struct batch_progress *p, enum job_phase
 	}
 }
 
-int batch_resume_decide(const struct batch_op *o, bool named, enum batch_resume_action *act,
-			struct tp_err *err)
+/* A child that exited 2 before its run existed was refused its input (no
+ * such operator, one with a port): starting it again changes nothing. */
+static bool bad_input(const struct batch_op *o)
+{
+	return o->state == BST_FAILED && o->why && str_starts(o->why, "exit 2");
+}
+
+int batch_resume_decide(const struct batch_op *o, const struct batch_progress *p, bool named, bool repeats,
+			enum batch_resume_action *act, char **kept, struct tp_err *err)
 {
 	*act = BRA_KEEP;
+	if (kept)
+		*kept = NULL;
 	switch (o->state) {
 	case BST_COMPLETE:
 	case BST_OFFLINE:
@@ -214,9 +230,29 @@ int batch_resume_decide(const struct batch_op *o, bool named, enum batch_resume_
 		}
 		return 0;
 	case BST_STOPPED:
+		if (repeats) {
+			char *why = xasprintf("%s stopped on %s's refusal of stage %c (%s); %s has no model, so a "
+					      "run with this batch's drivers would refuse the same way: give stage "
+					      "%c another driver in a new batch (--driver %c=...)",
+					      o->op, p->refused_by, p->refused_stage, p->refusal ? p->refusal : "?",
+					      p->refused_by, p->refused_stage, p->refused_stage);
+			if (named)
+				tp_err_set(err, TP_EXIT_USAGE, "--rerun %s", why);
+			if (kept && !named)
+				*kept = xstrdup(why);
+			free(why);
+			return named ? -1 : 0;
+		}
 		*act = named ? BRA_RERUN : BRA_KEEP;
 		return 0;
 	default: /* never started, or ended without a verdict of its own */
+		if (bad_input(o) && !named) {
+			if (kept)
+				*kept = xasprintf("%s was refused before its run began (%s): that does not change by "
+						  "starting it again; once the cause is fixed, --rerun %s",
+						  o->op, o->why, o->op);
+			return 0;
+		}
 		*act = BRA_RESUME;
 		return 0;
 	}
@@ -263,6 +299,8 @@ void batch_totals(const struct batch *b, struct batch_totals *t)
 			t->offline++;
 		} else if (o->state == BST_STOPPED) {
 			t->stopped++;
+		} else if (o->state == BST_FAILED) {
+			t->failed++;
 		} else {
 			t->unfinished++;
 		}
@@ -345,6 +383,7 @@ cJSON *batch_to_json(const struct batch *b)
 	cJSON_AddNumberToObject(tj, "not_accepted", (double)t.not_accepted);
 	cJSON_AddNumberToObject(tj, "offline_complete", (double)t.offline);
 	cJSON_AddNumberToObject(tj, "stopped", (double)t.stopped);
+	cJSON_AddNumberToObject(tj, "failed", (double)t.failed);
 	cJSON_AddNumberToObject(tj, "unfinished", (double)t.unfinished);
 	if (!isnan(t.geomean))
 		cJSON_AddNumberToObject(tj, "geomean", t.geomean);

@@ -130,9 +130,16 @@ const char *ck_ffi(struct ck *k, const char *rule, const char *copy_rule);
 const char *ck_find_cdylib(struct ck *k);
 /* Whether D's host files are expected (check_ctx.host_written). */
 bool ck_host_written(struct ck *k);
+/* The run was started with --again: the workspace had the op's cuTile Rust
+ * port before it (state.json's port_before), so its files are no stage's. */
+bool ck_port_before(struct ck *k);
 /* The wrapper module for the kernel: ops/cutile_rs/{k}.py, {k w/o _}.py,
  * or a *.py with `register_impl.*{k}` (validate_agent_d.sh's lookup). */
 const char *ck_wrapper_by_kernel(struct ck *k);
+/* The operator's test relative to the workspace: tests/ops/[SUB/]test_{k}.py
+ * where engine/core/operator.h finds it (an operator in a subfolder has its
+ * test in the same one), else tests/ops/test_{k}.py. */
+const char *ck_test_rel(struct ck *k);
 
 /* ffi.rs ABI checks shared by agent-d and kernel (rules PREFIX.ffi-*),
  * on comment-blanked code. */

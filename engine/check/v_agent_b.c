@@ -64,8 +64,9 @@ static void build_log(struct ck *k)
 static void lane_guard(struct ck *k, bool host, const char *file, int line, const char *what)
 {
 	if (host)
-		ck_add(k, CHECK_INFO, 0, "agent-b.lane", file, line,
-		       "%s (D's file; D has already run)", what);
+		ck_add(k, CHECK_INFO, 0, "agent-b.lane", file, line, "%s (%s)", what,
+		       ck_port_before(k) ? "the port the workspace had before this run: run --again"
+					 : "D's file; D has already run");
 	else
 		ck_add(k, CHECK_FAIL, 0, "agent-b.lane", file, line,
 		       "%s: B writes the device kernel only", what);
@@ -103,7 +104,7 @@ static void lane_guards(struct ck *k)
 			clean = false;
 		}
 	}
-	const char *test = ck_tg(k, ck_fmt(k, "tests/ops/test_%s.py", kn));
+	const char *test = ck_tg(k, ck_test_rel(k));
 	const struct ck_file *tf = ck_load(k, test);
 	int line = 0;
 	if (tf->data && tx_grep(tf->data, "\"cutile-rs\"|cutile_rs", 0, &line)) {

@@ -219,8 +219,7 @@ static void registration(struct ck *k)
 		{NULL, "\"cutile-rs\"|cutile_rs", "the test file runs cutile-rs"},
 	};
 	for (size_t i = 0; i < TP_ARRAY_LEN(regs); i++) {
-		const char *p = ck_tg(k, regs[i].rel ? regs[i].rel
-						     : ck_fmt(k, "tests/ops/test_%s.py", k->kernel));
+		const char *p = ck_tg(k, regs[i].rel ? regs[i].rel : ck_test_rel(k));
 		const struct ck_file *f = ck_load(k, p);
 		int line = 0;
 		if (f->data && tx_grep(f->data, regs[i].ere, 0, &line))

@@ -114,6 +114,10 @@ static void test_file(struct ck *k, const char *wrapper_text)
 		if (!found && path_is_file(p))
 			found = p;
 	}
+	/* an operator in a subfolder has its test in the same one */
+	const char *own = found ? NULL : ck_tg(k, ck_test_rel(k));
+	if (own && path_is_file(own))
+		found = own;
 	if (!found) {
 		struct sbuf sb = SBUF_INIT;
 		for (size_t i = 0; i < nc; i++)

@@ -2,6 +2,9 @@
  * ffi.rs copy, the cdylib, the wrapper module, and whether D has run. */
 #include "engine/check/check_impl.h"
 
+#include "engine/core/operator.h"
+#include "engine/core/run.h"
+
 #include <dirent.h>
 #include <regex.h>
 #include <stdlib.h>
@@ -185,10 +188,34 @@ const char *ck_find_cdylib(struct ck *k)
 	return NULL;
 }
 
+const char *ck_test_rel(struct ck *k)
+{
+	struct ws_operator o;
+	if (k->ctx->tilegym && k->kernel && operator_find(k->ctx->tilegym, k->kernel, &o, NULL) == 0) {
+		const char *rel = ck_keep(k, xstrdup(o.test_rel), free);
+		operator_free(&o);
+		return rel;
+	}
+	return ck_fmt(k, "tests/ops/test_%s.py", k->kernel ? k->kernel : "");
+}
+
+bool ck_port_before(struct ck *k)
+{
+	const char *dir = ck_out(k, "");
+	struct run_state st;
+	if (!dir || !run_exists(dir) || run_state_load(dir, &st, NULL) < 0)
+		return false;
+	bool yes = st.port_before != NULL;
+	run_state_free(&st);
+	return yes;
+}
+
 bool ck_host_written(struct ck *k)
 {
 	if (k->ctx->host_written >= 0)
 		return k->ctx->host_written > 0;
+	if (ck_port_before(k))
+		return true;
 	static const char *const d_reports[] = {
 		"reports/correctness.md", "reports/agent_d.md", "reports/agent_logs/agent_d.md",
 		"correctness_cutile_rs.txt",

@@ -24,6 +24,25 @@ static bool valid_key(const char *k)
 	return true;
 }
 
+/* A '#' after a blank, outside quotes, starts a comment to the end of the
+ * line ("jobs = 8   # runs at once", as the docs write them); a '#' inside
+ * a word or a quoted value stays. */
+static void strip_comment(char *line)
+{
+	char quote = 0;
+	for (char *p = line; *p; p++) {
+		if (quote) {
+			quote = *p == quote ? 0 : quote;
+		} else if (*p == '"' || *p == '\'') {
+			quote = *p;
+		} else if (*p == '#' && p > line && (p[-1] == ' ' || p[-1] == '\t')) {
+			*p = '\0';
+			str_trim(line);
+			return;
+		}
+	}
+}
+
 /* Values may be quoted to keep leading/trailing blanks or a '#'. */
 static char *unquote(const char *v, bool *ok)
 {
@@ -59,6 +78,7 @@ int config_load_file(struct config *c, const char *path, struct tp_err *err)
 		str_trim(line);
 		if (!*line || *line == '#' || *line == ';')
 			continue;
+		strip_comment(line);
 		if (*line == '[') {
 			char *end = strchr(line, ']');
 			if (!end || end[1] != '\0') {

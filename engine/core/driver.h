@@ -33,6 +33,9 @@ struct driver_catalog {
 	 * (no toolchain) or an online one (caller frees), or NULL with why
 	 * (what to install or set) appended to *why. */
 	char *(*choose)(char stage, const char *op, const char *workspace, bool offline, struct sbuf *why);
+	/* A driver without a model, whose reply the same input repeats: what it
+	 * refused is never run through it again (pipeline.md). May be NULL. */
+	bool (*deterministic)(const char *name);
 };
 
 /* cat may be NULL: then only exec: parses. */

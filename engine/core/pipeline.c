@@ -13,6 +13,8 @@
 
 #include "engine/core/driver.h"
 #include "engine/core/events.h"
+#include "engine/core/json.h"
+#include "engine/core/operator.h"
 #include "engine/core/preflight.h"
 
 
@@ -31,16 +33,6 @@
 
 /* ---- creating and resuming ---- */
 
-static bool op_name_ok(const char *op)
-{
-	if (!op || !*op)
-		return false;
-	for (const char *c = op; *c; c++)
-		if (!isalnum((unsigned char)*c) && *c != '_')
-			return false;
-	return true;
-}
-
 static int check_workspace(const char *ws, struct tp_err *err)
 {
 	DIR *d = opendir(ws);
@@ -52,23 +44,35 @@ static int check_workspace(const char *ws, struct tp_err *err)
 	return 0;
 }
 
-int pipeline_check_op(const char *ws, const char *op, struct tp_err *err)
+/* The operator arg names, refused when it has a port and not `again`. */
+static int find_op(const char *ws, const char *arg, bool again, struct ws_operator *o, struct tp_err *err)
 {
-	if (!op_name_ok(op)) {
-		tp_err_set(err, TP_EXIT_USAGE, "'%s' is not an operator name (letters, digits and '_')",
-			   op ? op : "");
+	if (operator_find(ws, arg, o, err) < 0)
+		return -1;
+	if (o->port && !again) {
+		char *port = operator_port_text(o);
+		tp_err_set(err, TP_EXIT_USAGE,
+			   "%s already has a cuTile Rust port in workspace %s (%s): a run would meet that "
+			   "port's files at every stage; to convert it anew anyway, its stage D writing "
+			   "over them, use 'tileport run %s --again'", o->name, ws, port, o->name);
+		free(port);
+		operator_free(o);
 		return -1;
 	}
-	char *a = xasprintf("%s/src/tilegym/ops/cutile/%s.py", ws, op);
-	char *b = xasprintf("%s/src/tilegym/ops/triton/%s.py", ws, op);
-	int rc = path_is_file(a) || path_is_file(b) ? 0 : -1;
-	if (rc < 0)
-		tp_err_set(err, TP_EXIT_USAGE,
-			   "operator '%s' not found in workspace %s (expected src/tilegym/ops/cutile/%s.py "
-			   "or src/tilegym/ops/triton/%s.py)", op, ws, op, op);
-	free(a);
-	free(b);
-	return rc;
+	return 0;
+}
+
+int pipeline_check_op(const char *ws, const char *arg, bool again, char **name, struct tp_err *err)
+{
+	if (name)
+		*name = NULL;
+	struct ws_operator o;
+	if (find_op(ws, arg, again, &o, err) < 0)
+		return -1;
+	if (name)
+		*name = xstrdup(o.name);
+	operator_free(&o);
+	return 0;
 }
 
 /* Every stage the run can reach on its own needs a driver that parses;
@@ -157,32 +161,6 @@ static int check_letters(const struct table *t, const struct stage_commands *c, 
 	return 0;
 }
 
-/* run --fresh: the existing run goes to OP.N, the first free N, whole and
- * untouched; one that an orchestrator holds stays where it is. */
-static int move_aside(const char *run_dir, char **aside, struct tp_err *err)
-{
-	if (run_locked(run_dir)) {
-		tp_err_set(err, TP_EXIT_ENV, "run %s is in use by another tileport: it cannot be moved aside",
-			   run_dir);
-		return -1;
-	}
-	for (int n = 1; n < 10000; n++) {
-		char *to = xasprintf("%s.%d", run_dir, n);
-		if (!path_is_dir(to) && !path_is_file(to)) {
-			if (rename(run_dir, to) == 0) {
-				*aside = to;
-				return 0;
-			}
-			tp_err_set(err, TP_EXIT_ENV, "%s: cannot move it to %s: %s", run_dir, to, strerror(errno));
-			free(to);
-			return -1;
-		}
-		free(to);
-	}
-	tp_err_set(err, TP_EXIT_ENV, "%s: no free name to move it aside", run_dir);
-	return -1;
-}
-
 /* A key kept in a file (llm.api_key_file) is as secret as one in the
  * environment: hidden everywhere, and looked for in what agents leave. */
 static void add_secret_files(char ***secrets, char *const *files)
@@ -263,19 +241,22 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 		table_free(t);
 		return -1;
 	}
-	if (!o->workspace || check_workspace(o->workspace, err) < 0 || pipeline_check_op(o->workspace, o->op, err) < 0) {
+	struct ws_operator wop = {0};
+	if (!o->workspace || check_workspace(o->workspace, err) < 0 ||
+	    find_op(o->workspace, o->op, o->again, &wop, err) < 0) {
 		if (!o->workspace)
 			tp_err_set(err, TP_EXIT_USAGE, "no workspace: use --workspace DIR or set TILEGYM_PATH");
 		table_free(t);
 		return -1;
 	}
+	const char *op = wop.name;
 	char *ws = path_absolute(o->workspace);
-	char *run_dir = path_join(o->out_root, o->op);
+	char *run_dir = path_join(o->out_root, op);
 	char *aside = NULL;
 	if (run_exists(run_dir) && !o->fresh) {
 		tp_err_set(err, TP_EXIT_USAGE, "a run of %s already exists in %s; resume it with 'tileport "
 					       "resume %s', or start another with 'tileport run %s --fresh' (the "
-					       "old one is kept, moved aside)", o->op, run_dir, run_dir, o->op);
+					       "old one is kept, moved aside)", op, run_dir, run_dir, op);
 		goto fail;
 	}
 	struct preflight pf;
@@ -293,8 +274,8 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	bool offline = !pf.online;
 	for (int i = 0; i < STAGE_LETTERS; i++)
 		drv[i] = o->commands.drivers[i] ? xstrdup(o->commands.drivers[i]) : NULL;
-	if (fill_drivers(t, o->catalog, drv, chosen, o->op, ws, offline, err) < 0 ||
-	    (o->fresh && run_exists(run_dir) && move_aside(run_dir, &aside, err) < 0)) {
+	if (fill_drivers(t, o->catalog, drv, chosen, op, ws, offline, err) < 0 ||
+	    (o->fresh && run_exists(run_dir) && run_move_aside(run_dir, &aside, err) < 0)) {
 		preflight_free(&pf);
 		goto fail;
 	}
@@ -316,7 +297,7 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 		/* another tileport may have created the run since the first check */
 		if (p->lock_fd >= 0)
 			tp_err_set(err, TP_EXIT_USAGE, "a run of %s already exists in %s; resume it with "
-						       "'tileport resume %s'", o->op, run_dir, run_dir);
+						       "'tileport resume %s'", op, run_dir, run_dir);
 		preflight_free(&pf);
 		t = NULL;
 		pipeline_free(p);
@@ -324,7 +305,11 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	}
 	struct run_state *st = &p->st;
 	st->version = xstrdup(TILEPORT_VERSION);
-	st->op = xstrdup(o->op);
+	st->op = xstrdup(op);
+	if (wop.port) { /* --again: what the run meets in the workspace is not its own */
+		st->port_before = wop.port;
+		wop.port = NULL;
+	}
 	st->workspace = ws;
 	st->out_root = path_absolute(o->out_root);
 	st->run_dir = path_absolute(run_dir);
@@ -352,18 +337,24 @@ int pipeline_create(struct pipeline **out, struct loop *l, const struct pipeline
 	char *miss = strv_join(st->missing, ", ");
 	if (aside)
 		cJSON_AddStringToObject(f, "previous", aside);
-	pl_emit(p, "run_created", f, "run of %s created in %s (%s%s)%s%s", st->op, st->run_dir,
+	char *port = strv_join(st->port_before, ", ");
+	json_put_strv(f, "port_before", st->port_before);
+	pl_emit(p, "run_created", f, "run of %s created in %s (%s%s)%s%s%s%s%s", st->op, st->run_dir,
 		offline ? "offline; missing: " : "online", miss, aside ? "; the previous run is now " : "",
-		aside ? aside : "");
+		aside ? aside : "", *port ? "; --again: the workspace has a cuTile Rust port (" : "", port,
+		*port ? "), which stage D writes over" : "");
+	free(port);
 	free(miss);
 	free(aside);
 	preflight_free(&pf);
 	free(run_dir);
+	operator_free(&wop);
 	*out = p;
 	return 0;
 fail:
 	table_free(t);
 fail_nofree_table:
+	operator_free(&wop);
 	free(aside);
 	free_specs(drv);
 	free(ws);

@@ -60,6 +60,8 @@ struct pipeline_opts {
 	bool ask;               /* a person answers (the screen): a missing owner tag waits */
 	bool fresh;             /* new runs: an existing run of the op is moved aside (OP.1,
 	                         * OP.2 ...), never deleted */
+	bool again;             /* new runs: convert an operator that already has a cuTile
+	                         * Rust port (recorded in the run: its lane checks know) */
 	int64_t kill_grace_ms;  /* TERM -> KILL delay for stages (0: 2000) */
 	pipeline_checker checker; /* the "builtin" validators; NULL: not in this build */
 	const char *secret_vars; /* more variables whose values are secret (redact.h) */
@@ -86,10 +88,12 @@ struct pipeline_event {
 };
 typedef void (*pipeline_listener)(struct pipeline *p, const struct pipeline_event *e, void *ud);
 
-/* Is op an operator of the workspace (src/tilegym/ops/cutile/OP.py or
- * triton/OP.py, with a plain name)? -1 with an exit-2 message naming what
- * was expected when not. */
-int pipeline_check_op(const char *workspace, const char *op, struct tp_err *err);
+/* Is arg an operator of the workspace that a run may take (a name or a
+ * path, engine/core/operator.h), its name in *name (caller frees; name may
+ * be NULL)? -1 with an exit-2 message naming what was looked for when not,
+ * and when the operator already has a cuTile Rust port, unless `again`. */
+int pipeline_check_op(const char *workspace, const char *arg, bool again, char **name,
+		      struct tp_err *err);
 
 /* Start a new run of opts->op. Checks the table, the workspace, the op and
  * the drivers before writing anything; errors carry exit 2 (input) or 3

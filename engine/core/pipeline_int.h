@@ -111,6 +111,26 @@ void pl_move_partial(struct pipeline *p, struct attempt *a);
  * stage is due (the caller schedules it), false when the run ended. */
 bool pl_route(struct pipeline *p, struct attempt *a);
 void pl_finish(struct pipeline *p, const char *final, const char *reason);
+/* a ends the run STOP without a table row (no owner and nobody to ask, a
+ * deterministic refusal, a driver that could not start): saved, then
+ * logged as its `routed` event ("route D1 FAIL -> STOP (how)", extra's
+ * fields added; extra is taken) and the run's end, like any route, so that
+ * a resume finds every event it expects. */
+void pl_stop_attempt(struct pipeline *p, struct attempt *a, const char *how, const char *reason, cJSON *extra);
+
+/* pipeline_refusal.c */
+/* Record a's refusal from its reply's `unsupported:` line (a->refusal), and
+ * the driver that gave the reply (transcript_driver) as a->refused_by when
+ * it is deterministic and the attempt ran it as a built-in; a failing
+ * verdict of such a driver without that line is recorded too (its first
+ * FAIL line), since running it again fails the same way. */
+void pl_note_refusal(struct pipeline *p, struct attempt *a, const char *reply, const char *verdict,
+		     const char *driver);
+/* A deterministic refusal is no reply to repair: the gate accepts it. */
+void pl_refusal_gate(const struct attempt *a, struct gate_result *g);
+/* Why the run stops on a's deterministic refusal, with what would finish
+ * the job (an agent driver for the stages left, how to give one). */
+char *pl_refusal_reason(struct pipeline *p, const struct attempt *a);
 
 /* pipeline_owner.c */
 /* Owner class of a's verdict: from its report's tag; for an overruled

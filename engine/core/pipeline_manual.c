@@ -185,6 +185,19 @@ int pipeline_respawn(struct pipeline *p, char stage, bool beyond_cap, struct tp_
 		tp_err_set(err, TP_EXIT_USAGE, "no stage %c in the table", stage);
 		return -1;
 	}
+	/* The stage's driver refused it and has no model: the same driver again
+	 * is the same refusal. A driver given since (resume/step --driver, the
+	 * user config's driver.X) is another matter. */
+	const struct attempt *last = run_latest_attempt(&p->st, stage);
+	const char *spec = p->st.drivers[stage_slot(stage)];
+	if (last && last->refused_by && spec && !strcmp(spec, last->refused_by)) {
+		tp_err_set(err, TP_EXIT_USAGE, "%c%d was refused by %s (%s), which has no model: a re-spawn "
+					       "with it refuses the same way; give stage %c another driver first "
+					       "('driver.%c = ...' in the user config), or start afresh with one: "
+					       "'tileport run %s --fresh --driver %c=...'", stage, last->n,
+			   last->refused_by, last->refusal ? last->refusal : "?", stage, stage, p->st.op, stage);
+		return -1;
+	}
 	int n = run_count(&p->st, stage);
 	if (n >= s->cap && !beyond_cap) {
 		tp_err_set(err, TP_EXIT_USAGE, "stage %c is at its cap (%d of %d): spawning it again goes "

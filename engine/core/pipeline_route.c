@@ -66,7 +66,11 @@ static void judge(struct pipeline *p, const struct check_outcome *contract)
 		st->outcome = OUTCOME_PENDING;
 		sb_adds(&why, "the deferred steps need the toolchain: tileport resume --online");
 	} else if (!strcmp(st->final, "STOP")) {
-		if (last && last->route_row && last->action && !strcmp(last->action, "STOP")) {
+		if (last && last->refused_by) {
+			sb_printf(&why, "%c%d: %s %s: %s", last->stage, last->n, last->refused_by,
+				  last->refusal && str_starts(last->refusal, "FAIL [") ? "failed" : "refused",
+				  last->refusal ? last->refusal : "?");
+		} else if (last && last->route_row && last->action && !strcmp(last->action, "STOP")) {
 			describe(&why, last);
 			sb_adds(&why, "; the run stopped");
 		} else {
@@ -163,6 +167,35 @@ void pl_finish(struct pipeline *p, const char *final, const char *reason)
 	finish_emit(p, f);
 }
 
+/* The attempt's end and the run's, saved at once; the run_finished fields. */
+static cJSON *stop_save(struct pipeline *p, struct attempt *a, const char *reason)
+{
+	a->state = a->state == ATTEMPT_SKIPPED ? ATTEMPT_SKIPPED : ATTEMPT_DONE;
+	pl_set(&a->action, "STOP");
+	cJSON *fin = finish_state(p, "STOP", reason);
+	pl_save(p);
+	tp_crashpoint_at("routed");
+	return fin;
+}
+
+static void stop_log(struct pipeline *p, struct attempt *a, const char *how, cJSON *extra, cJSON *fin)
+{
+	cJSON *f = pl_attempt_fields(a);
+	cJSON_AddStringToObject(f, "action", "STOP");
+	cJSON *it;
+	cJSON_ArrayForEach(it, extra)
+		cJSON_AddItemToObject(f, it->string, cJSON_Duplicate(it, true));
+	cJSON_Delete(extra);
+	pl_emit(p, "routed", f, "route %c%d %s -> STOP (%s)", a->stage, a->n, a->verdict ? a->verdict : "-", how);
+	finish_emit(p, fin);
+}
+
+void pl_stop_attempt(struct pipeline *p, struct attempt *a, const char *how, const char *reason, cJSON *extra)
+{
+	cJSON *fin = stop_save(p, a, reason);
+	stop_log(p, a, how, extra, fin);
+}
+
 static bool cond_eval(const struct route_cond *c, void *ud)
 {
 	struct pipeline *p = ud;
@@ -194,17 +227,33 @@ static bool owner_wanted(struct pipeline *p, struct attempt *a)
 		pl_emit(p, "owner_wanted", f, "%s", reason);
 		free(reason);
 	} else {
-		pl_set(&a->action, "STOP");
 		char *reason = xasprintf("%s; the table's missing_owner is stop: choose one with 'tileport step "
 					 "%s owner %d CLASS --reason TEXT'", why, st->run_dir, a->seq);
-		cJSON *fin = finish_state(p, "STOP", reason);
-		pl_save(p);
+		cJSON *fin = stop_save(p, a, reason);
 		pl_emit(p, "owner_wanted", f, "%s; nobody to ask: the run stops", why);
-		finish_emit(p, fin);
+		stop_log(p, a, "no owner tag, nobody to ask", NULL, fin);
 		free(reason);
 	}
 	free(why);
 	free(classes);
+	return false;
+}
+
+/* a's driver refused and has no model: every route that runs it again
+ * repeats the refusal (the owner question, a respawn of the stage), so
+ * the run stops here, saying what would finish the job. */
+static bool refusal_stop(struct pipeline *p, struct attempt *a)
+{
+	a->owner_unknown = false;
+	char *reason = pl_refusal_reason(p, a);
+	char *how = xasprintf("%s %s: %s", a->refused_by, str_starts(a->refusal, "FAIL [") ? "failed" : "refused",
+			      a->refusal);
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "refusal", a->refusal);
+	cJSON_AddStringToObject(f, "refused_by", a->refused_by);
+	pl_stop_attempt(p, a, how, reason, f);
+	free(how);
+	free(reason);
 	return false;
 }
 
@@ -214,6 +263,9 @@ bool pl_route(struct pipeline *p, struct attempt *a)
 	if (a->verdict && strcmp(a->verdict, "DEFERRED") == 0)
 		a->counts = false; /* deferred work does not use up the cap */
 	a->state = a->state == ATTEMPT_SKIPPED ? ATTEMPT_SKIPPED : ATTEMPT_DONE;
+	if (a->refused_by && !(a->verdict && stage_is_success(table_stage(p->table, a->stage), a->verdict)) &&
+	    !(a->verdict && !strcmp(a->verdict, "DEFERRED")))
+		return refusal_stop(p, a);
 	if (a->owner_unknown)
 		return owner_wanted(p, a);
 	const struct route_row *r = table_route(p->table, a->stage, a->n, a->verdict, a->klass,

@@ -122,7 +122,8 @@ static void after_validator(struct pipeline *p, struct attempt *a, bool failed);
 static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_reply *r,
 		       const struct gate_result *g);
 
-static void judge(struct pipeline *p, struct attempt *a, char *text, const struct proc_status *st);
+static void judge(struct pipeline *p, struct attempt *a, char *text, const struct proc_status *st,
+		  const char *driver);
 
 static bool killed_from_outside(const struct proc_status *st)
 {
@@ -145,6 +146,8 @@ void pl_rerun(struct pipeline *p, struct attempt *a)
 	pl_set(&a->exit, NULL);
 	pl_set(&a->claimed, NULL);
 	pl_set(&a->verdict, NULL);
+	pl_set(&a->refusal, NULL);
+	pl_set(&a->refused_by, NULL);
 }
 
 static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
@@ -162,6 +165,8 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 	a->tokens_out = transcript_tokens_out(p->tr);
 	a->cost = transcript_cost(p->tr);
 	char *text = xstrdup(transcript_final(p->tr));
+	const char *spoke = transcript_driver(p->tr);
+	char *driver = spoke ? xstrdup(spoke) : NULL;
 	struct sbuf rest = SBUF_INIT;
 	redact_stream_flush(&p->errred, &rest);
 	lines_feed(&p->errlines, rest.buf ? rest.buf : "", rest.len, err_line, p);
@@ -193,6 +198,7 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 
 	if (p->aborting) {
 		free(text);
+		free(driver);
 		pl_aborted(p);
 		return;
 	}
@@ -204,16 +210,19 @@ static void on_exit_cb(struct proc *pr, const struct proc_status *st, void *ud)
 		 * if this process is stopped meanwhile it is still to run. Once:
 		 * an agent killed every time (out of memory) is judged. */
 		free(text);
+		free(driver);
 		p->outside_seq = a->seq;
 		pl_rerun(p, a);
 		pl_save(p);
 		pl_schedule(p);
 		return;
 	}
-	judge(p, a, text, st);
+	judge(p, a, text, st, driver);
+	free(driver);
 }
 
-static void judge(struct pipeline *p, struct attempt *a, char *text, const struct proc_status *st)
+static void judge(struct pipeline *p, struct attempt *a, char *text, const struct proc_status *st,
+		  const char *driver)
 {
 	const struct stage_def *s = table_stage(p->table, a->stage);
 	char **vocab = xcalloc(strv_len(s->verdicts) + 2, sizeof(char *));
@@ -234,14 +243,14 @@ static void judge(struct pipeline *p, struct attempt *a, char *text, const struc
 		char *why = xasprintf("%c%d's driver command could not start (exit %d: %s)%s%s", a->stage,
 				      a->n, st->code, st->code == 127 ? "command not found" : "not executable",
 				      last ? ": " : "", last ? last : "");
-		a->state = ATTEMPT_DONE;
-		pl_set(&a->action, "STOP");
-		pl_finish(p, "STOP", why);
+		pl_stop_attempt(p, a, "the driver command could not start", why, NULL);
 		free(why);
 		return;
 	}
 	struct gate_result g;
 	verdict_gate(p->table, s, &r, text, p->st.offline, &g);
+	pl_note_refusal(p, a, text, r.verdict, driver);
+	pl_refusal_gate(a, &g);
 	free(text);
 	after_gate(p, a, &r, &g);
 	verdict_reply_free(&r);
@@ -338,8 +347,14 @@ static void after_gate(struct pipeline *p, struct attempt *a, struct verdict_rep
 		cJSON_AddStringToObject(f, "claimed", r->verdict);
 	cJSON_AddStringToObject(f, "gate", gate_outcome_name(g->outcome));
 	cJSON_AddStringToObject(f, "reason", g->reason);
-	pl_emit(p, "verdict_read", f, "%c%d returned %s; gate: %s (%s)", a->stage, a->n,
-		r->verdict ? r->verdict : "no verdict", gate_outcome_name(g->outcome), g->reason);
+	if (a->refusal)
+		cJSON_AddStringToObject(f, "refusal", a->refusal);
+	if (a->refused_by)
+		cJSON_AddStringToObject(f, "refused_by", a->refused_by);
+	pl_emit(p, "verdict_read", f, "%c%d returned %s; gate: %s (%s)%s%s", a->stage, a->n,
+		r->verdict ? r->verdict : "no verdict", gate_outcome_name(g->outcome), g->reason,
+		!a->refusal ? "" : str_starts(a->refusal, "FAIL [") ? "; " : "; unsupported: ",
+		a->refusal ? a->refusal : "");
 
 	if (g->outcome == GATE_REPAIR) {
 		if (repair_left(p, a->stage)) {
@@ -647,7 +662,8 @@ static void after_validator(struct pipeline *p, struct attempt *a, bool failed)
 			"which the agent did not return", a->stage, a->n, a->claimed, a->verdict);
 		free(why);
 	}
-	pl_classify(p, a);
+	if (!a->refused_by) /* no owner to ask about: the driver could not do it */
+		pl_classify(p, a);
 	if (pl_route(p, a))
 		pl_schedule(p);
 }
@@ -673,8 +689,7 @@ static int spawn_failed(struct pipeline *p, struct attempt *a, const char *why)
 	char *exit = xasprintf("could not start: %s", why);
 	pl_set(&a->exit, exit);
 	free(exit);
-	pl_set(&a->action, "STOP");
-	pl_finish(p, "STOP", why);
+	pl_stop_attempt(p, a, "the attempt could not start", why, NULL);
 	return -1;
 }
 

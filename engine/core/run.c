@@ -144,6 +144,8 @@ static void attempt_free(struct attempt *a)
 	strv_free(a->deferred);
 	free(a->action);
 	free(a->note);
+	free(a->refusal);
+	free(a->refused_by);
 	free(a->partial);
 }
 
@@ -159,6 +161,7 @@ void run_state_free(struct run_state *st)
 	free(st->reason);
 	free(st->outcome_reason);
 	strv_free(st->missing);
+	strv_free(st->port_before);
 	for (size_t i = 0; i < st->natt; i++)
 		attempt_free(&st->att[i]);
 	free(st->att);
@@ -290,6 +293,8 @@ static cJSON *attempt_to_json(const struct attempt *a)
 	}
 	json_put_str(o, "action", a->action);
 	json_put_str(o, "note", a->note);
+	json_put_str(o, "refusal", a->refusal);
+	json_put_str(o, "refused_by", a->refused_by);
 	if (a->partial) {
 		cJSON_AddStringToObject(o, "partial", a->partial);
 		cJSON_AddNumberToObject(o, "partial_files", a->npartial);
@@ -315,6 +320,7 @@ cJSON *run_state_to_json(const struct run_state *st)
 	cJSON_AddNumberToObject(o, "created", (double)st->created);
 	cJSON_AddNumberToObject(o, "updated", (double)st->updated);
 	cJSON_AddBoolToObject(o, "hold", st->hold);
+	json_put_strv(o, "port_before", st->port_before);
 	if (st->next.set) {
 		cJSON *n = cJSON_AddObjectToObject(o, "next");
 		put_letter(n, "stage", st->next.stage);
@@ -484,6 +490,8 @@ static int load_attempt(struct attempt *a, const cJSON *o, const char **bad)
 	a->route_line = get_int(o, "route_line");
 	a->action = json_get_str(o, "action");
 	a->note = json_get_str(o, "note");
+	a->refusal = json_get_str(o, "refusal");
+	a->refused_by = json_get_str(o, "refused_by");
 	a->partial = json_get_str(o, "partial");
 	a->npartial = get_int(o, "partial_files");
 	return a->stage && a->seq > 0 && a->dir ? 0 : -1;
@@ -539,6 +547,7 @@ int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err
 	st->created = (int64_t)get_ll(o, "created");
 	st->updated = (int64_t)get_ll(o, "updated");
 	st->hold = get_bool(o, "hold");
+	st->port_before = json_get_strv(o, "port_before");
 	const cJSON *next = cJSON_GetObjectItemCaseSensitive(o, "next");
 	if (cJSON_IsObject(next)) {
 		st->next.set = true;
@@ -704,4 +713,30 @@ struct run_usage run_state_usage(const struct run_state *st, char stage)
 		u.cost += a->cost;
 	}
 	return u;
+}
+
+/* run --fresh: the existing run goes to OP.N, the first free N, whole and
+ * untouched; one that an orchestrator holds stays where it is. */
+int run_move_aside(const char *run_dir, char **aside, struct tp_err *err)
+{
+	if (run_locked(run_dir)) {
+		tp_err_set(err, TP_EXIT_ENV, "run %s is in use by another tileport: it cannot be moved aside",
+			   run_dir);
+		return -1;
+	}
+	for (int n = 1; n < 10000; n++) {
+		char *to = xasprintf("%s.%d", run_dir, n);
+		if (!path_is_dir(to) && !path_is_file(to)) {
+			if (rename(run_dir, to) == 0) {
+				*aside = to;
+				return 0;
+			}
+			tp_err_set(err, TP_EXIT_ENV, "%s: cannot move it to %s: %s", run_dir, to, strerror(errno));
+			free(to);
+			return -1;
+		}
+		free(to);
+	}
+	tp_err_set(err, TP_EXIT_ENV, "%s: no free name to move it aside", run_dir);
+	return -1;
 }

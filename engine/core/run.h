@@ -114,6 +114,12 @@ struct attempt {
 	int route_row, route_line; /* 0 when no row fired (repair, cap, manual) */
 	char *action;              /* "spawn B", "STOP", "repair", ... */
 	char *note;                /* why, in words */
+	/* The reply's `unsupported:` line, "FILE:LINE:COL: construct": the
+	 * driver could not do this operator's stage. */
+	char *refusal;
+	/* The driver that refused, when it is deterministic (mech): running it
+	 * again on the same input refuses the same way, so nothing repeats it. */
+	char *refused_by;
 	char *partial;             /* where an interrupted run's leftovers went, or NULL */
 	int npartial;              /* how many files */
 };
@@ -149,6 +155,9 @@ struct run_state {
 	enum run_outcome outcome;       /* set when the run ends */
 	char *outcome_reason;           /* why it is not accepted (or pending), in words */
 	bool hold;      /* wait for "continue" before each spawn */
+	/* run --again: the cuTile Rust port the workspace had when the run
+	 * was created (paths relative to it); NULL for an operator without. */
+	char **port_before;
 };
 
 /* Paths inside a run directory; caller frees. */
@@ -165,6 +174,10 @@ cJSON *run_state_to_json(const struct run_state *st);
 int run_state_save(const struct run_state *st, struct tp_err *err);
 int run_state_load(const char *run_dir, struct run_state *st, struct tp_err *err);
 bool run_exists(const char *run_dir);
+/* run --fresh: the run at run_dir goes to run_dir.N, the first free N,
+ * whole and untouched (*aside: where; caller frees); refused while an
+ * orchestrator holds it. */
+int run_move_aside(const char *run_dir, char **aside, struct tp_err *err);
 
 struct attempt *run_add_attempt(struct run_state *st);
 struct attempt *run_attempt_by_seq(struct run_state *st, int seq);

@@ -2,6 +2,8 @@
  * checked once; what a run executes. */
 #include "engine/core/session_int.h"
 
+#include "engine/core/operator.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +185,9 @@ int session_open(struct session **out, const struct session_opts *o, struct tp_e
 		return -1;
 	}
 	s->out_root = find_out_root(s, o->out_root);
+	s->out_root_default = !(o->out_root && *o->out_root) && !(getenv("CUTILE_KERNEL_OUT_ROOT") &&
+								  *getenv("CUTILE_KERNEL_OUT_ROOT")) &&
+			      !setting(s, "out_root", false) && s->workspace;
 	/* Every file's list counts: marking more secret is always safe. */
 	struct sbuf sv = SBUF_INIT;
 	for (size_t i = 0; i < s->cfg.n; i++)
@@ -196,6 +201,7 @@ int session_open(struct session **out, const struct session_opts *o, struct tp_e
 	s->read_only = o->read_only;
 	s->ask = o->ask;
 	s->fresh = o->fresh;
+	s->again = o->again;
 	s->checker = o->checker;
 	s->catalog = o->catalog;
 	s->loop = o->loop;
@@ -237,6 +243,21 @@ const char *session_out_root(const struct session *s)
 	return s->out_root;
 }
 
+const char *session_secret_vars(const struct session *s)
+{
+	return s->secret_vars;
+}
+
+const struct driver_catalog *session_catalog(const struct session *s)
+{
+	return s->catalog;
+}
+
+bool session_out_root_default(const struct session *s)
+{
+	return s->out_root_default;
+}
+
 struct loop *session_loop(const struct session *s)
 {
 	return s->loop;
@@ -249,7 +270,17 @@ const struct config *session_config(const struct session *s)
 
 char *session_run_dir(const struct session *s, const char *run)
 {
-	if (strchr(run, '/') || run_exists(run))
+	if (run_exists(run))
+		return xstrdup(run);
+	/* an operator by its path (activation/gelu): its run is OUT/NAME */
+	struct ws_operator o;
+	if (s->workspace && strchr(run, '/') && !path_is_dir(run) &&
+	    operator_find(s->workspace, run, &o, NULL) == 0) {
+		char *dir = path_join(s->out_root, o.name);
+		operator_free(&o);
+		return dir;
+	}
+	if (strchr(run, '/'))
 		return xstrdup(run);
 	return path_join(s->out_root, run);
 }
@@ -281,6 +312,7 @@ void session_pipeline_opts(const struct session *s, enum run_origin origin,
 		out->workspace = s->workspace;
 		out->out_root = s->out_root;
 		out->fresh = s->fresh;
+		out->again = s->again;
 	}
 	out->table_path = s->table_path;
 	out->checker = s->checker;

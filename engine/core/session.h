@@ -52,6 +52,7 @@ struct session_opts {
 	struct stage_commands commands; /* --driver X=SPEC, --validator X=CMD */
 	bool read_only;         /* look only: no run is ever attached (runs stay read-only) */
 	bool fresh;             /* new runs: an existing run of the op is moved aside first */
+	bool again;             /* new runs: convert an operator that has a cuTile Rust port */
 	bool ask;               /* a person answers a run's questions (the screen): a missing
 	                         * owner tag waits for one instead of stopping the run */
 	pipeline_checker checker;            /* the "builtin" validators (engine/check) */
@@ -70,6 +71,15 @@ void session_close(struct session *s);
 
 const char *session_workspace(const struct session *s); /* NULL when none was found */
 const char *session_out_root(const struct session *s);
+/* The variables the config files mark secret (`secret_vars`, every file's),
+ * comma-separated, for env_secrets (engine/core/redact.h). */
+const char *session_secret_vars(const struct session *s);
+/* The output root is the default, WORKSPACE/cutile_kernel_out (no --out,
+ * no CUTILE_KERNEL_OUT_ROOT, no out_root in the config): inside the
+ * user's checkout. */
+bool session_out_root_default(const struct session *s);
+/* The built-in drivers the program passed in (NULL: exec: only). */
+const struct driver_catalog *session_catalog(const struct session *s);
 struct loop *session_loop(const struct session *s);
 /* Every entry of both files, in the order read (later entries win). */
 const struct config *session_config(const struct session *s);

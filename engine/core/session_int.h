@@ -11,11 +11,13 @@ struct session {
 	char *workspace, *out_root, *table_path;
 	char *secret_vars; /* every file's secret_vars, joined */
 	char **secret_files; /* NAME=PATH of the key files the user config names */
+	bool out_root_default; /* WORKSPACE/cutile_kernel_out: nothing named another */
 	struct stage_commands cmdline;
 	char *own[STAGE_LETTERS]; /* --driver specs with relative programs made absolute */
 	bool read_only;
 	bool ask;
 	bool fresh;
+	bool again;
 	pipeline_checker checker;
 	const struct driver_catalog *catalog;
 	struct loop *loop;

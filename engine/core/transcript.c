@@ -30,6 +30,7 @@ struct transcript {
 	struct sbuf plain;  /* whole stdout in plain mode */
 	struct sbuf texts;  /* "text" records, the fallback final in JSON mode */
 	char *final;
+	char *driver; /* the driver speaking last: "start" names it, "handover" passes it on */
 	long long tin, tout;
 	double cost;
 	char *const *secrets;
@@ -182,6 +183,12 @@ static void json_line(struct transcript *t, const char *line, size_t n)
 	} else if (strcmp(type, "text") == 0 && cJSON_IsString(text)) {
 		sb_adds(&t->texts, text->valuestring);
 		sb_addc(&t->texts, '\n');
+	} else if (strcmp(type, "start") == 0 || strcmp(type, "handover") == 0) {
+		const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, strcmp(type, "start") == 0 ? "driver" : "to");
+		if (cJSON_IsString(d)) {
+			free(t->driver);
+			t->driver = xstrdup(d->valuestring);
+		}
 	} else if (strcmp(type, "usage") == 0) {
 		t->tin += (long long)num(o, "tokens_in");
 		t->tout += (long long)num(o, "tokens_out");
@@ -342,12 +349,18 @@ void transcript_close(struct transcript *t)
 	sb_free(&t->plain);
 	sb_free(&t->texts);
 	free(t->final);
+	free(t->driver);
 	free(t);
 }
 
 const char *transcript_final(const struct transcript *t)
 {
 	return t->final ? t->final : "";
+}
+
+const char *transcript_driver(const struct transcript *t)
+{
+	return t->driver;
 }
 
 long long transcript_tokens_in(const struct transcript *t)

@@ -46,6 +46,9 @@ long long transcript_cut_bytes(const struct transcript *t);
 long long transcript_cut_records(const struct transcript *t);
 
 const char *transcript_final(const struct transcript *t); /* "" when none */
+/* The built-in driver that gave the final reply: the last "start" record's
+ * driver, or the "to" of a "handover" after it; NULL for other drivers. */
+const char *transcript_driver(const struct transcript *t);
 long long transcript_tokens_in(const struct transcript *t);
 long long transcript_tokens_out(const struct transcript *t);
 double transcript_cost(const struct transcript *t);

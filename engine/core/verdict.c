@@ -400,3 +400,16 @@ char *report_first_verdict(const char *path)
 	free(text);
 	return v;
 }
+
+char *verdict_unsupported(const char *text)
+{
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		size_t k = strspn(p, " \t");
+		if (n > k && !strncmp(p + k, "unsupported:", 12))
+			return xstrndup(p + k, n - k);
+		p += n + (nl ? 1 : 0);
+	}
+	return NULL;
+}

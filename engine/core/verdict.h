@@ -51,6 +51,10 @@ struct verdict_reply {
  * line at all (enumerated = false). */
 void verdict_parse(const char *text, size_t len, char *const *vocab, struct verdict_reply *out);
 void verdict_reply_free(struct verdict_reply *r);
+/* The first line of a reply that begins "unsupported:" (leading blanks
+ * skipped), whole: how a driver says it cannot do this operator's stage
+ * ("unsupported: FILE:LINE:COL: construct"). NULL when none; caller frees. */
+char *verdict_unsupported(const char *text);
 
 struct gate_result {
 	enum gate_outcome outcome; /* GATE_ACCEPT, GATE_ACCEPT_SOFT_MISSING or GATE_REPAIR */

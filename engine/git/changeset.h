@@ -216,4 +216,11 @@ void cs_log_free(struct cs_log_entry *v, size_t n);
 void cs_log_format_text(const struct cs_log_entry *v, size_t n, struct sbuf *out);
 struct cJSON *cs_log_json(const struct cs_log_entry *v, size_t n);
 
+/* Make git leave path (a folder in a work tree, such as the default output
+ * root WORKSPACE/cutile_kernel_out) out of `git status`, through the
+ * repository's info/exclude: never committed, no tracked file touched.
+ * 1 when the rule was added (*exclude: the file; caller frees), 0 when
+ * nothing was needed (not in a work tree, already ignored), -1 with err. */
+int cs_ignore_locally(const char *path, char **exclude, struct tp_err *err);
+
 #endif

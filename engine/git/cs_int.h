@@ -45,8 +45,9 @@ enum cs_role cs_path_role(const char *path, const char *prefix, const char *op);
 bool cs_in_op_area(const char *path, const char *prefix, const char *op);
 /* The op and the prefix a kernel.rs path names; false when it is not one. */
 bool cs_kernel_path_op(const char *path, char **prefix, char **op);
-/* The op's Python reference paths in the order they are looked for. */
-char *cs_reference_path(const char *prefix, const char *op, int which);
+/* The op's Python reference paths in the order they are looked for
+ * (which: 0 cuTile, 1 Triton; NULL after), in subfolder sub when not NULL. */
+char *cs_reference_path(const char *prefix, const char *sub, const char *op, int which);
 
 /* ---- the run's reports (reports.c) ---- */
 /* reports/performance.md as {file, verdict, geomean_ratio, severity, rows}, or NULL. */

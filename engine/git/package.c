@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "engine/core/events.h"
+#include "engine/core/operator.h"
 #include "engine/core/session.h"
 #include "engine/git/cs_int.h"
 
@@ -39,7 +40,14 @@ struct pkg {
 	bool notes_existed;
 	cJSON *note;
 	size_t nproblems;
+	char *test_rel; /* the op's test, in its subfolder when it has one */
 };
+
+/* The path of role r for the run's op; the test where the workspace has it. */
+static char *role_path(const struct pkg *p, enum cs_role r)
+{
+	return r == CS_ROLE_TEST && p->test_rel ? xstrdup(p->test_rel) : cs_role_path(r, p->st->op);
+}
 
 /* Refusals weigh: environment over input over a failed check. */
 static int weight(int code)
@@ -101,7 +109,17 @@ static void check_head(struct pkg *p)
 
 static void check_branch(struct pkg *p)
 {
-	p->branch = p->o->branch ? xstrdup(p->o->branch) : xasprintf(CS_BRANCH_PREFIX "%s", p->st->op);
+	const char *given = p->o->branch;
+	/* a branch may be given as its full ref; any other ref is none */
+	if (given && str_starts(given, "refs/heads/"))
+		given += strlen("refs/heads/");
+	else if (given && str_starts(given, "refs/")) {
+		problem(p, TP_EXIT_USAGE, "'%s' is not a branch (a branch is NAME or refs/heads/NAME)", given);
+		p->branch = xstrdup(given);
+		p->branch_ref = xstrdup(given);
+		return;
+	}
+	p->branch = given ? xstrdup(given) : xasprintf(CS_BRANCH_PREFIX "%s", p->st->op);
 	p->branch_ref = xasprintf("refs/heads/%s", p->branch);
 	int valid = 0;
 	if (git_branch_name_is_valid(&valid, p->branch) < 0 || !valid) {
@@ -197,7 +215,7 @@ static void check_status(struct pkg *p)
 	for (int r = 0; r < CS_NROLES; r++) {
 		if (seen[r])
 			continue;
-		char *rel = cs_role_path((enum cs_role)r, p->st->op);
+		char *rel = role_path(p, (enum cs_role)r);
 		char *full = xasprintf("%s%s%s", git_repository_workdir(p->repo), p->prefix, rel);
 		problem(p, TP_EXIT_FAILED, "%s%s (%s, %s) %s", p->prefix, rel, cs_role_name((enum cs_role)r),
 			cs_role_help((enum cs_role)r),
@@ -210,7 +228,7 @@ static void check_status(struct pkg *p)
 /* The in-tree kernel.rs and ffi.rs must be the ones the run validated. */
 static void check_same_as_run(struct pkg *p, enum cs_role r, const char *run_name)
 {
-	char *rel = cs_role_path(r, p->st->op);
+	char *rel = role_path(p, r);
 	char *tree = xasprintf("%s%s%s", git_repository_workdir(p->repo), p->prefix, rel);
 	char *run = path_join(p->st->run_dir, run_name);
 	size_t tl = 0, rl = 0;
@@ -258,7 +276,7 @@ static int build_commit(struct pkg *p, struct tp_err *err)
 	if (rc == 0 && p->head)
 		rc = git_commit_tree(&base, p->head) < 0 || git_index_read_tree(idx, base) < 0 ? -1 : 0;
 	for (int r = 0; rc == 0 && r < CS_NROLES; r++) {
-		char *rel = cs_role_path((enum cs_role)r, p->st->op);
+		char *rel = role_path(p, (enum cs_role)r);
 		char *path = xasprintf("%s%s", p->prefix, rel);
 		rc = add_worktree_file(p, idx, path);
 		free(path);
@@ -460,6 +478,11 @@ static int plan(struct pkg *p, struct tp_err *err)
 	}
 	if (cs_repo_open(&p->repo, ws, &p->prefix, err) < 0)
 		return -1;
+	struct ws_operator wo;
+	if (operator_find(ws, p->st->op, &wo, NULL) == 0) {
+		p->test_rel = xstrdup(wo.test_rel);
+		operator_free(&wo);
+	}
 	p->res->workdir = xstrdup(git_repository_workdir(p->repo));
 	cs_run_acceptance(p->st, o->accept, &p->acc);
 	if (!p->acc.accepted) {
@@ -521,6 +544,7 @@ int cs_package(const struct cs_package_opts *o, struct cs_package_result *res, s
 	git_odb_free(p.odb);
 	git_repository_free(p.repo);
 	free(p.prefix);
+	free(p.test_rel);
 	free(p.branch);
 	free(p.branch_ref);
 	cs_acceptance_free(&p.acc);

@@ -56,11 +56,25 @@ bool cs_op_name_ok(const char *op)
 	return true;
 }
 
+/* tests/ops/[SUB/...]test_OP.py: an operator in a subfolder has its test in
+ * the same subfolder (engine/core/operator.h). */
+static bool test_path(const char *rel, const char *op)
+{
+	if (!str_starts(rel, "tests/ops/") || !str_ends(rel, ".py"))
+		return false;
+	const char *base = strrchr(rel, '/') + 1;
+	size_t ol = strlen(op);
+	return str_starts(base, "test_") && strlen(base) == 5 + ol + 3 && !strncmp(base + 5, op, ol) &&
+	       !strstr(rel, "/../") && !strstr(rel, "//");
+}
+
 enum cs_role cs_path_role(const char *path, const char *prefix, const char *op)
 {
 	size_t pl = strlen(prefix);
 	if (!op || strncmp(path, prefix, pl) != 0)
 		return CS_ROLE_OTHER;
+	if (test_path(path + pl, op))
+		return CS_ROLE_TEST;
 	for (int r = 0; r < CS_NROLES; r++) {
 		char *want = cs_role_path((enum cs_role)r, op);
 		bool hit = !strcmp(path + pl, want);
@@ -107,10 +121,12 @@ bool cs_kernel_path_op(const char *path, char **prefix, char **op)
 	return true;
 }
 
-char *cs_reference_path(const char *prefix, const char *op, int which)
+char *cs_reference_path(const char *prefix, const char *sub, const char *op, int which)
 {
 	static const char *const dirs[] = {"cutile", "triton"};
 	if (which < 0 || which >= (int)TP_ARRAY_LEN(dirs))
 		return NULL;
+	if (sub && *sub)
+		return xasprintf("%ssrc/tilegym/ops/%s/%s/%s.py", prefix, dirs[which], sub, op);
 	return xasprintf("%ssrc/tilegym/ops/%s/%s.py", prefix, dirs[which], op);
 }

@@ -358,8 +358,15 @@ int cs_read_commit(git_repository *repo, git_commit *c, struct changeset *cs, st
 			cs->files[i].role = cs_path_role(cs->files[i].path, cs->prefix, cs->op);
 		if (cs->nfiles)
 			qsort(cs->files, cs->nfiles, sizeof(*cs->files), by_role);
+		/* an operator in a subfolder has its test in the same one */
+		const struct cs_file *t = cs_file_of(cs, CS_ROLE_TEST);
+		char *sub = NULL;
+		const char *tdir = t ? t->path + strlen(cs->prefix) + strlen("tests/ops/") : NULL;
+		const char *tslash = tdir ? strrchr(tdir, '/') : NULL;
+		if (tslash)
+			sub = xstrndup(tdir, (size_t)(tslash - tdir));
 		for (int w = 0; cs->op && !cs->reference; w++) {
-			char *p = cs_reference_path(cs->prefix, cs->op, w);
+			char *p = cs_reference_path(cs->prefix, sub, cs->op, w);
 			if (!p)
 				break;
 			cs->reference = cs_tree_text(repo, ptree, p, NULL);
@@ -368,6 +375,7 @@ int cs_read_commit(git_repository *repo, git_commit *c, struct changeset *cs, st
 			else
 				free(p);
 		}
+		free(sub);
 		cs_check_shape(cs);
 	}
 	git_tree_free(tree);

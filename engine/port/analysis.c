@@ -6,6 +6,8 @@
  * (reference IR, measured baselines) is marked deferred. */
 #include "engine/port/port_impl.h"
 
+#include "engine/core/operator.h"
+
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -559,46 +561,48 @@ int port_analysis_json(const struct port_analysis_in *in, char **out, struct tp_
 
 char *port_source_of(const char *workspace, const char *op)
 {
-	static const char *const dirs[] = {"cutile", "triton"};
-	for (size_t i = 0; i < TP_ARRAY_LEN(dirs); i++) {
-		char *rel = xasprintf("src/tilegym/ops/%s/%s.py", dirs[i], op);
-		char *abs = path_join(workspace, rel);
-		bool found = path_is_file(abs);
-		free(abs);
-		if (found)
-			return rel;
-		free(rel);
-	}
-	return NULL;
+	struct ws_operator o;
+	if (operator_find(workspace, op, &o, NULL) < 0)
+		return NULL;
+	char *rel = xstrdup(operator_source(&o));
+	operator_free(&o);
+	return rel;
+}
+
+char *port_test_of(const char *workspace, const char *op)
+{
+	struct ws_operator o;
+	if (operator_find(workspace, op, &o, NULL) < 0)
+		return xasprintf("tests/ops/test_%s.py", op);
+	char *rel = xstrdup(o.test_rel);
+	operator_free(&o);
+	return rel;
 }
 
 int port_analyze_workspace(const char *workspace, const char *op, bool toolchain, char **out,
 			   struct tp_err *err)
 {
-	char *cu = xasprintf("src/tilegym/ops/cutile/%s.py", op);
-	char *tr = xasprintf("src/tilegym/ops/triton/%s.py", op);
-	char *te = xasprintf("tests/ops/test_%s.py", op);
-	char *cup = path_join(workspace, cu), *trp = path_join(workspace, tr), *tep = path_join(workspace, te);
+	/* the operator's files where TileGym keeps them, subfolders included */
+	struct ws_operator o;
+	if (operator_find(workspace, op, &o, err) < 0)
+		return -1;
 	struct port_analysis_in in = {
-		.op = op,
+		.op = o.name,
 		.workspace = workspace,
-		.cutile_rel = path_is_file(cup) ? cu : NULL,
-		.triton_rel = path_is_file(trp) ? tr : NULL,
-		.test_rel = te,
+		.cutile_rel = o.cutile_rel,
+		.triton_rel = o.triton_rel,
+		.test_rel = o.test_rel,
 		.toolchain = toolchain,
 	};
 	int rc;
-	if (!path_is_file(tep)) {
+	if (!o.test_found) {
+		char *tep = path_join(workspace, o.test_rel);
 		tp_err_set(err, TP_EXIT_USAGE, "%s: no test file", tep);
+		free(tep);
 		rc = -1;
 	} else {
 		rc = port_analysis_json(&in, out, err);
 	}
-	free(cu);
-	free(tr);
-	free(te);
-	free(cup);
-	free(trp);
-	free(tep);
+	operator_free(&o);
 	return rc;
 }

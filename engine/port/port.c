@@ -2,6 +2,7 @@
 #include "engine/port/port_impl.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,34 @@ int port_open_source(const char *path, const char *src, size_t len, const char *
 	return open_parsed(op, kernel, out, err);
 }
 
+/* Refusals name a value's kind after "a" ("len() of a %s"): the kinds that
+ * begin with a vowel take "an". One place, so that every refusal reads
+ * right whatever built it. */
+static void articles(struct tp_err *err)
+{
+	static const char *const vowel_kinds[] = {"integer", "array", "enum member"};
+	if (!err)
+		return;
+	struct sbuf sb = SBUF_INIT;
+	const char *m = err->msg;
+	while (*m) {
+		bool fixed = false;
+		bool word_start = m == err->msg || m[-1] == ' ' || m[-1] == '(';
+		for (size_t i = 0; word_start && i < TP_ARRAY_LEN(vowel_kinds) && !fixed; i++) {
+			size_t n = strlen(vowel_kinds[i]);
+			if (!strncmp(m, "a ", 2) && !strncmp(m + 2, vowel_kinds[i], n)) {
+				sb_adds(&sb, "an ");
+				m += 2;
+				fixed = true;
+			}
+		}
+		if (!fixed)
+			sb_addc(&sb, *m++);
+	}
+	snprintf(err->msg, sizeof(err->msg), "%s", sb_str(&sb));
+	sb_free(&sb);
+}
+
 static int open_parsed(struct port_op *op, const char *kernel, struct port_op **out,
 		       struct tp_err *err)
 {
@@ -78,6 +107,7 @@ static int open_parsed(struct port_op *op, const char *kernel, struct port_op **
 		found = true;
 		struct tkernel *k;
 		if (lower_kernel(&op->m, ks[i], op->name, &k, err) < 0) {
+			articles(err);
 			port_close(op);
 			return -1;
 		}

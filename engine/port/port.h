@@ -73,10 +73,13 @@ char *port_register_lib_rs(const char *text, const char *op);
 char *port_register_init_py(const char *text, const char *op);
 char *port_register_test_py(const char *text, const char *path, struct tp_err *err);
 
-/* The source of op OP in a TileGym workspace: src/tilegym/ops/cutile/OP.py,
- * else src/tilegym/ops/triton/OP.py; NULL when neither is there. Caller
- * frees. */
+/* The source of op OP in a TileGym workspace (engine/core/operator.h: OP
+ * a name or a path, subfolders included): its cuTile Python file, else its
+ * Triton one; NULL when there is none. Caller frees. */
 char *port_source_of(const char *workspace, const char *op);
+/* Its test, tests/ops/[SUB/]test_OP.py (where it is expected when there is
+ * none). Caller frees. */
+char *port_test_of(const char *workspace, const char *op);
 
 /* ---- analysis ---- */
 

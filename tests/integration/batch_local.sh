@@ -36,7 +36,8 @@ export TILEPORT_TEST_API_KEY=sk-batch-secret-0123456789
 	--table "$T/pipeline.json" $(batch_flags) --driver "F=exec:$BATCH_AGENT --key sk-batch-secret-0123456789" \
 	>"$T/lib.log" 2>&1
 assert_eq "batch with a STOP exits 1" "$?" 1
-assert_contains "the end says how to go on" "$T/lib.log" "continue with 'tileport batch resume lib'"
+assert_contains "the end says how to go on (each ended on a verdict: --rerun, not a plain resume)" "$T/lib.log" \
+	"each ended on a verdict of its own: 'tileport batch status lib' says why, run by run; 'tileport batch resume lib --rerun OP' starts a stopped one afresh"
 "$TILEPORT" batch status lib --out "$T/out" --json >"$T/lib.json"
 assert_eq "--all: every op with a reference and no port, triton-only included" \
 	"$(json_get "$T/lib.json" '" ".join(o["op"] for o in d["ops"])')" "conv_a conv_b conv_c conv_t hang_e stop_d"
@@ -203,7 +204,7 @@ assert_eq "k3 waits for a resume" "$(op_field "$T/lk.json" k3 state)" pending
 "$TILEPORT" batch start conv_a nosuch --workspace "$W" --out "$T/bad" --name bad $(batch_flags) >"$T/bad.log" 2>&1
 assert_eq "unknown operator" "$?" 2
 assert_contains "names it and what was expected" "$T/bad.log" \
-	"operator 'nosuch' not found in workspace $W (expected src/tilegym/ops/cutile/nosuch.py"
+	"operator 'nosuch' not found in workspace $W (looked for nosuch.py under src/tilegym/ops/cutile/"
 [ ! -e "$T/bad/.tileport-batch/bad" ] && ok "no record for a refused batch" || bad "a refused batch left $T/bad/.tileport-batch/bad"
 "$TILEPORT" batch start conv_a --workspace "$W" --out "$T/bad" --jobs 0 >"$T/bad2.log" 2>&1
 assert_eq "--jobs 0" "$?" 2

@@ -33,6 +33,18 @@ golden status.json "$TILEPORT" batch status lib --out "$T/out" --json
 golden report.txt "$TILEPORT" batch report lib --out out
 golden report.md "$TILEPORT" batch report lib --out out --markdown
 golden report.json "$TILEPORT" batch report "$T/out/.tileport-batch/lib" --json
+# report defaults as status does (the newest batch), and both find the
+# output root from --workspace as every other command does
+"$TILEPORT" batch report --out out >"$T/report-latest.txt" 2>&1
+sed "s|$T|T|g" "$T/report-latest.txt" >"$T/report-latest.T"
+cmp -s "$T/report-latest.T" "$T/report.txt" || sed '$d' "$T/report.txt" | cmp -s - "$T/report-latest.T" &&
+	ok "report without NAME: the newest batch" || bad "report without NAME: $(head -n 3 "$T/report-latest.txt")"
+mkdir -p "$T/ws/src/tilegym/ops" && mv "$T/out" "$T/ws/cutile_kernel_out"
+for cmd in status report; do
+	"$TILEPORT" batch "$cmd" lib --workspace "$T/ws" >"$T/ws-$cmd.txt" 2>&1
+	assert_eq "batch $cmd --workspace: found in WORKSPACE/cutile_kernel_out" "$?" 0
+done
+mv "$T/ws/cutile_kernel_out" "$T/out"
 cmp -s "$T/out/.tileport-batch/lib/batch.json" "$TILEPORT_TOP/tests/fixtures/batch/out/.tileport-batch/lib/batch.json" &&
 	ok "looking changed nothing" || bad "status or report rewrote the record"
 # what cancel, resume and start say to what they refuse or find nothing to do

@@ -1,10 +1,15 @@
 #!/bin/sh
-# make demo's script (mk/demo.sh) on the binary under test: the sample
-# operator is converted offline by the mech driver to OFFLINE_COMPLETE with
-# no tokens, its kernel.rs passes the inventory check, the
-# run directory it names exists, and nothing says the run could not
-# proceed. And the build it starts with says one short line per step
-# (V=1: the command itself), so the demo's output is not buried.
+# make demo's script (mk/demo.sh) on the binary under test, a first session
+# on a TileGym checkout: ops lists which operators convert offline and why
+# the one that does not is refused; the sample operator is converted offline
+# by the mech driver to OFFLINE_COMPLETE with no tokens, its kernel.rs passes
+# the inventory check, the run directory it names exists, nothing says the
+# run could not proceed; it is packaged as the six-file commit and log lists
+# it; the IR diff runs, and the benchmark table it writes opens in the
+# benchmark view. With TILEGYM=DIR the same on a copy of a real checkout
+# (when ../shared has one; skipped cleanly otherwise). And the build it
+# starts with says one short line per step (V=1: the command itself), so the
+# demo's output is not buried.
 . "$TILEPORT_TOP/tests/integration/lib/common.sh"
 unset TILEPORT_GPU
 cp -R "$TILEPORT_TOP/mk" "$TILEPORT_TOP/samples" "$TILEPORT_TOP/skill" "$T/"
@@ -20,6 +25,33 @@ dir=$(sed -n 's/^demo: run directory: \([^ ]*\) .*/\1/p' "$T/demo.log")
 	bad "demo: names '$dir', which holds no run"
 grep -q "could not proceed" "$T/demo.log" && bad "demo: says the run could not proceed" || ok "demo: no false alarm"
 assert_contains "demo: the IR diff ran" "$T/demo.log" "demo: irdiff exit 1"
+assert_contains "demo: ops, first" "$T/demo.log" "== tileport ops (which operators convert offline, and why the others don't)"
+assert_contains "demo: ops says why one is refused" "$T/demo.log" \
+	"countdown        cutile/experimental/countdown.py yes   -     refuses at stage A: src/tilegym/ops/cutile/experimental/countdown.py:11:5: while loop"
+assert_contains "demo: packaged" "$T/demo.log" "packaged softmax on tileport/softmax"
+assert_contains "demo: log lists it" "$T/demo.log" "tileport/softmax cutile-rs: add softmax"
+perf=$(sed -n 's/^demo: the benchmark view: tileport open \(.*\)$/\1/p' "$T/demo.log")
+printf ':save-display %s\n' "$T/bench.screen" >"$T/bench.script"
+COLUMNS=120 LINES=30 TILEPORT_NO_DISPLAY=1 TILEPORT_SCRIPT="$T/bench.script" "$TILEPORT" open "$perf" >"$T/bench.log" 2>&1
+assert_eq "demo: the benchmark view opens on what it wrote" "$?" 0
+assert_contains "demo: the benchmark view" "$T/bench.screen" "[bench]"
+
+# A real checkout, when this machine has one.
+TAR=$(ls "$TILEPORT_TOP"/../shared/tilegym/TileGym-*.tar.gz 2>/dev/null | head -n 1)
+if [ -n "$TAR" ]; then
+	mkdir -p "$T/tg" && tar xzf "$TAR" -C "$T/tg"
+	TG=$(ls -d "$T"/tg/*/ | head -n 1)
+	(cd "$TG" && git init -q && git add -A && git -c user.name=t -c user.email=t@example.com commit -q -m base)
+	TILEGYM=${TG%/} PATH="/usr/bin:/bin:$(dirname "$(command -v python3)")" sh "$T/mk/demo.sh" "$TILEPORT" \
+		>"$T/demo-tg.log" 2>&1
+	assert_eq "demo TILEGYM=DIR: exit 0" "$?" 0
+	assert_contains "demo TILEGYM=DIR: ops on the real checkout" "$T/demo-tg.log" "refuses at stage"
+	assert_contains "demo TILEGYM=DIR: a run that says where it stopped" "$T/demo-tg.log" "cannot do stage"
+	git -C "$TG" status --porcelain >"$T/tg-status"
+	assert_eq "demo TILEGYM=DIR: the checkout given is untouched" "$(cat "$T/tg-status")" ""
+else
+	echo "skip demo TILEGYM=DIR: no ../shared/tilegym/TileGym-*.tar.gz here"
+fi
 
 # One short line per compiled file; V=1 shows the command. The object goes
 # to a scratch build folder: recompiling one of the build under test would

@@ -81,12 +81,14 @@ chmod +x "$T/here/quota.sh"
 assert_contains "failing agent: its last stderr line in the event" "$T/q.log" \
 	"A1 ended: exit 3; stderr: error: quota exceeded for model x"
 assert_contains "failing agent: the repair retry is still spent" "$T/q.log" "A1 started as repair retry"
-offline_env
-# an operator the built-in mech driver refuses, so nothing takes A, B and D
+# online, mech takes nothing and no agent is usable: no run, the stages
+# named (offline, mech runs and says why it refuses: first_run.sh)
 cp -R "$WS" "$T/wsl"
 cp "$TILEPORT_TOP/tests/fixtures/port/unsupported/while_loop.py" "$T/wsl/src/tilegym/ops/cutile/looped.py"
-expect_refusal "offline needs only A, B, D drivers" 3 "no driver for stages A, B, D" -- run looped --workspace "$T/wsl" --out "$T/out" --headless
-online_env
+keep_path=$PATH
+PATH="$T/bin:/usr/bin:/bin"
+expect_refusal "online, no usable driver" 3 "no driver for stages A, B, C, D, E" -- run looped --workspace "$T/wsl" --out "$T/out" --headless
+PATH=$keep_path
 mkdir -p "$T/ro" && chmod 555 "$T/ro"
 if [ "$(id -u)" != 0 ]; then
 	# shellcheck disable=SC2086

@@ -60,7 +60,7 @@ assert_contains "with llm set: llm follows mech" "$T/chained.log" \
 online_env
 echo "A: BLOCKED" >"$T/online.scen"
 FAKE_SCENARIO="$T/online.scen" TILEPORT_LLM_BASE_URL=http://127.0.0.1:9/v1 TILEPORT_LLM_MODEL=m \
-	"$TILEPORT" run softmax --workspace "$T/ws2" --out "$T/online" --headless --driver "A=exec:$FAKE" \
+	"$TILEPORT" run softmax --again --workspace "$T/ws2" --out "$T/online" --headless --driver "A=exec:$FAKE" \
 	>"$T/online.log" 2>&1
 assert_contains "online: llm alone is the default" "$T/online.log" \
 	"B llm (default), C llm (default), D llm (default), E llm (default)"
@@ -87,12 +87,14 @@ assert_contains "resume --online: the defaults chosen again, B kept" "$T/byhand-
 	"drivers: A llm (default), B mech, C llm (default), D llm (default), E llm (default)"
 offline_env
 
-# An operator mech refuses: offline, nothing else usable, no driver.
+# An operator mech refuses: offline, nothing else usable: mech runs and
+# says why (tests/integration/first_run.sh has the rest).
 rm -rf "$T/wsl" && cp -R "$WS" "$T/wsl"
 cp "$TILEPORT_TOP/tests/fixtures/port/unsupported/while_loop.py" "$T/wsl/src/tilegym/ops/cutile/looped.py"
 "$TILEPORT" run looped --workspace "$T/wsl" --out "$T/nodrv" --headless >"$T/nodrv.log" 2>&1
-assert_eq "refused op, nothing else: exit 3" "$?" 3
-assert_contains "refused op, nothing else: which stages" "$T/nodrv.log" "no driver for stages A, B, D"
+assert_eq "refused op, nothing else: the run stops" "$?" 1
+assert_contains "refused op, nothing else: which stages want a driver" "$T/nodrv.log" \
+	"What would finish the job: an agent driver for stages A, B, D"
 
 # ... and in a chain its refusal hands stage B to llm in the same attempt.
 echo "A: BLOCKED" >"$T/l.scen"

@@ -85,6 +85,10 @@ base=$(git rev-parse HEAD)
 	--json >"$CS_RUN/generated/irdiff.json"
 
 # ---- a dry run writes nothing and shows the commit ----
+"$TILEPORT" log --workspace "$CS_WS" >"$T/log-none.txt" 2>&1
+assert_eq "log before any changeset: exit 0" "$?" 0
+assert_contains "log before any changeset: says so, and how to make one" "$T/log-none.txt" \
+	"no changesets: no tileport/ branch in the repository of $CS_WS; 'tileport package RUN' makes one"
 unchanged "dry run" "$CS_WS" "$TILEPORT" package "$CS_RUN" --dry-run
 assert_eq "dry run: exit" "$rc" 0
 sed "s|$T|\$T|g" "$T/out.log" >"$T/dry.txt"
@@ -173,6 +177,11 @@ refused "branch exists" 2 "branch tileport/softmax exists" -- "$CS_RUN"
 "$TILEPORT" package "$CS_RUN" --branch tileport/softmax-v2 --dry-run >"$T/v2.log" 2>&1
 assert_eq "another branch name: the dry run passes" "$?" 0
 assert_contains "another branch name is used" "$T/v2.log" "would package softmax on tileport/softmax-v2"
+"$TILEPORT" package "$CS_RUN" --branch refs/heads/tileport/softmax-v3 --dry-run >"$T/v3.log" 2>&1
+assert_eq "a branch given as its full ref: the dry run passes" "$?" 0
+assert_contains "a branch given as its full ref: refs/heads/ once" "$T/v3.log" "would package softmax on tileport/softmax-v3"
+refused "a ref that is not a branch" 2 "'refs/tags/v1' is not a branch (a branch is NAME or refs/heads/NAME)" \
+	-- "$CS_RUN" --branch refs/tags/v1
 
 # ---- refusals, each on a fresh repository ----
 fresh seventh

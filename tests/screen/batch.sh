@@ -37,7 +37,7 @@ R
 EOS
 # (the pipeline view's own goldens are views.sh's; here: that it is this run's)
 expect "Enter opens the run's pipeline view" batch-pipeline-80x24.screen "[pipeline] softmax - complete  accepted"
-expect "with its stages" batch-pipeline-80x24.screen "✓ E Benchmark     1/2 done         DONE"
+expect "with its stages" batch-pipeline-80x24.screen "✓ E Benchmark        1/2 done         DONE"
 expect "R on a converted run" batch-r-complete.screen "softmax is complete: nothing to resume"
 expect "x on a stopped run" batch-x-stopped.screen "matmul is stopped: nothing to cancel"
 expect "R on a stopped run asks first" batch-r-stopped.screen "matmul stopped on a verdict; run it again from the start"

@@ -20,7 +20,7 @@ s
 EOS
 	# narrow, the title has the run's status word; wide, its end state
 	[ "$size" = 80x24 ] && ended="offline_complete (offline)  pending" ||
-		ended="OFFLINE_COMPLETE (offline)"
+		ended="OFFLINE_COMPLETE (offline; ~ deferred: not counted in RUNS)"
 	expect "$size: the run ended offline complete" "demo-pipeline-$size.screen" \
 		"[pipeline] softmax - $ended"
 	for stage in "A IR Dump" "B Convert" "D Host"; do

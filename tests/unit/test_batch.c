@@ -148,11 +148,12 @@ static void test_resume_rules(void **state)
 	};
 	for (size_t i = 0; i < TP_ARRAY_LEN(cases); i++) {
 		struct batch_op o = {.op = "softmax", .state = cases[i].s, .job = "7_1"};
+		struct batch_progress p = {0};
 		enum batch_resume_action act;
 		struct tp_err err;
-		assert_int_equal(batch_resume_decide(&o, false, &act, &err), 0);
+		assert_int_equal(batch_resume_decide(&o, &p, false, false, &act, NULL, &err), 0);
 		assert_int_equal(act, cases[i].plain);
-		int rc = batch_resume_decide(&o, true, &act, &err);
+		int rc = batch_resume_decide(&o, &p, true, false, &act, NULL, &err);
 		if ((int)cases[i].named < 0) {
 			assert_int_equal(rc, -1);
 			assert_int_equal(err.code, TP_EXIT_USAGE);
@@ -162,6 +163,44 @@ static void test_resume_rules(void **state)
 			assert_int_equal(act, cases[i].named);
 		}
 	}
+}
+
+/* A failure that starting again cannot change is kept, and resume says
+ * why: a refusal the batch's drivers would repeat, a refused input. */
+static void test_resume_keeps_what_cannot_change(void **state)
+{
+	(void)state;
+	struct batch_op o = {.op = "looped", .state = BST_STOPPED};
+	struct batch_progress p = {.refused_by = "mech", .refusal = "looped.py:12:5: while loop", .refused_stage = 'A'};
+	enum batch_resume_action act;
+	char *kept = NULL;
+	struct tp_err err;
+	assert_int_equal(batch_resume_decide(&o, &p, false, true, &act, &kept, &err), 0);
+	assert_int_equal(act, BRA_KEEP);
+	assert_non_null(kept);
+	assert_non_null(strstr(kept, "looped stopped on mech's refusal of stage A (looped.py:12:5: while loop)"));
+	assert_non_null(strstr(kept, "--driver A=..."));
+	free(kept);
+	assert_int_equal(batch_resume_decide(&o, &p, true, true, &act, &kept, &err), -1);
+	assert_int_equal(err.code, TP_EXIT_USAGE);
+	assert_non_null(strstr(err.msg, "--rerun looped stopped on mech's refusal"));
+	/* another driver would take the stage now: --rerun starts it afresh */
+	assert_int_equal(batch_resume_decide(&o, &p, true, false, &act, &kept, &err), 0);
+	assert_int_equal(act, BRA_RERUN);
+	struct batch_op f = {.op = "swiglu", .state = BST_FAILED,
+			     .why = "exit 2: tileport: swiglu already has a cuTile Rust port"};
+	struct batch_progress none = {0};
+	assert_int_equal(batch_resume_decide(&f, &none, false, false, &act, &kept, &err), 0);
+	assert_int_equal(act, BRA_KEEP);
+	assert_non_null(strstr(kept, "swiglu was refused before its run began (exit 2: tileport: swiglu already "
+				     "has a cuTile Rust port)"));
+	free(kept);
+	assert_int_equal(batch_resume_decide(&f, &none, true, false, &act, &kept, &err), 0);
+	assert_int_equal(act, BRA_RESUME);
+	f.why = "exit 137: killed";
+	assert_int_equal(batch_resume_decide(&f, &none, false, false, &act, &kept, &err), 0);
+	assert_int_equal(act, BRA_RESUME);
+	assert_null(kept);
 }
 
 static void test_names(void **state)
@@ -296,20 +335,28 @@ static void test_discover_all(void **state)
 		"src/tilegym/ops/cutile/softmax.py", "src/tilegym/ops/cutile/__init__.py",
 		"src/tilegym/ops/cutile/layer_norm.py", "src/tilegym/ops/triton/layer_norm.py",
 		"src/tilegym/ops/triton/rope.py", "src/tilegym/ops/cutile/matmul.py",
-		"src/tilegym/ops/cutile_rs/matmul_kernel/kernel.rs", "src/tilegym/ops/cutile/gelu.py",
-		"src/tilegym/ops/cutile_rs/gelu.py", "src/tilegym/ops/cutile/bad-name.py",
+		"src/tilegym/ops/cutile/gelu.py", "src/tilegym/ops/cutile/bad-name.py",
+		"src/tilegym/ops/cutile/activation/relu.py",
 	};
 	for (size_t i = 0; i < TP_ARRAY_LEN(files); i++)
-		free(tu_write(ws, files[i], "# op\n"));
-	char **ops;
+		free(tu_write(ws, files[i], "import cuda.tile as ct\n\n@ct.kernel\ndef k(x):\n    pass\n"));
+	free(tu_write(ws, "src/tilegym/ops/cutile/utils.py", "def helper():\n    pass\n"));
+	free(tu_write(ws, "src/tilegym/ops/cutile_rs/matmul_kernel/kernel.rs", ""));
+	free(tu_write(ws, "src/tilegym/ops/cutile_rs/gelu.py", ""));
+	char **ops, **left;
 	struct tp_err err;
-	assert_int_equal(batch_discover(ws, &ops, &err), 0);
+	assert_int_equal(batch_discover(ws, &ops, &left, &err), 0);
 	char *all = strv_join(ops, " ");
-	assert_string_equal(all, "layer_norm rope softmax");
+	assert_string_equal(all, "layer_norm relu rope softmax");
 	free(all);
+	char *out = strv_join(left, "; ");
+	assert_string_equal(out, "gelu (a cuTile Rust port: src/tilegym/ops/cutile_rs/gelu.py); matmul (a cuTile "
+				 "Rust port: src/tilegym/ops/cutile_rs/matmul_kernel/)");
+	free(out);
+	strv_free(left);
 	strv_free(ops);
 	char *empty = tu_tmpdir();
-	assert_int_equal(batch_discover(empty, &ops, &err), -1);
+	assert_int_equal(batch_discover(empty, &ops, NULL, &err), -1);
 	assert_int_equal(err.code, TP_EXIT_USAGE);
 	assert_non_null(strstr(err.msg, "src/tilegym/ops"));
 	remove_tree(empty);
@@ -371,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_resume_rules),
 		cmocka_unit_test(test_converted_is_accepted),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_resume_keeps_what_cannot_change),
 		cmocka_unit_test(test_record_round_trip),
 		cmocka_unit_test(test_record_refuses_what_it_cannot_trust),
 		cmocka_unit_test(test_discover_all),

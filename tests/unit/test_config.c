@@ -44,6 +44,34 @@ static void test_sections_overrides_directives(void **state)
 	free(dir);
 }
 
+/* Comments after a value, as the docs' examples write them: a '#' after a
+ * blank outside quotes; a '#' inside a word or quotes is the value's. */
+static void test_inline_comments(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	char *a = tu_write(dir, "a.conf",
+			   "jobs = 8          # runs at once\n"
+			   "[slurm]   # the cluster\n"
+			   "partition = gpu#2\n"
+			   "time = \"04:00 # not a comment\"   # a comment\n"
+			   "bind pipeline r respawn   # a directive's comment\n");
+	struct config c = {0};
+	struct tp_err err;
+	assert_int_equal(config_load_file(&c, a, &err), 0);
+	assert_string_equal(config_get(&c, "jobs"), "8");
+	assert_string_equal(config_get(&c, "slurm.partition"), "gpu#2");
+	assert_string_equal(config_get(&c, "slurm.time"), "04:00 # not a comment");
+	bool found = false;
+	for (size_t i = 0; i < c.n; i++)
+		found |= !c.v[i].key && !strcmp(c.v[i].value, "bind pipeline r respawn");
+	assert_true(found);
+	config_free(&c);
+	free(a);
+	remove_tree(dir);
+	free(dir);
+}
+
 static void test_errors_name_file_and_line(void **state)
 {
 	(void)state;
@@ -73,6 +101,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sections_overrides_directives),
 		cmocka_unit_test(test_errors_name_file_and_line),
+		cmocka_unit_test(test_inline_comments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

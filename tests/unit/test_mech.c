@@ -150,10 +150,15 @@ static void test_what_mech_handles(void **state)
 	const struct agent_driver *d = agent_driver_find("mech");
 	assert_non_null(d);
 	assert_true(d->hands_over);
+	assert_true(d->deterministic);
+	assert_false(agent_driver_find("claude")->deterministic);
 	struct agent_probe off = {NULL, false, true}, on = {NULL, false, false};
-	assert_true(d->handles(&off, 'B', "softmax", ws));
-	assert_false(d->handles(&on, 'B', "softmax", ws));
-	assert_false(d->handles(&off, 'C', "softmax", ws));
+	assert_true(d->handles(&off, 'B', "softmax", ws, NULL));
+	assert_false(d->handles(&on, 'B', "softmax", ws, NULL));
+	why = NULL;
+	assert_false(d->handles(&off, 'C', "softmax", ws, &why));
+	assert_non_null(why); /* the reason reaches the default choice */
+	free(why);
 }
 
 static void test_offline_a_b_d_deferred(void **state)

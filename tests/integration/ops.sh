@@ -1,0 +1,52 @@
+#!/bin/sh
+# tileport ops on a TileGym-shaped checkout (tests/fixtures/tilegym-layout):
+# every operator with a kernel, subfolders included, by name, with its test,
+# its port and what the built-in translator does offline (converts, or the
+# stage and FILE:LINE:COL of its refusal); no helper module; text and
+# --json against golden files (TILEPORT_UPDATE_GOLDEN=1 rewrites them). On
+# a real TileGym checkout when one is at hand (../shared/tilegym), skipped
+# cleanly otherwise.
+. "$TILEPORT_TOP/tests/integration/lib/common.sh"
+offline_env
+G=$TILEPORT_TOP/tests/fixtures/ops
+golden() { # NAME FILE
+	if [ -n "${TILEPORT_UPDATE_GOLDEN:-}" ]; then
+		cp "$2" "$G/$1"
+		ok "updated $1"
+	elif diff -u "$G/$1" "$2"; then
+		ok "golden $1"
+	else
+		bad "$1 differs from tests/fixtures/ops/$1"
+	fi
+}
+cp -R "$TILEPORT_TOP/tests/fixtures/tilegym-layout" "$T/ws"
+"$TILEPORT" ops --workspace "$T/ws" >"$T/ops.txt" 2>&1
+assert_eq "ops: exit 0" "$?" 0
+golden ops.txt "$T/ops.txt"
+(cd "$T/ws" && "$TILEPORT" ops --json) >"$T/ops.json" 2>&1
+assert_eq "ops --json in the checkout: exit 0" "$?" 0
+golden ops.json "$T/ops.json"
+if grep -q "utils\|__init__" "$T/ops.txt"; then bad "a helper module is listed"; else ok "no helper module"; fi
+(cd "$T" && "$TILEPORT" ops) >"$T/none.txt" 2>&1
+assert_eq "ops without a workspace: exit 2" "$?" 2
+assert_contains "ops without a workspace: what to give" "$T/none.txt" "no workspace: use --workspace DIR"
+
+# The real checkout, when this machine has it.
+TAR=$(ls "$TILEPORT_TOP"/../shared/tilegym/TileGym-*.tar.gz 2>/dev/null | head -n 1)
+if [ -n "$TAR" ]; then
+	mkdir -p "$T/tg" && tar xzf "$TAR" -C "$T/tg"
+	TG=$(ls -d "$T"/tg/*/ | head -n 1)
+	"$TILEPORT" ops --workspace "$TG" --json >"$T/tg.json" 2>&1
+	assert_eq "TileGym: ops exit 0" "$?" 0
+	assert_eq "TileGym: subfolder operators listed, helpers not" "$(json_get "$T/tg.json" \
+		'" ".join(sorted(set(o["op"] for o in d) & {"gelu", "relu", "mhc", "utils", "__init__", "swiglu"}))')" \
+		"gelu mhc relu swiglu"
+	assert_eq "TileGym: the ported ones named as such" \
+		"$(json_get "$T/tg.json" '" ".join(o["op"] for o in d if o["port"])')" \
+		"attention_sink bmm matmul silu_and_mul swiglu"
+	assert_eq "TileGym: every refusal says where" \
+		"$(json_get "$T/tg.json" 'all(":" in o["offline"]["refusal"] for o in d if not o["offline"]["converts"])')" True
+else
+	echo "skip TileGym: no ../shared/tilegym/TileGym-*.tar.gz here"
+fi
+finish

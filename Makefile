@@ -2,6 +2,7 @@
 #
 #   make            release build in build/release/
 #   make check      installs missing packages, ASan+UBSan build, every non-GPU test
+#                   (and cuTile Python into build/pyenv once: mk/cutile-py.sh)
 #   make demo       installs missing packages, builds, runs the bundled sample
 #   make bench      benchmarks (bench/*.sh), results printed as ratios
 #   make fuzz       every fuzz target FUZZ_SECONDS (300) each, corpus kept
@@ -200,6 +201,7 @@ check: deps-check
 	$(MAKE) --no-print-directory -j$(NPROC) clang-check
 	$(MAKE) --no-print-directory lint
 	@mk/agent-clis.sh >/dev/null
+	@mk/cutile-py.sh >/dev/null || echo "note: no cuda-tile venv: the tests of tileport refir skip"
 	tests/run.sh build/check
 
 # The demo's own output is what matters: the build goes to a log (V=1: to

@@ -1,10 +1,14 @@
 /* tileport preflight [--json]: what the pipeline needs and what is missing. */
 #include "cli/cli.h"
 
+#include <cJSON.h>
 #include <getopt.h>
 #include <stdlib.h>
 
+#include "engine/core/config.h"
+#include "engine/core/json.h"
 #include "engine/core/preflight.h"
+#include "engine/refir/refir.h"
 
 static const char usage[] =
 	"usage: tileport preflight [--workspace DIR] [--out DIR] [--json]\n"
@@ -12,7 +16,9 @@ static const char usage[] =
 	"Check the reference environment (TILEGYM_PATH, TILEIRAS_BIN, CUDA_TILE_OPT_BIN,\n"
 	"TRITON_TILEIR_PYTHONPATH, CUDA_TOOLKIT_PATH, CUTILE_KERNEL_OUT_ROOT) plus\n"
 	"cargo, python and a GPU, and say whether a run would be online, offline\n"
-	"(toolchain missing: A, B, D do their offline part) or impossible.\n"
+	"(toolchain missing: A, B, D do their offline part) or impossible. The last\n"
+	"line says whether the reference IR can be made offline (tileport refir: a\n"
+	"Python with cuda.tile); it does not change the mode.\n"
 	"\n"
 	"exit: 0 everything present, 3 something is missing (offline or impossible)\n";
 
@@ -45,13 +51,37 @@ int cmd_preflight(int argc, char **argv)
 		return rc;
 	struct preflight pf;
 	preflight_run(&pf, session_workspace(s), session_out_root(s));
+	/* the offline reference IR: not a toolchain item of the run's mode */
+	struct refir_python py;
+	struct tp_err err = {0};
+	bool refir_ok = refir_find_python(NULL, config_get(session_config(s), "python"),
+					  session_workspace(s), &py, &err) == 0;
+	char *what = refir_python_describe(&py);
 	if (json) {
-		char *s = preflight_json(&pf);
-		puts(s);
-		free(s);
+		char *text = preflight_json(&pf);
+		cJSON *j = cJSON_Parse(text);
+		free(text);
+		cJSON *r = cJSON_AddObjectToObject(j, "reference_ir_offline");
+		cJSON_AddBoolToObject(r, "ok", refir_ok);
+		json_put_str(r, "value", what);
+		json_put_str(r, "python", py.path);
+		json_put_str(r, "cuda_tile", py.cuda_tile);
+		json_put_str(r, "tileiras", py.tileiras);
+		if (!refir_ok)
+			json_put_str(r, "from", refir_how_to_get);
+		text = cJSON_Print(j);
+		puts(text);
+		cJSON_free(text);
+		cJSON_Delete(j);
 	} else {
 		preflight_print(&pf, stdout);
+		if (refir_ok)
+			printf("reference IR offline: ok, %s\n", what);
+		else
+			printf("reference IR offline: missing, %s; %s\n", what, refir_how_to_get);
 	}
+	free(what);
+	refir_python_free(&py);
 	rc = pf.online ? TP_EXIT_OK : TP_EXIT_ENV;
 	preflight_free(&pf);
 	session_close(s);

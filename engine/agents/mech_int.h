@@ -36,6 +36,10 @@ void mech_final(struct mech_run *r, const char *verdict, const char *unsupported
  * "FILE:LINE:COL: unsupported: X" -> "FILE:LINE:COL: X". Caller frees. */
 char *mech_refusal(const char *msg);
 
+/* Stage A's reference IR with cuTile Python (mech_refir.c): true when every
+ * kernel the analysis lists was compiled; report gets the section's text. */
+bool mech_refir(struct mech_run *r, struct sbuf *report);
+
 int mech_stage_b(struct mech_run *r, struct tp_err *err);
 int mech_stage_d(struct mech_run *r, struct tp_err *err);
 

@@ -312,16 +312,16 @@ int refir_compile(const struct refir_opts *o, struct refir_result *r, struct tp_
 	r->python = xstrdup(o->python);
 	int64_t t0 = now_ms();
 	if (mkdir_p(o->out_dir, 0755, err) < 0)
-		return -1;
+		goto fail;
 	char *spec = spec_text(o, err);
 	if (!spec)
-		return -1;
+		goto fail;
 	char *spec_path = path_join(o->out_dir, "refir.spec.json");
 	int rc = write_file_atomic(spec_path, spec, strlen(spec), err);
 	free(spec);
 	if (rc < 0) {
 		free(spec_path);
-		return -1;
+		goto fail;
 	}
 	char *script = refir_script_path();
 	char *argv[] = {(char *)o->python, script, spec_path, NULL};
@@ -352,15 +352,23 @@ int refir_compile(const struct refir_opts *o, struct refir_result *r, struct tp_
 	sb_free(&out);
 	sb_free(&errout);
 	if (rc < 0)
-		return -1;
+		goto fail;
 	for (size_t i = 0; i < r->n; i++) {
 		struct refir_kernel *k = &r->k[i];
 		if (k->ok)
 			write_text(o, k);
 		if (k->ok && o->tileiras && o->assemble) {
 			assemble(o, k);
+			struct sbuf refused = SBUF_INIT;
 			for (size_t j = 0; j < k->nasm; j++)
-				k->ok = k->ok && k->asm_[j].ok;
+				if (!k->asm_[j].ok)
+					sb_printf(&refused, "%s%s", refused.len ? ", " : "", k->asm_[j].sm);
+			if (refused.len) {
+				k->ok = false;
+				k->error = xasprintf("compiled, but tileiras refused the module for %s",
+						     sb_str(&refused));
+			}
+			sb_free(&refused);
 		}
 		if (!k->ok)
 			r->nfailed++;
@@ -372,6 +380,9 @@ int refir_compile(const struct refir_opts *o, struct refir_result *r, struct tp_
 	free(sum);
 	free(json);
 	if (rc < 0)
-		return -1;
+		goto fail;
 	return r->load_error || r->nfailed ? 1 : 0;
+fail:
+	refir_result_free(r);
+	return -1;
 }

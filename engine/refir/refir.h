@@ -99,7 +99,8 @@ struct refir_result {
 
 /* Compile. 0: every kernel compiled (and assembled); 1: some did not (r
  * says which and why); -1 with err: the run itself failed (bad input 2,
- * no Python 3, a file that cannot be written). Writes OUT/refir.json. */
+ * no Python 3, a file that cannot be written). Writes OUT/refir.json.
+ * r is freed on -1 (nothing to free then), the caller frees it otherwise. */
 int refir_compile(const struct refir_opts *o, struct refir_result *r, struct tp_err *err);
 void refir_result_free(struct refir_result *r);
 char *refir_result_json(const struct refir_result *r); /* caller frees */

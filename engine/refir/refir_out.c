@@ -101,7 +101,7 @@ void refir_result_print(const struct refir_result *r, FILE *out)
 			free(names);
 		}
 	}
-	fprintf(out, "%zu of %zu compiled with cuda.tile %s (bytecode %s, %s) in %.2f s\n",
+	fprintf(out, "%zu of %zu ok, cuda.tile %s (bytecode %s, %s), %.2f s\n",
 		r->n - r->nfailed, r->n, r->cuda_tile ? r->cuda_tile : "?",
 		r->bytecode_version ? r->bytecode_version : "?", r->sm ? r->sm : "?",
 		r->total_seconds);

@@ -6,6 +6,7 @@
 #include <cJSON.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/core/json.h"
 #include "engine/core/proc.h"
@@ -86,8 +87,19 @@ static void set_found(struct refir_python *out, const char *path, const char *ho
 /* A name on PATH or a path; NULL when neither runs. */
 static char *resolve(const char *py)
 {
-	if (strchr(py, '/'))
-		return path_is_exec(py) ? xstrdup(py) : NULL;
+	if (strchr(py, '/')) {
+		if (!path_is_exec(py))
+			return NULL;
+		if (py[0] == '/')
+			return xstrdup(py);
+		/* absolute (the child runs elsewhere) but not resolved: a venv's
+		 * python is a link to the base interpreter, and only the link
+		 * finds the venv's packages */
+		char *cwd = getcwd(NULL, 0);
+		char *abs = cwd ? path_join(cwd, py) : xstrdup(py);
+		free(cwd);
+		return abs;
+	}
 	return which(py);
 }
 

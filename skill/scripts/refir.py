@@ -419,6 +419,8 @@ def compile_with_inference(cc, ct, compile_once, kern, args, inferred):
 
 def error_place(exc, source):
     """The line in the kernel's file that cuTile's error names, if any."""
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        return {"file": exc.filename or source, "line": exc.lineno, "col": exc.offset}
     loc = getattr(exc, "loc", None)
     if loc is not None and getattr(loc, "line", None):
         return {"file": getattr(loc, "filename", None) or source, "line": loc.line,

@@ -102,11 +102,36 @@ class _Value:
     def __iter__(self):
         return iter(())
 
+    def __or__(self, other):  # a type hint such as torch.Tensor | None
+        return self
+
+    __ror__ = __or__
+
     def __mro_entries__(self, bases):
-        return (object,)
+        return (_StubBase,)
 
     def __repr__(self):
         return self._name
+
+
+class _StubMeta(type):
+    def __getattr__(cls, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Value(f"{cls.__name__}.{attr}")
+
+
+class _StubBase(metaclass=_StubMeta):
+    """What a class derived from a stood-in class (torch.autograd.Function,
+    torch.nn.Module) derives from: any attribute, on the class or an instance."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Value(f"{type(self).__name__}.{attr}")
 
 
 class _StubFinder:
@@ -206,10 +231,11 @@ def _callee(node):
     return None
 
 
-def infer_params(pyfunc):
+def infer_params(pyfunc, depth=0):
     """{param: ("array", ndim|None) | ("scalar", dtype|None)} for the params
     the code makes clear. ndim comes from the index tuple of a load, store,
-    gather or scatter, or the highest .shape[k]."""
+    gather or scatter, or the highest .shape[k]; a param handed on to a
+    device function of the module is what that function makes of it."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(pyfunc)))
     except (OSError, TypeError, SyntaxError):
@@ -252,6 +278,18 @@ def infer_params(pyfunc):
         elif isinstance(node, ast.Attribute) and node.attr in ("dtype", "shape", "ndim"):
             if isinstance(node.value, ast.Name):
                 note_array(node.value.id, None)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and depth < 4:
+            callee = getattr(pyfunc, "__globals__", {}).get(node.func.id)
+            if isinstance(callee, types.FunctionType) and callee is not pyfunc:
+                sub = None
+                cparams = list(inspect.signature(callee).parameters)
+                for i, a in enumerate(node.args):
+                    if isinstance(a, ast.Name) and a.id in params and i < len(cparams):
+                        if sub is None:
+                            sub = infer_params(callee, depth + 1)
+                        kind, nd = sub.get(cparams[i], (None, None))
+                        if kind == "array":
+                            note_array(a.id, nd)
     for a in fn.args.args:
         if a.arg in seen:
             continue
@@ -508,6 +546,10 @@ def main(argv):
         return 1
     load_s = time.monotonic() - t0
     kernels = kernels_of(mod, ct)
+    if not kernels and not spec.get("kernels"):
+        emit({"event": "load", "ok": False, "source": source,
+              "error": "no @ct.kernel function at the module's top level", "where": None})
+        return 1
     emit({"event": "load", "ok": True, "source": source, "seconds": round(load_s, 4),
           "kernels": sorted(kernels), "stubbed": sorted(set(finder.stubbed)),
           "cuda_tile": getattr(ct, "__version__", "?"), "bytecode_version": bcv.as_string(),
@@ -554,6 +596,9 @@ def main(argv):
             failed += 1
         except Exception as e:  # noqa: BLE001 - the compiler's own message is the finding
             msg = getattr(e, "message", None) or str(e)
+            # one line: cuTile ends some messages with "Unknown location"
+            msg = " ".join(ln.strip() for ln in msg.splitlines()
+                           if ln.strip() and ln.strip() != "Unknown location")
             res.update(ok=False, error=f"{type(e).__name__}: {msg}".strip(),
                        where=error_place(e, source))
             failed += 1

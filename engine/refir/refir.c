@@ -264,45 +264,51 @@ static void write_text(const struct refir_opts *o, struct refir_kernel *k)
 	free(text);
 }
 
+int refir_assemble(const char *tileiras, const char *bytecode, const char *sm,
+		   const char *scratch_dir, struct refir_asm *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->sm = xstrdup(sm);
+	const char *base = strrchr(bytecode, '/');
+	char *rel = xasprintf(".%s.%s.cubin", base ? base + 1 : bytecode, sm);
+	char *cubin = path_join(scratch_dir, rel);
+	free(rel);
+	char *gpu = xasprintf("--gpu-name=%s", sm);
+	char *argv[] = {(char *)tileiras, (char *)bytecode, "-o", cubin, gpu, NULL};
+	char **env = env_current();
+	struct sbuf out = SBUF_INIT, errout = SBUF_INIT;
+	struct proc_status st;
+	struct tp_err err = {0};
+	struct proc_opts po = {.argv = argv, .env = env, .timeout_ms = 300000,
+			       .parent_death_signal = 9};
+	int64_t t0 = now_ms();
+	int rc = proc_run_sync(&po, &out, &errout, &st, &err);
+	a->ms = now_ms() - t0;
+	a->ok = rc == 0 && st.end == PROC_EXITED && st.code == 0;
+	if (!a->ok) {
+		char how[64];
+		proc_status_str(&st, how, sizeof(how));
+		const char *e = errout.len ? sb_str(&errout) : sb_str(&out);
+		a->message = rc < 0 ? xstrdup(err.msg) : xasprintf("%s%s%.600s", how, *e ? ": " : "", e);
+		char *nl = a->message + strlen(a->message);
+		while (nl > a->message && nl[-1] == '\n')
+			*--nl = '\0';
+	}
+	unlink(cubin);
+	sb_free(&out);
+	sb_free(&errout);
+	strv_free(env);
+	free(gpu);
+	free(cubin);
+	return a->ok ? 0 : 1;
+}
+
 static void assemble(const struct refir_opts *o, struct refir_kernel *k)
 {
 	size_t n = strv_len(o->assemble);
 	k->asm_ = xcalloc(n ? n : 1, sizeof(*k->asm_));
-	for (size_t i = 0; i < n; i++) {
-		struct refir_asm *a = &k->asm_[k->nasm++];
-		a->sm = xstrdup(o->assemble[i]);
-		char *rel = xasprintf(".%s.%s.cubin", k->name, a->sm);
-		char *cubin = path_join(o->out_dir, rel);
-		free(rel);
-		char *gpu = xasprintf("--gpu-name=%s", a->sm);
-		char *argv[] = {(char *)o->tileiras, k->bytecode, "-o", cubin, gpu, NULL};
-		char **env = env_current();
-		struct sbuf out = SBUF_INIT, errout = SBUF_INIT;
-		struct proc_status st;
-		struct tp_err err = {0};
-		struct proc_opts po = {.argv = argv, .env = env, .timeout_ms = 300000,
-				       .parent_death_signal = 9};
-		int64_t t0 = now_ms();
-		int rc = proc_run_sync(&po, &out, &errout, &st, &err);
-		a->ms = now_ms() - t0;
-		a->ok = rc == 0 && st.end == PROC_EXITED && st.code == 0;
-		if (!a->ok) {
-			char how[64];
-			proc_status_str(&st, how, sizeof(how));
-			const char *e = errout.len ? sb_str(&errout) : sb_str(&out);
-			a->message = rc < 0 ? xstrdup(err.msg)
-					    : xasprintf("%s%s%.600s", how, *e ? ": " : "", e);
-			char *nl = a->message + strlen(a->message);
-			while (nl > a->message && nl[-1] == '\n')
-				*--nl = '\0';
-		}
-		unlink(cubin);
-		sb_free(&out);
-		sb_free(&errout);
-		strv_free(env);
-		free(gpu);
-		free(cubin);
-	}
+	for (size_t i = 0; i < n; i++)
+		refir_assemble(o->tileiras, k->bytecode, o->assemble[i], o->out_dir, &k->asm_[k->nasm++]);
 }
 
 int refir_compile(const struct refir_opts *o, struct refir_result *r, struct tp_err *err)

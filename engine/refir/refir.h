@@ -106,6 +106,14 @@ void refir_result_free(struct refir_result *r);
 char *refir_result_json(const struct refir_result *r); /* caller frees */
 void refir_result_print(const struct refir_result *r, FILE *out);
 
+/* Assemble one bytecode file for one target with tileiras, the cubin
+ * thrown away (written beside in scratch_dir first): whether the assembler
+ * takes the module, and its message when it does not. Either side's
+ * bytecode (the reference's, the translation's). 0 taken, 1 refused (a
+ * filled in; free a->sm and a->message). */
+int refir_assemble(const char *tileiras, const char *bytecode, const char *sm,
+		   const char *scratch_dir, struct refir_asm *a);
+
 /* The kernel file of an operator in a workspace: src/tilegym/ops/cutile/OP.py
  * or one of its subfolders (activation/, experimental/). NULL when none. */
 char *refir_op_source(const char *workspace, const char *op);

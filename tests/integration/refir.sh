@@ -155,10 +155,12 @@ assert_contains "mech run: agent_a.md says how it was made" "$T/out/softmax/repo
 	"cuTile Python 1.7.0 compiled the kernels offline"
 assert_contains "mech run: deferred is only the perf log" "$T/out/softmax/.tileport/attempts/01-A1/transcript.jsonl" \
 	'deferred: perf-log\n'
-(unset TILEPORT_PYTHON; PATH="$T/bin:/usr/bin:/bin"; "$TILEPORT" run softmax --workspace "$T/ws" --out "$T/out2" --headless --fresh) >/dev/null 2>&1
+TILEPORT_PYTHON=$T/bin/plainpy "$TILEPORT" run softmax --workspace "$T/ws" --out "$T/out2" --headless >/dev/null 2>&1
 "$TILEPORT" status "$T/out2/softmax" --json >"$T/mech2.status"
-assert_eq "mech run without cuda.tile: A deferred as before" \
-	"$(json_get "$T/mech2.status" 'd["attempts"][0]["validator"]')" deferred
+assert_eq "mech run without cuda.tile: completes, A deferred as before" \
+	"$(json_get "$T/mech2.status" '(d["final"], d["attempts"][0]["validator"])')" "('OFFLINE_COMPLETE', 'deferred')"
+assert_contains "mech run without cuda.tile: agent_a.md says why" "$T/out2/softmax/reports/agent_a.md" \
+	"Deferred (reference-ir): cuda.tile does not import in $T/bin/plainpy"
 
 # ---- TileGym's operators (the checkout's shared/ copy) ----
 TG=$TILEPORT_TOP/../shared/tilegym/TileGym-75a1430.tar.gz

@@ -311,7 +311,36 @@ static void assemble(const struct refir_opts *o, struct refir_kernel *k)
 		refir_assemble(o->tileiras, k->bytecode, o->assemble[i], o->out_dir, &k->asm_[k->nasm++]);
 }
 
-int refir_compile(const struct refir_opts *o, struct refir_result *r, struct tp_err *err)
+/* An absolute path as the user spelled it (no links resolved): the Python
+ * child runs in OUT, and refir.json names the files it wrote. */
+static char *absolute(const char *p)
+{
+	if (!p || p[0] == '/')
+		return p ? xstrdup(p) : NULL;
+	char *cwd = getcwd(NULL, 0);
+	char *abs = cwd ? path_join(cwd, p) : xstrdup(p);
+	free(cwd);
+	return abs;
+}
+
+static int compile_abs(const struct refir_opts *o, struct refir_result *r, struct tp_err *err);
+
+int refir_compile(const struct refir_opts *in, struct refir_result *r, struct tp_err *err)
+{
+	struct refir_opts o = *in;
+	char *paths[4] = {absolute(in->source), absolute(in->workspace), absolute(in->out_dir),
+			  absolute(in->analysis)};
+	o.source = paths[0];
+	o.workspace = paths[1];
+	o.out_dir = paths[2];
+	o.analysis = paths[3];
+	int rc = compile_abs(&o, r, err);
+	for (size_t i = 0; i < TP_ARRAY_LEN(paths); i++)
+		free(paths[i]);
+	return rc;
+}
+
+static int compile_abs(const struct refir_opts *o, struct refir_result *r, struct tp_err *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->source = xstrdup(o->source);

@@ -51,6 +51,10 @@ assert_eq "add.py: refir.json: symbol, args in order, assembled" \
 "$TILEPORT" refir "$T/fx/add.py" --out "$T/add-j" --python "$PY" --no-assemble --json >"$T/add.json"
 assert_eq "--json: refir.json on stdout, nothing assembled" \
 	"$(json_get "$T/add.json" '(d["kernels"][0]["ok"], "assembled" in d["kernels"][0])')" "(True, False)"
+(cd "$T" && "$TILEPORT" refir fx/add.py --out rel/out --python "$PY" --no-assemble) >"$T/rel.out" 2>&1
+assert_eq "relative FILE and --out: exit 0" "$?" 0
+[ -s "$T/rel/out/reference.mlir" ] && ok "relative --out: reference.mlir where asked" ||
+	bad "relative --out: no $T/rel/out/reference.mlir: $(cat "$T/rel.out")"
 [ -d "$T/fx/__pycache__" ] && bad "importing the kernel file left __pycache__ beside it" ||
 	ok "nothing written beside the kernel file"
 
@@ -173,6 +177,17 @@ else
 			--no-assemble >"$T/tg-$op.out" 2>&1
 		assert_eq "TileGym $op: every kernel compiles offline" "$?" 0
 	done
+	# with the run's analysis: its variants' file names, and validate analysis
+	# then finds every reference_ir (only where analyze translates the op)
+	if "$TILEPORT" analyze swiglu --workspace "$T/TileGym" --run "$T/tga/swiglu" >/dev/null 2>&1; then
+		"$TILEPORT" refir swiglu --workspace "$T/TileGym" --run "$T/tga/swiglu" --python "$PY" \
+			--no-assemble >"$T/tga.out" 2>&1
+		assert_eq "TileGym swiglu with its analysis: exit 0" "$?" 0
+		"$TILEPORT" validate analysis swiglu --run "$T/tga/swiglu" --deferred perf-log >"$T/tga.val" 2>&1
+		assert_eq "TileGym swiglu: validate analysis with the reference IR there: exit 0" "$?" 0
+	else
+		echo "note: analyze does not translate TileGym's swiglu: its analysis case skipped"
+	fi
 	assert_eq "TileGym softmax: four kernels, four files" "$(ls "$T/tg/softmax/reference/"*.mlir | wc -l)" 4
 	assert_contains "TileGym swiglu: the forward kernel" \
 		"$T/tg/swiglu/reference/reference__swiglu_forward_kernel.mlir" "entry @_swiglu_forward_kernel_"

@@ -53,6 +53,7 @@ ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4
 # divisibility it records at 16 bytes).
 ALIGN_BYTES = 16
 DEFAULT_CONST = 64  # a tile size that every kernel of TileGym accepts
+FLAG_PREFIXES = ("IS_", "HAS_", "USE_", "ENABLE_", "COMPUTE_", "CHECK_", "APPLY_", "WITH_")
 
 
 def emit(obj):
@@ -347,8 +348,8 @@ class SpecError(Exception):
 
 def _const_default(pyfunc, name):
     """A value for a Constant the specification leaves open: False for a
-    Constant[bool], a latency hint's 2 (cuTile takes 1 to 10), else a tile
-    size every kernel of TileGym accepts."""
+    Constant[bool], a latency hint's 2 (cuTile takes 1 to 10), 0 for an int
+    named as a flag, else a tile size every kernel of TileGym accepts."""
     try:
         import typing
         hint = typing.get_type_hints(pyfunc, include_extras=True).get(name)
@@ -357,8 +358,13 @@ def _const_default(pyfunc, name):
         base = None
     if base is bool:
         return False
-    if "LATENCY" in name.upper():
+    up = name.upper()
+    if "LATENCY" in up:
         return 2
+    # an int used as a flag (IS_SWISH, USE_TMA, TRAINING): off, the path a
+    # tile size of 64 would otherwise switch on
+    if up.startswith(FLAG_PREFIXES) or up in ("TRAINING", "CAUSAL", "EVEN_K", "EVEN_N"):
+        return 0
     return DEFAULT_CONST
 
 
@@ -413,6 +419,15 @@ def signature_for(cc, ct, kern, args):
     return cc.KernelSignature(cons, cc.CallingConvention.cutile_python_v1())
 
 
+def _where_what(e):
+    loc = getattr(e, "loc", None)
+    return (str(e), getattr(loc, "line", None), getattr(loc, "col", None))
+
+
+def _further(now, before):
+    return now[1] is not None and before[1] is not None and now[1] > before[1]
+
+
 def compile_with_inference(cc, ct, compile_once, kern, args, inferred):
     """Compile; when cuTile's type check fails and some arrays' element types
     were only inferred, try another element type for one of them at a time
@@ -420,7 +435,7 @@ def compile_with_inference(cc, ct, compile_once, kern, args, inferred):
     keep a change that compiles or gets past the error. Bounded: the types
     are a guess either way, and the result says which were inferred."""
     err = None
-    for _ in range(6):
+    for _ in range(min(len(inferred) + 1, 10)):
         try:
             return compile_once(signature_for(cc, ct, kern, args)), args
         except SpecError:
@@ -429,7 +444,7 @@ def compile_with_inference(cc, ct, compile_once, kern, args, inferred):
             err = e
         if type(err).__name__ != "TypeCheckingError":
             raise err
-        msg = str(err)
+        msg = _where_what(err)
         moved = False
         for name in inferred:
             arg = args[name]
@@ -445,7 +460,10 @@ def compile_with_inference(cc, ct, compile_once, kern, args, inferred):
                 except SpecError:
                     raise
                 except Exception as e2:  # noqa: BLE001
-                    if type(e2).__name__ == "TypeCheckingError" and str(e2) != msg:
+                    # progress: the type check now fails further on in the
+                    # kernel (two outputs written in f32 fail alike, one line
+                    # apart); an error earlier or on the same line is not
+                    if type(e2).__name__ == "TypeCheckingError" and _further(_where_what(e2), msg):
                         args, moved = trial, True
                         break
             if moved:

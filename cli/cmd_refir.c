@@ -169,7 +169,15 @@ int cmd_refir(int argc, char **argv)
 		}
 		source = refir_op_source(ws, what);
 		if (!source) {
-			fprintf(stderr, "tileport refir: %s: no src/tilegym/ops/cutile/%s.py\n", ws, what);
+			char *rel = xasprintf("src/tilegym/ops/triton/%s.py", what);
+			char *tri = path_join(ws, rel);
+			if (path_is_file(tri))
+				fprintf(stderr, "tileport refir: %s: the reference of %s is Triton (%s): refir "
+						"compiles cuTile Python only (docs/refir.md)\n", ws, what, rel);
+			else
+				fprintf(stderr, "tileport refir: %s: no src/tilegym/ops/cutile/%s.py\n", ws, what);
+			free(tri);
+			free(rel);
 			rc = TP_EXIT_USAGE;
 			goto done;
 		}

@@ -36,7 +36,9 @@ bool mech_refir(struct mech_run *r, struct sbuf *report)
 	sb_printf(report, "`tileport refir %s --run %s --no-assemble`: cuTile Python %s compiled "
 			  "the kernels offline (%s).\n\n", c->op, c->run_dir, py.cuda_tile, py.path);
 	if (rc < 0) {
-		const char *why = src ? err.msg : "no cuTile Python source of the op";
+		const char *why = src ? err.msg
+				      : "the op has no cuTile Python source (a Triton reference is not "
+					"compiled offline: docs/refir.md)";
 		sb_printf(report, "Deferred (reference-ir): %s\n", why);
 		sb_printf(&r->log, "- reference IR: deferred (%s)\n", why);
 	} else {

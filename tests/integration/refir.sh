@@ -124,6 +124,10 @@ assert_eq "a missing file: exit 2" "$?" 2
 assert_eq "--out and --run: exit 2" "$?" 2
 "$TILEPORT" refir nosuchop --workspace "$WS" --python "$PY" >/dev/null 2>"$T/u2"
 assert_eq "an op without a cuTile file: exit 2" "$?" 2
+"$TILEPORT" refir rms_norm --workspace "$WS" --python "$PY" >/dev/null 2>"$T/u3"
+assert_eq "an op whose reference is Triton: exit 2" "$?" 2
+assert_contains "an op whose reference is Triton: says so" "$T/u3" \
+	"the reference of rms_norm is Triton (src/tilegym/ops/triton/rms_norm.py): refir compiles cuTile Python only"
 printf '#!/bin/sh\nexec python3 -S "$@"\n' >"$T/bin/plainpy" && chmod +x "$T/bin/plainpy"
 "$TILEPORT" refir "$T/fx/add.py" --out "$T/x" --python "$T/bin/plainpy" >/dev/null 2>"$T/e3"
 assert_eq "a Python without cuda.tile: exit 3" "$?" 3

@@ -303,6 +303,25 @@ int refir_assemble(const char *tileiras, const char *bytecode, const char *sm,
 	return a->ok ? 0 : 1;
 }
 
+/* A kernel that did not compile this time leaves no IR of an earlier
+ * compile behind under its name: a stale reference would pass for this
+ * one. (One the assembler refused keeps its fresh IR.) */
+static void drop_stale(const struct refir_opts *o, struct refir_kernel *k)
+{
+	if (!k->name || !stem_ok(k->name))
+		return;
+	static const char *const exts[] = {".mlir", ".tileirbc"};
+	for (size_t i = 0; i < TP_ARRAY_LEN(exts); i++) {
+		char *rel = xasprintf("%s%s", k->name, exts[i]);
+		char *p = path_join(o->out_dir, rel);
+		unlink(p);
+		free(p);
+		free(rel);
+	}
+	free(k->bytecode);
+	k->bytecode = NULL;
+}
+
 static void assemble(const struct refir_opts *o, struct refir_kernel *k)
 {
 	size_t n = strv_len(o->assemble);
@@ -407,6 +426,8 @@ static int compile_abs(const struct refir_opts *o, struct refir_result *r, struc
 		}
 		if (!k->ok)
 			r->nfailed++;
+		if (!k->ok && !k->mlir)
+			drop_stale(o, k);
 	}
 	r->total_seconds = (double)(now_ms() - t0) / 1000.0;
 	char *json = refir_result_json(r);

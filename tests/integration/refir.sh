@@ -106,6 +106,15 @@ assert_contains "tileiras refuses sm_999: its message" "$T/asm.out" \
 	"tileiras sm_999   refused: exit 1: tileiras: for the --gpu-name option: Cannot find option named 'sm_999'!"
 assert_contains "tileiras refuses sm_999: the kernel's line says so" "$T/asm.out" \
 	"compiled, but tileiras refused the module for sm_999"
+[ -s "$T/asm/reference.mlir" ] && ok "a module the assembler refused keeps its IR" ||
+	bad "a module the assembler refused lost its reference.mlir"
+cp "$T/fx/bad_shape.py" "$T/fx/add_then_bad.py"
+"$TILEPORT" refir "$T/fx/add.py" --out "$T/stale" --python "$PY" --no-assemble >/dev/null 2>&1
+"$TILEPORT" refir "$T/fx/add_then_bad.py" --out "$T/stale" --python "$PY" --no-assemble >/dev/null 2>&1
+assert_eq "a kernel that no longer compiles: exit 1" "$?" 1
+[ -e "$T/stale/reference.mlir" ] || [ -e "$T/stale/reference.tileirbc" ] &&
+	bad "a kernel that no longer compiles left the IR of the earlier compile" ||
+	ok "a kernel that no longer compiles leaves no stale reference.mlir"
 "$TILEPORT" refir "$T/fx/add.py" --out "$T/v134" --python "$PY" --bytecode-version 13.4 --no-assemble >"$T/v134.out" 2>&1
 assert_eq "bytecode 13.4: exit 1" "$?" 1
 assert_contains "bytecode 13.4: tileport's reader says why" "$T/v134.out" \

@@ -2,6 +2,7 @@
 #
 #   make            release build in build/release/
 #   make check      installs missing packages, ASan+UBSan build, every non-GPU test
+#                   (and cuTile Python into build/pyenv once: mk/cutile-py.sh)
 #   make demo       installs missing packages, builds, runs the bundled sample
 #                   (TILEGYM=DIR: a copy of that TileGym checkout instead)
 #   make bench      benchmarks (bench/*.sh), results printed as ratios
@@ -224,6 +225,7 @@ check: deps-check
 	$(MAKE) --no-print-directory lint
 	@mk/agent-clis.sh >/dev/null
 	@mk/cutile.sh build/check/tileport
+	@mk/cutile-py.sh >/dev/null || echo "note: no cuda-tile venv: the tests of tileport refir skip"
 	tests/run.sh build/check
 
 # The demo's own output is what matters: the build goes to a log (V=1: to

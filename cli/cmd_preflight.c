@@ -1,14 +1,15 @@
 /* tileport preflight [--json]: what the pipeline needs and what is missing. */
 #include "cli/cli.h"
 
+#include <cJSON.h>
 #include <getopt.h>
 #include <stdlib.h>
 
-#include <cjson/cJSON.h>
-
 #include "engine/compile/compile.h"
+#include "engine/core/config.h"
 #include "engine/core/json.h"
 #include "engine/core/preflight.h"
+#include "engine/refir/refir.h"
 
 static const char usage[] =
 	"usage: tileport preflight [--workspace DIR] [--out DIR] [--json]\n"
@@ -18,7 +19,8 @@ static const char usage[] =
 	"cargo, python and a GPU, and say whether a run would be online, offline\n"
 	"(toolchain missing: A, B, D do their offline part) or impossible; and whether\n"
 	"the compile check (tileport compile: cargo >= 1.89, the CUDA headers, libclang)\n"
-	"can run here, offline or not.\n"
+	"can run here, offline or not; and whether the reference IR can be made\n"
+	"offline (tileport refir: a Python with cuda.tile; it does not change the mode).\n"
 	"\n"
 	"exit: 0 everything present, 3 something is missing (offline or impossible)\n";
 
@@ -67,6 +69,12 @@ int cmd_preflight(int argc, char **argv)
 	preflight_run(&pf, session_workspace(s), session_out_root(s));
 	struct compile_toolchain tc;
 	bool can_compile = compile_toolchain_find(&tc);
+	/* the offline reference IR: not a toolchain item of the run's mode */
+	struct refir_python py;
+	struct tp_err err = {0};
+	bool refir_ok = refir_find_python(NULL, config_get(session_config(s), "python"),
+					  session_workspace(s), &py, &err) == 0;
+	char *what = refir_python_describe(&py);
 	if (json) {
 		char *text = preflight_json(&pf);
 		cJSON *o = cJSON_Parse(text);
@@ -79,6 +87,14 @@ int cmd_preflight(int argc, char **argv)
 		json_put_str(c, "curand_include", tc.curand_include);
 		json_put_str(c, "libclang", tc.libclang);
 		json_put_strv(c, "missing", tc.missing);
+		cJSON *r = cJSON_AddObjectToObject(o, "reference_ir_offline");
+		cJSON_AddBoolToObject(r, "ok", refir_ok);
+		json_put_str(r, "value", what);
+		json_put_str(r, "python", py.path);
+		json_put_str(r, "cuda_tile", py.cuda_tile);
+		json_put_str(r, "tileiras", py.tileiras);
+		if (!refir_ok)
+			json_put_str(r, "from", refir_how_to_get);
 		char *out = cJSON_Print(o);
 		puts(out);
 		cJSON_free(out);
@@ -86,8 +102,15 @@ int cmd_preflight(int argc, char **argv)
 	} else {
 		preflight_print(&pf, stdout);
 		print_compile(&tc, can_compile);
+		if (refir_ok)
+			printf("reference IR offline: ok, %s\n", what);
+		else
+			printf("reference IR offline: missing, %s; %s\n", what, refir_how_to_get);
 	}
 	compile_toolchain_free(&tc);
+	free(what);
+	refir_python_free(&py);
+	tp_err_clear(&err);
 	rc = pf.online ? TP_EXIT_OK : TP_EXIT_ENV;
 	preflight_free(&pf);
 	session_close(s);

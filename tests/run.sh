@@ -14,6 +14,8 @@ rm -rf "$logs" && mkdir -p "$logs"
 export TILEPORT="$build/tileport" TILEPORT_TOP="$top" TILEPORT_BUILD="$build"
 # the real claude and codex CLIs (mk/agent-clis.sh), for the driver tests
 export TILEPORT_AGENT_CLIS="$top/build/agent-clis/node_modules/.bin"
+# cuTile Python (mk/cutile-py.sh), for the tests of tileport refir
+export TILEPORT_TEST_PYTHON="$top/build/pyenv/bin/python"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export LC_ALL=C.UTF-8 TZ=UTC
@@ -23,7 +25,7 @@ unset TILEGYM_PATH CUTILE_KERNEL_OUT_ROOT TILEIRAS_BIN CUDA_TILE_OPT_BIN \
 	TILEPORT_NO_DISPLAY TILEPORT_BIN TILEPORT_NOW TILEPORT_TEST_CRASH_AT \
 	TILEPORT_TEST_CRASH_COUNT EDITOR VISUAL PAGER NO_COLOR \
 	TILEPORT_LLM_PROTOCOL TILEPORT_LLM_BASE_URL TILEPORT_LLM_MODEL TILEPORT_LLM_API_KEY \
-	OPENAI_API_KEY ANTHROPIC_API_KEY CLAUDECODE TILEPORT_TEST_BACKOFF
+	OPENAI_API_KEY ANTHROPIC_API_KEY CLAUDECODE TILEPORT_TEST_BACKOFF TILEPORT_PYTHON
 # The offline cuTile Rust crates and their warm cache (mk/cutile.sh), for
 # the tests that run the real compiler; they skip without them.
 if [ -f "$top/build/cutile/env.sh" ]; then

@@ -226,15 +226,18 @@ static int stage_a(struct mech_run *r, struct tp_err *err)
 			  cJSON_GetObjectItemCaseSensitive(v, "variant_name")->valuestring,
 			  cJSON_GetObjectItemCaseSensitive(v, "rust_entry")->valuestring,
 			  cJSON_GetObjectItemCaseSensitive(v, "dispatch_condition")->valuestring);
-	sb_adds(&rep, "\n## Supplements\nNone.\n\n## Dump commands and files\nDeferred "
-		      "(reference-ir): the reference IR is dumped with the toolchain.\n\n## Entry "
-		      "symbols and any alias proof\nNo alias repair: it needs the dumped IR.\n\n"
-		      "## Analysis summary\nSee reference/analysis.json.\n");
+	struct sbuf dump = SBUF_INIT;
+	bool have_ir = mech_refir(r, &dump); /* reference IR offline: docs/refir.md */
+	r->deferred = have_ir ? "perf-log" : "reference-ir, perf-log";
+	sb_printf(&rep, "\n## Supplements\nNone.\n\n## Dump commands and files\n%s\n## Entry "
+			"symbols and any alias proof\nNo alias repair: it needs the dumped IR.\n\n"
+			"## Analysis summary\nSee reference/analysis.json.\n", sb_str(&dump));
+	sb_free(&dump);
 	cJSON_Delete(a);
 	if (mech_log_flush(r, err) < 0)
 		return -1;
 	const char *args[] = {"validate", "analysis", c->op, "--run", c->run_dir, "--deferred",
-			      "reference-ir,perf-log", NULL};
+			      have_ir ? "perf-log" : "reference-ir,perf-log", NULL};
 	int vrc = mech_tool(r, args);
 	sb_printf(&rep, "\n## Validator output\n```\n%s```\n", sb_str(&r->block));
 	int rc = mech_write(r, "reports/agent_a.md", sb_str(&rep), err);

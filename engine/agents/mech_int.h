@@ -52,6 +52,9 @@ char *mech_finding_line(const struct compile_finding *f);
 /* reports/build_log.md of stage B (pipeline.md §2, B). Caller frees. */
 char *mech_build_log(const struct mech_run *r, const struct compile_result *res,
 		     enum mech_compiled how, const char *ts);
+/* Stage A's reference IR with cuTile Python (mech_refir.c): true when every
+ * kernel the analysis lists was compiled; report gets the section's text. */
+bool mech_refir(struct mech_run *r, struct sbuf *report);
 
 int mech_stage_b(struct mech_run *r, struct tp_err *err);
 int mech_stage_d(struct mech_run *r, struct tp_err *err);

@@ -41,7 +41,7 @@ static int engine_setting(const struct config_entry *e, const struct driver_cata
 	if (!e->key)
 		return 0;
 	if (!strcmp(e->key, "workspace") || !strcmp(e->key, "out_root") ||
-	    !strcmp(e->key, "secret_vars") || stage_key(e->key, "validator."))
+	    !strcmp(e->key, "secret_vars") || !strcmp(e->key, "python") || stage_key(e->key, "validator."))
 		return 1;
 	if (!strcmp(e->key, "transcript_max")) {
 		if (parse_size(e->value) >= 0)
@@ -76,8 +76,8 @@ static int check_settings(const struct config *c, const struct session_opts *o, 
 			tp_err_set(err, TP_EXIT_USAGE, "%s:%d: %s", e->file, e->line, e2.msg);
 		else if (e->key)
 			tp_err_set(err, TP_EXIT_USAGE,
-				   "%s:%d: unknown setting '%s' (expected workspace, out_root, driver.X, "
-				   "validator.X, secret_vars, transcript_max%s%s)", e->file, e->line, e->key,
+				   "%s:%d: unknown setting '%s' (expected workspace, out_root, python, "
+				   "driver.X, validator.X, secret_vars, transcript_max%s%s)", e->file, e->line, e->key,
 				   o->settings_hint ? ", or " : "", o->settings_hint ? o->settings_hint : "");
 		else
 			tp_err_set(err, TP_EXIT_USAGE, "%s:%d: expected 'key = value', got '%s'", e->file,

@@ -567,6 +567,15 @@ sid sc_select(struct sgraph *g, sid c, sid a, sid b)
 	/* a gather without padding, then a select of its padding on the same
 	 * mask: the gather with that padding (the translator's spelling) */
 	const struct snode *an = &g->n[sa];
+	/* the same with a conversion between: the constant converts alike */
+	if (an->op == S_CONVERT && (g->n[sb].op == S_FLOAT || g->n[sb].op == S_INT)) {
+		const struct snode *gn = &g->n[an->args[0]];
+		if (gn->op == S_GATHER && gn->args[2] == sc && g->n[gn->args[3]].op == S_UNDEF) {
+			int to = an->dt;
+			sid gat = sc_gather(g, gn->args[0], gn->args[1], sc, sb, gn->h, gn->dt);
+			return ew_finish(g, sc_convert(g, gat, to), &want);
+		}
+	}
 	if (an->op == S_GATHER && an->args[2] == sc && g->n[an->args[3]].op == S_UNDEF) {
 		sid pad = sb;
 		const struct snode *pn = &g->n[pad];

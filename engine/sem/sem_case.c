@@ -43,13 +43,36 @@ static int line_or(const struct sgraph *g, sid x, int dflt)
 	return x && g->n[x].line > 0 ? g->n[x].line : dflt;
 }
 
+static char *loop_text(const struct sgraph *g, int l)
+{
+	const struct sloop *lp = &g->loops[l];
+	char *a = sg_render_str(g, lp->lo, 3), *b = sg_render_str(g, lp->hi, 3), *s = sg_render_str(g, lp->step, 3);
+	char *r = xasprintf("range(%s, %s, %s)", a, b, s);
+	free(a);
+	free(b);
+	free(s);
+	return r;
+}
+
 /* The recorded difference as a CRITICAL finding. */
 static void diff_finding(struct scmp *c, struct sfinds *out, const char *role, int pl, int rl)
 {
 	sid dp = c->dp, dr = c->dr;
 	const char *what = c->dwhat ? c->dwhat : "value";
 	char *pv, *rv;
-	if (!strcmp(what, "padding") && dp && dr) {
+	if (!strcmp(what, "loop bounds")) {
+		pv = loop_text(c->p, c->dlp);
+		rv = loop_text(c->r, c->dlr);
+		sf_add(out, SEM_CRITICAL, "sem.loop", c->p->loops[c->dlp].line, c->r->loops[c->dlr].line, pv, rv,
+		       "%s: loop bounds differ: %s in the source, %s in the Rust", role, pv, rv);
+		scmp_clear_diff(c);
+		return;
+	}
+	if (!strcmp(what, "tile shape") && dp && dr) {
+		const struct snode *x = &c->p->n[dp], *y = &c->r->n[dr];
+		pv = tuple_text(c->p, x->dims, x->rank);
+		rv = tuple_text(c->r, y->dims, y->rank);
+	} else if (!strcmp(what, "padding") && dp && dr) {
 		const struct snode *x = &c->p->n[dp], *y = &c->r->n[dr];
 		pv = x->op == S_LOAD ? xstrdup(spad_name(x->attr)) : sg_render_str(c->p, x->args[3], 2);
 		rv = y->op == S_LOAD ? xstrdup(spad_name(y->attr)) : sg_render_str(c->r, y->args[3], 2);
@@ -70,17 +93,6 @@ static void diff_finding(struct scmp *c, struct sfinds *out, const char *role, i
 													  : "sem.value",
 		       l1, l2, pv, rv, "%s: %s differs: %s in the source, %s in the Rust", role, what, pv, rv);
 	scmp_clear_diff(c);
-}
-
-static char *loop_text(const struct sgraph *g, int l)
-{
-	const struct sloop *lp = &g->loops[l];
-	char *a = sg_render_str(g, lp->lo, 3), *b = sg_render_str(g, lp->hi, 3), *s = sg_render_str(g, lp->step, 3);
-	char *r = xasprintf("range(%s, %s, %s)", a, b, s);
-	free(a);
-	free(b);
-	free(s);
-	return r;
 }
 
 static void effect_hints(struct sfinds *out, const char *role, const struct seffect *a, const struct seffect *b)

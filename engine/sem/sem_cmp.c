@@ -446,6 +446,11 @@ bool scmp_loops(struct scmp *c, int lp, int lr)
 	if (scmp_eq(c, a->lo, b->lo) && scmp_eq(c, a->hi, b->hi) && scmp_eq(c, a->step, b->step))
 		return true;
 	scmp_undo(c, m);
+	c->dp = a->lo;
+	c->dr = b->lo;
+	c->dwhat = "loop bounds";
+	c->dlp = lp;
+	c->dlr = lr;
 	return false;
 }
 
@@ -604,12 +609,15 @@ static bool args_ordered(struct scmp *c, sid p, sid r, int from)
 static bool dims_eq(struct scmp *c, sid p, sid r)
 {
 	const struct snode *x = &c->p->n[p], *y = &c->r->n[r];
-	if (x->rank != y->rank)
-		return false;
-	for (int i = 0; i < x->rank; i++)
-		if (!scmp_eq(c, x->dims[i], y->dims[i]))
-			return false;
-	return true;
+	bool ok = x->rank == y->rank;
+	for (int i = 0; ok && i < x->rank; i++)
+		ok = scmp_eq(c, x->dims[i], y->dims[i]);
+	if (!ok) {
+		c->dp = p;
+		c->dr = r;
+		c->dwhat = "tile shape";
+	}
+	return ok;
 }
 
 static bool poly_eq(struct scmp *c, sid p, sid r)
@@ -625,8 +633,12 @@ static bool icmp_eq(struct scmp *c, sid p, sid r)
 	struct smark m = scmp_mark(c);
 	if (scmp_eq(c, x->args[0], y->args[0]))
 		return true;
-	if (x->attr == IC_LT0)
+	if (x->attr == IC_LT0) {
+		c->dp = p;
+		c->dr = r;
+		c->dwhat = "comparison";
 		return false;
+	}
 	sid dp = c->dp, dr = c->dr;
 	const char *dw = c->dwhat;
 	scmp_undo(c, m);
@@ -635,9 +647,12 @@ static bool icmp_eq(struct scmp *c, sid p, sid r)
 	sid neg = ic_neg(c->r, y->args[0]);
 	if (scmp_eq(c, x->args[0], neg))
 		return true;
-	c->dp = dp;
-	c->dr = dr;
-	c->dwhat = dw;
+	(void)dp;
+	(void)dr;
+	(void)dw;
+	c->dp = p;
+	c->dr = r;
+	c->dwhat = "comparison";
 	return false;
 }
 
@@ -707,6 +722,8 @@ static bool same_op(struct scmp *c, sid p, sid r)
 
 static const char *what_of(const struct snode *x, const struct snode *y)
 {
+	if ((x->op == S_CONVERT) != (y->op == S_CONVERT))
+		return "conversion";
 	if (x->op != y->op)
 		return "operation";
 	switch (x->op) {
@@ -718,8 +735,6 @@ static const char *what_of(const struct snode *x, const struct snode *y)
 		return x->attr != y->attr ? "reduction" : x->ival != y->ival ? "reduction axis" : "shape";
 	case S_PERMUTE:
 		return "permutation";
-	case S_RESHAPE:
-	case S_BROADCAST:
 	case S_IOTA:
 		return "shape";
 	case S_LOAD:
@@ -751,7 +766,8 @@ static bool eq(struct scmp *c, sid p, sid r)
 	if (!p || !r)
 		return p == r;
 	uint8_t mv = memo_get(c, p, r);
-	if (mv)
+	/* a known difference is compared again only to say where it is */
+	if (mv == 1 || (mv == 2 && (c->dp || c->dr)))
 		return mv == 1;
 	if (c->depth > 300) {
 		scmp_diff(c, p, r, "value");
@@ -775,7 +791,10 @@ static bool eq(struct scmp *c, sid p, sid r)
 	} else if (x->op == S_GATHER) {
 		ok = gather_eq(c, p, r);
 	} else {
-		ok = (x->op == S_INT || sdt_is_int(x->dt) || scmp_same_dt(c, x->dt, y->dt)) && same_op(c, p, r);
+		bool dt = x->op == S_INT || sdt_is_int(x->dt) || scmp_same_dt(c, x->dt, y->dt);
+		ok = same_op(c, p, r) && dt;
+		if (!dt && !c->dp && !c->dr)
+			scmp_diff(c, p, r, "element type");
 		if (ok && x->op == S_LOAD && x->attr != y->attr)
 			ok = sem_pad_eq(c, p, r);
 	}

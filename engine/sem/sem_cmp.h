@@ -57,6 +57,7 @@ struct scmp {
 	/* the first place the two differ, for the message */
 	sid dp, dr;
 	const char *dwhat;
+	int dlp, dlr;            /* the loops, for a "loop bounds" difference */
 	int depth;
 	/* users of each side's nodes, for the dead-lane analysis */
 	const struct susers *up, *ur;

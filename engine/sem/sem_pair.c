@@ -553,10 +553,13 @@ static void choose(struct pstate *st)
 			continue;
 		pis[npi++] = v;
 	}
-	/* the Rust-only atoms: the binding that fits best */
+	/* the Rust-only atoms: the source condition each stands for, the
+	 * binding that fits best. Never a constant while the source has
+	 * conditions: a constant would let a wrong branch pass as dead code.
+	 * With none, every value is compared. */
 	int beta[MAX_CASE_ATOMS] = {0}, best_beta[MAX_CASE_ATOMS] = {0};
 	long best_cost = -1;
-	size_t ncand = 2 + 2 * np;
+	size_t ncand = np ? 2 * np : 1;
 	size_t combos = 1;
 	for (size_t i = 0; i < nr && combos < 4096; i++)
 		combos *= ncand;
@@ -565,7 +568,7 @@ static void choose(struct pstate *st)
 		for (size_t i = 0; i < nr; i++) {
 			size_t cnd = x % ncand;
 			x /= ncand;
-			beta[i] = cnd < 2 ? (int)cnd : 2 + 2 * pyat[(cnd - 2) / 2] + (int)((cnd - 2) % 2);
+			beta[i] = np ? 2 + 2 * pyat[cnd / 2] + (int)(cnd % 2) : 0;
 		}
 		long cost = 0;
 		for (size_t i = 0; i < npi; i++) {
@@ -626,8 +629,20 @@ static void choose(struct pstate *st)
 		} else {
 			take = o == best_po;
 		}
-		if (take)
+		if (!take)
+			continue;
+		if (np || !nr) {
 			set[nset++] = extend(cs, pis[i], ronly, nr, best_beta);
+			continue;
+		}
+		for (unsigned rv = 0; rv < (1u << nr); rv++) {
+			unsigned v = pis[i];
+			for (size_t k = 0; k < nr; k++)
+				if ((rv >> k) & 1u)
+					v |= 1u << ronly[k];
+			run_case(st, v);
+			set[nset++] = v;
+		}
 	}
 	if (po_mask && (ngood ? ngood < npo_vals : npo_vals > 1)) {
 		/* the atoms fixed across what the Rust implements */
@@ -645,7 +660,7 @@ static void choose(struct pstate *st)
 			       p->covers);
 	}
 	/* the Rust-only atoms bound to source conditions */
-	for (size_t i = 0; i < nr; i++) {
+	for (size_t i = 0; i < nr && np; i++) {
 		int bv = best_beta[i];
 		const char *what = bv == 0 ? "false" : bv == 1 ? "true" : cs->atom[(bv - 2) / 2];
 		sf_add(&p->finds, SEM_NOTE, "sem.param", 0, p->rs_first, NULL, NULL,

@@ -57,8 +57,8 @@ esac
 [ -d "$run" ] && echo "demo: run directory: $run (tileport open $run shows it)"
 if [ -f "$run/kernel.rs" ]; then
 	echo
-	echo "== tileport inventory (the structural self-check of stage B)"
-	(cd "$TILEGYM_PATH" && "$tp" inventory src/tilegym/ops/cutile/softmax.py "$run/kernel.rs")
+	echo "== tileport equiv (stage B's semantic check: does the Rust compute what the Python does?)"
+	(cd "$TILEGYM_PATH" && "$tp" equiv src/tilegym/ops/cutile/softmax.py "$run/kernel.rs")
 fi
 echo
 echo "== tileport irdiff samples/ir/softmax_reference.mlir samples/ir/softmax_generated.mlir"

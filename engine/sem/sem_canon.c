@@ -113,7 +113,8 @@ static void poly_of(const struct sgraph *g, sid x, struct poly *p)
 			struct pterm *t = &p->t[p->n++];
 			t->c = m->ival;
 			t->na = m->nargs < PT_ATOMS ? m->nargs : PT_ATOMS;
-			memcpy(t->a, m->args, sizeof(sid) * (size_t)t->na);
+			if (t->na)
+				memcpy(t->a, m->args, sizeof(sid) * (size_t)t->na);
 		}
 	} else {
 		p->t[0] = (struct pterm){.c = 1, .na = 1, .a = {x}};

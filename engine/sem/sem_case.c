@@ -123,6 +123,86 @@ static void effect_hints(struct sfinds *out, const char *role, const struct seff
 		       tb ? "allowed" : "disabled");
 }
 
+/* Every independent difference inside a value that differs (up to
+ * *budget): where both sides apply the same operation, the operands that
+ * differ are looked into one by one; elsewhere the first place they
+ * differ is the finding. */
+static bool descend(const struct snode *x, const struct snode *y)
+{
+	if (x->op != y->op || x->nargs != y->nargs || !x->nargs || x->nargs > 16 || x->attr != y->attr ||
+	    x->rank != y->rank)
+		return false;
+	switch (x->op) {
+	case S_LOAD: case S_GATHER: case S_ICMP: case S_POLY: case S_MONO: case S_CARRY: case S_LOOPRES:
+	case S_SHAPE: case S_STRIDE: case S_OPAQUE:
+		return false;
+	case S_REDUCE: case S_PERMUTE:
+		return x->ival == y->ival;
+	default:
+		return true;
+	}
+}
+
+static bool comm_op(const struct snode *x)
+{
+	return x->op == S_FADD || x->op == S_FMUL || x->op == S_FMAX || x->op == S_FMIN || x->op == S_AND ||
+	       x->op == S_OR || x->op == S_XOR || x->op == S_IMIN || x->op == S_IMAX;
+}
+
+static void collect(struct scmp *c, sid p, sid r, struct sfinds *out, const char *role, int pl, int rl,
+		    int *budget)
+{
+	if (*budget <= 0)
+		return;
+	scmp_clear_diff(c);
+	if (scmp_eq(c, p, r))
+		return;
+	const struct snode *x = &c->p->n[p], *y = &c->r->n[r];
+	if (descend(x, y)) {
+		int n = x->nargs;
+		sid xa[16], ya[16];
+		memcpy(xa, x->args, sizeof(sid) * (size_t)n);
+		memcpy(ya, y->args, sizeof(sid) * (size_t)n);
+		bool pu[16] = {0}, ru[16] = {0};
+		/* the operands that are the same, in any order for a commutative operation */
+		for (int i = 0; i < n; i++)
+			for (int j = comm_op(x) ? 0 : i; j < (comm_op(x) ? n : i + 1); j++) {
+				if (ru[j])
+					continue;
+				scmp_clear_diff(c);
+				if (scmp_eq(c, xa[i], ya[j])) {
+					pu[i] = ru[j] = true;
+					break;
+				}
+			}
+		int left = 0;
+		for (int i = 0; i < n; i++)
+			left += !pu[i];
+		if (left && left < n) {
+			/* the rest, paired in order */
+			int j = 0;
+			for (int i = 0; i < n; i++) {
+				if (pu[i])
+					continue;
+				while (j < n && ru[j])
+					j++;
+				if (j < n)
+					collect(c, xa[i], ya[j++], out, role, pl, rl, budget);
+			}
+			return;
+		}
+		if (left == n && (!comm_op(x) || n == 1)) {
+			for (int i = 0; i < n; i++)
+				collect(c, xa[i], ya[i], out, role, pl, rl, budget);
+			return;
+		}
+	}
+	scmp_clear_diff(c);
+	scmp_eq(c, p, r);
+	diff_finding(c, out, role, pl, rl);
+	(*budget)--;
+}
+
 static bool cmp_effect(struct scmp *c, const struct seffect *a, const struct seffect *b, struct sfinds *out)
 {
 	const char *an = c->p->n[a->array].name;
@@ -205,7 +285,8 @@ static bool cmp_effect(struct scmp *c, const struct seffect *a, const struct sef
 	if (!scmp_eq(c, a->value, b->value)) {
 		char vrole[200];
 		snprintf(vrole, sizeof(vrole), "value of the %s", role);
-		diff_finding(c, out, vrole, a->line, b->line);
+		int budget = 6;
+		collect(c, a->value, b->value, out, vrole, a->line, b->line, &budget);
 		ok = false;
 	}
 	effect_hints(out, role, a, b);
@@ -239,6 +320,20 @@ static void mark_reach(const struct sgraph *g, sid x, uint8_t *seen, uint8_t *lo
 	}
 }
 
+/* Does x belong to a first reading of a loop that was read again? */
+static bool of_orphan(const struct sgraph *g, sid x, int depth)
+{
+	if (!x || depth > 100)
+		return false;
+	const struct snode *n = &g->n[x];
+	if ((n->op == S_IV || n->op == S_CARRY) && g->loops[n->ival].orphan)
+		return true;
+	for (int i = 0; i < n->nargs; i++)
+		if (of_orphan(g, n->args[i], depth + 1))
+			return true;
+	return false;
+}
+
 static void unused_loads(const struct sgraph *g, struct sfinds *out)
 {
 	uint8_t *seen = xcalloc(g->nn + 1, 1), *loops = xcalloc(g->nloops + 1, 1);
@@ -264,7 +359,7 @@ static void unused_loads(const struct sgraph *g, struct sfinds *out)
 			for (sid k = 1; k < g->nn && n->op == S_GATHER && !absorbed; k++)
 				absorbed = seen[k] && g->n[k].op == S_GATHER && k != i &&
 					   !memcmp(g->n[k].args, n->args, 3 * sizeof(sid));
-			if (absorbed)
+			if (absorbed || of_orphan(g, i, 0))
 				continue;
 			char *s = sg_render_str(g, i, 3);
 			sf_add(out, SEM_NOTE, "sem.unused", 0, n->line, NULL, NULL,
@@ -317,6 +412,7 @@ void sem_case_compare(const struct scase_in *in, struct sfinds *out, struct slin
 	scmp_init(&c, gp, gr, in->b, in->uni, in->uni_r, out);
 	c.up = &up;
 	c.ur = &ur;
+	size_t first = out->n;
 	bool *used = xcalloc(gr->neff + 1, sizeof(bool));
 	for (size_t i = 0; i < gp->neff; i++) {
 		const struct seffect *a = &gp->eff[i];
@@ -348,6 +444,10 @@ void sem_case_compare(const struct scase_in *in, struct sfinds *out, struct slin
 			sf_add(out, SEM_CRITICAL, "sem.store", 0, gr->eff[j].line, NULL, NULL,
 			       "the Rust stores to %s, which the source does not", an ? an : "?");
 		}
+	/* what differs is still what corresponds: its lines are linked */
+	for (size_t i = first; i < out->n; i++)
+		if (out->v[i].sev == SEM_CRITICAL)
+			sl_add(links, out->v[i].pl, out->v[i].rl, true);
 	unused_loads(gr, out);
 	memo_links(&c, links);
 	free(used);

@@ -514,6 +514,9 @@ static bool match_set(struct scmp *c, const sid *a, const sid *b, int n, int i, 
 {
 	if (i == n)
 		return true;
+	/* a trial that fails leaves no difference behind */
+	sid dp = c->dp, dr = c->dr;
+	const char *dw = c->dwhat;
 	for (int j = 0; j < n; j++) {
 		if (used & (1u << j))
 			continue;
@@ -521,6 +524,9 @@ static bool match_set(struct scmp *c, const sid *a, const sid *b, int n, int i, 
 		if (scmp_eq(c, a[i], b[j]) && match_set(c, a, b, n, i + 1, used | (1u << j)))
 			return true;
 		scmp_undo(c, m);
+		c->dp = dp;
+		c->dr = dr;
+		c->dwhat = dw;
 	}
 	return false;
 }

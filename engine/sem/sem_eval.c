@@ -90,7 +90,8 @@ struct senv senv_copy(const struct senv *e)
 	struct senv c = *e;
 	c.cap = e->n ? e->n : 1;
 	c.v = xmalloc(c.cap * sizeof(*c.v));
-	memcpy(c.v, e->v, e->n * sizeof(*c.v));
+	if (e->n)
+		memcpy(c.v, e->v, e->n * sizeof(*c.v));
 	return c;
 }
 

@@ -92,6 +92,27 @@ void senv_pop(struct senv *e);
 struct senv senv_copy(const struct senv *e);
 void senv_free(struct senv *e);
 
+/* ---- loops (sem_loop.c) ---- */
+
+struct sloop_in {
+	sid lo, hi, step;
+	int parent, line;
+	const char *iv;           /* the loop variable */
+	size_t iv_len;
+	const char *const *names; /* what the body assigns */
+	const size_t *lens;
+	size_t nnames;
+	bool scoped;              /* the body is a block scope (Rust; not Python) */
+	void (*body)(void *ud, int loop);
+	void *ud;
+};
+
+/* Read a loop: its carried variables as slots, its body (by in->body,
+ * with the loop's index), induction variables as closed forms; the
+ * variables left as the loop's results. The loop's index, or -1 with
+ * *problem set (caller frees). */
+int sem_loop(struct sgraph *g, struct senv *env, const struct sloop_in *in, char **problem);
+
 /* ---- binding and conditions ---- */
 
 /* The parameters of the two sides that stand for each other, decided by

@@ -120,7 +120,7 @@ size_t sem_ffi_args(const struct sffi *f, const char *entry, size_t elen, struct
 	const struct rtoks *t = &f->toks;
 	for (size_t i = 1; i + 1 < t->n; i++) {
 		if (t->v[i].kind != RT_IDENT || t->v[i].n != elen || memcmp(t->v[i].s, entry, elen) ||
-		    !is(&t->v[i + 1], "(") || is(&t->v[i - 1], "fn") || is(&t->v[i - 1], "::"))
+		    !is(&t->v[i + 1], "(") || is(&t->v[i - 1], "fn"))
 			continue;
 		size_t n = 0, b = i + 2;
 		int d = 0;

@@ -165,6 +165,7 @@ struct sloop {
 	int parent;         /* enclosing loop, -1 */
 	int line;
 	const char *iv_name;
+	bool orphan;        /* a first reading, read again (induction variables) */
 };
 
 /* A write to memory. */

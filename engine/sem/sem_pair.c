@@ -589,6 +589,11 @@ static void choose(struct pstate *st)
 	for (size_t i = 0; i < nr; i++)
 		if (best_beta[i] >= 2)
 			po_mask &= ~(1u << ((best_beta[i] - 2) / 2));
+	/* the element type is no specialisation: an entry generic over E must
+	 * compute the source for every E */
+	for (size_t a = 0; a < na; a++)
+		if (!strcmp(cs->atom[a], "E == f32"))
+			po_mask &= ~(1u << a);
 	if (fixed_atom >= 0)
 		po_mask &= ~(1u << fixed_atom);
 	unsigned set[1u << MAX_CASE_ATOMS];
@@ -696,6 +701,14 @@ static size_t py_khints(const struct spair *p, struct khint *out, size_t max)
 			snprintf(key, sizeof(key), "num_cta_in_cga");
 		const struct py_node *v = kw->kids[0];
 		long long x;
+		if (v->kind == PY_NAME) {
+			/* a module constant (occupancy=OCCUPANCY) */
+			char *nm = py_str(v);
+			const struct pm_const *k = pymod_const(p->m, nm);
+			free(nm);
+			if (k)
+				v = k->value;
+		}
 		if (py_int_value(v, &x)) {
 			out[n] = (struct khint){"", "", x};
 			snprintf(out[n].key, sizeof(out[n].key), "%s", key);

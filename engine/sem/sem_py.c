@@ -710,9 +710,22 @@ static bool range_args(struct pctx *c, const struct py_node *it, struct sval *r)
 	return na >= 1;
 }
 
+struct py_body {
+	struct pctx *c;
+	const struct py_node *body;
+};
+
+static void py_loop_body(void *ud, int loop)
+{
+	struct py_body *b = ud;
+	int outer = b->c->loop;
+	b->c->loop = loop;
+	block(b->c, b->body);
+	b->c->loop = outer;
+}
+
 static void stmt_for(struct pctx *c, const struct py_node *n)
 {
-	struct sgraph *g = c->g;
 	struct sval r;
 	if (!range_args(c, n->kids[1], &r)) {
 		px_problem(c, n, "a for loop over something other than range()");
@@ -724,79 +737,16 @@ static void stmt_for(struct pctx *c, const struct py_node *n)
 		return;
 	}
 	const char *names[64];
-	size_t lens[64], nn = 0, ns = 0;
+	size_t lens[64], nn = 0;
 	names_assigned(n->kids[2], names, lens, &nn, 64);
-	int l = sg_add_loop(g, c->loop, n->line);
-	g->loops[l].lo = r.lo;
-	g->loops[l].hi = r.hi;
-	g->loops[l].step = r.step;
-	g->loops[l].iv_name = sa_strndup(g->arena, target->s, target->n);
-	sid *init = sa_alloc(g->arena, (nn + 1) * sizeof(sid));
-	const char **slot = sa_alloc(g->arena, (nn + 1) * sizeof(char *));
-	const char *sname[64];
-	size_t slen[64];
-	for (size_t i = 0; i < nn; i++) {
-		struct svar *v = senv_find(&c->env, names[i], lens[i]);
-		if (!v || (lens[i] == target->n && !memcmp(names[i], target->s, lens[i])))
-			continue;
-		if (v->v.k != SV_NODE) {
-			if (v->v.k == SV_DTYPE || v->v.k == SV_ENUM)
-				continue; /* re-set to the same in the body */
-			px_problem(c, n, "a loop carries %.*s, which is not a tile or scalar", (int)lens[i], names[i]);
-			return;
-		}
-		init[ns] = v->v.x;
-		slot[ns] = sa_strndup(g->arena, names[i], lens[i]);
-		sname[ns] = names[i];
-		slen[ns] = lens[i];
-		struct snode p;
-		memset(&p, 0, sizeof(p));
-		p.op = S_CARRY;
-		p.dt = g->n[v->v.x].dt;
-		p.rank = g->n[v->v.x].rank;
-		memcpy(p.dims, g->n[v->v.x].dims, sizeof(p.dims));
-		p.ival = l;
-		p.attr = (int16_t)ns;
-		p.h = SHINT_NONE;
-		sid carry = sg_node(g, &p, NULL, 0);
-		g->n[carry].var = slot[ns];
-		v->v = sv_node(carry);
-		ns++;
+	struct py_body b = {c, n->kids[2]};
+	struct sloop_in in = {r.lo, r.hi, r.step, c->loop, n->line, target->s, target->n, names, lens, nn, false,
+			      py_loop_body, &b};
+	char *problem = NULL;
+	if (sem_loop(c->g, &c->env, &in, &problem) < 0 && problem) {
+		px_problem(c, n, "%s", problem);
+		free(problem);
 	}
-	g->loops[l].init = init;
-	g->loops[l].slot_name = slot;
-	g->loops[l].nslots = ns;
-	struct snode ivp;
-	memset(&ivp, 0, sizeof(ivp));
-	ivp.op = S_IV;
-	ivp.dt = SDT_I32;
-	ivp.ival = l;
-	ivp.h = SHINT_NONE;
-	sid iv = sg_node(g, &ivp, NULL, 0);
-	int outer = c->loop;
-	c->loop = l;
-	senv_set(g, &c->env, target->s, target->n, sv_node(iv));
-	block(c, n->kids[2]);
-	c->loop = outer;
-	sid *upd = sa_alloc(g->arena, (ns + 1) * sizeof(sid));
-	for (size_t k = 0; k < ns; k++) {
-		struct svar *v = senv_find(&c->env, sname[k], slen[k]);
-		upd[k] = v ? px_node(c, v->v, n) : init[k];
-		struct snode p;
-		memset(&p, 0, sizeof(p));
-		p.op = S_LOOPRES;
-		p.dt = g->n[init[k]].dt;
-		p.rank = g->n[init[k]].rank;
-		memcpy(p.dims, g->n[init[k]].dims, sizeof(p.dims));
-		p.ival = l;
-		p.attr = (int16_t)k;
-		p.h = SHINT_NONE;
-		if (v) {
-			v->v = sv_node(sg_node(g, &p, NULL, 0));
-			g->n[v->v.x].var = slot[k];
-		}
-	}
-	g->loops[l].update = upd;
 }
 
 static void stmt(struct pctx *c, const struct py_node *s)

@@ -230,91 +230,44 @@ kids:
 		assigned(n->kids[i], names, lens, k, max);
 }
 
+struct rs_body {
+	struct rctx *c;
+	const struct rnode *body;
+};
+
+static void rs_loop_body(void *ud, int loop)
+{
+	struct rs_body *b = ud;
+	int outer = b->c->loop;
+	b->c->loop = loop;
+	block(b->c, b->body);
+	b->c->loop = outer;
+}
+
 static struct sval eval_for(struct rctx *c, const struct rnode *n)
 {
-	struct sgraph *g = c->g;
 	struct sval it = rx_expr(c, n->kids[1]);
 	if (it.k != SV_RANGE) {
 		rx_problem(c, n, "a for loop over something other than a range");
 		return sv_kind(SV_VOID);
 	}
 	const char *names[64];
-	uint32_t lens[64];
-	size_t nc = 0, ns = 0;
-	assigned(n->kids[2], names, lens, &nc, 64);
-	int l = sg_add_loop(g, c->loop, n->line);
-	g->loops[l].lo = it.lo;
-	g->loops[l].hi = it.hi;
-	g->loops[l].step = it.step;
+	uint32_t lens32[64];
+	size_t nc = 0, lens[64];
+	assigned(n->kids[2], names, lens32, &nc, 64);
+	for (size_t i = 0; i < nc; i++)
+		lens[i] = lens32[i];
 	const struct rnode *pat = n->kids[0];
-	g->loops[l].iv_name = pat->kind == RN_PIDENT ? sa_strndup(g->arena, pat->s, pat->n) : "_";
-	sid *init = sa_alloc(g->arena, (nc + 1) * sizeof(sid));
-	const char **slot = sa_alloc(g->arena, (nc + 1) * sizeof(char *));
-	const char *sname[64];
-	uint32_t slen[64];
-	for (size_t i = 0; i < nc; i++) {
-		struct svar *v = senv_find(&c->env, names[i], lens[i]);
-		if (!v)
-			continue; /* declared in the body */
-		if (v->v.k != SV_NODE) {
-			rx_problem(c, n, "a loop carries %.*s, which is not a tile or scalar", (int)lens[i], names[i]);
-			return sv_kind(SV_VOID);
-		}
-		init[ns] = v->v.x;
-		slot[ns] = sa_strndup(g->arena, names[i], lens[i]);
-		sname[ns] = names[i];
-		slen[ns] = lens[i];
-		struct snode p;
-		memset(&p, 0, sizeof(p));
-		p.op = S_CARRY;
-		p.dt = g->n[v->v.x].dt;
-		p.rank = g->n[v->v.x].rank;
-		memcpy(p.dims, g->n[v->v.x].dims, sizeof(p.dims));
-		p.ival = l;
-		p.attr = (int16_t)ns;
-		p.h = SHINT_NONE;
-		sid carry = sg_node(g, &p, NULL, 0);
-		g->n[carry].var = slot[ns];
-		v->v = sv_node(carry);
-		ns++;
+	const char *iv = pat->kind == RN_PIDENT ? pat->s : "_";
+	size_t ivn = pat->kind == RN_PIDENT ? pat->n : 1;
+	struct rs_body b = {c, n->kids[2]};
+	struct sloop_in in = {it.lo, it.hi, it.step, c->loop, n->line, iv, ivn, names, lens, nc, true,
+			      rs_loop_body, &b};
+	char *problem = NULL;
+	if (sem_loop(c->g, &c->env, &in, &problem) < 0 && problem) {
+		rx_problem(c, n, "%s", problem);
+		free(problem);
 	}
-	g->loops[l].init = init;
-	g->loops[l].slot_name = slot;
-	g->loops[l].nslots = ns;
-	struct snode ivp;
-	memset(&ivp, 0, sizeof(ivp));
-	ivp.op = S_IV;
-	ivp.dt = SDT_I32;
-	ivp.ival = l;
-	ivp.h = SHINT_NONE;
-	sid iv = sg_node(g, &ivp, NULL, 0);
-	int outer = c->loop;
-	c->loop = l;
-	senv_push(&c->env);
-	if (pat->kind == RN_PIDENT)
-		senv_set(g, &c->env, pat->s, pat->n, sv_node(iv));
-	block(c, n->kids[2]);
-	senv_pop(&c->env);
-	c->loop = outer;
-	sid *upd = sa_alloc(g->arena, (ns + 1) * sizeof(sid));
-	for (size_t k = 0; k < ns; k++) {
-		struct svar *v = senv_find(&c->env, sname[k], slen[k]);
-		upd[k] = v ? rx_node(c, v->v, n) : init[k];
-		struct snode p;
-		memset(&p, 0, sizeof(p));
-		p.op = S_LOOPRES;
-		p.dt = g->n[init[k]].dt;
-		p.rank = g->n[init[k]].rank;
-		memcpy(p.dims, g->n[init[k]].dims, sizeof(p.dims));
-		p.ival = l;
-		p.attr = (int16_t)k;
-		p.h = SHINT_NONE;
-		if (v) {
-			v->v = sv_node(sg_node(g, &p, NULL, 0));
-			g->n[v->v.x].var = slot[k];
-		}
-	}
-	g->loops[l].update = upd;
 	return sv_kind(SV_VOID);
 }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # make demo's script (mk/demo.sh) on the binary under test: the sample
 # operator is converted offline by the mech driver to OFFLINE_COMPLETE with
-# no tokens, its kernel.rs passes the inventory check, the
+# no tokens, its kernel.rs passes the semantic check (MATCH), the
 # run directory it names exists, and nothing says the run could not
 # proceed. And the build it starts with says one short line per step
 # (V=1: the command itself), so the demo's output is not buried.
@@ -14,7 +14,8 @@ assert_eq "demo: exit" "$?" 0
 assert_contains "demo: the run ended offline" "$T/demo.log" "OFFLINE_COMPLETE: offline work done; pending"
 assert_contains "demo: says what happened" "$T/demo.log" "demo: the run ended as it should offline (exit 0)"
 assert_contains "demo: converted by mech, no tokens" "$T/demo.log" "demo: OFFLINE_COMPLETE by mech, 0 tokens"
-assert_contains "demo: the inventory check ran" "$T/demo.log" "== tileport inventory"
+assert_contains "demo: the semantic check ran" "$T/demo.log" "== tileport equiv"
+assert_contains "demo: the translation computes what the source does" "$T/demo.log" "semantic check (dataflow"
 dir=$(sed -n 's/^demo: run directory: \([^ ]*\) .*/\1/p' "$T/demo.log")
 [ -n "$dir" ] && [ -f "$dir/.tileport/state.json" ] && ok "demo: the run directory it names exists" ||
 	bad "demo: names '$dir', which holds no run"

@@ -5,7 +5,8 @@
 # goldens and tileport's own kernels. Per pair: the median and minimum of
 # SEM_BENCH_RUNS checks (default 200), beside reading the two files alone
 # (the Python parsed, the Rust parsed: what any check must pay), and the
-# ratio of the two.
+# ratio of the two; then the median of 50 whole processes `tileport equiv`
+# (start, read, check, print: what stage B and the source view pay).
 #   bench/sem.sh [TILEPORT]      (its build directory's libengine.a is used)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,4 +35,4 @@ for k in gemm_tb gather_softmax row_norm softplus_gate; do
 	set -- "$@" "$own/$k.py" "$own/$k.rs" -
 done
 echo "semantic check, in process ($(uname -m), $(nproc) cores):"
-"$tmp/sem_time" "${SEM_BENCH_RUNS:-200}" "$@"
+TILEPORT=$bin "$tmp/sem_time" "${SEM_BENCH_RUNS:-200}" "$@"

@@ -406,7 +406,11 @@ int scase_atom(struct scase *c, const char *text, int side)
 	return (int)c->natoms++;
 }
 
-bool scase_value(const struct scase *c, int atom)
+bool scase_value(struct scase *c, int atom)
 {
-	return atom >= 0 && (c->value >> atom) & 1u;
+	if (atom < 0)
+		return false;
+	if (atom < 32)
+		c->consulted |= 1u << atom;
+	return (c->value >> atom) & 1u;
 }

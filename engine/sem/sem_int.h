@@ -336,11 +336,12 @@ struct scase {
 	bool side_has[SEM_MAX_ATOMS][2];
 	size_t natoms;
 	unsigned value;       /* bit i: atom i holds */
+	unsigned consulted;   /* bit i: a read asked for atom i (what its graph depends on) */
 	bool e_is_f32;        /* the element type is f32 in this case */
 };
 /* The index of an atom, added when new (-1 when full). */
 int scase_atom(struct scase *c, const char *text, int side);
-bool scase_value(const struct scase *c, int atom);
+bool scase_value(struct scase *c, int atom);
 
 /* ---- rendering for messages ---- */
 

@@ -349,6 +349,19 @@ struct sres {
 	int ncrit, nwarn;
 };
 
+/* A side read for one case, kept for every later case that agrees with
+ * it on the atoms the read asked for: cases mostly differ in atoms only
+ * the other side branches on (a source's TRANSPOSE_A the Rust has no
+ * counterpart of), and reading is most of what a case costs. */
+struct sread {
+	unsigned value, mask;
+	bool e_is_f32;
+	int gen;
+	struct sgraph g;
+	struct sside s;
+};
+#define MAX_READS 32
+
 struct pstate {
 	struct spair *pair;
 	struct sarena *arena;
@@ -358,10 +371,63 @@ struct pstate {
 	struct sunify *uni, *uni_r;
 	struct scase cs;
 	struct sres res[1u << MAX_CASE_ATOMS];
+	struct sread reads[2][MAX_READS];
+	size_t nreads[2], next_evict[2];
+	int gen; /* bumped when a read teaches the parameters something (a rank) */
 	struct sassume *assumes;
 	size_t nassumes;
 	bool have_assumes;
 };
+
+static void sread_free(struct sread *r)
+{
+	sg_free(&r->g);
+	free(r->s.assumes);
+}
+
+/* The side (0 the source, 1 the Rust) read in the current case. */
+static struct sread *side_read(struct pstate *st, int side)
+{
+	struct scase *cs = &st->cs;
+	for (size_t i = 0; i < st->nreads[side]; i++) {
+		struct sread *r = &st->reads[side][i];
+		if (r->gen == st->gen && r->e_is_f32 == cs->e_is_f32 && !((r->value ^ cs->value) & r->mask))
+			return r;
+	}
+	struct sread *r;
+	if (st->nreads[side] < MAX_READS) {
+		r = &st->reads[side][st->nreads[side]++];
+	} else {
+		r = &st->reads[side][st->next_evict[side]++ % MAX_READS];
+		sread_free(r);
+	}
+	memset(r, 0, sizeof(*r));
+	struct spair *p = st->pair;
+	const struct sparam *params = side ? st->rs : st->py;
+	size_t np = side ? st->nrs : st->npy;
+	sg_init(&r->g, side);
+	r->g.params = sa_alloc(r->g.arena, (np + 1) * sizeof(struct sparam));
+	memcpy(r->g.params, params, np * sizeof(struct sparam));
+	r->g.nparams = np;
+	r->g.cs = cs;
+	cs->consulted = 0;
+	if (side)
+		sem_rs_read(&r->g, &r->s, p->f, p->fn, &st->b);
+	else
+		sem_py_read(&r->g, &r->s, p->m, p->k, &st->b);
+	r->value = cs->value;
+	r->mask = cs->consulted;
+	r->e_is_f32 = cs->e_is_f32;
+	r->gen = st->gen;
+	return r;
+}
+
+static struct sassume *copy_assumes(const struct sside *s)
+{
+	struct sassume *a = xmalloc((s->nassumes + 1) * sizeof(*a));
+	memcpy(a, s->assumes, s->nassumes * sizeof(*a));
+	return a;
+}
 
 static void run_case(struct pstate *st, unsigned value)
 {
@@ -376,60 +442,47 @@ static void run_case(struct pstate *st, unsigned value)
 	for (size_t a = 0; a < cs->natoms; a++)
 		if (!strcmp(cs->atom[a], "E == f32"))
 			cs->e_is_f32 = (value >> a) & 1u;
-	struct sgraph gp, gr;
-	sg_init(&gp, 0);
-	sg_init(&gr, 1);
-	gp.params = sa_alloc(gp.arena, (st->npy + 1) * sizeof(struct sparam));
-	memcpy(gp.params, st->py, st->npy * sizeof(struct sparam));
-	gp.nparams = st->npy;
-	gr.params = sa_alloc(gr.arena, (st->nrs + 1) * sizeof(struct sparam));
-	memcpy(gr.params, st->rs, st->nrs * sizeof(struct sparam));
-	gr.nparams = st->nrs;
-	gp.cs = gr.cs = cs;
-	struct sside sp = {0}, sr = {0};
-	sem_py_read(&gp, &sp, p->m, p->k, &st->b);
-	sem_rs_read(&gr, &sr, p->f, p->fn, &st->b);
-	if (getenv("TILEPORT_SEM_DUMP")) {
-		fprintf(stderr, "=== case %u\n", value);
-		sg_dump(&gp, stderr);
-		sg_dump(&gr, stderr);
-	}
+	struct sread *rp = side_read(st, 0);
 	/* ranks the source learned from its accesses */
 	for (size_t i = 0; i < st->npy; i++)
-		if (st->py[i].rank < 0)
-			st->py[i].rank = gp.params[i].rank;
-	if (gp.problem || gr.problem) {
-		if (gp.problem)
-			sf_add(&res->finds, SEM_CRITICAL, "sem.unread", gp.problem_line, 0, NULL, NULL,
-			       "the check cannot follow the source here: %s", gp.problem);
-		if (gr.problem)
-			sf_add(&res->finds, SEM_CRITICAL, "sem.unread", 0, gr.problem_line, NULL, NULL,
-			       "the check cannot follow the Rust here: %s", gr.problem);
+		if (st->py[i].rank < 0 && rp->g.params[i].rank >= 0) {
+			st->py[i].rank = rp->g.params[i].rank;
+			st->gen++;
+		}
+	struct sread *rr = side_read(st, 1);
+	struct sgraph *gp = &rp->g, *gr = &rr->g;
+	if (getenv("TILEPORT_SEM_DUMP")) {
+		fprintf(stderr, "=== case %u\n", value);
+		sg_dump(gp, stderr);
+		sg_dump(gr, stderr);
+	}
+	if (gp->problem || gr->problem) {
+		if (gp->problem)
+			sf_add(&res->finds, SEM_CRITICAL, "sem.unread", gp->problem_line, 0, NULL, NULL,
+			       "the check cannot follow the source here: %s", gp->problem);
+		if (gr->problem)
+			sf_add(&res->finds, SEM_CRITICAL, "sem.unread", 0, gr->problem_line, NULL, NULL,
+			       "the check cannot follow the Rust here: %s", gr->problem);
 	} else {
-		struct scase_in in = {&gp, &gr, &sp, &sr, &st->b, st->uni, st->uni_r, p};
+		struct scase_in in = {gp, gr, &rp->s, &rr->s, &st->b, st->uni, st->uni_r, p};
 		sem_case_compare(&in, &res->finds, &res->links);
 	}
-	if (!st->have_assumes && !gr.problem) {
+	if (!st->have_assumes && !gr->problem) {
 		st->have_assumes = true;
-		st->assumes = sr.assumes;
-		st->nassumes = sr.nassumes;
-		sr.assumes = NULL;
+		st->assumes = copy_assumes(&rr->s);
+		st->nassumes = rr->s.nassumes;
 		/* the source's: after the Rust's, marked by a negative param */
-		for (size_t i = 0; i < sp.nassumes; i++) {
+		for (size_t i = 0; i < rp->s.nassumes; i++) {
 			st->assumes = xrealloc(st->assumes, (st->nassumes + 1) * sizeof(*st->assumes));
-			struct sassume a = sp.assumes[i];
+			struct sassume a = rp->s.assumes[i];
 			a.param = -1 - a.param;
 			st->assumes[st->nassumes++] = a;
 		}
 	}
-	free(sr.assumes);
-	free(sp.assumes);
 	for (size_t i = 0; i < res->finds.n; i++) {
 		res->ncrit += res->finds.v[i].sev == SEM_CRITICAL;
 		res->nwarn += res->finds.v[i].sev == SEM_WARN;
 	}
-	sg_free(&gp);
-	sg_free(&gr);
 }
 
 static bool is_py_atom(const struct scase *cs, size_t a)
@@ -873,6 +926,9 @@ void sem_pair_run(struct spair *p)
 		sf_free(&st->res[v].finds);
 		free(st->res[v].links.v);
 	}
+	for (int side = 0; side < 2; side++)
+		for (size_t i = 0; i < st->nreads[side]; i++)
+			sread_free(&st->reads[side][i]);
 	for (size_t a = 0; a < st->cs.natoms; a++)
 		free((char *)st->cs.atom[a]);
 	free(st->assumes);

@@ -10,9 +10,8 @@
 
 #include "engine/sem/sem.h"
 
+/* after the usage line, which names the command as it was called */
 static const char usage_equiv[] =
-	"usage: tileport equiv SOURCE.py KERNEL.rs [--ffi FFI.rs | --no-ffi] [--json]\n"
-	"       tileport inventory ...   (the same command, by its old name)\n"
 	"\n"
 	"Read the Python kernels (cuTile or Triton) and the Rust kernel (by anyone: the\n"
 	"translator, an agent, a person) into one normalised graph of tile operations and\n"
@@ -56,6 +55,9 @@ int cmd_equiv(int argc, char **argv)
 			no_ffi = true;
 			break;
 		case 'h':
+			printf("usage: tileport %s SOURCE.py KERNEL.rs [--ffi FFI.rs | --no-ffi] [--json]\n%s", name,
+			       strcmp(name, "equiv") ? "       (the old name of tileport equiv: the same command)\n"
+						     : "       tileport inventory ...   (the same command, by its old name)\n");
 			fputs(usage_equiv, stdout);
 			return TP_EXIT_OK;
 		default:

@@ -425,7 +425,8 @@ static struct sread *side_read(struct pstate *st, int side)
 static struct sassume *copy_assumes(const struct sside *s)
 {
 	struct sassume *a = xmalloc((s->nassumes + 1) * sizeof(*a));
-	memcpy(a, s->assumes, s->nassumes * sizeof(*a));
+	if (s->nassumes)
+		memcpy(a, s->assumes, s->nassumes * sizeof(*a));
 	return a;
 }
 

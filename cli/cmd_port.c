@@ -1,4 +1,4 @@
-/* tileport translate / analyze / inventory: the mechanical converter of
+/* tileport translate / analyze: the mechanical converter of
  * engine/port on the command line.
  *
  * A refusal is printed exactly as `FILE:LINE:COL: unsupported: <construct>`
@@ -148,60 +148,6 @@ int cmd_translate(int argc, char **argv)
 	rc = emit(out, text);
 	free(text);
 	port_close(op);
-	return rc;
-}
-
-/* ---- inventory ---- */
-
-static const char usage_inventory[] =
-	"usage: tileport inventory SOURCE.py KERNEL.rs [--json]\n"
-	"\n"
-	"Read the Python kernels (cuTile or Triton) and the Rust kernel into sequences of\n"
-	"tile-level ops (load with its padding, convert, reduce on an axis, mma, store,\n"
-	"loops ...) and compare them entry by entry: an op on one side only, or with\n"
-	"other attributes, is a finding (CRITICAL for memory ops, mma, reductions and\n"
-	"loops). The offline structural check of a translation.\n"
-	"\n"
-	"  --json     the sequences, their alignment and the findings as JSON\n"
-	"\n"
-	"exit: 0 MATCH or MATCH_WITH_NOTES, 1 MISMATCH (a critical finding) or a source\n"
-	"      kernel outside the supported subset (FILE:LINE:COL: unsupported: ...),\n"
-	"      2 bad usage or input\n";
-
-int cmd_inventory(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	bool json = false;
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			fputs(usage_inventory, stdout);
-			return TP_EXIT_OK;
-		default:
-			return cli_usage_error("inventory", "unknown option");
-		}
-	}
-	if (optind + 2 != argc)
-		return cli_usage_error("inventory", "expected SOURCE.py KERNEL.rs");
-	struct tp_err err;
-	tp_err_clear(&err);
-	struct port_inventory inv;
-	if (port_inventory(argv[optind], argv[optind + 1], &inv, &err) < 0)
-		return port_error(&err);
-	char *text = json ? port_inventory_json(&inv, argv[optind], argv[optind + 1])
-			  : port_inventory_text(&inv, argv[optind], argv[optind + 1]);
-	fputs(text, stdout);
-	free(text);
-	int rc = inv.ncritical ? TP_EXIT_FAILED : TP_EXIT_OK;
-	port_inventory_free(&inv);
 	return rc;
 }
 

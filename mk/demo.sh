@@ -9,7 +9,7 @@
 #                      events otherwise); mech does A, B and D: no model, no
 #                      tokens, OFFLINE_COMPLETE; where none converts, one that
 #                      is refused, to show where and why and what would finish it
-#   tileport status, inventory, package (the six-file commit), log
+#   tileport status, equiv (the semantic check), package (the six-file commit), log
 #   tileport irdiff and tileport perf on the sample IR pair and perf logs (the
 #   IR diff and benchmark views are one command away)
 # Everything is written under build/demo/ so the checkout stays clean.
@@ -115,8 +115,8 @@ src=$(python3 -c 'import json,sys; print(next((o.get("cutile") or o.get("triton"
 	"$work/ops.json" "$op")
 if [ -f "$run/kernel.rs" ]; then
 	echo
-	echo "== tileport inventory (the structural self-check of stage B)"
-	"$tp" inventory "$src" "$run/kernel.rs"
+	echo "== tileport equiv (stage B's semantic check: does the Rust compute what the Python does?)"
+	"$tp" equiv "$src" "$run/kernel.rs"
 fi
 if [ "$rc" = 0 ] && command -v git >/dev/null 2>&1; then
 	echo

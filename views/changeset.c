@@ -469,8 +469,8 @@ static void open_irdiff(struct view *v)
 }
 
 /* The source view, below, on the commit's kernel.rs beside the op's Python
- * reference in the parent tree: the inventory's links and marks, as from a
- * run's stage B. */
+ * reference in the parent tree: the semantic check's links and marks (with
+ * the commit's ffi.rs as the launcher), as from a run's stage B. */
 static void open_source(struct view *v)
 {
 	const struct changeset *cs = csv_cs(((struct csv *)v->priv)->doc);
@@ -485,7 +485,9 @@ static void open_source(struct view *v)
 		view_error(v, "The changeset has no kernel.rs to show beside the reference");
 		return;
 	}
-	struct src_texts t = {cs->reference_path, cs->reference, k->path, k->new_text};
+	const struct cs_file *ffi = cs_file_of(cs, CS_ROLE_FFI);
+	struct src_texts t = {cs->reference_path, cs->reference, k->path, k->new_text,
+			      ffi && ffi->new_text ? ffi->new_text : NULL};
 	struct view_arg arg = {.model = &t};
 	v->host->open(v->host, upper_of(v), VIEW_SOURCE, &arg, OPEN_SPLIT);
 }

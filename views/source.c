@@ -1,13 +1,14 @@
 /* The source view: the reference Python kernel beside its cuTile Rust,
- * lines that correspond lit together. The correspondence is the op
- * inventory of engine/port: each op of the Python (a load with its
- * padding, a reduce on an axis, an mma...) paired with the Rust op it
- * became. The cursor moves in one side (Tab changes side) and the other
- * follows: the Rust line of the op under the cursor stands on the cursor
- * row, the others of the same op are lit, and between ops both sides
- * scroll together. Lines where the inventory found a difference are
- * marked C / W / I; ] and [ go from one to the next, Enter says what
- * differs.
+ * lines that correspond lit together. The correspondence is the semantic
+ * check of engine/sem: a line of the Python paired with the Rust line
+ * that computes the same value (a load, a reduction, an mma, a store...).
+ * The cursor moves in one side (Tab changes side) and the other follows:
+ * the Rust line of the value under the cursor stands on the cursor row,
+ * the others of the same value are lit, and between them both sides
+ * scroll together. Lines where the check found something are marked C
+ * (computes something different), W (a hint differs) or I (a note: the
+ * same computation spelled otherwise, and why); ] and [ go from one to
+ * the next, Enter says what it is — for a C, the two values.
  *
  * Opened on a .py and its kernel.rs (`tileport open KERNEL.py KERNEL.rs`,
  * view_arg path and path2), on a .py alone (path2 NULL: the translation
@@ -29,7 +30,7 @@ struct srcv {
 	struct src_doc doc;
 	char *py_arg, *rs_arg; /* for reload: the files, or with texts the names shown */
 	bool texts;            /* the sides are texts in memory (struct src_texts) */
-	char *py_text, *rs_text;
+	char *py_text, *rs_text, *ffi_text;
 	int side;              /* the side the cursor is in */
 	size_t cur[2];         /* each side's cursor line (0-based) */
 	size_t other;          /* the other side's line on the cursor row */
@@ -245,12 +246,12 @@ static void src_title(struct view *v, struct sbuf *out)
 	struct srcv *x = v->priv;
 	const struct src_doc *d = &x->doc;
 	sb_adds(out, x->side == SIDE_PY ? "python" : "rust");
-	if (d->nentries > 1)
-		sb_printf(out, ", %s", d->inv.entries[x->entry].rs.entry);
-	if (d->have_inv)
-		sb_printf(out, ", %s", port_inventory_verdict(&d->inv));
+	if (d->nentries > 1 && x->entry < d->sem.nentries)
+		sb_printf(out, ", %s", *d->sem.entries[x->entry].rust ? d->sem.entries[x->entry].rust : "(no entry)");
+	if (d->have_sem)
+		sb_printf(out, ", %s", sem_verdict(&d->sem));
 	else
-		sb_adds(out, ", no inventory");
+		sb_adds(out, ", no check");
 	if (x->hcol)
 		sb_printf(out, " +%zu", x->hcol);
 }
@@ -274,7 +275,7 @@ static void say_notes(struct view *v, int side, size_t line0, bool quiet)
 	if (n)
 		view_report(v, "%s", sb_str(&sb));
 	else if (!quiet)
-		view_report(v, "The inventory has nothing to say about this line");
+		view_report(v, "The check has nothing to say about this line");
 	sb_free(&sb);
 }
 
@@ -321,8 +322,8 @@ static void report_summary(struct view *v)
 	if (d->problem)
 		view_error(v, "%s", d->problem);
 	else
-		view_report(v, "Inventory: %d critical, %d warn, %d info: %s", d->inv.ncritical,
-			    d->inv.nwarn, d->inv.ninfo, port_inventory_verdict(&d->inv));
+		view_report(v, "Semantic check: %d critical, %d warn, %d note: %s", d->sem.ncritical,
+			    d->sem.nwarn, d->sem.nnote, sem_verdict(&d->sem));
 }
 
 static int load(struct view *v, struct tp_err *err)
@@ -330,7 +331,7 @@ static int load(struct view *v, struct tp_err *err)
 	struct srcv *x = v->priv;
 	if (x->texts) {
 		if (src_doc_load_texts(&x->doc, &(struct src_texts){x->py_arg, x->py_text, x->rs_arg,
-								       x->rs_text}) < 0)
+								       x->rs_text, x->ffi_text}) < 0)
 			return -1;
 	} else if (src_doc_load(&x->doc, x->py_arg, x->rs_arg, err) < 0) {
 		return -1;
@@ -442,6 +443,7 @@ static int src_open(struct view *v, const struct view_arg *arg, struct tp_err *e
 		x->py_text = xstrdup(t->py);
 		x->rs_arg = t->rs ? xstrdup(t->rs_name) : NULL;
 		x->rs_text = t->rs ? xstrdup(t->rs) : NULL;
+		x->ffi_text = t->ffi ? xstrdup(t->ffi) : NULL;
 	} else if (arg->run) {
 		if (open_run(x, run_model_state(arg->run), err) < 0)
 			return -1;
@@ -479,6 +481,7 @@ static void src_done(struct view *v)
 	free(x->rs_arg);
 	free(x->py_text);
 	free(x->rs_text);
+	free(x->ffi_text);
 }
 
 const struct view_ops source_view_ops = {

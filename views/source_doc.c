@@ -1,5 +1,5 @@
-/* The source view's document: two files as lines, the op inventory of
- * engine/port over them, and what it says about each line. */
+/* The source view's document: two files as lines, the semantic check of
+ * engine/sem over them, and what it says about each line. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,13 +59,6 @@ static void note(struct src_doc *d, int side, long line, enum src_mark m, const 
 	d->notes[d->nnotes++] = (struct src_note){side, (uint32_t)line, (uint8_t)m, text};
 }
 
-static enum src_mark mark_of(const char *severity)
-{
-	return strcmp(severity, "CRITICAL") == 0 ? MARK_CRITICAL
-	       : strcmp(severity, "WARN") == 0   ? MARK_WARN
-						 : MARK_INFO;
-}
-
 /* A path under the working directory is shown relative to it. */
 static char *shown_name(const char *path)
 {
@@ -107,75 +100,84 @@ static void note_refusal(struct src_doc *d, const char *p, const char *msg)
 	d->start_line = (int)line;
 }
 
-static void link_inventory(struct src_doc *d)
+static void link_check(struct src_doc *d)
 {
-	const struct port_inventory *inv = &d->inv;
-	d->nentries = inv->n;
-	d->entry_first = xcalloc(inv->n ? inv->n : 1, sizeof(uint32_t));
-	d->entry_last = xcalloc(inv->n ? inv->n : 1, sizeof(uint32_t));
+	const struct sem_report *r = &d->sem;
+	d->nentries = r->nentries;
+	d->entry_first = xcalloc(r->nentries ? r->nentries : 1, sizeof(uint32_t));
+	d->entry_last = xcalloc(r->nentries ? r->nentries : 1, sizeof(uint32_t));
+	for (size_t e = 0; e < r->nentries; e++) {
+		d->entry_first[e] = r->entries[e].rs_first > 0 ? (uint32_t)r->entries[e].rs_first : 0;
+		d->entry_last[e] = r->entries[e].rs_last > 0 ? (uint32_t)r->entries[e].rs_last : 0;
+	}
 	size_t cap = 0;
-	for (size_t e = 0; e < inv->n; e++) {
-		const struct port_inv_entry *en = &inv->entries[e];
-		for (size_t i = 0; i < en->rs.n; i++) {
-			uint32_t l = (uint32_t)en->rs.ops[i].line;
-			if (!d->entry_first[e] || l < d->entry_first[e])
-				d->entry_first[e] = l;
-			if (l > d->entry_last[e])
-				d->entry_last[e] = l;
-		}
-		for (size_t i = 0; i < en->npairs; i++) {
-			const struct port_inv_pair *p = &en->pairs[i];
-			if (p->py < 0 || p->rs < 0)
-				continue;
-			int pl = en->py.ops[p->py].line, rl = en->rs.ops[p->rs].line;
-			if (pl < 1 || rl < 1)
-				continue;
-			d->links = xgrow(d->links, &cap, d->nlinks + 1, sizeof(*d->links));
-			d->links[d->nlinks++] =
-				(struct src_link){{(uint32_t)pl, (uint32_t)rl}, (uint32_t)e, p->differs};
-		}
-		for (size_t i = 0; i < en->nfindings; i++) {
-			const struct port_inv_finding *f = &en->findings[i];
-			enum src_mark m = mark_of(f->severity);
-			const char *text = keep(d, xasprintf("%s %s: %s", f->severity, f->rule, f->message));
-			note(d, SIDE_PY, f->py_line, m, text);
-			note(d, SIDE_RS, f->rs_line, m, text);
-		}
+	for (size_t i = 0; i < r->nlinks; i++) {
+		const struct sem_link *l = &r->links[i];
+		d->links = xgrow(d->links, &cap, d->nlinks + 1, sizeof(*d->links));
+		d->links[d->nlinks++] = (struct src_link){{(uint32_t)l->py_line, (uint32_t)l->rs_line},
+							  (uint32_t)l->entry, l->differs};
+	}
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const struct sem_finding *f = &r->findings[i];
+		enum src_mark m = f->sev == SEM_CRITICAL ? MARK_CRITICAL : f->sev == SEM_WARN ? MARK_WARN : MARK_INFO;
+		const char *text = keep(d, xasprintf("%s %s: %s", sem_sev_name(f->sev), f->rule, f->message));
+		note(d, SIDE_PY, f->py_line, m, text);
+		note(d, SIDE_RS, f->rs_line, m, text);
 	}
 }
 
-/* The Python side read as `py` (the name port's messages use), the Rust
- * side read or (have_rs false) translated here, then their inventory. */
-static int compare(struct src_doc *d, const char *py, bool have_rs)
+/* The Python side read as `py` (the name messages use), the Rust side
+ * read or (have_rs false) translated here, then the semantic check of the
+ * pair, with its launcher: ffi_text, or for a kernel on disk (rs_path) the
+ * ffi.rs beside it. */
+static int compare(struct src_doc *d, const char *py, bool have_rs, const char *rs_path,
+		   const char *ffi_text)
 {
 	const struct src_file *pf = &d->f[SIDE_PY];
-	struct port_op *op = NULL;
-	struct tp_err perr = {0};
-	if (port_open_source(py, pf->text, pf->len, NULL, NULL, &op, &perr) < 0) {
-		d->problem = xstrdup(perr.msg);
-		note_refusal(d, py, perr.msg);
-		if (!have_rs) {
+	if (!have_rs) {
+		struct port_op *op = NULL;
+		struct tp_err perr = {0};
+		if (port_open_source(py, pf->text, pf->len, NULL, NULL, &op, &perr) < 0) {
+			d->problem = xstrdup(perr.msg);
+			note_refusal(d, py, perr.msg);
 			struct src_file *f = &d->f[SIDE_RS];
 			f->shown = xstrdup("(no translation)");
 			f->text = xstrdup("");
 			index_lines(f);
+			return 0;
 		}
-		return 0;
-	}
-	if (!have_rs) {
 		struct src_file *f = &d->f[SIDE_RS];
 		f->text = port_kernel_rs(op, py);
 		f->len = strlen(f->text);
 		f->shown = xasprintf("%s_module (translated)", port_op_name(op));
 		index_lines(f);
+		port_close(op);
 	}
-	struct port_entry first;
-	if (port_entries(op, &first, 1))
-		d->start_line = first.line;
-	port_inventory_of(op, d->f[SIDE_RS].text, d->f[SIDE_RS].len, &d->inv);
-	d->have_inv = true;
-	port_close(op);
-	link_inventory(d);
+	const struct src_file *rf = &d->f[SIDE_RS];
+	char *ffi = ffi_text ? xstrdup(ffi_text) : NULL;
+	size_t flen = ffi ? strlen(ffi) : 0;
+	if (rs_path && !ffi) {
+		const char *slash = strrchr(rs_path, '/');
+		char *guess = slash ? xasprintf("%.*s/ffi.rs", (int)(slash - rs_path), rs_path) : xstrdup("ffi.rs");
+		if (strcmp(guess, rs_path) && path_is_file(guess))
+			ffi = read_file(guess, &flen, NULL);
+		free(guess);
+	}
+	struct sem_input in = {py, pf->text, pf->len, rf->shown, rf->text, rf->len, ffi, flen};
+	struct tp_err err = {0};
+	if (sem_check(&in, &d->sem, &err) < 0) {
+		sem_report_free(&d->sem);
+		d->problem = xstrdup(err.msg);
+		note_refusal(d, py, err.msg);
+		free(ffi);
+		return 0;
+	}
+	free(ffi);
+	d->have_sem = true;
+	/* the reader starts at the first kernel the check paired */
+	for (size_t e = 0; e < d->sem.nentries && !d->start_line; e++)
+		d->start_line = d->sem.entries[e].py_first;
+	link_check(d);
 	return 0;
 }
 
@@ -186,7 +188,7 @@ int src_doc_load(struct src_doc *d, const char *py, const char *rs, struct tp_er
 		return -1;
 	if (rs && read_side(&d->f[SIDE_RS], rs, err) < 0)
 		return -1;
-	return compare(d, py, rs != NULL);
+	return compare(d, py, rs != NULL, rs, NULL);
 }
 
 int src_doc_load_texts(struct src_doc *d, const struct src_texts *t)
@@ -195,7 +197,7 @@ int src_doc_load_texts(struct src_doc *d, const struct src_texts *t)
 	text_side(&d->f[SIDE_PY], t->py_name, t->py);
 	if (t->rs)
 		text_side(&d->f[SIDE_RS], t->rs_name, t->rs);
-	return compare(d, t->py_name, t->rs != NULL);
+	return compare(d, t->py_name, t->rs != NULL, NULL, t->ffi);
 }
 
 void src_doc_free(struct src_doc *d)
@@ -207,8 +209,8 @@ void src_doc_free(struct src_doc *d)
 		free(d->f[s].start);
 		free(d->f[s].mark);
 	}
-	if (d->have_inv)
-		port_inventory_free(&d->inv);
+	if (d->have_sem)
+		sem_report_free(&d->sem);
 	for (size_t i = 0; i < d->nstrings; i++)
 		free(d->strings[i]);
 	free(d->strings);

@@ -1,7 +1,8 @@
 /* The source view's document (views/source_doc.c): the reference Python
- * file and its Rust kernel as lines, the op inventory of the pair
- * (engine/port), the line links it implies and the marks of the lines
- * where the two sides differ. Drawing and keys are in views/source.c. */
+ * file and its Rust kernel as lines, the semantic check of the pair
+ * (engine/sem), the line links it implies (a source line and the Rust
+ * line that computes the same value) and the marks of the lines where the
+ * two sides differ. Drawing and keys are in views/source.c. */
 #ifndef TILEPORT_VIEWS_SOURCE_INT_H
 #define TILEPORT_VIEWS_SOURCE_INT_H
 
@@ -10,6 +11,7 @@
 #include <stdint.h>
 
 #include "engine/port/port.h"
+#include "engine/sem/sem.h"
 #include "views/view.h"
 
 enum { SIDE_PY, SIDE_RS };
@@ -44,9 +46,9 @@ struct src_note {
 
 struct src_doc {
 	struct src_file f[2];
-	struct port_inventory inv;
-	bool have_inv;
-	char *problem;  /* why there is no translation or inventory */
+	struct sem_report sem;
+	bool have_sem;
+	char *problem;  /* why there is no translation or check */
 	int start_line; /* where the reader starts: the first kernel, the refusal */
 	struct src_link *links;
 	size_t nlinks;

@@ -153,6 +153,7 @@ struct view_arg {
 struct src_texts {
 	const char *py_name, *py; /* what the header shows, the Python text */
 	const char *rs_name, *rs; /* rs NULL: the view translates py */
+	const char *ffi;          /* the launcher (ffi.rs), or NULL */
 };
 
 /* Search state kept per view. Case-insensitive unless the pattern has an

@@ -84,6 +84,7 @@ static const struct {
 	{"divf", "arith", {"divf"}},
 	{"maxf", "arith", {"maxf"}},
 	{"minf", "arith", {"minf"}},
+	{"assert", "info", {"assert"}},
 	{"select", "info", {"select"}},
 	{"iota", "info", {"iota"}},
 	{"cmpi", "info", {"cmpi"}},
@@ -92,9 +93,83 @@ static const struct {
 	{"exti", "info", {"exti"}},
 };
 
+/* ---- exp and exp2(x * log2(e)) ----
+ * cuTile lowers exp(x) to exp2 of x times log2(e); a Rust that writes exp
+ * (or a reference dumped from a source that wrote exp2) computes the same.
+ * An exp2 whose operand is a mulf by a constant within 1e-6 of log2(e)
+ * counts as an exp. */
+
+#define LOG2E 1.4426950408889634
+
+static bool const_value(const struct ir_op *op, int depth, double *v)
+{
+	if (!op || depth > 3)
+		return false;
+	if ((op->code == IR_OP_BROADCAST || op->code == IR_OP_RESHAPE) && op->noperands)
+		return const_value(ir_value_def(op->operands[0]), depth + 1, v);
+	if (op->code != IR_OP_CONSTANT)
+		return false;
+	const struct ir_attr *a = ir_op_attr(op, "value");
+	if (!a || a->kind != IR_ATTR_DENSE || a->n != 1 || !a->type || !a->type->inner)
+		return false;
+	const struct ir_type *el = a->type->inner;
+	if (el->kind != IR_TY_ELEM)
+		return false;
+	if (el->elem == IR_F32) {
+		uint32_t b = (uint32_t)a->vals[0];
+		float f;
+		memcpy(&f, &b, sizeof(f));
+		*v = f;
+		return true;
+	}
+	if (el->elem == IR_F64) {
+		memcpy(v, &a->vals[0], sizeof(*v));
+		return true;
+	}
+	return false;
+}
+
+static bool exp2_of_log2e(const struct ir_op *op)
+{
+	if (op->code != IR_OP_EXP2 || !op->noperands)
+		return false;
+	const struct ir_op *m = ir_value_def(op->operands[0]);
+	if (!m || m->code != IR_OP_MULF || m->noperands < 2)
+		return false;
+	for (int i = 0; i < 2; i++) {
+		double v;
+		if (const_value(ir_value_def(m->operands[i]), 0, &v) && v > LOG2E - 1e-6 && v < LOG2E + 1e-6)
+			return true;
+	}
+	return false;
+}
+
+struct expcount {
+	int exp, exp2, scaled; /* scaled: exp2 of x * log2(e) */
+};
+
+static struct expcount count_exp(const struct nside *s)
+{
+	struct expcount c = {0, 0, 0};
+	for (size_t i = 0; s && i < s->n; i++) {
+		const struct ir_op *op = s->lines[i].op;
+		if (!op)
+			continue;
+		c.exp += op->code == IR_OP_EXP;
+		c.exp2 += op->code == IR_OP_EXP2;
+		c.scaled += exp2_of_log2e(op);
+	}
+	return c;
+}
+
 static void op_counts(struct irdiff_entry *e, int ei, const struct nside *ref,
 		      const struct nside *gen, struct fbuf *fb)
 {
+	/* exp written as exp2(x * log2(e)) on one side: the same computation */
+	struct expcount xr = count_exp(ref), xg = count_exp(gen);
+	bool exp_equiv = xr.exp != xg.exp && xr.exp + xr.scaled == xg.exp + xg.scaled &&
+			 xr.exp2 - xr.scaled == xg.exp2 - xg.scaled;
+	int moved_mulf = exp_equiv ? xg.scaled - xr.scaled : 0;
 	e->ncounts = TP_ARRAY_LEN(families);
 	e->counts = xcalloc(e->ncounts, sizeof(*e->counts));
 	/* one pass per side: op code -> family row */
@@ -129,10 +204,34 @@ static void op_counts(struct irdiff_entry *e, int ei, const struct nside *ref,
 		c->gen = b.n;
 		int d = b.n - a.n;
 		snprintf(c->verdict, sizeof(c->verdict), "OK");
+		if (exp_equiv && !strcmp(c->op, "mulf") && moved_mulf) {
+			/* the multiplies by log2(e) */
+			d -= moved_mulf;
+			snprintf(c->verdict, sizeof(c->verdict), "EQUIV(%+d)", moved_mulf);
+		}
 		if (!d)
 			continue;
 		int row = irdiff_find_row(e, families[i].names[0], true);
 		const char *fam = families[i].family;
+		if (exp_equiv && (!strcmp(c->op, "exp") || !strcmp(c->op, "exp2"))) {
+			snprintf(c->verdict, sizeof(c->verdict), "EQUIV(%+d)", d);
+			if (!strcmp(c->op, "exp"))
+				irdiff_add_ranges(fb, "op-count-exp", IRDIFF_INFO, ei, a, b, row,
+						  xasprintf("exp: %d in the reference, %d generated, and exp2 of x * "
+							    "log2(e): %d and %d: the same computation (cuTile lowers "
+							    "exp(x) to exp2(x * log2(e)))",
+							    xr.exp, xg.exp, xr.scaled, xg.scaled));
+			continue;
+		}
+		if (!strcmp(c->op, "assert")) {
+			snprintf(c->verdict, sizeof(c->verdict), "INFO(%+d)", d);
+			irdiff_add_ranges(fb, "op-count-assert", IRDIFF_INFO, ei, a, b, row,
+					  xasprintf("assert: %d in the reference, %d generated: bounds checks "
+						    "one side makes at run time (cuTile Rust checks partition "
+						    "accesses unless the entry says unchecked_accesses = true)",
+						    a.n, b.n));
+			continue;
+		}
 		if (strcmp(fam, "info") == 0) {
 			snprintf(c->verdict, sizeof(c->verdict), "INFO(%+d)", d);
 			irdiff_add_ranges(fb, "op-count-info", IRDIFF_INFO, ei, a, b, row,

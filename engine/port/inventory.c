@@ -1,12 +1,9 @@
-/* The source op inventory: the vocabulary both sides are read into, the
- * Python side from its lowered entries, and the alignment of two
- * sequences with findings in the manner of the IR diff (a missing or
- * extra memory op, mma, reduction or loop is critical; attributes that
- * change results — padding, reduce kind and axis, accumulator type, a
- * dropped mask — are critical too). */
+/* The op list of a lowered entry (`tileport translate --json` shows it):
+ * the tile-level op each lowered op stands for, with its attributes, in
+ * source order. The comparison of a translation with its source is
+ * engine/sem's semantic check. */
 #include "engine/port/inv.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,115 +79,4 @@ void inv_from_entry(const struct tkernel *k, const struct tentry *e, struct inv_
 	memset(out, 0, sizeof(*out));
 	out->entry = xstrdup(e->name);
 	from_block(&e->body, out, 0);
-}
-
-/* ---- alignment ---- */
-
-static bool critical_op(const char *op)
-{
-	static const char *const ops[] = {"load", "store", "gather", "scatter", "mma", "reduce",
-					  "for", "exp2", "exp", "rsqrt", "fma"};
-	for (size_t i = 0; i < TP_ARRAY_LEN(ops); i++)
-		if (strcmp(op, ops[i]) == 0)
-			return true;
-	return false;
-}
-
-static bool critical_attr(const char *op)
-{
-	return strcmp(op, "load") == 0 || strcmp(op, "reduce") == 0 || strcmp(op, "mma") == 0 ||
-	       strcmp(op, "gather") == 0 || strcmp(op, "scatter") == 0;
-}
-
-static void finding(struct inv_match *m, enum inv_sev sev, const char *rule, int py, int rs,
-		    char *msg)
-{
-	m->findings = xrealloc(m->findings, (m->nfindings + 1) * sizeof(*m->findings));
-	m->findings[m->nfindings++] = (struct inv_finding){sev, xstrdup(rule), msg, py, rs};
-	if (sev == INV_CRITICAL)
-		m->ncritical++;
-	else if (sev == INV_WARN)
-		m->nwarn++;
-	else
-		m->ninfo++;
-}
-
-static void pair(struct inv_match *m, size_t py, size_t rs, bool differs)
-{
-	m->pairs = xrealloc(m->pairs, (m->npairs + 1) * sizeof(*m->pairs));
-	m->pairs[m->npairs++] = (struct inv_pair){py, rs, differs};
-}
-
-static char *describe(const struct inv_item *it)
-{
-	return *it->attr ? xasprintf("%s (%s)", it->op, it->attr) : xstrdup(it->op);
-}
-
-#define INV_MAX 2000
-
-void inv_compare(const struct inv_list *py, const struct inv_list *rs, struct inv_match *out)
-{
-	memset(out, 0, sizeof(*out));
-	size_t n = py->n < INV_MAX ? py->n : INV_MAX, m = rs->n < INV_MAX ? rs->n : INV_MAX;
-	/* longest common subsequence over op names */
-	uint16_t *dp = xcalloc((n + 1) * (m + 1), sizeof(*dp));
-#define DP(i, j) dp[(size_t)(i) * (m + 1) + (j)]
-	for (size_t i = n; i-- > 0;)
-		for (size_t j = m; j-- > 0;)
-			DP(i, j) = strcmp(py->v[i].op, rs->v[j].op) == 0
-					   ? (uint16_t)(DP(i + 1, j + 1) + 1)
-					   : (DP(i + 1, j) >= DP(i, j + 1) ? DP(i + 1, j) : DP(i, j + 1));
-	size_t i = 0, j = 0;
-	while (i < n || j < m) {
-		if (i < n && j < m && strcmp(py->v[i].op, rs->v[j].op) == 0 &&
-		    DP(i, j) == DP(i + 1, j + 1) + 1) {
-			bool differs = strcmp(py->v[i].attr, rs->v[j].attr) != 0;
-			pair(out, i, j, differs);
-			if (differs)
-				finding(out, critical_attr(py->v[i].op) ? INV_CRITICAL : INV_WARN,
-					"inventory.attr", py->v[i].line, rs->v[j].line,
-					xasprintf("%s: %s in the source, %s in the Rust", py->v[i].op,
-						  *py->v[i].attr ? py->v[i].attr : "(none)",
-						  *rs->v[j].attr ? rs->v[j].attr : "(none)"));
-			i++;
-			j++;
-		} else if (i < n && (j >= m || DP(i + 1, j) >= DP(i, j + 1))) {
-			pair(out, i, SIZE_MAX, true);
-			char *d = describe(&py->v[i]);
-			if (py->v[i].implicit)
-				finding(out, INV_INFO, "inventory.implicit", py->v[i].line, 0,
-					xasprintf("%s, which the translation adds, is not in the Rust", d));
-			else
-				finding(out, critical_op(py->v[i].op) ? INV_CRITICAL : INV_WARN,
-					"inventory.missing", py->v[i].line, 0,
-					xasprintf("%s has no counterpart in the Rust", d));
-			free(d);
-			i++;
-		} else {
-			pair(out, SIZE_MAX, j, true);
-			char *d = describe(&rs->v[j]);
-			finding(out, critical_op(rs->v[j].op) ? INV_CRITICAL : INV_WARN, "inventory.extra",
-				0, rs->v[j].line, xasprintf("%s has no counterpart in the source", d));
-			free(d);
-			j++;
-		}
-	}
-#undef DP
-	free(dp);
-}
-
-void inv_match_free(struct inv_match *m)
-{
-	for (size_t i = 0; i < m->nfindings; i++) {
-		free(m->findings[i].rule);
-		free(m->findings[i].message);
-	}
-	free(m->findings);
-	free(m->pairs);
-	memset(m, 0, sizeof(*m));
-}
-
-const char *inv_sev_name(enum inv_sev s)
-{
-	return s == INV_CRITICAL ? "CRITICAL" : s == INV_WARN ? "WARN" : "INFO";
 }

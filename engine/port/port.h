@@ -9,7 +9,6 @@
  *   port_wrapper_py(op, ...)    the host code's launch contract; the
  *                               Python wrapper
  *   port_analysis_json(...)     reference/analysis.json (pipeline.md §4.1)
- *   port_inventory(...)         both sides as tile-level op sequences
  *   port_close(op);
  *
  * Every refusal is an error with code TP_EXIT_FAILED and the message
@@ -98,63 +97,5 @@ int port_analysis_json(const struct port_analysis_in *in, char **out, struct tp_
  * layout (the cuTile source, else the Triton one). */
 int port_analyze_workspace(const char *workspace, const char *op, bool toolchain, char **out,
 			   struct tp_err *err);
-
-/* ---- the source op inventory ---- */
-
-struct port_inv_op {
-	const char *op, *attr;
-	int line;
-	bool implicit;
-};
-
-struct port_inv_side {
-	const char *entry;
-	const struct port_inv_op *ops;
-	size_t n;
-};
-
-struct port_inv_pair {
-	long py, rs; /* indices into the sides' ops, -1 when one side has none */
-	bool differs;
-};
-
-struct port_inv_finding {
-	const char *severity; /* CRITICAL WARN INFO */
-	const char *rule;
-	const char *message;
-	int py_line, rs_line;
-};
-
-struct port_inv_entry {
-	struct port_inv_side py, rs;
-	const struct port_inv_pair *pairs;
-	size_t npairs;
-	const struct port_inv_finding *findings;
-	size_t nfindings;
-};
-
-struct port_inventory {
-	struct port_inv_entry *entries;
-	size_t n;
-	int ncritical, nwarn, ninfo;
-	void *priv;
-};
-
-/* Read the Python source (lowered) and the Rust kernel into op sequences
- * and compare them, entry by entry (Rust entries are paired with the
- * Python kernel and variant they are named after). */
-int port_inventory(const char *py_path, const char *rs_path, struct port_inventory *out,
-		   struct tp_err *err);
-/* The same for an open op and Rust text in memory. */
-void port_inventory_of(const struct port_op *op, const char *rs, size_t len,
-		       struct port_inventory *out);
-void port_inventory_free(struct port_inventory *inv);
-/* "MATCH", "MATCH_WITH_NOTES" (warnings) or "MISMATCH" (critical). */
-const char *port_inventory_verdict(const struct port_inventory *inv);
-/* Text (one finding per line, then a summary) and JSON renderings. */
-char *port_inventory_text(const struct port_inventory *inv, const char *py_path,
-			  const char *rs_path);
-char *port_inventory_json(const struct port_inventory *inv, const char *py_path,
-			  const char *rs_path);
 
 #endif

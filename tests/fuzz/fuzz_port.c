@@ -1,22 +1,24 @@
 /* libFuzzer target for engine/port: any bytes through the Python parser,
  * the lowering of every kernel found, the Rust, FFI and wrapper writers,
- * and the inventory scan of both the written Rust and the raw input read
- * as Rust. Each step either succeeds or reports an error with a message;
- * none may crash, hang or leak. */
+ * and the semantic check (engine/sem) of the source against the Rust it
+ * was translated to and against the raw input read as Rust. Each step
+ * either succeeds or reports an error with a message; none may crash,
+ * hang or leak. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/port/inv.h"
 #include "engine/port/port.h"
+#include "engine/sem/sem.h"
 
-static void scan_rust(const char *src, size_t len)
+static void check(const char *py, size_t pl, const char *rs, size_t rl)
 {
-	struct inv_list *lists;
-	size_t n = inv_from_rust(src, len, &lists);
-	for (size_t i = 0; i < n; i++)
-		inv_list_free(&lists[i]);
-	free(lists);
+	struct sem_input in = {"fuzz.py", py, pl, "fuzz.rs", rs, rl, NULL, 0};
+	struct sem_report r;
+	struct tp_err err = {0};
+	if (sem_check(&in, &r, &err) != 0 && !err.msg[0])
+		abort();
+	sem_report_free(&r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -28,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct port_op *op;
 	if (port_open_source("fuzz.py", src, size, NULL, "fuzz", &op, &err) == 0) {
 		char *rs = port_kernel_rs(op, "fuzz.py");
-		scan_rust(rs, strlen(rs));
+		check(src, size, rs, strlen(rs));
 		free(rs);
 		char *json = port_translation_json(op);
 		free(json);
@@ -43,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (!err.msg[0]) {
 		abort(); /* a refusal always says why */
 	}
-	scan_rust(src, size);
+	check(src, size, src, size);
 	free(src);
 	return 0;
 }

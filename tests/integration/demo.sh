@@ -3,7 +3,7 @@
 # on a TileGym checkout: ops lists which operators convert offline and why
 # the one that does not is refused; the sample operator is converted offline
 # by the mech driver to OFFLINE_COMPLETE with no tokens, its kernel.rs passes
-# the inventory check, the run directory it names exists, nothing says the
+# the semantic check (MATCH), the run directory it names exists, nothing says the
 # run could not proceed; it is packaged as the six-file commit and log lists
 # it; the IR diff runs, and the benchmark table it writes opens in the
 # benchmark view. With TILEGYM=DIR the same on a copy of a real checkout
@@ -19,7 +19,8 @@ assert_eq "demo: exit" "$?" 0
 assert_contains "demo: the run ended offline" "$T/demo.log" "OFFLINE_COMPLETE: offline work done; pending"
 assert_contains "demo: says what happened" "$T/demo.log" "demo: the run ended as it should offline (exit 0)"
 assert_contains "demo: converted by mech, no tokens" "$T/demo.log" "demo: OFFLINE_COMPLETE by mech, 0 tokens"
-assert_contains "demo: the inventory check ran" "$T/demo.log" "== tileport inventory"
+assert_contains "demo: the semantic check ran" "$T/demo.log" "== tileport equiv"
+assert_contains "demo: the translation computes what the source does" "$T/demo.log" "semantic check (dataflow"
 dir=$(sed -n 's/^demo: run directory: \([^ ]*\) .*/\1/p' "$T/demo.log")
 [ -n "$dir" ] && [ -f "$dir/.tileport/state.json" ] && ok "demo: the run directory it names exists" ||
 	bad "demo: names '$dir', which holds no run"

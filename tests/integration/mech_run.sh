@@ -38,7 +38,7 @@ for op in silu_and_mul softmax layer_norm matmul rms_norm; do
 	src=src/tilegym/ops/cutile/$op.py
 	[ -f "$T/ws/$src" ] || src=src/tilegym/ops/triton/$op.py
 	"$TILEPORT" inventory "$T/ws/$src" "$T/out/$op/kernel.rs" >"$T/$op.inv" 2>&1
-	assert_eq "$op: the inventory of source and kernel.rs matches" "$(tail -n 1 "$T/$op.inv")" MATCH
+	assert_eq "$op: the semantic check of source and kernel.rs (and ffi.rs) matches" "$(tail -n 1 "$T/$op.inv")" MATCH
 done
 assert_eq "lib.rs: one more mod block per operator" \
 	"$(($(grep -c '^mod ' "$LIB") - $(grep -c '^mod ' "$T/pristine/src/tilegym/ops/cutile_rs/cutile_kernels/src/lib.rs")))" 5

@@ -68,7 +68,7 @@ EOS
 	check "source-run-pipeline-$size.screen"
 done
 
-# Cell types: the other side's lines of the op under the cursor, the marks.
+# Cell types: the other side's lines of the value under the cursor, the marks.
 tp 160x48 open "$SM" mutated.rs <<EOS
 :25
 :save-view source-lit.view
@@ -81,7 +81,7 @@ expect "the Rust load is lit with the Python load" source-lit.view \
 expect "lit cell typed" source-lit.view "[source-match             let (x, x_tok): (Tile<E, { [1, TILE_SIZE] }>, Token) = load_view_tko("
 expect "critical mark typed" source-marks.view "[finding-critical C]"
 expect "the next mismatch's finding on the status line" source-marks.screen \
-	"CRITICAL inventory.attr: reduce: sum axis=1 in the source, max axis=1 in the Rust"
+	"CRITICAL sem.value: value of the store to output: reduction differs: sum(num, axis=1) in the source, max(num, axis=1) in the Rust"
 
 # Resizing keeps both sides in step.
 tp 80x24 translate --tui "$SM" <<EOS

@@ -431,6 +431,66 @@ static void test_reports(void **state)
 	free(b);
 }
 
+/* exp(x) written as exp2(x * log2(e)) on one side is no op-count
+ * difference but a note, its multiply included; a bounds assert one side
+ * carries has its row in the counts. */
+static const struct irdiff_count *count_of(const struct irdiff_result *r, const char *op)
+{
+	for (size_t i = 0; i < r->entries[0].ncounts; i++)
+		if (!strcmp(r->entries[0].counts[i].op, op))
+			return &r->entries[0].counts[i];
+	fail_msg("no count row for %s", op);
+	return NULL;
+}
+
+static void test_exp_as_exp2_and_asserts(void **state)
+{
+	(void)state;
+	char *a = fixture("rules/op-count-exp/ref.mlir"), *b = fixture("rules/op-count-exp/fire.mlir");
+	struct ir_module *ref = load(a), *gen = load(b);
+	struct irdiff_result *r = diff(ref, gen);
+	for (size_t i = 0; i < r->nfindings; i++)
+		if (r->findings[i].severity < IRDIFF_INFO)
+			fail_msg("%s %s", r->findings[i].rule, r->findings[i].message);
+	assert_int_equal(r->verdict, IRDIFF_PASS);
+	assert_string_equal(count_of(r, "exp")->verdict, "EQUIV(-1)");
+	assert_string_equal(count_of(r, "exp2")->verdict, "EQUIV(+1)");
+	assert_string_equal(count_of(r, "mulf")->verdict, "EQUIV(+1)");
+	assert_non_null(find(r, "op-count-exp", IRDIFF_INFO));
+	irdiff_free(r);
+	/* exp2 of x alone is not exp of x: still a critical count */
+	char *c = fixture("rules/op-count/fire.mlir"), *d = fixture("rules/op-count/ref.mlir");
+	struct ir_module *m1 = load(c), *m2 = load(d);
+	r = diff(m2, m1);
+	assert_non_null(find(r, "op-count", IRDIFF_CRITICAL));
+	irdiff_free(r);
+	ir_module_free(m1);
+	ir_module_free(m2);
+	free(c);
+	free(d);
+	ir_module_free(ref);
+	ir_module_free(gen);
+	free(a);
+	free(b);
+	a = fixture("rules/op-count-assert/ref.mlir");
+	b = fixture("rules/op-count-assert/fire.mlir");
+	ref = load(a);
+	gen = load(b);
+	r = diff(ref, gen);
+	const struct irdiff_count *k = count_of(r, "assert");
+	assert_int_equal(k->ref, 0);
+	assert_int_equal(k->gen, 1);
+	assert_string_equal(k->verdict, "INFO(+1)");
+	const struct irdiff_finding *f = find(r, "op-count-assert", IRDIFF_INFO);
+	assert_non_null(f);
+	assert_true(f->gen_first > 0);
+	irdiff_free(r);
+	ir_module_free(ref);
+	ir_module_free(gen);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -442,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_alignment_choice),
 		cmocka_unit_test(test_common_ends),
 		cmocka_unit_test(test_reports),
+		cmocka_unit_test(test_exp_as_exp2_and_asserts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

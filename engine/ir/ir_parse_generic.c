@@ -389,6 +389,10 @@ static void generic_region(struct pstate *ps, struct ir_region *r)
 				ps_expected(ps, "'}'");
 			if (*ps->p == '}' || *ps->p == '^')
 				break;
+			/* as in the custom form: the printed text would not read back */
+			if (b->nops && b->ops[b->nops - 1]->def->terminator)
+				ps_fail(ps, ps->p, "an op after '%s', which ends its block",
+					b->ops[b->nops - 1]->def->name);
 			ps_block_body_one(ps, b);
 		}
 	}

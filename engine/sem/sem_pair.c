@@ -819,6 +819,11 @@ static void compare_khints(struct spair *p)
 {
 	struct khint a[16], b[16];
 	size_t na = py_khints(p, a, 16), nb = rs_khints(p, b, 16);
+	/* an untargeted source hint written once per target in the Rust (cutile
+	 * 0.2.0 takes entry hints per target only): one note naming them all */
+	struct sbuf per[16];
+	for (size_t i = 0; i < na; i++)
+		per[i] = (struct sbuf)SBUF_INIT;
 	for (size_t j = 0; j < nb; j++) {
 		bool found = false;
 		for (size_t i = 0; i < na && !found; i++) {
@@ -830,9 +835,7 @@ static void compare_khints(struct spair *p)
 				       "kernel hint %s: %lld in the source, %lld in the Rust%s%s", b[j].key, a[i].value,
 				       b[j].value, b[j].target[0] ? " for " : "", b[j].target);
 			else if (!a[i].target[0] && b[j].target[0])
-				sf_add(&p->finds, SEM_NOTE, "sem.hint", p->py_first, p->rs_first, NULL, NULL,
-				       "kernel hint %s=%lld: for every target in the source, for %s in the Rust", b[j].key,
-				       b[j].value, b[j].target);
+				sb_printf(&per[i], "%s%s", per[i].len ? ", " : "", b[j].target);
 		}
 		if (!found)
 			sf_add(&p->finds, SEM_NOTE, "sem.hint", p->py_first, p->rs_first, NULL, NULL,
@@ -840,6 +843,11 @@ static void compare_khints(struct spair *p)
 			       b[j].key, b[j].value, b[j].target[0] ? " for " : "", b[j].target);
 	}
 	for (size_t i = 0; i < na; i++) {
+		if (per[i].len)
+			sf_add(&p->finds, SEM_NOTE, "sem.hint", p->py_first, p->rs_first, NULL, NULL,
+			       "kernel hint %s=%lld: for every target in the source, per target in the Rust (%s)",
+			       a[i].key, a[i].value, sb_str(&per[i]));
+		sb_free(&per[i]);
 		bool found = false;
 		for (size_t j = 0; j < nb && !found; j++)
 			found = !strcmp(a[i].key, b[j].key);

@@ -172,7 +172,10 @@ assert_contains "mech run: agent_a.md says how it was made" "$T/out/softmax/repo
 	"cuTile Python 1.7.0 compiled the kernels offline"
 assert_contains "mech run: deferred is only the perf log" "$T/out/softmax/.tileport/attempts/01-A1/transcript.jsonl" \
 	'deferred: perf-log\n'
-TILEPORT_PYTHON=$T/bin/plainpy "$TILEPORT" run softmax --workspace "$T/ws" --out "$T/out2" --headless >/dev/null 2>&1
+# a fresh workspace: the first run's stage D registered a port there, which a
+# second run would be refused for
+cp -R "$WS" "$T/ws2"
+TILEPORT_PYTHON=$T/bin/plainpy "$TILEPORT" run softmax --workspace "$T/ws2" --out "$T/out2" --headless >/dev/null 2>&1
 "$TILEPORT" status "$T/out2/softmax" --json >"$T/mech2.status"
 assert_eq "mech run without cuda.tile: completes, A deferred as before" \
 	"$(json_get "$T/mech2.status" '(d["final"], d["attempts"][0]["validator"])')" "('OFFLINE_COMPLETE', 'deferred')"

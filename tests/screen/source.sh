@@ -13,7 +13,7 @@ cp "$TILEPORT_TOP/tests/fixtures/port/unsupported/while_loop.py" while_loop.py
 LN=ws/src/tilegym/ops/cutile/layer_norm.py
 SM=ws/src/tilegym/ops/cutile/softmax.py
 "$TILEPORT" translate "$SM" >softmax.rs || echo "FAIL translate softmax"
-sed 's/padding::NegInf/padding::Zero/; s/reduce_sum(num, 1)/reduce_max(num, 1)/' softmax.rs >mutated.rs
+sed 's/padding::NegInf/padding::Zero/; s/reduce_sum(num, 1i32)/reduce_max(num, 1i32)/' softmax.rs >mutated.rs
 # the run fixture's workspace is this copy
 sed -i "s|/workspace/tilegym|$T/ws|" out/softmax/.tileport/state.json
 
@@ -78,7 +78,7 @@ tp 160x48 open "$SM" mutated.rs <<EOS
 EOS
 expect "the Rust load is lit with the Python load" source-lit.view \
 	"[line-number 25] [default  ] [default         x = ct.load(input, index=(row, 0), shape=(1, TILE_SIZE),"
-expect "lit cell typed" source-lit.view "[source-match             let (x, x_tok): (Tile<E, { [1, TILE_SIZE] }>, Token) = load_view_tko("
+expect "lit cell typed" source-lit.view "[source-match             let x: Tile<E, { [1, TILE_SIZE] }> = load_view_tko("
 expect "critical mark typed" source-marks.view "[finding-critical C]"
 expect "the next mismatch's finding on the status line" source-marks.screen \
 	"CRITICAL sem.value: value of the store to output: reduction differs: sum(num, axis=1) in the source, max(num, axis=1) in the Rust"

@@ -67,7 +67,7 @@ xargs -r -P "$jobs" -L 1 sh -c '
 	fuzz)
 		corpus="$top/tests/fuzz/corpus/${name#fuzz_}"
 		work="$logs/corpus-$name"; mkdir -p "$work" "$corpus"
-		secs=${TILEPORT_FUZZ_SECONDS:-20}
+		secs=${TILEPORT_FUZZ_SECONDS:-12}
 		# A fixed seed: the short runs of make check repeat the same inputs,
 		# so a check that passed passes again; make fuzz (mk/fuzz.sh) explores.
 		"$path" -max_total_time="$secs" -seed="${TILEPORT_FUZZ_SEED:-20261202}" -timeout=10 \

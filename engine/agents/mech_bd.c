@@ -146,6 +146,22 @@ int mech_stage_b(struct mech_run *r, struct tp_err *err)
 	}
 	free(dlist);
 	free(krs);
+	/* the IR check: the lowered kernel against cuTile Python's own IR */
+	int ir = -1;
+	struct sbuf irrep = SBUF_INIT;
+	if (how == MECH_COMPILED && have_ref)
+		ir = mech_ir_check(r, &irrep);
+	sb_printf(&rep, "## IR check (offline)\n%s\n",
+		  ir >= 0 ? "Evidence: tileport irdiff of the IR cutile lowered (generated/) against the IR "
+			    "cuTile Python compiled (reference/), with the reference's rules; it is "
+			    "stronger than the semantic check of the sources above."
+		  : how != MECH_COMPILED ? "Not run: nothing was lowered here."
+					 : "Not run: no reference IR in the run (stage A compiles it where a "
+					   "Python with cuda.tile is found: tileport refir).");
+	if (irrep.len)
+		sb_printf(&rep, "\n%s", sb_str(&irrep));
+	sb_adds(&rep, "\n");
+	sb_free(&irrep);
 	sb_printf(&rep, "## Layout gate\n%s\n\n## Files written\n- kernel.rs, Cargo.toml, "
 			"src/lib.rs, reports/build_log.md%s\n- %s_pipeline.rs is not written: tileport "
 			"compile lowers every entry with cutile::compile_api instead\n\n## Compile "
@@ -168,6 +184,11 @@ int mech_stage_b(struct mech_run *r, struct tp_err *err)
 		char *u = mech_finding_line(mech_first_error(&cres));
 		mech_final(r, "FAIL_COMPILE", u);
 		free(u);
+	} else if (ir == 1) {
+		/* the hand-over names the check; its findings are in the block */
+		mech_final(r, "FAIL_FIXABLE",
+			   "kernel.rs:1:1: the lowered IR differs from cuTile Python's (tileport irdiff: "
+			   "FAIL_FIXABLE; its CRITICAL findings are in the validator block)");
 	} else {
 		mech_final(r, irc || erc || brc ? "FAIL_FIXABLE"
 			      : how == MECH_COMPILED ? "COMPILED"

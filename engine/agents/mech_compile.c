@@ -146,3 +146,63 @@ char *mech_build_log(const struct mech_run *r, const struct compile_result *res,
 		     "for next attempt:** handed to the next driver of the stage with these errors\n");
 	return sb_detach(&sb);
 }
+
+/* The IR check after B, offline (pipeline.md §2, B's pipeline test; docs/
+ * mech.md): each reference/reference*.mlir that cuTile Python compiled
+ * against the generated*.mlir that cutile lowered, with tileport irdiff
+ * and the reference's rules. The worst exit: 0 PASS, 2 notes, 1 FAIL;
+ * -1 when no pair was there to compare. */
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int ir_rank(int code)
+{
+	return code < 0 ? -1 : code == 0 ? 0 : code == 2 ? 1 : 2;
+}
+
+int mech_ir_check(struct mech_run *r, struct sbuf *report)
+{
+	char *refdir = path_join(r->c->run_dir, "reference");
+	DIR *d = opendir(refdir);
+	char *names[64];
+	size_t n = 0;
+	struct dirent *e;
+	while (d && n < TP_ARRAY_LEN(names) && (e = readdir(d)))
+		if (str_starts(e->d_name, "reference") && str_ends(e->d_name, ".mlir"))
+			names[n++] = xstrdup(e->d_name);
+	if (d)
+		closedir(d);
+	qsort(names, n, sizeof(*names), cmp_name);
+	int worst = -1;
+	for (size_t i = 0; i < n; i++) {
+		char *ref = xasprintf("reference/%s", names[i]);
+		char *gen = xasprintf("generated/generated%s", names[i] + strlen("reference"));
+		char *gp = path_join(r->c->run_dir, gen);
+		if (!file_nonempty(gp)) {
+			sb_printf(report, "- %s: no %s to compare it with\n", ref, gen);
+		} else {
+			char *rp = path_join(r->c->run_dir, ref);
+			const char *args[] = {"irdiff", rp, gp, NULL};
+			int code = mech_tool(r, args);
+			free(rp);
+			const char *v = code == 0 ? "PASS" : code == 2 ? "PASS_WITH_NOTES" : code == 1 ? "FAIL_FIXABLE" : NULL;
+			if (v)
+				sb_printf(report, "- %s against %s: %s\n", gen, ref, v);
+			else
+				sb_printf(report, "- %s against %s: irdiff could not compare them (exit %d)\n", gen,
+					  ref, code);
+			/* FAIL (or no comparison) over notes over PASS */
+			int rank = code == 0 ? 0 : code == 2 ? 1 : 2;
+			if (rank > ir_rank(worst))
+				worst = rank == 2 ? 1 : code;
+		}
+		free(gp);
+		free(gen);
+		free(ref);
+		free(names[i]);
+	}
+	free(refdir);
+	return worst;
+}

@@ -49,6 +49,10 @@ const struct compile_finding *mech_first_error(const struct compile_result *res)
 /* "FILE:LINE:COL: the translation does not compile: error[E0308]: ..." for
  * the `unsupported:` line of the hand-over. Caller frees. */
 char *mech_finding_line(const struct compile_finding *f);
+/* The IR check after B: every reference/reference*.mlir against its
+ * generated*.mlir with tileport irdiff (lines of report appended); the
+ * worst exit, 0 PASS, 2 PASS_WITH_NOTES, 1 FAIL; -1 nothing compared. */
+int mech_ir_check(struct mech_run *r, struct sbuf *report);
 /* reports/build_log.md of stage B (pipeline.md §2, B). Caller frees. */
 char *mech_build_log(const struct mech_run *r, const struct compile_result *res,
 		     enum mech_compiled how, const char *ts);

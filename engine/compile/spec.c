@@ -133,6 +133,11 @@ static void fill_tensor(struct compile_tensor *t, const struct rs_param *p, cons
 		t->strides[d] = cJSON_IsNumber(s) ? (int64_t)s->valuedouble : stride;
 		stride *= t->shape[d];
 	}
+	/* A shape nobody gave has no divisibility to assume: the lowering gets
+	 * strides only, as cuTile Python's compile of the reference assumes
+	 * nothing of the extents either (the two IRs are compared). */
+	if (!shape)
+		t->shape[0] = -1;
 }
 
 static char *override_for(char *const *overrides, const char *entry)
@@ -226,17 +231,19 @@ static int one_spec(const struct rs_sig *s, const cJSON *an, const char *dtype, 
 			c->scalars = strv_push(c->scalars, kv);
 			free(kv);
 		} else if (p->kind == RSP_SCALAR && is_int_type(p->type)) {
+			/* a scalar's divisibility only where a launch gives its value */
 			const cJSON *v = cJSON_GetObjectItemCaseSensitive(gs, p->name);
 			default_layout |= !cJSON_IsNumber(v);
-			char *kv = xasprintf("%s=%lld", p->name,
-					     cJSON_IsNumber(v) ? (long long)v->valuedouble : (long long)DEFAULT_EXTENT);
-			c->scalars = strv_push(c->scalars, kv);
-			free(kv);
+			if (cJSON_IsNumber(v)) {
+				char *kv = xasprintf("%s=%lld", p->name, (long long)v->valuedouble);
+				c->scalars = strv_push(c->scalars, kv);
+				free(kv);
+			}
 		}
 	}
 	if (default_layout)
-		sb_printf(&why, "%scontiguous tensors and integer scalars of %d", why.len ? "; " : "",
-			  DEFAULT_EXTENT);
+		sb_printf(&why, "%scontiguous tensors and integer scalars with no divisibility assumed",
+			  why.len ? "; " : "");
 	c->why = sb_detach(&why);
 	return 0;
 }

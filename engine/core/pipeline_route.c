@@ -257,6 +257,26 @@ static bool refusal_stop(struct pipeline *p, struct attempt *a)
 	return false;
 }
 
+/* What an offline run has shown, from its latest B: compiled and lowered
+ * (B COMPILED), and the IR checked against cuTile Python's own (no
+ * reference IR deferred). */
+static char *offline_done(const struct run_state *st)
+{
+	const struct attempt *b = NULL;
+	for (size_t i = 0; i < st->natt; i++)
+		if (st->att[i].stage == 'B' && st->att[i].verdict)
+			b = &st->att[i];
+	if (!b || strcmp(b->verdict, "COMPILED") != 0)
+		return xstrdup("offline work done");
+	bool ref = true;
+	for (size_t i = 0; b->deferred && b->deferred[i]; i++)
+		ref &= strcmp(b->deferred[i], "reference-ir") != 0;
+	return xstrdup(ref ? "offline work done: translated, type-checked, lowered, and its Tile IR "
+			     "checked against cuTile Python's own"
+			   : "offline work done: translated, type-checked and lowered (no reference IR "
+			     "to check it against)");
+}
+
 bool pl_route(struct pipeline *p, struct attempt *a)
 {
 	struct run_state *st = &p->st;
@@ -303,7 +323,7 @@ bool pl_route(struct pipeline *p, struct attempt *a)
 			final = "PIPELINE_COMPLETE";
 		} else {
 			final = "OFFLINE_COMPLETE";
-			reason = xstrdup("offline work done");
+			reason = offline_done(st);
 		}
 	}
 	pl_set(&a->action, action);

@@ -265,8 +265,23 @@ static void load_stage(struct ctx *c, struct table *t, struct stage_def *s, cons
 				      "'command'", s->letter);
 			break;
 		}
+		struct gate_nonzero g = {xstrdup(v), xstrdup(cmd), {0}, 0};
+		const cJSON *ex = cJSON_GetObjectItemCaseSensitive(it, "exits"), *e;
+		if (ex && (!cJSON_IsArray(ex) || cJSON_GetArraySize(ex) > 4))
+			fail(c, line, "stage %c: gate_allow_nonzero 'exits' must be a list of at most 4 codes",
+			     s->letter);
+		else
+			cJSON_ArrayForEach(e, ex)
+			{
+				if (!cJSON_IsNumber(e) || e->valuedouble < 1 || e->valuedouble > 255) {
+					fail(c, line, "stage %c: gate_allow_nonzero 'exits' must be codes 1 to 255",
+					     s->letter);
+					break;
+				}
+				g.exits[g.nexits++] = (int)e->valuedouble;
+			}
 		s->nonzero = xrealloc(s->nonzero, (s->nnonzero + 1) * sizeof(*s->nonzero));
-		s->nonzero[s->nnonzero++] = (struct gate_nonzero){xstrdup(v), xstrdup(cmd)};
+		s->nonzero[s->nnonzero++] = g;
 	}
 	s->step0 = strv_from(c, line, cJSON_GetObjectItemCaseSensitive(o, "step0"), "step0", false);
 	s->prior = strv_from(c, line, cJSON_GetObjectItemCaseSensitive(o, "prior"), "prior", false);

@@ -54,6 +54,8 @@ struct owner_key {
 struct gate_nonzero {
 	char *verdict; /* with this verdict ... */
 	char *command; /* ... a `$ cmd` containing this may exit non-zero */
+	int exits[4];  /* ... with one of these codes (none listed: any) */
+	int nexits;
 };
 
 struct stage_def {

@@ -279,12 +279,18 @@ void verdict_reply_free(struct verdict_reply *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static bool nonzero_allowed(const struct stage_def *s, const char *verdict, const char *cmd)
+static bool nonzero_allowed(const struct stage_def *s, const char *verdict, const char *cmd, int code)
 {
-	for (size_t i = 0; i < s->nnonzero; i++)
-		if (strcmp(s->nonzero[i].verdict, verdict) == 0 && cmd &&
-		    strstr(cmd, s->nonzero[i].command))
+	for (size_t i = 0; i < s->nnonzero; i++) {
+		const struct gate_nonzero *g = &s->nonzero[i];
+		if (strcmp(g->verdict, verdict) != 0 || !cmd || !strstr(cmd, g->command))
+			continue;
+		bool listed = g->nexits == 0;
+		for (int k = 0; k < g->nexits; k++)
+			listed |= g->exits[k] == code;
+		if (listed)
 			return true;
+	}
 	return false;
 }
 
@@ -310,7 +316,7 @@ void verdict_gate(const struct table *t, const struct stage_def *s, const struct
 		}
 		for (size_t i = 0; i < r->ncmds; i++) {
 			const struct verdict_cmd *c = &r->cmds[i];
-			if (c->has_exit && c->exit != 0 && !nonzero_allowed(s, r->verdict, c->command)) {
+			if (c->has_exit && c->exit != 0 && !nonzero_allowed(s, r->verdict, c->command, c->exit)) {
 				snprintf(out->reason, sizeof(out->reason), "validator block shows exit=%d for %.160s",
 					 c->exit, c->command ? c->command : "(no command line)");
 				return;

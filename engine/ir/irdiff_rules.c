@@ -162,9 +162,25 @@ static struct expcount count_exp(const struct nside *s)
 	return c;
 }
 
+static int count_code(const struct nside *s, int code)
+{
+	int n = 0;
+	for (size_t i = 0; s && i < s->n; i++)
+		n += s->lines[i].op && s->lines[i].op->code == code;
+	return n;
+}
+
 static void op_counts(struct irdiff_entry *e, int ei, const struct nside *ref,
 		      const struct nside *gen, struct fbuf *fb)
 {
+	/* a * b + c fused into fma on one side, a mulf and an addf on the
+	 * other (cuTile Python fuses; cuTile Rust writes what the source says) */
+	int fr = count_code(ref, IR_OP_FMA), fg = count_code(gen, IR_OP_FMA);
+	int fused = fr - fg; /* > 0: the reference fused more */
+	int dmul = count_code(gen, IR_OP_MULF) - count_code(ref, IR_OP_MULF);
+	int dadd = count_code(gen, IR_OP_ADDF) - count_code(ref, IR_OP_ADDF);
+	bool fma_equiv = fused != 0 && (fused > 0 ? dmul >= fused && dadd >= fused
+						  : dmul <= fused && dadd <= fused);
 	/* exp written as exp2(x * log2(e)) on one side: the same computation */
 	struct expcount xr = count_exp(ref), xg = count_exp(gen);
 	bool exp_equiv = xr.exp != xg.exp && xr.exp + xr.scaled == xg.exp + xg.scaled &&
@@ -208,6 +224,20 @@ static void op_counts(struct irdiff_entry *e, int ei, const struct nside *ref,
 			/* the multiplies by log2(e) */
 			d -= moved_mulf;
 			snprintf(c->verdict, sizeof(c->verdict), "EQUIV(%+d)", moved_mulf);
+		}
+		if (fma_equiv && (!strcmp(c->op, "mulf") || !strcmp(c->op, "addf"))) {
+			d -= fused;
+			snprintf(c->verdict, sizeof(c->verdict), "EQUIV(%+d)", fused);
+		}
+		if (fma_equiv && !strcmp(c->op, "fma")) {
+			snprintf(c->verdict, sizeof(c->verdict), "EQUIV(%+d)", d);
+			irdiff_add_ranges(fb, "op-count-fma", IRDIFF_WARN, ei, a, b,
+					  irdiff_find_row(e, "fma", true),
+					  xasprintf("fma: %d in the reference, %d generated, with %d more mulf "
+						    "and addf generated: a * b + c fused on one side only (the "
+						    "same computation up to the rounding of the product)",
+						    fr, fg, fused));
+			continue;
 		}
 		if (!d)
 			continue;
@@ -288,6 +318,18 @@ static char *arch_list(const struct ir_op *entry)
 	return sb_detach(&sb);
 }
 
+/* Hints for some targets and none under "default". */
+static bool per_target_only(const struct ir_op *entry)
+{
+	const struct ir_attr *h = entry ? ir_op_attr(entry, "optimization_hints") : NULL;
+	if (!h || h->kind != IR_ATTR_HINTS || !h->n)
+		return false;
+	for (uint32_t i = 0; i < h->n; i++)
+		if (!strcmp(h->keys[i], "default"))
+			return false;
+	return true;
+}
+
 static void hints(struct irdiff_entry *e, int ei, struct fbuf *fb)
 {
 	static const char *const keys[] = {"occupancy", "num_cta_in_cga"};
@@ -311,6 +353,12 @@ static void hints(struct irdiff_entry *e, int ei, struct fbuf *fb)
 	for (size_t k = 0; k < TP_ARRAY_LEN(keys); k++) {
 		const char *rule = k ? "hint-num-cta-in-cga" : "hint-occupancy";
 		for (size_t i = 0; i < na; i++) {
+			/* a side that spells its hints per target (cutile-rs takes
+			 * no "default") is compared on those targets, where the
+			 * other side's default applies */
+			if (!strcmp(archs[i], "default") &&
+			    (per_target_only(e->ref) || per_target_only(e->gen)))
+				continue;
 			int64_t rv = hint_value(e->ref, archs[i], keys[k]);
 			int64_t gv = hint_value(e->gen, archs[i], keys[k]);
 			if (rv == gv)

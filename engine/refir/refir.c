@@ -43,8 +43,10 @@ static bool stem_ok(const char *s)
  * expression of the host's ("next_power_of_2(n_cols)", "?"). */
 static cJSON *const_value(const char *v)
 {
-	const char *eq = strrchr(v, '=');
-	char *t = xstrdup(eq ? eq + 1 : v);
+	/* "NAME = value": the value; an '=' of a comparison ("x.dim() == 3")
+	 * is no assignment */
+	const char *eq = strstr(v, " = ");
+	char *t = xstrdup(eq ? eq + 3 : v);
 	str_trim(t);
 	cJSON *out = NULL;
 	char *end = NULL;
@@ -100,12 +102,26 @@ static int spec_from_analysis(const char *path, cJSON *spec, struct tp_err *err)
 			cJSON_AddStringToObject(k, "kernel", fn);
 			cJSON_AddStringToObject(k, "name", stem);
 			cJSON *args = cJSON_AddObjectToObject(k, "args");
+			/* a variant chosen by a flag ("BATCHED", "not BATCHED") fixes it */
+			char *dc = json_get_str(v, "dispatch_condition");
+			if (dc) {
+				const char *id = str_starts(dc, "not ") ? dc + 4 : dc;
+				bool ident = *id && !(*id >= '0' && *id <= '9');
+				for (const char *q = id; *q; q++)
+					ident &= *q == '_' || (*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'z') ||
+						 (*q >= 'A' && *q <= 'Z');
+				if (ident && strcmp(id, "always") != 0)
+					cJSON_AddBoolToObject(args, id, id == dc);
+				free(dc);
+			}
 			const cJSON *cs = cJSON_GetObjectItemCaseSensitive(v, "constants");
 			for (const cJSON *c = cJSON_IsArray(cs) ? cs->child : NULL; c; c = c->next) {
 				char *name = json_get_str(c, "name");
 				char *val = json_get_str(c, "value");
 				cJSON *num = name && val ? const_value(val) : NULL;
-				if (num)
+				if (num && cJSON_GetObjectItemCaseSensitive(args, name))
+					cJSON_Delete(num); /* the variant's own value stands */
+				else if (num)
 					cJSON_AddItemToObject(args, name, num);
 				free(name);
 				free(val);

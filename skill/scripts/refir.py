@@ -232,7 +232,30 @@ def _callee(node):
     return None
 
 
-def infer_params(pyfunc, depth=0):
+def _const_test(test, consts):
+    """True/False for `if FLAG:` / `if not FLAG:` on a known constant, else None."""
+    neg = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    t = test.operand if neg else test
+    if isinstance(t, ast.Name) and isinstance(consts.get(t.id), (bool, int)):
+        return (not consts[t.id]) if neg else bool(consts[t.id])
+    return None
+
+
+def _walk(node, consts):
+    """ast.walk without the branches a known constant never takes."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        if isinstance(n, ast.If) and consts:
+            taken = _const_test(n.test, consts)
+            if taken is not None:
+                todo.extend(reversed(n.body if taken else n.orelse))
+                continue
+        todo.extend(reversed(list(ast.iter_child_nodes(n))))
+
+
+def infer_params(pyfunc, depth=0, consts=None):
     """{param: ("array", ndim|None) | ("scalar", dtype|None)} for the params
     the code makes clear. ndim comes from the index tuple of a load, store,
     gather or scatter, or the highest .shape[k]; a param handed on to a
@@ -255,7 +278,7 @@ def infer_params(pyfunc, depth=0):
             nd = ndim
         seen[name] = ("array", nd)
 
-    for node in ast.walk(fn):
+    for node in _walk(fn, consts or {}):
         if isinstance(node, ast.Call) and _callee(node) in MEM_FUNCS:
             args = list(node.args)
             kw = {k.arg: k.value for k in node.keywords}
@@ -372,7 +395,8 @@ def resolve_args(kern, spec_args, default_dtype):
     """Every parameter's argument: the specification's, else one inferred
     from the kernel's own code. Returns (args, inferred names)."""
     ann = kern._annotated_function
-    guessed = infer_params(ann.pyfunc)
+    consts = {k: v for k, v in spec_args.items() if isinstance(v, (bool, int))}
+    guessed = infer_params(ann.pyfunc, consts=consts)
     args, inferred = {}, []
     for name, node in zip(ann.pysig.parameters, ann.parameter_annotations):
         arg = spec_args.get(name)

@@ -144,10 +144,16 @@ fn module_source(path: &str, module: &str) -> Result<(String, usize, usize), Fai
     Err(Failure { error: format!("no module `{module}` with a body at the top level"), place: Some((path.to_string(), 1, 1)) })
 }
 
-fn spec_bits(shape: &[i32], strides: &[i32]) -> SpecializationBits {
+// A shape nobody gave assumes no divisibility of the extents or strides
+// (as cuTile Python's compile of the reference), only the base pointer's.
+fn spec_bits(shape: Option<&[i32]>, strides: &[i32]) -> SpecializationBits {
+    let none = DivHint { divisor: 1, max: 16 };
     SpecializationBits {
-        shape_div: shape.iter().map(|&d| DivHint::from_value(d)).collect(),
-        stride_div: strides.iter().map(|&s| if s == 1 { DivHint { divisor: 1, max: 16 } } else { DivHint::from_value(s) }).collect(),
+        shape_div: match shape {
+            Some(s) => s.iter().map(|&d| DivHint::from_value(d)).collect(),
+            None => strides.iter().map(|_| none).collect(),
+        },
+        stride_div: strides.iter().map(|&s| if s == 1 || shape.is_none() { none } else { DivHint::from_value(s) }).collect(),
         stride_one: strides.iter().map(|&s| s == 1).collect(),
         // a fresh PyTorch allocation is at least 16-byte aligned
         base_ptr_div: DivHint { divisor: 16, max: 16 },
@@ -168,7 +174,7 @@ fn lower(job: &Job) -> Result<(), Failure> {
     };
     // the launcher's stride rule: 1 where the stride is one, else dynamic
     let strides: Vec<(String, Vec<i32>)> = job.tensors.iter().map(|t| (t.name.clone(), t.strides.iter().map(|&s| if s == 1 { 1 } else { -1 }).collect())).collect();
-    let specs: Vec<(String, SpecializationBits)> = job.tensors.iter().filter_map(|t| t.shape.as_ref().map(|s| (t.name.clone(), spec_bits(s, &t.strides)))).collect();
+    let specs: Vec<(String, SpecializationBits)> = job.tensors.iter().map(|t| (t.name.clone(), spec_bits(t.shape.as_deref(), &t.strides))).collect();
     let hints: Vec<(String, DivHint)> = job.scalars.iter().map(|(k, v)| (k.clone(), DivHint::from_value(*v))).collect();
     let stride_refs: Vec<(&str, &[i32])> = strides.iter().map(|(k, v)| (k.as_str(), v.as_slice())).collect();
     let spec_refs: Vec<(&str, SpecializationBits)> = specs.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();

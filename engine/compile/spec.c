@@ -199,8 +199,15 @@ static int one_spec(const struct rs_sig *s, const cJSON *an, const char *dtype, 
 				c->generics = strv_push(c->generics, cJSON_IsTrue(v) ? "true" : "false");
 			else if (g->kind == RSG_TYPE)
 				c->generics = strv_push(c->generics, dtype);
-			else if (an && (lit = constant_literal(an, s->name, g->name)))
+			else if (an && (lit = constant_literal(an, s->name, g->name))) {
+				/* a bool generic from a Python flag written 0/1 */
+				if (!strcmp(g->type, "bool") && (!strcmp(lit, "0") || !strcmp(lit, "1"))) {
+					char *b = xstrdup(*lit == '1' ? "true" : "false");
+					free(lit);
+					lit = b;
+				}
 				c->generics = strv_push(c->generics, lit);
+			}
 			else {
 				defaulted = true;
 				c->generics = strv_push(c->generics, !strcmp(g->type, "bool") ? "false"

@@ -162,6 +162,14 @@ static struct expcount count_exp(const struct nside *s)
 	return c;
 }
 
+/* v limited to the range between 0 and limit (either sign). */
+static int clamp_toward(int v, int limit)
+{
+	if (limit >= 0)
+		return v < 0 ? 0 : v > limit ? limit : v;
+	return v > 0 ? 0 : v < limit ? limit : v;
+}
+
 static int count_code(const struct nside *s, int code)
 {
 	int n = 0;
@@ -178,7 +186,10 @@ static void op_counts(struct irdiff_entry *e, int ei, const struct nside *ref,
 	int fr = count_code(ref, IR_OP_FMA), fg = count_code(gen, IR_OP_FMA);
 	int fused = fr - fg; /* > 0: the reference fused more */
 	int dmul = count_code(gen, IR_OP_MULF) - count_code(ref, IR_OP_MULF);
-	int dadd = count_code(gen, IR_OP_ADDF) - count_code(ref, IR_OP_ADDF);
+	/* a * b - c is an fma of a negated c: subf counts with addf */
+	int dadd = count_code(gen, IR_OP_ADDF) + count_code(gen, IR_OP_SUBF) - count_code(ref, IR_OP_ADDF) -
+		   count_code(ref, IR_OP_SUBF);
+	int dsub = count_code(gen, IR_OP_SUBF) - count_code(ref, IR_OP_SUBF);
 	bool fma_equiv = fused != 0 && (fused > 0 ? dmul >= fused && dadd >= fused
 						  : dmul <= fused && dadd <= fused);
 	/* exp written as exp2(x * log2(e)) on one side: the same computation */
@@ -225,9 +236,15 @@ static void op_counts(struct irdiff_entry *e, int ei, const struct nside *ref,
 			d -= moved_mulf;
 			snprintf(c->verdict, sizeof(c->verdict), "EQUIV(%+d)", moved_mulf);
 		}
-		if (fma_equiv && (!strcmp(c->op, "mulf") || !strcmp(c->op, "addf"))) {
-			d -= fused;
-			snprintf(c->verdict, sizeof(c->verdict), "EQUIV(%+d)", fused);
+		if (fma_equiv && (!strcmp(c->op, "mulf") || !strcmp(c->op, "addf") || !strcmp(c->op, "subf"))) {
+			/* every fma is one multiply and one add or subtract */
+			int sub_moved = clamp_toward(dsub, fused);
+			int moved = !strcmp(c->op, "mulf")   ? fused
+				    : !strcmp(c->op, "subf") ? sub_moved
+							     : fused - sub_moved;
+			d -= moved;
+			if (moved)
+				snprintf(c->verdict, sizeof(c->verdict), "EQUIV(%+d)", moved);
 		}
 		if (fma_equiv && !strcmp(c->op, "fma")) {
 			snprintf(c->verdict, sizeof(c->verdict), "EQUIV(%+d)", d);

@@ -168,6 +168,20 @@ static void test_gate_cases(void **state)
 	/* pytest non-zero is only allowed together with FAIL */
 	assert_int_equal(gate("<VALIDATOR_OUTPUT>\n$ python -m pytest t.py\nexit=1\n</VALIDATOR_OUTPUT>\n"
 			      "VERDICT: ALL_PASS\n", 'D', false, NULL, 0), GATE_REPAIR);
+	/* B's IR check: irdiff's 2 (notes) with COMPILED, not its 1; its 1 with
+	 * FAIL_FIXABLE (the table's gate_allow_nonzero with "exits") */
+	const char *irdiff2 = "<VALIDATOR_OUTPUT>\n$ tileport irdiff r.mlir g.mlir\nexit=2\n</VALIDATOR_OUTPUT>\n";
+	const char *irdiff1 = "<VALIDATOR_OUTPUT>\n$ tileport irdiff r.mlir g.mlir\nexit=1\n</VALIDATOR_OUTPUT>\n";
+	char *t = xasprintf("%sVERDICT: COMPILED\n", irdiff2);
+	assert_int_equal(gate(t, 'B', true, NULL, 0), GATE_ACCEPT);
+	free(t);
+	t = xasprintf("%sVERDICT: COMPILED\n", irdiff1);
+	assert_int_equal(gate(t, 'B', true, why, sizeof(why)), GATE_REPAIR);
+	assert_non_null(strstr(why, "exit=1 for tileport irdiff"));
+	free(t);
+	t = xasprintf("%sVERDICT: FAIL_FIXABLE\n", irdiff1);
+	assert_int_equal(gate(t, 'B', true, NULL, 0), GATE_ACCEPT);
+	free(t);
 }
 
 static void test_owner_tags(void **state)

@@ -1,0 +1,33 @@
+#!/bin/sh
+# The IR check offline over a TileGym checkout: every operator the built-in
+# translator converts (tileport ops), run offline with both compilers in
+# the loop (cuTile Python for the reference, cutile 0.2.0 for the
+# translation), and the IR diff's verdict per kernel variant, with the
+# run's time. The checkout is copied; yours is never written.
+#   bench/ircheck.sh [TILEPORT] [TILEGYM_DIR]
+# Needs build/pyenv (mk/cutile-py.sh) and build/cutile (mk/cutile.sh), or
+# TILEPORT_PYTHON and a cargo with the cutile crates.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+tp=${1:-$top/build/release/tileport}
+tg=${2:-/tmp/tg/TileGym}
+case "$tp" in /*) ;; *) tp="$top/$tp" ;; esac
+[ -d "$tg/src/tilegym" ] || { echo "ircheck: $tg is not a TileGym checkout" >&2; exit 2; }
+[ -f "$top/build/cutile/env.sh" ] && . "$top/build/cutile/env.sh"
+export TILEPORT_PYTHON=${TILEPORT_PYTHON:-$top/build/pyenv/bin/python} TILEPORT_GPU=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -R "$tg" "$work/ws"
+"$tp" ops --workspace "$work/ws" --json >"$work/ops.json" || exit 3
+ops=$(python3 -c 'import json,sys; print(" ".join(o["op"] for o in json.load(open(sys.argv[1])) if o["offline"].get("converts")))' "$work/ops.json")
+printf '%-24s %-18s %7s  %s\n' operator end seconds "IR check per variant"
+for op in $ops; do
+	t0=$(date +%s.%N)
+	"$tp" run "$op" --workspace "$work/ws" --out "$work/out" --headless >"$work/$op.log" 2>&1
+	t1=$(date +%s.%N)
+	end=$(sed -n 's/^[0-9:]* \(OFFLINE_COMPLETE\|STOP\|PIPELINE_COMPLETE\):.*/\1/p' "$work/$op.log" | tail -n 1)
+	checks=$(sed -n 's/^- generated\/\([^ ]*\)\.mlir against [^:]*: \(.*\)/\1 \2/p' \
+		"$work/out/$op/reports/agent_b.md" 2>/dev/null | tr '\n' ';')
+	[ -n "$checks" ] || checks=$(grep -m1 '^Not run' "$work/out/$op/reports/agent_b.md" 2>/dev/null || echo "no stage B report")
+	printf '%-24s %-18s %7.1f  %s\n' "$op" "${end:-?}" "$(echo "$t1 - $t0" | bc)" "$checks"
+done

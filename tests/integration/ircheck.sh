@@ -1,0 +1,67 @@
+#!/bin/sh
+# A whole offline run with both compilers in the loop: stage A compiles the
+# reference with cuTile Python (build/pyenv), stage B type-checks and lowers
+# its kernel with cutile 0.2.0 (build/cutile) and compares the two IRs with
+# tileport irdiff; stage D checks the op as lib.rs registers it. softmax and
+# layer_norm end OFFLINE_COMPLETE saying what was shown; silu_and_mul, whose
+# translation computes its gather offsets in i32 where cuTile Python widens
+# them to i64, is stopped at B with the IR check as the reason. Skips (with
+# the reason) where either compiler is missing.
+. "$TILEPORT_TOP/tests/integration/lib/common.sh"
+PATH=$(printf '%s' "$PATH" | sed "s|$T/bin:||") # the real cargo
+PY=${TILEPORT_TEST_PYTHON:-$TILEPORT_TOP/build/pyenv/bin/python}
+if ! "$PY" -c 'import cuda.tile' >/dev/null 2>&1; then
+	echo "skip: no Python with cuda.tile at $PY (mk/cutile-py.sh could not install cuda-tile)"
+	exit 0
+fi
+if [ ! -f "$TILEPORT_TOP/build/cutile/env.sh" ]; then
+	echo "skip: no offline cuTile crates (mk/cutile.sh found no ../shared/vendor/cutile-0.2.0)"
+	exit 0
+fi
+offline_env
+export TILEPORT_PYTHON=$PY
+cp -R "$WS" "$T/ws"
+
+run() { # OP -> $T/OP.log, exit code
+	"$TILEPORT" run "$1" --workspace "$T/ws" --out "$T/out" --headless >"$T/$1.log" 2>&1
+}
+
+run softmax
+assert_eq "softmax: exit 0" "$?" 0
+"$TILEPORT" status "$T/out/softmax" --json >"$T/softmax.json"
+assert_eq "softmax: A, B, D and the end" \
+	"$(json_get "$T/softmax.json" '(d["final"], [a["verdict"] for a in d["attempts"]])')" \
+	"('OFFLINE_COMPLETE', ['DEFERRED', 'COMPILED', 'DEFERRED'])"
+assert_contains "softmax: the end says what was shown" "$T/softmax.log" \
+	"OFFLINE_COMPLETE: offline work done: translated, type-checked, lowered, and its Tile IR checked against cuTile Python's own"
+"$TILEPORT" status "$T/out/softmax" >"$T/softmax.status"
+assert_contains "softmax: status says it too" "$T/softmax.status" "its Tile IR checked against cuTile Python's own"
+B=$T/out/softmax/.tileport/attempts/02-B1/transcript.jsonl
+assert_contains "softmax: B ran the IR diff" "$B" '$ tileport irdiff '
+assert_contains "softmax: B deferred only the layout-free rest" "$B" 'VERDICT: COMPILED'
+grep -q 'deferred: .*reference-ir' "$B" && bad "softmax: B still defers reference-ir" ||
+	ok "softmax: B defers no reference IR"
+assert_contains "softmax: agent_b.md names the evidence" "$T/out/softmax/reports/agent_b.md" \
+	"- generated/generated.mlir against reference/reference.mlir: PASS_WITH_NOTES"
+[ -s "$T/out/softmax/reports/compile_lib.json" ] && ok "softmax: D checked the registered op" ||
+	bad "softmax: no reports/compile_lib.json from D"
+
+run layer_norm
+assert_eq "layer_norm: exit 0" "$?" 0
+for v in batched_true batched_false; do
+	assert_contains "layer_norm $v: the IR check passes with notes" "$T/out/layer_norm/reports/agent_b.md" \
+		"- generated/generated_$v.mlir against reference/reference_$v.mlir: PASS_WITH_NOTES"
+done
+"$TILEPORT" irdiff "$T/out/layer_norm/reference/reference_batched_false.mlir" \
+	"$T/out/layer_norm/generated/generated_batched_false.mlir" >"$T/ln.diff"
+assert_contains "layer_norm: the fused multiply-add is a note, not a critical count" "$T/ln.diff" \
+	"WARN     op-count-fma"
+assert_contains "layer_norm: hints per target against a default agree" "$T/ln.diff" "VERDICT: PASS_WITH_NOTES"
+
+run silu_and_mul
+assert_eq "silu_and_mul: stopped, exit 1" "$?" 1
+assert_contains "silu_and_mul: the reason is the IR check" "$T/silu_and_mul.log" \
+	"the lowered IR differs from cuTile Python's (tileport irdiff: FAIL_FIXABLE"
+assert_contains "silu_and_mul: the finding is in the block" \
+	"$T/out/silu_and_mul/.tileport/attempts/02-B1/transcript.jsonl" "CRITICAL tile-shapes"
+finish

@@ -26,10 +26,7 @@
 
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	return tp_hash(s, strlen(s), 0);
 }
 
 static void res_put(struct tx *t, uint32_t call, uint32_t result);

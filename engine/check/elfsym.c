@@ -297,6 +297,10 @@ int elf_dynsym_lookup(const unsigned char *buf, size_t len, const char *name, ch
 		shentsize = r16(&m, 46);
 		shnum = r16(&m, 48);
 	}
+	if (m.bad) { /* a header cut short reads as zeros: no "no tables" from it */
+		tp_err_set(err, TP_EXIT_FAILED, "a truncated ELF header");
+		return -1;
+	}
 	int rc = -2;
 	if (shoff && !m.bad)
 		rc = by_sections(&m, name, type, shoff, shentsize, shnum);

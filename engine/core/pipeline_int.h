@@ -3,6 +3,7 @@
 #define TILEPORT_CORE_PIPELINE_INT_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include "engine/core/driver.h"
 #include "engine/core/lines.h"
@@ -149,6 +150,21 @@ struct attempt *pl_new_attempt(struct pipeline *p);
 /* Run the stage's own validator for `a` on the loop: after a stage (then
  * route), or by hand (record the result, route nothing). */
 void pl_validate(struct pipeline *p, struct attempt *a, bool manual);
+/* An attempt's reply (text, taken over) through the gate, the validator
+ * and routing (pipeline_judge.c). */
+void pl_judge_reply(struct pipeline *p, struct attempt *a, char *text, const struct proc_status *st,
+		    const char *driver);
+/* The toolchain steps attempt a still owes (deferred offline, not done
+ * since); NULL-terminated, caller frees (pipeline_judge.c). */
+char **pl_owed_steps(struct pipeline *p, const struct attempt *a);
+/* The environment of a stage's processes: the agent and its validator. */
+char **pl_stage_env(struct pipeline *p, const struct attempt *a);
+/* The last line of a stderr tail (NULL for none). */
+static inline const char *pl_last_line(const char *tail)
+{
+	const char *nl = tail ? strrchr(tail, '\n') : NULL;
+	return nl ? nl + 1 : tail;
+}
 void pl_kill_leftover(const struct attempt *a);
 
 #endif

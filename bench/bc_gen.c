@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "engine/base/files.h"
 #include "engine/ir/bytecode.h"
 
 struct gen {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/core/redact.h"
+#include "engine/base/redact.h"
 
 static double now(void)
 {

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "engine/base/files.h"
 #include "engine/port/pymod.h"
 #include "engine/sem/sem.h"
 #include "engine/sem/sem_rs.h"

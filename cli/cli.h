@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "engine/core/session.h"
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 #define CMD(name, fn, summary) int fn(int argc, char **argv);
 #include "cli/commands.def"

@@ -10,6 +10,7 @@
 
 #include "engine/agents/agent.h"
 #include "engine/agents/http.h"
+#include "engine/base/files.h"
 #include "engine/core/prompt.h"
 
 static const char agent_usage[] =

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "engine/batch/batch.h"
-#include "engine/core/operator.h"
+#include "engine/base/operator.h"
 #include "tui/tui.h"
 
 static const char batch_usage[] =

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "engine/compile/compile.h"
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 #include "engine/core/run.h"
 
 static const char usage[] =

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/base/files.h"
 #include "engine/sem/sem.h"
 
 /* after the usage line, which names the command as it was called */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 #include "engine/ir/ir.h"
 #include "engine/ir/irdiff.h"
 #include "tui/tui.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "engine/agents/mech.h"
-#include "engine/core/operator.h"
+#include "engine/base/operator.h"
 #include "engine/port/port.h"
 
 static const char ops_usage[] =

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 #include "engine/perf/compare.h"
 #include "engine/perf/perfmd.h"
 #include "tui/tui.h"

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/operator.h"
+#include "engine/base/files.h"
+#include "engine/base/operator.h"
 #include "engine/core/preflight.h"
 #include "engine/port/port.h"
 #include "tui/tui.h"

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 
 #include "engine/compile/compile.h"
-#include "engine/core/config.h"
-#include "engine/core/json.h"
+#include "engine/base/config.h"
+#include "engine/base/json.h"
 #include "engine/core/preflight.h"
 #include "engine/refir/refir.h"
 

@@ -9,8 +9,8 @@
 
 #include <cJSON.h>
 
-#include "engine/core/config.h"
-#include "engine/core/json.h"
+#include "engine/base/config.h"
+#include "engine/base/json.h"
 #include "engine/refir/refir.h"
 
 static const char usage_refir[] =

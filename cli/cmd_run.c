@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/core/loop.h"
+#include "engine/base/loop.h"
 #include "engine/core/pipeline.h"
 #include "engine/core/run.h"
 #include "tui/tui.h"

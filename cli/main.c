@@ -1,7 +1,7 @@
 /* tileport: git-style subcommands over the engine. */
 #include "cli/cli.h"
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 
 #include <getopt.h>
 #include <locale.h>

@@ -2,7 +2,8 @@
 # The layering rules (docs/architecture.md, "Layers"), checked on the
 # #include lines of the sources:
 #   cli -> tui -> views -> engine, never back, and nothing includes cli/;
-#   engine/core depends on nothing else in engine/;
+#   engine/base depends on nothing else in engine/, engine/core on base
+#   only, and ir, port and perf on base, never core;
 #   views never include curses (the tui layer draws) nor tui/;
 #   the CLI enters the screen only through tui/tui.h;
 #   a module's internal headers (*_int.h, *_impl.h, *_internal.h, *_priv.h)
@@ -21,8 +22,12 @@ inc() { grep -rnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*$1" "$2" --inclu
 
 refuse "engine/ must not include curses, tui/, views/ or cli/" \
 	"$(inc '[<"](n?curses|ncursesw/|tui/|views/|cli/)' engine)"
-refuse "engine/core/ includes nothing of engine/ but engine/core/" \
-	"$(inc '"engine/' engine/core | grep -v '"engine/core/')"
+refuse "engine/base/ includes nothing of engine/ but engine/base/" \
+	"$(inc '"engine/' engine/base | grep -v '"engine/base/')"
+refuse "engine/core/ includes nothing of engine/ but engine/core/ and engine/base/" \
+	"$(inc '"engine/' engine/core | grep -v '"engine/\(core\|base\)/')"
+refuse "engine/ir/, engine/port/ and engine/perf/ stand on engine/base/ only, not engine/core/" \
+	"$(for d in engine/ir engine/port engine/perf; do inc '"engine/core/' $d; done)"
 refuse "views/ must not include curses, tui/ or cli/" "$(inc '([<"](n?curses|ncursesw/)|"tui/|"cli/)' views)"
 refuse "tui/ must not include cli/" "$(inc '"cli/' tui)"
 refuse "nothing outside cli/ includes cli/" "$(inc '"cli/' tests)"

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine/core/loop.h"
+#include "engine/base/loop.h"
 #include "tui/config.h"
 #include "tui/theme.h"
 #include "tui/tui.h"

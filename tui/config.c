@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/config.h"
+#include "engine/base/config.h"
 #include "tui/keys.h"
 #include "tui/theme.h"
 #include "tui/tui.h"

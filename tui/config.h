@@ -19,8 +19,8 @@
 
 #include <stdbool.h>
 
-#include "engine/core/config.h"
-#include "engine/core/util.h"
+#include "engine/base/config.h"
+#include "engine/base/util.h"
 
 enum tui_layout { LAYOUT_AUTO, LAYOUT_HORIZONTAL, LAYOUT_VERTICAL };
 

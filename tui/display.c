@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 
 static SCREEN *screen;
 static FILE *null_out, *null_in;

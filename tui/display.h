@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 /* Start curses. Returns 0, or -1 with err set (no terminal, unknown TERM). */
 int display_init(bool no_display, struct tp_err *err);

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 #include "views/view.h"
 
 #define KEY_FN 0x200000

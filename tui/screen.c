@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 #include "tui/app.h"
 #include "tui/draw.h"
 #include "tui/keys.h"

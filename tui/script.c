@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 #include "tui/keys.h"
 
 struct script {

@@ -9,7 +9,7 @@
 #ifndef TILEPORT_TUI_SCRIPT_H
 #define TILEPORT_TUI_SCRIPT_H
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 struct script;
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 
 static const char *const color_names[8] = {
 	"black", "red", "green", "yellow", "blue", "magenta", "cyan", "white",

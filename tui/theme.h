@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 #include "views/view.h"
 
 enum theme_attr_bits {

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/core/loop.h"
+#include "engine/base/loop.h"
 #include "engine/core/session.h"
 #include "engine/perf/perfmd.h"
 #include "tui/app.h"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/base/files.h"
 #include "engine/check/check.h"
 #include "views/irdiff_int.h"
 

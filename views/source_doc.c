@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "views/source_int.h"
+#include "engine/base/files.h"
 
 static void index_lines(struct src_file *f)
 {

@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "engine/base/files.h"
 #include "engine/compile/compile.h"
 #include "engine/core/session.h"
 #include "views/attempt.h"

@@ -18,7 +18,7 @@
 
 #include <cJSON.h>
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 #include "engine/core/session.h"
 #include "views/view.h"
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 struct run_model;
 struct session;

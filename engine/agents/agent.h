@@ -21,10 +21,10 @@
 
 #include "engine/agents/meter.h"
 #include "engine/agents/record.h"
-#include "engine/core/config.h"
+#include "engine/base/config.h"
 #include "engine/core/driver.h"
-#include "engine/core/loop.h"
-#include "engine/core/proc.h"
+#include "engine/base/loop.h"
+#include "engine/base/proc.h"
 
 struct agent_ctx {
 	char stage;

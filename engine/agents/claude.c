@@ -10,7 +10,7 @@
 #include "engine/agents/cli_agent.h"
 #include "engine/agents/guard.h"
 #include "engine/agents/json_get.h"
-#include "engine/core/sandbox.h"
+#include "engine/base/sandbox.h"
 
 void claude_map_init(struct claude_map *m, struct recorder *rec, const struct prices *prices)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/core/lines.h"
+#include "engine/base/lines.h"
 
 #define EVENT_LINE_MAX ((size_t)16 << 20)
 

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 enum { CONFINE_ROOTS_MAX = 4 };
 

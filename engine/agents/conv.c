@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 void conv_init(struct conv *c, const char *system)
 {

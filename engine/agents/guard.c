@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 /* A walk of a writable root stops here: a workspace with more entries
  * than this is checked only so far (its own .git is found through git). */

@@ -15,7 +15,7 @@
  * The file tools refuse these and any new file or folder with a
  * version-control name; run_command and the CLIs get Landlock rules (or
  * Codex its --add-dir list) that grant the writable roots minus them
- * (engine/core/sandbox.h, sandbox_grants). */
+ * (engine/base/sandbox.h, sandbox_grants). */
 #ifndef TILEPORT_AGENTS_GUARD_H
 #define TILEPORT_AGENTS_GUARD_H
 

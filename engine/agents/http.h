@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 struct http_request {
 	const char *url;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 const char *json_str(const cJSON *o, const char *key)
 {

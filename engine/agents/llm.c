@@ -14,6 +14,7 @@
 #include "engine/agents/retry.h"
 #include "engine/agents/sse.h"
 #include "engine/agents/tools.h"
+#include "engine/base/files.h"
 
 static const char *env_or_cfg(const struct config *cfg, const char *env, const char *key)
 {

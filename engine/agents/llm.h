@@ -14,8 +14,8 @@
 
 #include <stdbool.h>
 
-#include "engine/core/config.h"
-#include "engine/core/util.h"
+#include "engine/base/config.h"
+#include "engine/base/util.h"
 
 enum llm_protocol { LLM_OPENAI, LLM_ANTHROPIC };
 

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 struct llm_call {
 	char *id, *name;

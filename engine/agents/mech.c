@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "engine/agents/agent.h"
-#include "engine/core/proc.h"
+#include "engine/base/files.h"
+#include "engine/base/proc.h"
 
 void mech_say(struct mech_run *r, const char *fmt, ...)
 {

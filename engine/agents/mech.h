@@ -26,7 +26,7 @@
 #include <stdbool.h>
 
 #include "engine/agents/record.h"
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 struct mech_ctx {
 	char stage;            /* 'A', 'B' or 'D' */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/base/files.h"
 #include "engine/compile/compile.h"
 
 enum mech_compiled mech_compile(struct mech_run *r, bool registered, struct compile_result *res)

@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engine/core/config.h"
-#include "engine/core/util.h"
+#include "engine/base/config.h"
+#include "engine/base/util.h"
 
 struct price {
 	char *model;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/proc.h"
+#include "engine/base/proc.h"
 
 void recorder_init(struct recorder *r, FILE *f)
 {

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 struct usage {
 	long long tokens_in;  /* every input token, cached ones included */

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engine/core/lines.h"
+#include "engine/base/lines.h"
 
 #define SSE_EVENT_MAX ((size_t)16 << 20)
 

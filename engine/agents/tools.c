@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/core/sandbox.h"
+#include "engine/base/sandbox.h"
 
 #define READ_LINES 500                /* one page of read_file */
 #define READ_BYTES ((size_t)64 << 10) /* and its byte cap */

@@ -15,8 +15,8 @@
 #include <stdint.h>
 
 #include "engine/agents/confine.h"
-#include "engine/core/loop.h"
-#include "engine/core/proc.h"
+#include "engine/base/loop.h"
+#include "engine/base/proc.h"
 
 struct tools {
 	struct confine conf;
@@ -27,7 +27,7 @@ struct tools {
 	int64_t kill_grace_ms;
 	const bool *stop;        /* set when the agent is told to stop */
 	/* run_command may change files only beneath these (the run directory
-	 * and the workspace, engine/core/sandbox.h), and not beneath
+	 * and the workspace, engine/base/sandbox.h), and not beneath
 	 * conf.guarded (.git and its kind); NULL: unconfined, by the user's
 	 * choice (llm.confine_commands = off) */
 	char **write_roots;

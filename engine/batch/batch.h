@@ -20,9 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/core/config.h"
+#include "engine/base/config.h"
 #include "engine/core/session.h"
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 #define BATCH_SCHEMA 1
 #define BATCH_FOLDER ".tileport-batch" /* under the output root */
@@ -115,7 +115,7 @@ void batch_record_free(struct batch_record *r);
 
 /* --all: every operator with a cuTile Python or Triton kernel
  * (src/tilegym/ops/{cutile,triton}/, subfolders included; helper modules
- * without a kernel are none, engine/core/operator.h) and no cutile-rs port
+ * without a kernel are none, engine/base/operator.h) and no cutile-rs port
  * yet (src/tilegym/ops/cutile_rs/OP_kernel/ or OP.py), sorted by name.
  * left_out (may be NULL): the operators not taken, each with why. */
 int batch_discover(const char *workspace, char ***ops, char ***left_out, struct tp_err *err);

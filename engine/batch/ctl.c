@@ -13,8 +13,8 @@
 #include <time.h>
 
 #include "engine/core/pipeline.h"
-#include "engine/core/lock.h"
-#include "engine/core/proc.h"
+#include "engine/base/lock.h"
+#include "engine/base/proc.h"
 #include "engine/core/run.h"
 
 #define PROGRESS_MS 500      /* look for runs that began; local: the record of a live driver */

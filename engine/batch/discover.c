@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/operator.h"
+#include "engine/base/operator.h"
 
 static void add(char ***v, size_t *n, size_t *cap, char *s)
 {

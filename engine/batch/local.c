@@ -14,8 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/core/lock.h"
-#include "engine/core/proc.h"
+#include "engine/base/files.h"
+#include "engine/base/lock.h"
+#include "engine/base/proc.h"
 #include "engine/core/run.h"
 
 struct child {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "engine/core/run.h"
-#include "engine/core/json.h"
+#include "engine/base/json.h"
 #include "engine/core/session.h"
 #include "engine/perf/perfmd.h"
 

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/json.h"
-#include "engine/core/lock.h"
+#include "engine/base/files.h"
+#include "engine/base/json.h"
+#include "engine/base/lock.h"
 
 static const char *const state_names[BST__COUNT] = {
 	[BST_PENDING] = "pending",         [BST_QUEUED] = "queued",

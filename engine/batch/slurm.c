@@ -12,7 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/core/proc.h"
+#include "engine/base/files.h"
+#include "engine/base/proc.h"
 
 #define CMD_TIMEOUT_MS 120000
 #define PROBE_TIMEOUT_MS 300000

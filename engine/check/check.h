@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 struct cJSON;
 

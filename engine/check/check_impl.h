@@ -5,7 +5,7 @@
 #define TILEPORT_CHECK_IMPL_H
 
 #include "engine/check/check.h"
-#include "engine/core/pytok.h"
+#include "engine/base/pytok.h"
 
 struct cJSON;
 
@@ -137,7 +137,7 @@ bool ck_port_before(struct ck *k);
  * or a *.py with `register_impl.*{k}` (validate_agent_d.sh's lookup). */
 const char *ck_wrapper_by_kernel(struct ck *k);
 /* The operator's test relative to the workspace: tests/ops/[SUB/]test_{k}.py
- * where engine/core/operator.h finds it (an operator in a subfolder has its
+ * where engine/base/operator.h finds it (an operator in a subfolder has its
  * test in the same one), else tests/ops/test_{k}.py. */
 const char *ck_test_rel(struct ck *k);
 
@@ -171,7 +171,7 @@ void rs_entries_free(struct rs_entry *v, size_t n);
  * NULL when none. */
 char *rs_extern_c_fn(const char *src, size_t len, int *line);
 
-/* ---- Python wrapper scanning (pyscan.c over engine/core/pytok.h) ---- */
+/* ---- Python wrapper scanning (pyscan.c over engine/base/pytok.h) ---- */
 
 struct py_live {
 	int call_line, call_col; /* first live invocation, 0 = none */

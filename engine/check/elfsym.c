@@ -5,7 +5,7 @@
  * segment's DT_SYMTAB/DT_STRTAB with the count from DT_HASH or
  * DT_GNU_HASH. Every read is bounds-checked against the image. */
 #include "engine/check/check_impl.h"
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 
 #include <elf.h>
 #include <errno.h>

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 enum gen_form { GEN_CANON, GEN_RAW, GEN_BYTECODE, GEN__COUNT };
 

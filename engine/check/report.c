@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 
 const char *check_sev_name(enum check_sev sev)
 {

@@ -2,7 +2,7 @@
  * ffi.rs copy, the cdylib, the wrapper module, and whether D has run. */
 #include "engine/check/check_impl.h"
 
-#include "engine/core/operator.h"
+#include "engine/base/operator.h"
 #include "engine/core/run.h"
 
 #include <dirent.h>

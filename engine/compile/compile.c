@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/core/files.h"
-#include "engine/core/loop.h"
-#include "engine/core/proc.h"
+#include "engine/base/files.h"
+#include "engine/base/loop.h"
+#include "engine/base/proc.h"
 
 #define CARGO_TIMEOUT_MS (60LL * 60 * 1000) /* a cold build on a slow machine */
 #define LOWER_TIMEOUT_MS (30LL * 60 * 1000)

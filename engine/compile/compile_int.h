@@ -4,7 +4,7 @@
 #define TILEPORT_COMPILE_COMPILE_INT_H
 
 #include "engine/compile/compile.h"
-#include "engine/core/proc.h"
+#include "engine/base/proc.h"
 
 /* The [dependencies] of the workspace's cutile_kernels crate. */
 struct ws_deps {

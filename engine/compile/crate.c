@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 
 static char *cache_base(void)
 {

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/core/files.h"
-#include "engine/core/proc.h"
+#include "engine/base/files.h"
+#include "engine/base/proc.h"
 
 static void join_dims(struct sbuf *sb, const int64_t *v, int n)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/files.h"
-#include "engine/core/json.h"
+#include "engine/base/files.h"
+#include "engine/base/json.h"
 
 static const char *rel(const char *path, const char *base)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 
 enum tk { TK_IDENT, TK_PUNCT, TK_LIT, TK_LIFETIME };
 struct tok {

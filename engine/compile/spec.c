@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/files.h"
-#include "engine/core/json.h"
+#include "engine/base/files.h"
+#include "engine/base/json.h"
 
 #define DEFAULT_EXTENT 1024 /* a tensor dimension or integer scalar nobody named */
 

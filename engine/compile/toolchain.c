@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/proc.h"
+#include "engine/base/proc.h"
 
 void compile_toolchain_free(struct compile_toolchain *tc)
 {

@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 enum driver_kind {
 	DRIVER_EXEC,

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 #include "engine/core/run.h"
 
 int events_append(const char *run_dir, const char *type, cJSON *fields, cJSON **written,

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 /* Append one event; takes ownership of `fields` (may be NULL). The object
  * written is returned through `written` when non-NULL (caller deletes). */

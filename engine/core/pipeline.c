@@ -11,10 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/base/files.h"
 #include "engine/core/driver.h"
 #include "engine/core/events.h"
-#include "engine/core/json.h"
-#include "engine/core/operator.h"
+#include "engine/base/json.h"
+#include "engine/base/operator.h"
 #include "engine/core/preflight.h"
 
 

@@ -17,10 +17,10 @@
 #include <stdbool.h>
 
 #include "engine/core/driver.h"
-#include "engine/core/loop.h"
+#include "engine/base/loop.h"
 #include "engine/core/run.h"
 #include "engine/core/table.h"
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 struct pipeline;
 
@@ -89,7 +89,7 @@ struct pipeline_event {
 typedef void (*pipeline_listener)(struct pipeline *p, const struct pipeline_event *e, void *ud);
 
 /* Is arg an operator of the workspace that a run may take (a name or a
- * path, engine/core/operator.h), its name in *name (caller frees; name may
+ * path, engine/base/operator.h), its name in *name (caller frees; name may
  * be NULL)? -1 with an exit-2 message naming what was looked for when not,
  * and when the operator already has a cuTile Rust port, unless `again`. */
 int pipeline_check_op(const char *workspace, const char *arg, bool again, char **name,

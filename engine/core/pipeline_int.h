@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "engine/core/driver.h"
-#include "engine/core/lines.h"
+#include "engine/base/lines.h"
 #include "engine/core/pipeline.h"
-#include "engine/core/proc.h"
+#include "engine/base/proc.h"
 #include "engine/core/transcript.h"
 #include "engine/core/verdict.h"
 

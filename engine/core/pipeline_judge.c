@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 
 static void write_in(const char *dir, const char *name, const char *text)
 {

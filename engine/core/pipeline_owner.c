@@ -4,6 +4,7 @@
  * failed it (the agent tagged nothing); for a missing tag, the table's
  * gate.missing_owner says whether to guess the kernel route or wait for a
  * person (docs/pipeline.md, "What happens to a reply"). */
+#include "engine/base/files.h"
 #include "engine/core/pipeline_int.h"
 
 #include <cJSON.h>

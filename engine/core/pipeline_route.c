@@ -3,6 +3,7 @@
  * OFFLINE_COMPLETE), and the end of a run is recorded with the final
  * output contract. Above the record, below the attempt (pipeline_stage.c):
  * it decides, and whoever routed schedules the next step. */
+#include "engine/base/files.h"
 #include "engine/core/pipeline_int.h"
 
 #include <stdlib.h>

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "engine/core/driver.h"
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 #include "engine/core/prompt.h"
 
 static void step(struct loop *l, void *ud);

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/core/proc.h"
-#include "engine/core/util.h"
+#include "engine/base/proc.h"
+#include "engine/base/util.h"
 
 /* Where each item comes from: what a person needs to go and get. */
 static const struct {

@@ -1,6 +1,6 @@
 #include "engine/core/run.h"
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 
 #include <cJSON.h>
 #include <dirent.h>
@@ -14,7 +14,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "engine/core/json.h"
+#include "engine/base/json.h"
 
 char *run_path(const char *run_dir, const char *rel)
 {

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "engine/core/table.h"
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 #define RUN_SCHEMA 1
 

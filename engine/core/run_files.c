@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/core/files.h"
-#include "engine/core/lock.h"
+#include "engine/base/files.h"
+#include "engine/base/lock.h"
 
 static const char *const run_files[] = {"state.json", "events.jsonl", "commands.log", "lock",
 					"contract.txt"};

@@ -2,7 +2,7 @@
  * checked once; what a run executes. */
 #include "engine/core/session_int.h"
 
-#include "engine/core/operator.h"
+#include "engine/base/operator.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -27,12 +27,12 @@
 #include <cJSON.h>
 #include <stdbool.h>
 
-#include "engine/core/config.h"
-#include "engine/core/loop.h"
+#include "engine/base/config.h"
+#include "engine/base/loop.h"
 #include "engine/core/pipeline.h"
 #include "engine/core/run.h"
 #include "engine/core/table.h"
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 struct session;
 struct run_model;
@@ -72,7 +72,7 @@ void session_close(struct session *s);
 const char *session_workspace(const struct session *s); /* NULL when none was found */
 const char *session_out_root(const struct session *s);
 /* The variables the config files mark secret (`secret_vars`, every file's),
- * comma-separated, for env_secrets (engine/core/redact.h). */
+ * comma-separated, for env_secrets (engine/base/redact.h). */
 const char *session_secret_vars(const struct session *s);
 /* The output root is the default, WORKSPACE/cutile_kernel_out (no --out,
  * no CUTILE_KERNEL_OUT_ROOT, no out_root in the config): inside the

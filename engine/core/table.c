@@ -1,6 +1,6 @@
 #include "engine/core/table.h"
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 
 #include <cJSON.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 /* A stage is named by one capital letter. What is kept per stage (drivers,
  * validators, repair counts) lives in arrays of STAGE_LETTERS slots indexed

@@ -1,8 +1,8 @@
 #include "engine/core/transcript.h"
 
-#include "engine/core/files.h"
-#include "engine/core/lines.h"
-#include "engine/core/redact.h"
+#include "engine/base/files.h"
+#include "engine/base/lines.h"
+#include "engine/base/redact.h"
 
 #include <cJSON.h>
 #include <errno.h>

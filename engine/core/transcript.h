@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 struct transcript;
 

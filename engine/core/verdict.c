@@ -1,3 +1,4 @@
+#include "engine/base/files.h"
 #include "engine/core/verdict.h"
 
 #include <ctype.h>

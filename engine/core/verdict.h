@@ -12,7 +12,7 @@
 
 #include "engine/core/run.h"
 #include "engine/core/table.h"
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 struct verdict_cmd {
 	char *command; /* text after "$ " */

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 struct cJSON;
 struct run_model;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/base/files.h"
 #include "engine/git/cs_int.h"
 
 /* path relative to the repository's work tree, or NULL when outside. */

@@ -18,8 +18,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "engine/base/files.h"
 #include "engine/core/events.h"
-#include "engine/core/operator.h"
+#include "engine/base/operator.h"
 #include "engine/core/session.h"
 #include "engine/git/cs_int.h"
 

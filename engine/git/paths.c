@@ -57,7 +57,7 @@ bool cs_op_name_ok(const char *op)
 }
 
 /* tests/ops/[SUB/...]test_OP.py: an operator in a subfolder has its test in
- * the same subfolder (engine/core/operator.h). */
+ * the same subfolder (engine/base/operator.h). */
 static bool test_path(const char *rel, const char *op)
 {
 	if (!str_starts(rel, "tests/ops/") || !str_ends(rel, ".py"))

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/base/files.h"
 #include "engine/core/verdict.h"
 #include "engine/git/cs_int.h"
 #include "engine/perf/perfmd.h"

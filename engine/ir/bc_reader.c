@@ -1,6 +1,7 @@
 /* Tile IR bytecode: the byte cursor (varints, fixed widths, padding), the
  * arena, the header and section framing (§1, §2), and bc_decode, which
  * parses the sections in dependency order. */
+#include "engine/base/files.h"
 #include "engine/ir/bc_priv.h"
 
 #include <stdarg.h>

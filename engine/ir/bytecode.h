@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 #define BC_MAGIC "\x7fTileIR\0"
 #define BC_MAGIC_LEN 8

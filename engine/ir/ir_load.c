@@ -1,5 +1,6 @@
 /* ir_module_load: the one door every command and view uses to get a module
  * from a file, whatever its form (bytecode is detected by its magic). */
+#include "engine/base/files.h"
 #include "engine/ir/ir.h"
 #include "engine/ir/ir_internal.h"
 

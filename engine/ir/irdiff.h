@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 #include "engine/ir/ir.h"
 
 /* How the diff names an op: the registry's name (an alias folded into it,

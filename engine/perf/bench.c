@@ -15,7 +15,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "engine/core/proc.h"
+#include "engine/base/files.h"
+#include "engine/base/proc.h"
 #include "engine/perf/stats.h"
 #include "engine/perf/trace.h"
 #include "engine/perf/trace_format.h"

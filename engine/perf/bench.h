@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 #include "engine/perf/compare.h"
 #include "engine/perf/gpu.h"
 

@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "engine/base/files.h"
 #include "engine/perf/perfmd.h"
 #include "engine/perf/stats.h"
 #include "engine/perf/trace.h"

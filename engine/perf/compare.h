@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 /* The reference gate: DONE when geomean_ratio <= 1.05. */
 #define PERF_GATE_RATIO 1.05

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/proc.h"
-#include "engine/core/util.h"
+#include "engine/base/proc.h"
+#include "engine/base/util.h"
 
 int gpu_default_index(void)
 {

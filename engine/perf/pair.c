@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "engine/base/files.h"
 #include "engine/perf/perflog.h"
 
 /* ---- what analysis.json says ---- */

@@ -2,6 +2,7 @@
  * transcript, so the reader is lenient about everything around the
  * sections and strict about what a section holds: the payload must be the
  * JSON object record_property("benchmark", ...) was given. */
+#include "engine/base/files.h"
 #include "engine/perf/perflog.h"
 
 #include <ctype.h>

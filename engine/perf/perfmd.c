@@ -1,4 +1,5 @@
 /* Writing and reading performance.md, and the JSON form of a table. */
+#include "engine/base/files.h"
 #include "engine/perf/perfmd.h"
 
 #include <math.h>

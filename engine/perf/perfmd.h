@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 #include "engine/perf/compare.h"
 
 /* The report of a table with at least one paired row (npaired > 0; a table

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 static void swap(double *a, double *b)
 {

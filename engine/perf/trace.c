@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/base/files.h"
 #include "engine/perf/trace_format.h"
 
 #define MAX_FIELDS 12

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 /* Memsets this large are L2 flushes (the runners in samples/bench flush
  * 2x L2, 120 MiB on an H200); smaller ones are part of the measured

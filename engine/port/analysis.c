@@ -6,7 +6,7 @@
  * (reference IR, measured baselines) is marked deferred. */
 #include "engine/port/port_impl.h"
 
-#include "engine/core/operator.h"
+#include "engine/base/operator.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
 /* Opening an op: parse its source, pick its kernels, lower each one. */
+#include "engine/base/files.h"
 #include "engine/port/port_impl.h"
 
 #include <cjson/cJSON.h>

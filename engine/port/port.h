@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 struct port_op;
 
@@ -72,7 +72,7 @@ char *port_register_lib_rs(const char *text, const char *op);
 char *port_register_init_py(const char *text, const char *op);
 char *port_register_test_py(const char *text, const char *path, struct tp_err *err);
 
-/* The source of op OP in a TileGym workspace (engine/core/operator.h: OP
+/* The source of op OP in a TileGym workspace (engine/base/operator.h: OP
  * a name or a path, subfolders included): its cuTile Python file, else its
  * Triton one; NULL when there is none. Caller frees. */
 char *port_source_of(const char *workspace, const char *op);

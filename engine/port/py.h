@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engine/core/pytok.h"
-#include "engine/core/util.h"
+#include "engine/base/pytok.h"
+#include "engine/base/util.h"
 
 enum py_kind {
 	/* expressions */

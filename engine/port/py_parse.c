@@ -1,7 +1,8 @@
-/* Python statements over the tokens of engine/core/pytok.h: simple
+/* Python statements over the tokens of engine/base/pytok.h: simple
  * statements (assignments of every form, return, raise, import, ...) and
  * compound ones (if/elif/else, for, while, try, with, def and class with
  * decorators), plus the parser's shared helpers and the module API. */
+#include "engine/base/files.h"
 #include "engine/port/py_int.h"
 
 #include <stdarg.h>

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 #define RSFMT_WIDTH 100
 

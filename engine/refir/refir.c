@@ -8,8 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/core/json.h"
-#include "engine/core/proc.h"
+#include "engine/base/files.h"
+#include "engine/base/json.h"
+#include "engine/base/proc.h"
 #include "engine/ir/ir.h"
 
 char *refir_op_source(const char *workspace, const char *op)

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 /* The bytecode version refir asks cuTile Python for: the newest that
  * tileport's reader takes (docs/bytecode.md). cuTile's JIT would take

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/json.h"
+#include "engine/base/json.h"
 
 static void put_seconds(cJSON *o, const char *k, double s)
 {

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/core/json.h"
-#include "engine/core/proc.h"
+#include "engine/base/json.h"
+#include "engine/base/proc.h"
 
 const char refir_how_to_get[] =
 	"install cuTile Python into the workspace's Python: pip install 'cuda-tile[tileiras]==1.7.0' "

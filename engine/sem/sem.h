@@ -32,7 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 enum sem_sev { SEM_NOTE, SEM_WARN, SEM_CRITICAL };
 

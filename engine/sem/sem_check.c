@@ -3,6 +3,7 @@
  * translator variant by its suffix, the rest by elimination or by which
  * compares best), each pair compared (sem_pair.c), and the findings
  * gathered into the public report. */
+#include "engine/base/files.h"
 #include "engine/sem/sem_pair.h"
 
 #include <ctype.h>

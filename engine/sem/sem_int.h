@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 #include "engine/sem/sem.h"
 
 #define SEM_MAX_RANK 6

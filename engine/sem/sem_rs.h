@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 enum rtk { RT_IDENT, RT_INT, RT_FLOAT, RT_STR, RT_CHAR, RT_PUNCT, RT_LIFETIME, RT_END };
 

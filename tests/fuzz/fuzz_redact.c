@@ -1,4 +1,4 @@
-/* libFuzzer target: the spellings of a secret (engine/core/redact.h). The
+/* libFuzzer target: the spellings of a secret (engine/base/redact.h). The
  * text is redacted whole and as a stream cut at a point the first byte
  * chooses; the two must agree (the stream holds back only what could
  * still begin a secret), and neither may keep the secret as it is, in
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/redact.h"
+#include "engine/base/redact.h"
 
 static char *secrets[] = {"FUZZ_API_KEY=sk-fuzz/0123456789", "FUZZ_TOKEN=tok%41\\\\BC~~xyz", NULL};
 

@@ -12,6 +12,7 @@
 
 #include <cJSON.h>
 
+#include "engine/base/files.h"
 #include "engine/core/events.h"
 #include "engine/core/run.h"
 

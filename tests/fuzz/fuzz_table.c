@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "engine/core/config.h"
+#include "engine/base/config.h"
 #include "engine/core/table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -60,10 +60,10 @@ fi
 obj=obj/engine/core/util.o
 make -s -C "$TILEPORT_TOP" --no-print-directory MODE="$(basename "$TILEPORT_BUILD")" B="$T/b" \
 	"$T/b/$obj" >"$T/make.log" 2>&1
-assert_eq "make: one line" "$(cat "$T/make.log")" "  CC    engine/core/util.c"
+assert_eq "make: one line" "$(cat "$T/make.log")" "  CC    engine/base/util.c"
 make -C "$TILEPORT_TOP" --no-print-directory MODE="$(basename "$TILEPORT_BUILD")" B="$T/b" V=1 \
-	-W engine/core/util.c "$T/b/$obj" >"$T/makev.log" 2>&1
-grep -q -- "-c -o $T/b/$obj engine/core/util.c" "$T/makev.log" && ok "make V=1: the compiler line" ||
+	-W engine/base/util.c "$T/b/$obj" >"$T/makev.log" 2>&1
+grep -q -- "-c -o $T/b/$obj engine/base/util.c" "$T/makev.log" && ok "make V=1: the compiler line" ||
 	bad "make V=1 shows no command: $(cat "$T/makev.log")"
 # A unit test's own object is intermediate to make (reached through a
 # pattern chain): kept, a second build has nothing to compile.

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "engine/base/files.h"
 #include "engine/ir/ir.h"
 
 #include <stdarg.h>

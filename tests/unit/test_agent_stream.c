@@ -12,7 +12,7 @@
 
 #include "engine/agents/llm_stream.h"
 #include "engine/agents/sse.h"
-#include "engine/core/lines.h"
+#include "engine/base/lines.h"
 
 static void collect(const char *line, size_t n, void *ud)
 {

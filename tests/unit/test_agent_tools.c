@@ -15,8 +15,9 @@
 #include <unistd.h>
 
 #include "engine/agents/tools.h"
-#include "engine/core/sandbox.h"
-#include "engine/core/util.h"
+#include "engine/base/files.h"
+#include "engine/base/sandbox.h"
+#include "engine/base/util.h"
 #include "tests/unit/testutil.h"
 
 struct fx {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "engine/batch/batch_int.h"
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 #include "tests/unit/testutil.h"
 
 static void test_squeue_rows(void **state)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/base/files.h"
 #include "engine/ir/ir.h"
 #include "tests/unit/bctest.h"
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine/base/files.h"
 #include "engine/check/check_impl.h"
 #include "tests/unit/testutil.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/config.h"
+#include "engine/base/config.h"
 #include "tests/unit/testutil.h"
 
 static void test_sections_overrides_directives(void **state)

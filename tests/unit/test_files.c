@@ -1,4 +1,4 @@
-/* Safe reading and writing (engine/core/files.h): FIFOs never block a
+/* Safe reading and writing (engine/base/files.h): FIFOs never block a
  * reader, devices are written through and never replaced, links are
  * refused, NUL bytes and trailing data are errors with an offset. */
 #include <setjmp.h>
@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 #include "tests/unit/testutil.h"
 
 

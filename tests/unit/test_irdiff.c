@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/base/files.h"
 #include "engine/ir/ir.h"
 #include "engine/ir/irdiff.h"
 

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/core/loop.h"
-#include "engine/core/util.h"
+#include "engine/base/loop.h"
+#include "engine/base/util.h"
 
 static char order[16];
 static size_t norder;

@@ -15,7 +15,8 @@
 
 #include "engine/agents/agent.h"
 #include "engine/agents/mech.h"
-#include "engine/core/proc.h"
+#include "engine/base/files.h"
+#include "engine/base/proc.h"
 #include "engine/core/table.h"
 #include "engine/core/transcript.h"
 #include "engine/core/verdict.h"

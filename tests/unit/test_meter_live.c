@@ -15,9 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/core/loop.h"
+#include "engine/base/files.h"
+#include "engine/base/loop.h"
 #include "engine/core/pipeline.h"
-#include "engine/core/proc.h"
+#include "engine/base/proc.h"
 #include "engine/core/session.h"
 #include "tests/unit/testutil.h"
 

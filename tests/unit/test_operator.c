@@ -1,4 +1,4 @@
-/* The operators of a workspace (engine/core/operator.h): a kernel is told
+/* The operators of a workspace (engine/base/operator.h): a kernel is told
  * from the tokens (never a comment or a string), names and paths name the
  * same operator, one name two files of a backend share is refused with
  * both named, the test is found in the operator's subfolder, and the list
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/operator.h"
+#include "engine/base/operator.h"
 #include "tests/unit/testutil.h"
 
 static const char kernel[] = "import cuda.tile as ct\n\n@ct.kernel\ndef k(X):\n    pass\n";

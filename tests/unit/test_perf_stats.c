@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 #include "engine/perf/stats.h"
 
 static void test_quantiles_like_numpy(void **state)

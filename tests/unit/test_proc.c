@@ -15,8 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "engine/core/proc.h"
-#include "engine/core/util.h"
+#include "engine/base/files.h"
+#include "engine/base/proc.h"
+#include "engine/base/util.h"
 #include "tests/unit/testutil.h"
 
 static int run_sh(const char *script, char **env, int64_t timeout, int64_t idle,

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "engine/core/events.h"
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 #include "engine/core/run.h"
 #include "tests/unit/testutil.h"
 

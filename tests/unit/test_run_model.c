@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "engine/base/files.h"
 #include "engine/core/events.h"
 #include "engine/core/session.h"
 #include "tests/unit/testutil.h"

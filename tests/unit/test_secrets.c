@@ -1,4 +1,4 @@
-/* Secrets never reach a transcript (engine/core/redact.h, transcript.h):
+/* Secrets never reach a transcript (engine/base/redact.h, transcript.h):
  * JSON-escaped spellings, a secret across the 1 MiB line cut or across two
  * reads, lower-case names, variables the config marks; a transcript's size
  * cap keeps head and tail; orphans of a stage are killed with it. */
@@ -14,8 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/core/proc.h"
-#include "engine/core/redact.h"
+#include "engine/base/files.h"
+#include "engine/base/proc.h"
+#include "engine/base/redact.h"
 #include "engine/core/transcript.h"
 #include "tests/unit/testutil.h"
 

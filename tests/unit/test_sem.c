@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/base/files.h"
 #include "engine/sem/sem.h"
 
 static char *path_of(const char *rel)

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/loop.h"
+#include "engine/base/files.h"
+#include "engine/base/loop.h"
 #include "engine/core/pipeline.h"
 #include "engine/core/session.h"
 #include "tests/unit/testutil.h"

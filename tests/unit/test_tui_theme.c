@@ -11,6 +11,7 @@
 
 #include "tests/unit/testutil.h"
 #include "tui/theme.h"
+#include "engine/base/files.h"
 
 static int color(const char *word, int ncolors, bool fg, bool *bold)
 {

@@ -10,7 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/core/util.h"
+#include "engine/base/files.h"
+#include "engine/base/util.h"
 #include "tests/unit/testutil.h"
 
 static void test_sbuf(void **state)

@@ -4,7 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/core/util.h"
+#include "engine/base/files.h"
+#include "engine/base/util.h"
 
 char *tu_tmpdir(void)
 {

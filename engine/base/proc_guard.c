@@ -10,7 +10,7 @@
  * a leader gone early would leave the command's grace period to the
  * orphan sweep. Everything here runs between fork and exec or in the
  * leader: async-signal-safe calls only. */
-#include "engine/core/proc_int.h"
+#include "engine/base/proc_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "engine/core/sandbox.h"
+#include "engine/base/sandbox.h"
 
 static void on_parent_death(int sig)
 {

@@ -1,6 +1,6 @@
-#include "engine/core/json.h"
+#include "engine/base/json.h"
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 void json_put_str(cJSON *o, const char *k, const char *v)
 {

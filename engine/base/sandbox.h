@@ -13,7 +13,7 @@
 #ifndef TILEPORT_CORE_SANDBOX_H
 #define TILEPORT_CORE_SANDBOX_H
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 /* The Landlock ABI version of this kernel, 0 when it has none. */
 int sandbox_abi(void);

@@ -1,7 +1,7 @@
-/* The Python tokenizer (engine/core/pytok.h). Errors name the line and
+/* The Python tokenizer (engine/base/pytok.h). Errors name the line and
  * column; the token stream always ends with PYT_END, so a consumer can
  * stop at the first error and still walk what came before. */
-#include "engine/core/pytok.h"
+#include "engine/base/pytok.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 struct ws_operator {
 	char *name;       /* "gelu" */

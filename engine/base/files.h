@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 /* A run file (inside RUN/.tileport/): a symbolic link at the path is
  * refused instead of followed. */
@@ -55,5 +55,21 @@ void text_line_col(const char *text, size_t at, int *line, int *col);
 /* Flush standard output and report whether everything written to it
  * arrived: -1 with "cannot write to standard output: REASON" (exit 3). */
 int stdout_flush_check(struct tp_err *err);
+
+/* Whole files. read_file returns a NUL-terminated buffer (len excludes the NUL); regular
+ * files only, opened without blocking (a FIFO is refused, not waited on). */
+char *read_file(const char *path, size_t *len, struct tp_err *err);
+/* The same with FILE_NOFOLLOW (files.h) for a run file: a link is refused. */
+char *read_file_flags(const char *path, size_t *len, int flags, struct tp_err *err);
+/* Write temp file, fsync, rename over `path`, fsync the directory. The temp
+ * file is created exclusively, never through a link. */
+int write_file_atomic(const char *path, const void *data, size_t len, struct tp_err *err);
+/* Truncate or append; never through a symbolic link, regular files only. */
+int write_file(const char *path, const void *data, size_t len, struct tp_err *err);
+int append_file(const char *path, const void *data, size_t len, struct tp_err *err);
+/* The last complete line of a file (within its last 8 KiB), without its
+ * newline; NULL when there is none. A line still being written is not
+ * one. Caller frees. */
+char *file_last_line(const char *path);
 
 #endif

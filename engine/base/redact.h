@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 /* Shorter values would match too much ordinary text. */
 #define REDACT_MIN_LEN 8

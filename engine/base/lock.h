@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 /* One holder at a time: flock(LOCK_EX|LOCK_NB) on path (created), our pid
  * written in it. Returns the fd, or -1: when another process holds it,

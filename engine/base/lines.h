@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 /* One complete line, without its '\n' (a trailing '\r' is kept). */
 typedef void (*lines_cb)(const char *line, size_t n, void *ud);

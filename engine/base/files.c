@@ -1,4 +1,4 @@
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -215,4 +215,159 @@ cJSON *json_parse_doc(const char *path, const char *text, size_t len, struct tp_
 		return NULL;
 	}
 	return j;
+}
+
+char *read_file(const char *path, size_t *len, struct tp_err *err)
+{
+	return read_file_flags(path, len, 0, err);
+}
+
+char *read_file_flags(const char *path, size_t *len, int flags, struct tp_err *err)
+{
+	int fd = file_open_read(path, flags, err);
+	if (fd < 0)
+		return NULL;
+	/* read into one buffer of the file's size (a big input is not copied
+	 * through a doubling buffer); one that grows while read grows it */
+	struct stat st;
+	size_t cap = 65536, n = 0;
+	if (fstat(fd, &st) == 0 && st.st_size > 0)
+		cap = (size_t)st.st_size + 1;
+	char *buf = xmalloc(cap + 1);
+	for (;;) {
+		if (n == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			tp_err_set(err, TP_EXIT_USAGE, "%s: read error: %s", path, strerror(errno));
+			close(fd);
+			free(buf);
+			return NULL;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void fsync_parent(const char *path)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dir);
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, struct tp_err *err)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	/* A leftover of a killed process with our pid goes; a link planted at
+	 * the name is removed, never followed. */
+	unlink(tmp);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		tp_err_set(err, TP_EXIT_ENV, "%s: cannot create: %s", tmp, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		tp_err_set(err, TP_EXIT_ENV, "%s: write failed: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	close(fd);
+	tp_crashpoint();
+	if (rename(tmp, path) < 0) {
+		tp_err_set(err, TP_EXIT_ENV, "%s: rename failed: %s", path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	fsync_parent(path);
+	return 0;
+}
+
+static int write_flags(const char *path, const void *data, size_t len, int flags,
+		       struct tp_err *err)
+{
+	int fd = file_open_write(path, flags, err);
+	if (fd < 0)
+		return -1;
+	int rc = write_all(fd, data, len);
+	if (rc < 0)
+		tp_err_set(err, TP_EXIT_ENV, "%s: write failed: %s", path, strerror(errno));
+	if (close(fd) < 0 && rc == 0) {
+		tp_err_set(err, TP_EXIT_ENV, "%s: write failed: %s", path, strerror(errno));
+		rc = -1;
+	}
+	return rc;
+}
+
+int write_file(const char *path, const void *data, size_t len, struct tp_err *err)
+{
+	return write_flags(path, data, len, O_TRUNC, err);
+}
+
+int append_file(const char *path, const void *data, size_t len, struct tp_err *err)
+{
+	return write_flags(path, data, len, O_APPEND, err);
+}
+
+char *file_last_line(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char buf[8192];
+	off_t end = lseek(fd, 0, SEEK_END);
+	off_t from = end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0;
+	ssize_t n = end > 0 ? pread(fd, buf, sizeof(buf) - 1, from) : 0;
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	char *stop = strrchr(buf, '\n');
+	if (!stop)
+		return NULL;
+	*stop = '\0';
+	char *line = strrchr(buf, '\n');
+	return xstrdup(line ? line + 1 : buf);
 }

@@ -1,8 +1,8 @@
-/* The process layer's inside (engine/core/proc.c and proc_guard.c). */
+/* The process layer's inside (engine/base/proc.c and proc_guard.c). */
 #ifndef TILEPORT_CORE_PROC_INT_H
 #define TILEPORT_CORE_PROC_INT_H
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 /* The signal a guarded group's leader is sent when tileport dies. */
 #define PROC_GUARD_SIGNAL SIGUSR1

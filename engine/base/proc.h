@@ -15,9 +15,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "engine/core/loop.h"
-#include "engine/core/redact.h"
-#include "engine/core/util.h"
+#include "engine/base/loop.h"
+#include "engine/base/redact.h"
+#include "engine/base/util.h"
 
 struct proc;
 
@@ -56,7 +56,7 @@ struct proc_opts {
 	                          * its run and stops */
 	char *const *write_only_beneath; /* non-NULL: the child (and all it starts) may
 	                          * change files only beneath these folders
-	                          * (engine/core/sandbox.h); proc_spawn fails where
+	                          * (engine/base/sandbox.h); proc_spawn fails where
 	                          * that cannot be enforced */
 	char *const *write_except; /* with write_only_beneath: not beneath these either
 	                          * (the workspace's .git; sandbox_grants says how) */

@@ -1,4 +1,4 @@
-#include "engine/core/config.h"
+#include "engine/base/config.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 
 static void add(struct config *c, char *key, char *value, const char *file, int line)
 {

@@ -1,4 +1,4 @@
-#include "engine/core/redact.h"
+#include "engine/base/redact.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,7 +11,7 @@
 
 #include <cJSON.h>
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 
 bool secret_name(const char *name, size_t n)
 {

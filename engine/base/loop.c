@@ -1,6 +1,6 @@
-#include "engine/core/loop.h"
+#include "engine/base/loop.h"
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "engine/core/lock.h"
+#include "engine/base/lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/core/files.h"
+#include "engine/base/files.h"
 
 int lock_take(const char *path, long *holder, struct tp_err *err)
 {

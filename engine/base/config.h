@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 struct config_entry {
 	char *key;   /* "theme", "driver.A"; NULL for a directive line */

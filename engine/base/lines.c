@@ -1,4 +1,4 @@
-#include "engine/core/lines.h"
+#include "engine/base/lines.h"
 
 #include <string.h>
 

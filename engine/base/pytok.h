@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engine/core/util.h"
+#include "engine/base/util.h"
 
 enum pytok_kind {
 	PYT_NAME,

@@ -1,5 +1,5 @@
 /* Landlock through its three system calls (glibc has no wrappers). */
-#include "engine/core/sandbox.h"
+#include "engine/base/sandbox.h"
 
 #include <dirent.h>
 #include <errno.h>

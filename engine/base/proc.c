@@ -1,4 +1,4 @@
-#include "engine/core/proc.h"
+#include "engine/base/proc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,8 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "engine/core/proc_int.h"
-#include "engine/core/sandbox.h"
+#include "engine/base/files.h"
+#include "engine/base/proc_int.h"
+#include "engine/base/sandbox.h"
 
 extern char **environ;
 

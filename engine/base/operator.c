@@ -2,14 +2,15 @@
  * ops/cutile/ and ops/triton/ with their subfolders, a kernel decorator
  * told from the tokens (never from a comment or a string), the test beside
  * it under tests/ops/, the port under ops/cutile_rs/. */
-#include "engine/core/operator.h"
+#include "engine/base/operator.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/core/pytok.h"
+#include "engine/base/files.h"
+#include "engine/base/pytok.h"
 
 #define OPS_DIR "src/tilegym/ops/"
 #define MAX_DEPTH 4 /* ops/cutile/a/b/c/op.py at most: deeper is no operator layout */

@@ -82,22 +82,6 @@ const char *sb_str(const struct sbuf *sb); /* "" when empty */
  * machines, never written anywhere. */
 uint64_t tp_hash(const void *data, size_t n, uint64_t seed);
 
-/* Files (engine/core/files.h has the rest: opening safely, text, outputs).
- * read_file returns a NUL-terminated buffer (len excludes the NUL); regular
- * files only, opened without blocking (a FIFO is refused, not waited on). */
-char *read_file(const char *path, size_t *len, struct tp_err *err);
-/* The same with FILE_NOFOLLOW (files.h) for a run file: a link is refused. */
-char *read_file_flags(const char *path, size_t *len, int flags, struct tp_err *err);
-/* Write temp file, fsync, rename over `path`, fsync the directory. The temp
- * file is created exclusively, never through a link. */
-int write_file_atomic(const char *path, const void *data, size_t len, struct tp_err *err);
-/* Truncate or append; never through a symbolic link, regular files only. */
-int write_file(const char *path, const void *data, size_t len, struct tp_err *err);
-int append_file(const char *path, const void *data, size_t len, struct tp_err *err);
-/* The last complete line of a file (within its last 8 KiB), without its
- * newline; NULL when there is none. A line still being written is not
- * one. Caller frees. */
-char *file_last_line(const char *path);
 int mkdir_p(const char *path, int mode, struct tp_err *err);
 /* Remove a directory tree (no symlink following). Missing is not an error. */
 int remove_tree(const char *path);

@@ -295,20 +295,41 @@ static void typed_value(struct sbuf *sb, const struct ir_attr *e)
 	}
 }
 
-/* An attribute in its custom-syntax spelling (inside op templates). */
-void ir_print_attr(struct sbuf *sb, const struct ir_attr *a)
+static void int_list(struct sbuf *sb, const struct ir_attr *a)
+{
+	sb_addc(sb, '[');
+	for (uint32_t i = 0; i < a->n; i++) {
+		if (i)
+			sb_adds(sb, ", ");
+		sb_add_int(sb, (int64_t)a->vals[i]);
+	}
+	sb_addc(sb, ']');
+}
+
+/* An attribute in either spelling: the custom syntax of op templates, or
+ * the generic form's (`#cuda_tile.` prefixes, typed numbers, `array<i64:
+ * ..>`, `dense<..>`). One switch, so a new kind is spelled in both. */
+static void print_attr(struct sbuf *sb, const struct ir_attr *a, bool generic)
 {
 	switch (a->kind) {
 	case IR_ATTR_UNIT:
+		if (generic)
+			sb_adds(sb, "unit");
 		break;
 	case IR_ATTR_BOOL:
 		sb_adds(sb, a->b ? "true" : "false");
 		break;
 	case IR_ATTR_INT:
-		sb_add_int(sb, a->i);
+		if (generic)
+			typed_value(sb, a);
+		else
+			sb_add_int(sb, a->i);
 		break;
 	case IR_ATTR_FLOAT:
-		ir_print_float(sb, a->type ? a->type->elem : IR_ELEM_NONE, a->bits);
+		if (generic)
+			typed_value(sb, a);
+		else
+			ir_print_float(sb, a->type ? a->type->elem : IR_ELEM_NONE, a->bits);
 		break;
 	case IR_ATTR_STRING:
 		ir_print_string(sb, a->str, a->len);
@@ -321,7 +342,14 @@ void ir_print_attr(struct sbuf *sb, const struct ir_attr *a)
 		break;
 	case IR_ATTR_ENUM: {
 		const char *kw = ir_enum_keyword(a->ekind, (int)a->i);
+		if (generic) {
+			sb_adds(sb, "#cuda_tile.");
+			sb_adds(sb, ir_enum_name(a->ekind));
+			sb_addc(sb, '<');
+		}
 		sb_adds(sb, kw ? kw : "?");
+		if (generic)
+			sb_addc(sb, '>');
 		break;
 	}
 	case IR_ATTR_ARRAY:
@@ -329,41 +357,67 @@ void ir_print_attr(struct sbuf *sb, const struct ir_attr *a)
 		for (uint32_t i = 0; i < a->n; i++) {
 			if (i)
 				sb_adds(sb, ", ");
-			typed_value(sb, a->elems[i]);
+			if (generic)
+				print_attr(sb, a->elems[i], true);
+			else
+				typed_value(sb, a->elems[i]);
 		}
 		sb_addc(sb, ']');
 		break;
 	case IR_ATTR_INT_ARRAY:
-	case IR_ATTR_SAME_ELEMENTS:
-		if (a->kind == IR_ATTR_SAME_ELEMENTS)
-			sb_adds(sb, "same_elements<");
-		sb_addc(sb, '[');
-		for (uint32_t i = 0; i < a->n; i++) {
-			if (i)
-				sb_adds(sb, ", ");
-			sb_add_int(sb, (int64_t)a->vals[i]);
-		}
-		sb_addc(sb, ']');
-		if (a->kind == IR_ATTR_SAME_ELEMENTS)
+		if (generic) {
+			sb_adds(sb, "array<i64");
+			for (uint32_t i = 0; i < a->n; i++) {
+				sb_adds(sb, i ? ", " : ": ");
+				sb_add_int(sb, (int64_t)a->vals[i]);
+			}
 			sb_addc(sb, '>');
+		} else {
+			int_list(sb, a);
+		}
+		break;
+	case IR_ATTR_SAME_ELEMENTS:
+		sb_adds(sb, generic ? "#cuda_tile.same_elements<" : "same_elements<");
+		int_list(sb, a);
+		sb_addc(sb, '>');
 		break;
 	case IR_ATTR_DICT:
 		sb_addc(sb, '{');
-		dict(sb, a, false);
+		if (!generic) {
+			dict(sb, a, false);
+		} else {
+			for (uint32_t i = 0; i < a->n; i++) {
+				if (i)
+					sb_adds(sb, ", ");
+				print_keyword(sb, a->keys[i]);
+				if (a->elems[i]->kind != IR_ATTR_UNIT) {
+					sb_adds(sb, " = ");
+					print_attr(sb, a->elems[i], true);
+				}
+			}
+		}
 		sb_addc(sb, '}');
 		break;
 	case IR_ATTR_HINTS:
+		if (generic)
+			sb_adds(sb, "#cuda_tile.optimization_hints");
 		sb_addc(sb, '<');
 		dict(sb, a, true);
 		sb_addc(sb, '>');
 		break;
 	case IR_ATTR_DENSE:
-		ir_print_dense(sb, a);
+		if (generic) {
+			sb_adds(sb, "dense<");
+			dense_data(sb, a);
+			sb_adds(sb, ">");
+		} else {
+			ir_print_dense(sb, a);
+		}
 		sb_adds(sb, " : ");
 		ir_print_type(sb, a->type);
 		break;
 	case IR_ATTR_DIV_BY:
-		sb_adds(sb, "div_by<");
+		sb_adds(sb, generic ? "#cuda_tile.div_by<" : "div_by<");
 		sb_add_int(sb, a->i);
 		if (a->has_every) {
 			sb_adds(sb, ", every ");
@@ -374,7 +428,7 @@ void ir_print_attr(struct sbuf *sb, const struct ir_attr *a)
 		sb_addc(sb, '>');
 		break;
 	case IR_ATTR_BOUNDED:
-		sb_adds(sb, "bounded<");
+		sb_adds(sb, generic ? "#cuda_tile.bounded<" : "bounded<");
 		if (a->has_lb)
 			sb_add_int(sb, a->lb);
 		else
@@ -392,74 +446,14 @@ void ir_print_attr(struct sbuf *sb, const struct ir_attr *a)
 	}
 }
 
+void ir_print_attr(struct sbuf *sb, const struct ir_attr *a)
+{
+	print_attr(sb, a, false);
+}
+
 void ir_print_attr_generic(struct sbuf *sb, const struct ir_attr *a)
 {
-	switch (a->kind) {
-	case IR_ATTR_UNIT:
-		sb_adds(sb, "unit");
-		break;
-	case IR_ATTR_INT:
-	case IR_ATTR_FLOAT:
-		typed_value(sb, a);
-		break;
-	case IR_ATTR_ENUM: {
-		const char *kw = ir_enum_keyword(a->ekind, (int)a->i);
-		sb_adds(sb, "#cuda_tile.");
-		sb_adds(sb, ir_enum_name(a->ekind));
-		sb_addc(sb, '<');
-		sb_adds(sb, kw ? kw : "?");
-		sb_addc(sb, '>');
-		break;
-	}
-	case IR_ATTR_INT_ARRAY:
-		sb_adds(sb, "array<i64");
-		for (uint32_t i = 0; i < a->n; i++) {
-			sb_adds(sb, i ? ", " : ": ");
-			sb_add_int(sb, (int64_t)a->vals[i]);
-		}
-		sb_addc(sb, '>');
-		break;
-	case IR_ATTR_ARRAY:
-		sb_addc(sb, '[');
-		for (uint32_t i = 0; i < a->n; i++) {
-			if (i)
-				sb_adds(sb, ", ");
-			ir_print_attr_generic(sb, a->elems[i]);
-		}
-		sb_addc(sb, ']');
-		break;
-	case IR_ATTR_DICT:
-		sb_addc(sb, '{');
-		for (uint32_t i = 0; i < a->n; i++) {
-			if (i)
-				sb_adds(sb, ", ");
-			print_keyword(sb, a->keys[i]);
-			if (a->elems[i]->kind != IR_ATTR_UNIT) {
-				sb_adds(sb, " = ");
-				ir_print_attr_generic(sb, a->elems[i]);
-			}
-		}
-		sb_addc(sb, '}');
-		break;
-	case IR_ATTR_HINTS:
-		sb_adds(sb, "#cuda_tile.optimization_hints");
-		ir_print_attr(sb, a);
-		break;
-	case IR_ATTR_DENSE:
-		sb_adds(sb, "dense<");
-		dense_data(sb, a);
-		sb_adds(sb, "> : ");
-		ir_print_type(sb, a->type);
-		break;
-	case IR_ATTR_DIV_BY:
-	case IR_ATTR_BOUNDED:
-	case IR_ATTR_SAME_ELEMENTS:
-		sb_adds(sb, "#cuda_tile.");
-		ir_print_attr(sb, a);
-		break;
-	default:
-		ir_print_attr(sb, a);
-	}
+	print_attr(sb, a, true);
 }
 
 bool ir_attr_is_default(const struct ir_attr_def *def, const struct ir_attr *a)

@@ -57,7 +57,7 @@ fi
 # One short line per compiled file; V=1 shows the command. The object goes
 # to a scratch build folder: recompiling one of the build under test would
 # make the next `make check` relink every binary.
-obj=obj/engine/core/util.o
+obj=obj/engine/base/util.o
 make -s -C "$TILEPORT_TOP" --no-print-directory MODE="$(basename "$TILEPORT_BUILD")" B="$T/b" \
 	"$T/b/$obj" >"$T/make.log" 2>&1
 assert_eq "make: one line" "$(cat "$T/make.log")" "  CC    engine/base/util.c"

@@ -25,7 +25,7 @@ printf '{\n  "schema": 1,\n  "stages": [\n    {"letter": "A",,}\n  ]\n}\n' >"$T/
 expect_refusal "malformed table" 2 "$T/bad.json:4:" -- run softmax --workspace "$WS" --out "$T/out" --headless --table "$T/bad.json" $flags
 sed 's/"spawn B"/"spawn Q"/' "$TILEPORT_TOP/skill/pipeline.json" >"$T/bad2.json"
 # shellcheck disable=SC2086
-expect_refusal "unknown spawn target" 2 "$T/bad2.json:111: spawn of unknown stage Q" -- run softmax --workspace "$WS" --out "$T/out" --headless --table "$T/bad2.json" $flags
+expect_refusal "unknown spawn target" 2 "$T/bad2.json:113: spawn of unknown stage Q" -- run softmax --workspace "$WS" --out "$T/out" --headless --table "$T/bad2.json" $flags
 "$TILEPORT" table "$T/bad2.json" >"$T/t.log" 2>&1
 assert_eq "tileport table on a bad table" "$?" 2
 

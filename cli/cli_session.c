@@ -65,7 +65,7 @@ int cli_show_options(int argc, char **argv, const char *cmd, const char *usage, 
 		{NULL, 0, NULL, 0},
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, markdown ? "jmo:w:h" : "jo:w:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, markdown ? ":jmo:w:h" : ":jo:w:h", opts, NULL)) != -1) {
 		if (c == 'j')
 			*json = true;
 		else if (c == 'm' && markdown)
@@ -77,7 +77,7 @@ int cli_show_options(int argc, char **argv, const char *cmd, const char *usage, 
 		else if (c == 'h')
 			return fputs(usage, stdout), -1;
 		else
-			return cli_usage_error(cmd, "unknown option");
+			return cli_bad_option(cmd, argv, c);
 	}
 	return 0;
 }

@@ -132,14 +132,14 @@ int cmd_agent(int argc, char **argv)
 	};
 	const char *stage_s = NULL, *run_arg = NULL, *drivers = NULL, *attempt = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "s:r:d:a:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:r:d:a:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': stage_s = optarg; break;
 		case 'r': run_arg = optarg; break;
 		case 'd': drivers = optarg; break;
 		case 'a': attempt = optarg; break;
 		case 'h': fputs(agent_usage, stdout); return 0;
-		default: return cli_usage_error("agent", "unknown option");
+		default: return cli_bad_option("agent", argv, c);
 		}
 	}
 	if (optind != argc)
@@ -189,13 +189,13 @@ int cmd_drivers(int argc, char **argv)
 	};
 	bool json = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
 		if (c == 'j')
 			json = true;
 		else if (c == 'h')
 			return fputs(drivers_usage, stdout), 0;
 		else
-			return cli_usage_error("drivers", "unknown option");
+			return cli_bad_option("drivers", argv, c);
 	}
 	if (optind != argc)
 		return cli_usage_error("drivers", "unexpected argument '%s'", argv[optind]);

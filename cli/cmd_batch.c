@@ -221,7 +221,7 @@ static int parse_start(int argc, char **argv, struct start_args *a)
 	};
 	const char *slots[STAGE_LETTERS];
 	int c;
-	while ((c = getopt_long(argc, argv, "n:w:o:e:j:d:v:t:aHWFGp:A:q:T:g:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:w:o:e:j:d:v:t:aHWFGp:A:q:T:g:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': a->name = optarg; break;
 		case 'w': a->workspace = optarg; break;
@@ -264,7 +264,7 @@ static int parse_start(int argc, char **argv, struct start_args *a)
 			fputs(start_usage, stdout);
 			return -1;
 		default:
-			return cli_usage_error("batch start", "unknown option");
+			return cli_bad_option("batch start", argv, c);
 		}
 	}
 	if (a->executor && strcmp(a->executor, "local") && strcmp(a->executor, "slurm"))
@@ -380,7 +380,7 @@ static int batch_resume_main(int argc, char **argv)
 	const char *oopt = NULL;
 	bool headless = false, wait = false;
 	int jobs = 0, c, rc = 0;
-	while ((c = getopt_long(argc, argv, "r:j:HWo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r:j:HWo:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': add_arg(&rerun, optarg, NULL); break;
 		case 'H': headless = true; break;
@@ -392,7 +392,7 @@ static int batch_resume_main(int argc, char **argv)
 						     optarg);
 			break;
 		case 'h': fputs(resume_usage, stdout); strv_free(rerun); return 0;
-		default: rc = cli_usage_error("batch resume", "unknown option");
+		default: rc = cli_bad_option("batch resume", argv, c);
 		}
 	}
 	if (!rc && argc - optind != 1)
@@ -440,13 +440,13 @@ static int batch_cancel_main(int argc, char **argv)
 	};
 	const char *oopt = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		if (c == 'o')
 			oopt = optarg;
 		else if (c == 'h')
 			return fputs(cancel_usage, stdout), 0;
 		else
-			return cli_usage_error("batch cancel", "unknown option");
+			return cli_bad_option("batch cancel", argv, c);
 	}
 	if (optind >= argc)
 		return cli_usage_error("batch cancel", "expected a batch name");

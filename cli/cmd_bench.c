@@ -91,7 +91,7 @@ static int parse(int argc, char **argv, struct args *a)
 	const char *inject = NULL;
 	unsigned long long v = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'R':
 			a->o.cmd[0] = optarg;
@@ -155,7 +155,7 @@ static int parse(int argc, char **argv, struct args *a)
 			fputs(bench_usage, stdout);
 			return -1;
 		default:
-			return cli_usage_error("bench", "unknown option");
+			return cli_bad_option("bench", argv, c);
 		}
 	}
 	if (optind < argc)

@@ -44,7 +44,7 @@ int cmd_equiv(int argc, char **argv)
 	bool json = false, no_ffi = false;
 	const char *ffi = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -62,7 +62,7 @@ int cmd_equiv(int argc, char **argv)
 			fputs(usage_equiv, stdout);
 			return TP_EXIT_OK;
 		default:
-			return cli_usage_error(name, "unknown option");
+			return cli_bad_option(name, argv, c);
 		}
 	}
 	if (optind + 2 != argc)

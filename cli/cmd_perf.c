@@ -89,7 +89,7 @@ int cmd_perf(int argc, char **argv)
 	const char *analysis = NULL, *run = NULL, *out = NULL, *kernel = NULL;
 	bool json = false, tui = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			analysis = optarg;
@@ -113,7 +113,7 @@ int cmd_perf(int argc, char **argv)
 			fputs(perf_usage, stdout);
 			return TP_EXIT_OK;
 		default:
-			return cli_usage_error("perf", "unknown option");
+			return cli_bad_option("perf", argv, c);
 		}
 	}
 	int npos = argc - optind;

@@ -75,7 +75,7 @@ int cmd_translate(int argc, char **argv)
 	const char *kernel = NULL, *opname = NULL, *out = NULL, *theme = NULL, *what = "kernel";
 	bool json = false, tui = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
 			kernel = optarg;
@@ -102,7 +102,7 @@ int cmd_translate(int argc, char **argv)
 			fputs(usage_translate, stdout);
 			return TP_EXIT_OK;
 		default:
-			return cli_usage_error("translate", "unknown option");
+			return cli_bad_option("translate", argv, c);
 		}
 	}
 	if (optind + 1 != argc)
@@ -183,7 +183,7 @@ int cmd_analyze(int argc, char **argv)
 	const char *ws_opt = NULL, *out_opt = NULL, *run_opt = NULL;
 	bool print = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			ws_opt = optarg;
@@ -201,7 +201,7 @@ int cmd_analyze(int argc, char **argv)
 			fputs(usage_analyze, stdout);
 			return TP_EXIT_OK;
 		default:
-			return cli_usage_error("analyze", "unknown option");
+			return cli_bad_option("analyze", argv, c);
 		}
 	}
 	if (optind + 1 != argc)

@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 	};
 	int c;
 	/* '+' stops at the first non-option: the subcommand owns the rest. */
-	while ((c = getopt_long(argc, argv, "+w:Vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:w:Vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			cli_globals.workspace = optarg;
@@ -133,9 +133,17 @@ int main(int argc, char **argv)
 		case 'h':
 			print_main_help(stdout);
 			return finish_output(0);
-		default:
+		default: {
+			const char *arg = optind > 0 ? argv[optind - 1] : "";
+			if (c == ':')
+				fprintf(stderr, "tileport: option '%s' needs a value\n", arg);
+			else if (optopt && !str_starts(arg, "--"))
+				fprintf(stderr, "tileport: unknown option '-%c'\n", optopt);
+			else
+				fprintf(stderr, "tileport: unknown option '%s'\n", arg);
 			fprintf(stderr, "(see 'tileport --help')\n");
 			return TP_EXIT_USAGE;
+		}
 		}
 	}
 	if (optind >= argc) {

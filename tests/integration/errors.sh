@@ -225,4 +225,21 @@ for c in $("$TILEPORT" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-
 	if [ "$rc" -eq 0 ] && grep -q "usage: tileport $c" "$T/h.log"; then ok "$c --help"; else bad "$c --help: exit $rc"; fi
 done
 "$TILEPORT" --version | grep -q '^tileport [0-9]' && ok "--version" || bad "--version"
+# an unknown option: one message in one spelling for every command (getopt's
+# own line is never printed beside it), and the pointer to its --help
+for c in $(sed -n 's/^CMD(\([a-z]*\),.*/\1/p' "$TILEPORT_TOP/cli/commands.def"); do
+	case $c in batch | help | ir) continue ;; esac # the word after them is a subcommand
+	"$TILEPORT" "$c" --bogus-opt </dev/null >/dev/null 2>"$T/u.log"
+	rc=$?
+	want=2
+	[ "$c" = irdiff ] && want=4 # diff_ir.sh's code for bad usage
+	if [ "$rc" -eq "$want" ] && [ "$(head -n 1 "$T/u.log")" = "tileport $c: unknown option '--bogus-opt'" ] &&
+		[ "$(sed -n 2p "$T/u.log")" = "(see 'tileport $c --help')" ]; then
+		ok "$c --bogus-opt"
+	else
+		bad "$c --bogus-opt: exit $rc: $(cat "$T/u.log")"
+	fi
+done
+"$TILEPORT" --bogus-opt 2>"$T/u.log"
+assert_eq "tileport --bogus-opt" "$(head -n 1 "$T/u.log")" "tileport: unknown option '--bogus-opt'"
 finish

@@ -9,6 +9,7 @@
 #include "engine/base/operator.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,35 @@ static cJSON *literal(const struct pymod *m, const struct py_node *n, int depth)
 	}
 	case PY_NAME:
 		return module_value(m, n, depth);
+	case PY_BINOP: {
+		/* integer arithmetic of literals, as tests write sizes (1024 * 32) */
+		cJSON *l = literal(m, n->kids[0], depth + 1), *r = literal(m, n->kids[1], depth + 1);
+		cJSON *out = NULL;
+		if (cJSON_IsNumber(l) && cJSON_IsNumber(r) && l->valuedouble == (double)(long long)l->valuedouble &&
+		    r->valuedouble == (double)(long long)r->valuedouble) {
+			long long a = (long long)l->valuedouble, b = (long long)r->valuedouble, v = 0;
+			bool ok = true;
+			switch (n->op) {
+			case PYOP_ADD: ok = !__builtin_add_overflow(a, b, &v); break;
+			case PYOP_SUB: ok = !__builtin_sub_overflow(a, b, &v); break;
+			case PYOP_MUL: ok = !__builtin_mul_overflow(a, b, &v); break;
+			case PYOP_FLOORDIV: ok = b > 0 && a >= 0; v = ok ? a / b : 0; break;
+			case PYOP_LSHIFT: ok = b >= 0 && b < 62 && a >= 0 && a <= (LLONG_MAX >> b); v = ok ? a << b : 0; break;
+			case PYOP_POW:
+				ok = b >= 0 && b < 64;
+				v = 1;
+				for (long long i = 0; ok && i < b; i++)
+					ok = !__builtin_mul_overflow(v, a, &v);
+				break;
+			default: ok = false;
+			}
+			if (ok && v > -(1LL << 53) && v < (1LL << 53))
+				out = cJSON_CreateNumber((double)v);
+		}
+		cJSON_Delete(l);
+		cJSON_Delete(r);
+		return out;
+	}
 	case PY_ATTR: {
 		char *dt = dtype_short(m, n);
 		if (!dt)
@@ -431,7 +461,12 @@ int port_analysis_json(const struct port_analysis_in *in, char **out, struct tp_
 	const struct py_node *opcls = NULL;
 	const struct py_node *top = find_def(test.py.body, "test_op", &opcls);
 	cJSON *dtypes;
-	cJSON_AddItemToObject(root, "test_perf_configs", perf_configs(&test, perf, &dtypes));
+	/* a test without test_perf (TileGym's activations, softmax): the shapes
+	 * its correctness test runs are the ones there are to benchmark */
+	cJSON_AddItemToObject(root, "test_perf_configs", perf_configs(&test, perf ? perf : top, &dtypes));
+	if (!perf && top)
+		cJSON_AddStringToObject(root, "test_perf_configs_from",
+					"test_op's parametrisation (the test has no test_perf)");
 	cJSON_Delete(dtypes);
 	const struct py_node *assert_call = top ? assertion(top->kids[3]) : NULL;
 	const struct py_node *refdef = NULL;

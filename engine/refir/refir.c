@@ -75,6 +75,10 @@ static int spec_from_analysis(const char *path, cJSON *spec, struct tp_err *err)
 		tp_err_set(err, TP_EXIT_USAGE, "%s: not a JSON object", path);
 		return -1;
 	}
+	/* the op, whose name every entry symbol should contain (alias repair) */
+	const cJSON *kn = cJSON_GetObjectItemCaseSensitive(a, "kernel_name");
+	if (cJSON_IsString(kn) && stem_ok(kn->valuestring))
+		cJSON_AddStringToObject(spec, "op", kn->valuestring);
 	const cJSON *launch = cJSON_GetObjectItemCaseSensitive(a, "launch");
 	const cJSON *dts = launch ? cJSON_GetObjectItemCaseSensitive(launch, "dtypes") : NULL;
 	if (cJSON_IsArray(dts) && cJSON_IsString(dts->child))
@@ -197,6 +201,11 @@ static void take_kernel(struct refir_result *r, const cJSON *j)
 	k->ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "ok"));
 	k->symbol = json_get_str(j, "symbol");
 	k->bytecode = json_get_str(j, "bytecode");
+	const cJSON *al = cJSON_GetObjectItemCaseSensitive(j, "alias");
+	if (cJSON_IsObject(al)) {
+		k->alias_from = json_get_str(al, "from");
+		k->orig_bytecode = json_get_str(al, "orig_bytecode");
+	}
 	k->error = json_get_str(j, "error");
 	k->inferred = json_get_strv(j, "inferred");
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "seconds");
@@ -247,6 +256,64 @@ static int parse_lines(struct refir_result *r, const char *out)
 
 /* ---- after cuTile: the text, the assembler ---- */
 
+/* text with every `@SYMBOL` of the entry named `sym` written `@ENTRY`. */
+static char *entry_normalised(const char *text, const char *sym)
+{
+	struct sbuf sb = SBUF_INIT;
+	size_t n = strlen(sym);
+	for (const char *p = text; *p;) {
+		if (*p == '@' && !strncmp(p + 1, sym, n) &&
+		    !(p[1 + n] == '_' || (p[1 + n] >= '0' && p[1 + n] <= '9') ||
+		      (p[1 + n] >= 'a' && p[1 + n] <= 'z') || (p[1 + n] >= 'A' && p[1 + n] <= 'Z'))) {
+			sb_adds(&sb, "@ENTRY");
+			p += 1 + n;
+		} else {
+			sb_addc(&sb, *p++);
+		}
+	}
+	return sb_detach(&sb);
+}
+
+/* The alias repair's proof (pipeline.md §6, step 5): the original module
+ * and the renamed one differ in the entry symbol only. The original's text
+ * is kept as [NAME.]orig_mangled_entry.mlir.bak; its bytecode goes. */
+static int alias_proof(const struct refir_opts *o, struct refir_kernel *k, const char *text)
+{
+	struct tp_err err = {0};
+	struct ir_module *m = k->orig_bytecode ? ir_module_load(k->orig_bytecode, &err) : NULL;
+	if (!m) {
+		k->ok = false;
+		k->error = xasprintf("alias repair: the original module does not read: %s",
+				     err.msg[0] ? err.msg : "no bytecode");
+		return -1;
+	}
+	char *orig = ir_module_to_string(m, 0);
+	ir_module_free(m);
+	char *a = entry_normalised(orig, k->alias_from), *b = entry_normalised(text, k->symbol);
+	int rc = 0;
+	if (strcmp(a, b) != 0) {
+		k->ok = false;
+		k->error = xasprintf("alias repair: renaming %s to %s changed more than the entry symbol",
+				     k->alias_from, k->symbol);
+		rc = -1;
+	} else {
+		char *rel = strcmp(k->name, "reference") ? xasprintf("%s.orig_mangled_entry.mlir.bak", k->name)
+							  : xstrdup("orig_mangled_entry.mlir.bak");
+		k->orig_mlir = path_join(o->out_dir, rel);
+		free(rel);
+		if (write_file_atomic(k->orig_mlir, orig, strlen(orig), &err) < 0) {
+			k->ok = false;
+			k->error = xstrdup(err.msg);
+			rc = -1;
+		}
+	}
+	unlink(k->orig_bytecode);
+	free(a);
+	free(b);
+	free(orig);
+	return rc;
+}
+
 /* The bytecode through tileport's own reader into NAME.mlir: a module the
  * reader refuses is a failure of this kernel with the reader's message. */
 static void write_text(const struct refir_opts *o, struct refir_kernel *k)
@@ -271,6 +338,10 @@ static void write_text(const struct refir_opts *o, struct refir_kernel *k)
 	}
 	char *text = ir_module_to_string(m, 0);
 	ir_module_free(m);
+	if (k->alias_from && alias_proof(o, k, text) < 0) {
+		free(text);
+		return;
+	}
 	char *rel = xasprintf("%s.mlir", k->name);
 	k->mlir = path_join(o->out_dir, rel);
 	free(rel);

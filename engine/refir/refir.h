@@ -76,6 +76,9 @@ struct refir_kernel {
 	char *name;     /* the file stem: reference, reference_{variant} */
 	bool ok;
 	char *symbol;   /* the entry symbol cuTile mangled */
+	char *alias_from; /* the alias repair: the symbol before (no op name in it), or NULL */
+	char *orig_bytecode; /* its bytecode, until its text is kept as the .bak */
+	char *orig_mlir;  /* OUT/[NAME.]orig_mangled_entry.mlir.bak */
 	char *mlir;     /* OUT/NAME.mlir, written */
 	char *bytecode; /* OUT/NAME.tileirbc, written */
 	char *args;     /* the specialisation, one "param: what" per line */

@@ -35,6 +35,11 @@ char *refir_result_json(const struct refir_result *r)
 		json_put_str(j, "name", k->name);
 		cJSON_AddBoolToObject(j, "ok", k->ok);
 		json_put_str(j, "symbol", k->symbol);
+		if (k->alias_from) {
+			cJSON *al = cJSON_AddObjectToObject(j, "alias");
+			json_put_str(al, "from", k->alias_from);
+			json_put_str(al, "original", k->orig_mlir);
+		}
 		json_put_str(j, "mlir", k->mlir);
 		json_put_str(j, "bytecode", k->bytecode);
 		if (k->args) {
@@ -114,6 +119,9 @@ void refir_result_free(struct refir_result *r)
 		free(k->kernel);
 		free(k->name);
 		free(k->symbol);
+		free(k->alias_from);
+		free(k->orig_bytecode);
+		free(k->orig_mlir);
 		free(k->mlir);
 		free(k->bytecode);
 		free(k->args);

@@ -465,6 +465,7 @@ static sid bool_nary(struct sgraph *g, int op, sid a, sid b)
 	sid in[2] = {strip_bc(g, a), strip_bc(g, b)};
 	sid args[SEM_MAX_ARGS];
 	int n = 0;
+	bool flip = false; /* an xor with true: the negation of the rest */
 	for (int i = 0; i < 2; i++) {
 		const struct snode *x = &g->n[in[i]];
 		if (x->op == S_BOOL) {
@@ -472,8 +473,9 @@ static sid bool_nary(struct sgraph *g, int op, sid a, sid b)
 				return ew_finish(g, in[i], &want);
 			if (op == S_OR && x->ival)
 				return ew_finish(g, in[i], &want);
-			if (op != S_XOR)
-				continue;
+			/* x ^ false is x, x ^ true is not x (`x == false` in Rust) */
+			flip ^= op == S_XOR && x->ival;
+			continue;
 		}
 		if (x->op == op && op != S_XOR) {
 			for (int k = 0; k < x->nargs && n < SEM_MAX_ARGS; k++)
@@ -483,16 +485,20 @@ static sid bool_nary(struct sgraph *g, int op, sid a, sid b)
 		}
 	}
 	if (n == 0)
-		return ew_finish(g, sg_bool(g, op == S_AND), &want);
+		return ew_finish(g, sg_bool(g, op == S_XOR ? flip : op == S_AND), &want);
 	qsort(args, (size_t)n, sizeof(sid), cmp_sid);
 	int w = 0;
 	for (int i = 0; i < n; i++)
 		if (!w || args[w - 1] != args[i] || op == S_XOR)
 			args[w++] = args[i];
-	if (w == 1)
-		return ew_finish(g, args[0], &want);
-	struct snode p = proto(op, SDT_BOOL);
-	return ew_finish(g, ew_node(g, &p, args, w, false), &want);
+	sid r;
+	if (w == 1) {
+		r = args[0];
+	} else {
+		struct snode p = proto(op, SDT_BOOL);
+		r = ew_node(g, &p, args, w, false);
+	}
+	return ew_finish(g, flip ? bc_not(g, r) : r, &want);
 }
 
 sid bc_and(struct sgraph *g, sid a, sid b)

@@ -91,6 +91,27 @@ assert_contains "analysis without kernel_function: says where" "$T/badan.out" \
 "$TILEPORT" refir "$T/fx/add.py" --run "$T/run" --python "$PY" --no-analysis --no-assemble >/dev/null 2>&1
 assert_eq "--no-analysis: every kernel, exit 0" "$?" 0
 
+# ---- the alias repair: no entry symbol names the op ----
+mkdir -p "$T/alias/reference"
+cat >"$T/alias/reference/analysis.json" <<'JSON'
+{"kernel_name": "vecsum", "kernel_variants": [{"variant_name": "default", "kernel_function": "add_kernel",
+   "reference_ir": "reference/reference.mlir", "dispatch_condition": "always"}]}
+JSON
+"$TILEPORT" refir "$T/fx/add.py" --run "$T/alias" --python "$PY" --no-assemble >"$T/alias.out" 2>&1
+assert_eq "alias repair: exit 0" "$?" 0
+assert_contains "alias repair: the entry names the op" "$T/alias/reference/reference.mlir" \
+	"entry @vecsum__add_kernel_Kt1_"
+assert_contains "alias repair: the original kept" "$T/alias/reference/orig_mangled_entry.mlir.bak" \
+	"entry @add_kernel_Kt1_"
+[ -e "$T/alias/reference/reference.orig_mangled_entry.tileirbc" ] &&
+	bad "alias repair: the original's bytecode left behind" || ok "alias repair: only the .bak kept"
+sed 's/@vecsum__add_kernel_[A-Za-z0-9_]*/@ENTRY/' "$T/alias/reference/reference.mlir" >"$T/alias.a"
+sed 's/@add_kernel_[A-Za-z0-9_]*/@ENTRY/' "$T/alias/reference/orig_mangled_entry.mlir.bak" >"$T/alias.b"
+cmp -s "$T/alias.a" "$T/alias.b" && ok "alias repair: the two differ in the entry symbol only" ||
+	bad "alias repair: the modules differ beyond the entry symbol"
+assert_eq "alias repair: refir.json says so" \
+	"$(json_get "$T/alias/reference/refir.json" 'd["kernels"][0]["alias"]["from"].startswith("add_kernel_")')" True
+
 # ---- what cuTile, Python and the assembler refuse ----
 "$TILEPORT" refir "$T/fx/bad_shape.py" --out "$T/bad" --python "$PY" >"$T/bad.out" 2>&1
 assert_eq "bad_shape.py: exit 1" "$?" 1

@@ -61,11 +61,12 @@ assert_contains "forced mech: the agent that would finish it" "$T/forced.log" \
 	"then 'tileport run looped --fresh' (usable here: 'llm', the default when no --driver names one)"
 
 # A failing reply of mech that is no refusal (its own check of what it
-# made fails: a test without test_perf) is final too: no repair retry.
+# made fails: a test with neither test_perf nor a parametrised test_op,
+# so no shapes to benchmark) is final too: no repair retry.
 cp -R "$FX" "$T/wf"
 mkdir -p "$T/wf/src/tilegym/ops/cutile/activation" && cp "$T/wf/src/tilegym/ops/cutile/activation/silu_and_mul.py" \
 	"$T/wf/src/tilegym/ops/cutile/activation/noperf.py"
-sed 's/test_perf/not_a_perf_test/' "$T/wf/tests/ops/activation/test_silu_and_mul.py" >"$T/wf/tests/ops/activation/test_noperf.py"
+sed 's/test_perf/not_a_perf_test/; s/def test_op/def check_op/' "$T/wf/tests/ops/activation/test_silu_and_mul.py" >"$T/wf/tests/ops/activation/test_noperf.py"
 PATH=$NOAGENT "$TILEPORT" run noperf --workspace "$T/wf" --out "$T/fout" --headless >"$T/noperf.log" 2>&1
 "$TILEPORT" status noperf --out "$T/fout" --json >"$T/noperf.json"
 assert_eq "a failing reply of mech: no repair retry" "$(json_get "$T/noperf.json" 'd["path"]')" "A1 -> STOP"

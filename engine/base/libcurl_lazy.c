@@ -11,6 +11,7 @@
 #if !defined(TP_LIBCURL_SONAME) || !defined(TP_LIBCURL_LIBDIR)
 #error "the Makefile defines TP_LIBCURL_SONAME and TP_LIBCURL_LIBDIR (from pkg-config)"
 #endif
+_Static_assert(sizeof(TP_LIBCURL_SONAME) > 1, "no soname: the Makefile reads it with readelf (binutils)");
 
 static struct lib_lazy libcurl = {"libcurl", TP_LIBCURL_LIBDIR, TP_LIBCURL_SONAME, NULL};
 

@@ -10,6 +10,7 @@
 #if !defined(TP_LIBGIT2_SONAME) || !defined(TP_LIBGIT2_LIBDIR)
 #error "the Makefile defines TP_LIBGIT2_SONAME and TP_LIBGIT2_LIBDIR (from pkg-config)"
 #endif
+_Static_assert(sizeof(TP_LIBGIT2_SONAME) > 1, "no soname: the Makefile reads it with readelf (binutils)");
 
 static struct lib_lazy libgit2 = {"libgit2", TP_LIBGIT2_LIBDIR, TP_LIBGIT2_SONAME, NULL};
 

@@ -32,6 +32,18 @@ TEST_PKGS   := cmocka
 pkg_cflags = $(shell $(PKG) --cflags $(1) 2>/dev/null)
 pkg_libs   = $(shell $(PKG) --libs $(1) 2>/dev/null)
 
+# libgit2 and libcurl are loaded on first use, not linked (engine/base/
+# libload.h): the library pkg-config finds, by its directory and soname.
+LAZY_PKGS  := libgit2 libcurl
+LINK_PKGS  := $(filter-out $(LAZY_PKGS),$(ENGINE_PKGS))
+pkg_libdir  = $(shell $(PKG) --variable=libdir $(1) 2>/dev/null)
+lib_soname  = $(shell readelf -d $(call pkg_libdir,$(1))/$(1).so 2>/dev/null | \
+		sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p')
+LAZY_CPPFLAGS := -DTP_LIBGIT2_LIBDIR='"$(call pkg_libdir,libgit2)"' \
+		 -DTP_LIBGIT2_SONAME='"$(call lib_soname,libgit2)"' \
+		 -DTP_LIBCURL_LIBDIR='"$(call pkg_libdir,libcurl)"' \
+		 -DTP_LIBCURL_SONAME='"$(call lib_soname,libcurl)"'
+
 # Plain `make` (and unit, install) on a machine without the libraries: say
 # which, and where they come from, before the compiler stops at a header.
 # check and demo install them first (make deps), so they are not stopped.
@@ -73,7 +85,7 @@ LIBDIR   ?= $(PREFIX)/lib/tileport
 MANDIR   ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 BASE_CPPFLAGS := -I. -DTILEPORT_VERSION='"$(VERSION)"' -DTILEPORT_DATADIR='"$(DATADIR)"' \
-		 -DTILEPORT_LIBDIR='"$(LIBDIR)"'
+		 -DTILEPORT_LIBDIR='"$(LIBDIR)"' $(LAZY_CPPFLAGS)
 BASE_CFLAGS   := $(CSTD) $(WARN) $(WERROR) $(OPT) -MMD -MP $(CFLAGS)
 
 ENGINE_SRC := $(sort $(wildcard engine/*/*.c))
@@ -92,7 +104,7 @@ UNIT_HOBJ  := $(UNIT_HELP:%.c=$(B)/obj/%.o)
 ENGINE_CFLAGS := $(call pkg_cflags,$(ENGINE_PKGS))
 UI_CFLAGS     := $(call pkg_cflags,$(ENGINE_PKGS) $(UI_PKGS))
 TEST_CFLAGS   := $(call pkg_cflags,$(ENGINE_PKGS) $(UI_PKGS) $(TEST_PKGS))
-ALL_LIBS      := $(call pkg_libs,$(UI_PKGS) $(ENGINE_PKGS)) -lm -pthread
+ALL_LIBS      := $(call pkg_libs,$(UI_PKGS) $(LINK_PKGS)) -lm -pthread
 TEST_LIBS     := $(call pkg_libs,$(TEST_PKGS))
 
 # ---- libtileport_cupti.so, the CUPTI injection library of tileport bench ----
@@ -176,7 +188,7 @@ $(FZ)/obj/%.o: %.c
 	$(call say,CC,$<) $(CLANG) $(BASE_CPPFLAGS) $(CSTD) $(WARN) -Werror -MMD -MP $(FZ_FLAGS) $(ENGINE_CFLAGS) -c -o $@ $<
 
 $(FZ)/fuzz_%: $(FZ)/obj/tests/fuzz/fuzz_%.o $(FZ_ENGINE)
-	$(call say,LINK,$@) $(CLANG) -fsanitize=fuzzer,address,undefined -o $@ $^ $(call pkg_libs,$(ENGINE_PKGS)) -lm -pthread
+	$(call say,LINK,$@) $(CLANG) -fsanitize=fuzzer,address,undefined -o $@ $^ $(call pkg_libs,$(LINK_PKGS)) -lm -pthread
 
 fuzz-build: $(FUZZ_BIN)
 

@@ -5,7 +5,7 @@
 #   bench/redact.sh [TILEPORT] [BASE_TILEPORT]   (default build/release/tileport)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-libs=$(pkg-config --libs libgit2 libcjson libcurl 2>/dev/null || echo "-lgit2 -lcjson -lcurl")
+libs=$(pkg-config --libs libcjson 2>/dev/null || echo "-lcjson") # libgit2, libcurl: loaded on first use
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for bin in "${1:-$top/build/release/tileport}" ${2:+"$2"}; do

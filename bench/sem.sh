@@ -16,7 +16,7 @@ build=$(dirname "$bin")
 [ -f "$build/libengine.a" ] || { echo "sem.sh: $build/libengine.a not found (make first)" >&2; exit 3; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-libs=$(pkg-config --libs libgit2 libcjson libcurl 2>/dev/null || echo "-lgit2 -lcjson -lcurl")
+libs=$(pkg-config --libs libcjson 2>/dev/null || echo "-lcjson") # libgit2, libcurl: loaded on first use
 ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -I"$top" "$top/bench/sem_time.c" "$build/libengine.a" $libs -lm \
 	-o "$tmp/sem_time"
 tg=$top/tests/fixtures/sem/tilegym

@@ -372,9 +372,8 @@ static void op_line(struct out *o, const struct top *op)
 			  val(op->a[0]));
 		if (op->a[1])
 			sb_printf(&l, "Some(%s), ", val(op->a[1]));
-		else
-			sb_printf(&l, "None::<Tile<bool, %s>>, ",
-				  (tshape_type(&r->shape, &t1), sb_str(&t1)));
+		else /* cutile's macro cannot take a turbofish naming a const generic */
+			sb_adds(&l, "None, ");
 		sb_printf(&l, "None::<%s>, None, Latency::<%d>);", tdt_rust(r->dt),
 			  op->latency < 0 ? 0 : op->latency);
 		break;
@@ -385,8 +384,7 @@ static void op_line(struct out *o, const struct top *op)
 		if (op->a[2])
 			sb_printf(&l, "Some(%s), ", val(op->a[2]));
 		else
-			sb_printf(&l, "None::<Tile<bool, %s>>, ",
-				  (tshape_type(&op->a[1]->shape, &t1), sb_str(&t1)));
+			sb_adds(&l, "None, ");
 		sb_printf(&l, "None, Latency::<%d>);", op->latency < 0 ? 0 : op->latency);
 		break;
 	case TOP_CONVERT:

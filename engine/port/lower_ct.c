@@ -63,8 +63,8 @@ static void ct_mark_arrays(struct lw *lw, const struct py_node *def)
 	lw_array_dtypes(lw);
 }
 
-/* ct.Constant, ct.Constant[int], ct.Constant[bool], and module aliases
- * of them (`ConstInt = ct.Constant[int]`). */
+/* ct.Constant, ct.Constant[int], ct.Constant[bool], ct.Constant[float],
+ * and module aliases of them (`ConstInt = ct.Constant[int]`). */
 static int ct_const_annotation(struct lw *lw, const struct py_node *ann)
 {
 	for (int depth = 0; ann && depth < 8; depth++) {
@@ -85,9 +85,10 @@ static int ct_const_annotation(struct lw *lw, const struct py_node *ann)
 				return 1;
 			if (py_is_name(t, "bool"))
 				return 2;
+			/* stable Rust has no float const generics: the real ports
+			 * pass such a value (an epsilon, a scale) at run time */
 			if (py_is_name(t, "float"))
-				lw_unsupported(lw, ann,
-					       "ct.Constant[float] (stable Rust has no float const generics)");
+				return 3;
 			lw_unsupported(lw, ann, "this ct.Constant[...] annotation");
 		}
 		return 0;
@@ -257,7 +258,8 @@ static bool no_tma(struct lw *lw, const struct py_node *call)
 	struct tval *v = lw_expr(lw, t);
 	if (v->kind == TV_NONE)
 		return false;
-	return !lw_truthy(lw, t, true);
+	/* TMA or not is the entry's structure: one entry each way */
+	return !lw_flag(lw, t, true, -1);
 }
 
 static struct tval *load(struct lw *lw, const struct py_node *call)
@@ -360,7 +362,10 @@ static struct tval *gather(struct lw *lw, const struct py_node *call)
 	const struct py_node *ix = py_call_param(call, 1, "indices");
 	if (!ix)
 		lw_unsupported(lw, call, "ct.gather without indices");
-	bool cb = lw_truthy(lw, py_call_kw(call, "check_bounds"), true);
+	/* a flag the Constants decide (`TILE != N`) keeps the check: where it
+	 * is False the source promises the lanes in bounds, and the mask
+	 * then changes nothing */
+	bool cb = lw_flag(lw, py_call_kw(call, "check_bounds"), true, 1);
 	struct tval *bounds;
 	struct tval *off = gather_offsets(lw, arr, ix, cb, &bounds, call);
 	struct tval *mask = combine(lw, user_mask(lw, call), bounds, call);
@@ -378,7 +383,10 @@ static struct tval *scatter(struct lw *lw, const struct py_node *call)
 	if (!ix)
 		lw_unsupported(lw, call, "ct.scatter without indices");
 	struct tval *value = lw_required(lw, call, 2, "value");
-	bool cb = lw_truthy(lw, py_call_kw(call, "check_bounds"), true);
+	/* a flag the Constants decide (`TILE != N`) keeps the check: where it
+	 * is False the source promises the lanes in bounds, and the mask
+	 * then changes nothing */
+	bool cb = lw_flag(lw, py_call_kw(call, "check_bounds"), true, 1);
 	struct tval *bounds;
 	struct tval *off = gather_offsets(lw, arr, ix, cb, &bounds, call);
 	struct tval *mask = combine(lw, user_mask(lw, call), bounds, call);

@@ -34,12 +34,15 @@ void lw_make_params(struct lw *lw)
 		tp->dt = DT_I32;
 		const struct py_node *ann = p->kids[0];
 		int c = ann ? lw->api->const_annotation(lw, ann) : 0;
+		bool cfloat = c == 3;
+		if (cfloat)
+			c = 0;
 		/* a const generic keeps its name; a runtime one is snake case */
 		tp->rs = c ? ta_strdup(lw->a, tp->name) : (char *)lw_param_ident(lw, tp->name);
 		if (c) {
 			tp->kind = TP_CONST;
 			tp->dt = c == 2 ? DT_BOOL : DT_I32;
-		} else if (ann && py_is_name(ann, "float")) {
+		} else if (cfloat || (ann && py_is_name(ann, "float"))) {
 			tp->dt = DT_F32;
 		} else if (ann && py_is_name(ann, "bool")) {
 			tp->dt = DT_BOOL;

@@ -633,8 +633,17 @@ struct tval *lw_minmax(struct lw *lw, bool is_min, struct tval *a, struct tval *
 		       bool ftz, const struct py_node *at)
 {
 	struct tval *t = lw_is_tile(a) ? a : b;
-	if (!lw_is_tile(t))
-		lw_unsupported(lw, at, "%s of two scalars", is_min ? "minimum" : "maximum");
+	if (!lw_is_tile(t)) {
+		/* scalars (a group's size in a swizzled grid): Rust's own if */
+		if (lw_known_num(a) && lw_known_num(b))
+			return (is_min ? lw_num(a) <= lw_num(b) : lw_num(a) >= lw_num(b)) ? a : b;
+		if (lw_is_int_scalar(a) && lw_is_int_scalar(b))
+			return lw_scalar_if(lw,
+					    ta_printf(lw->a, "%s %s %s", tv_rs(a), is_min ? "<" : ">",
+						      tv_rs(b)),
+					    a, b, at);
+		lw_unsupported(lw, at, "%s of two float scalars", is_min ? "minimum" : "maximum");
+	}
 	if (tdt_is_float(t->dt)) {
 		const char *modes = ta_printf(lw->a, "%s, %s", nan ? "nan::Enabled" : "nan::Disabled",
 					      ftz ? "ftz::Enabled" : "ftz::Disabled");

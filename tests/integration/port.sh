@@ -91,6 +91,18 @@ assert_eq "rms_norm: block-pointer shapes and strides leave the entry" \
 assert_eq "silu_and_mul: raw pointers" \
 	"$(json_get "$T/silu.json" "d['kernels'][0]['entries'][0]['pattern']")" ptr
 
+# a float Constant is a runtime f32 parameter; a bool Constant passed as
+# check_bounds keeps the check (one entry); scalar max()
+"$TILEPORT" translate "$K/scaled_rows.py" --json >"$T/sr.json"
+assert_eq "scaled_rows: Constant[float] is an f32 scalar" \
+	"$(json_get "$T/sr.json" "[(p['kind'], p['dtype']) for p in d['kernels'][0]['params'] if p['name'] == 'alpha']")" \
+	"[('scalar', 'f32')]"
+assert_eq "scaled_rows: check_bounds=GUARD is one entry" \
+	"$(json_get "$T/sr.json" "[(e['name'], e['generics']) for e in d['kernels'][0]['entries']]")" \
+	"[('scaled_rows', ['E', 'BLOCK', 'GUARD'])]"
+"$TILEPORT" translate "$K/scaled_rows.py" >"$T/sr.rs"
+assert_contains "scaled_rows: ct.maximum of two integers" "$T/sr.rs" "let first: i32 = if"
+
 # ---- more kernels: general constructs ----
 for f in "$K"/*.py; do
 	n=$(basename "$f" .py)
@@ -148,9 +160,8 @@ refuse while_loop.py "while_loop.py:7:5: unsupported: while loop"
 refuse tile_ternary.py "tile_ternary.py:7:9: unsupported: a conditional expression over tiles (use where)"
 refuse shape_arith.py \
 	"shape_arith.py:6:46: unsupported: const arithmetic in a tile shape (\`(T * 2)\`; coding rule 6): give it its own Constant"
-refuse const_float.py \
-	"const_float.py:5:17: unsupported: ct.Constant[float] (stable Rust has no float const generics)"
 refuse atomic.py "atomic.py:7:5: unsupported: ct.atomic_add()"
+refuse float_min.py "float_min.py:6:9: unsupported: minimum of two float scalars"
 refuse block_offset.py \
 	"block_offset.py:8:75: unsupported: a block-pointer offset that is not a multiple of its block size (the strided view does not become a partition view; keep the pointer form)"
 refuse syntax_error.py "syntax_error.py:6:5: expected an expression" 2

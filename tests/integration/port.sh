@@ -161,6 +161,7 @@ refuse tile_ternary.py "tile_ternary.py:7:9: unsupported: a conditional expressi
 refuse shape_arith.py \
 	"shape_arith.py:6:46: unsupported: const arithmetic in a tile shape (\`(T * 2)\`; coding rule 6): give it its own Constant"
 refuse atomic.py "atomic.py:7:5: unsupported: ct.atomic_add()"
+refuse loop_escape.py "loop_escape.py:6:5: unsupported: \`last\` is defined inside the loop and used after it"
 refuse float_min.py "float_min.py:6:9: unsupported: minimum of two float scalars"
 refuse block_offset.py \
 	"block_offset.py:8:75: unsupported: a block-pointer offset that is not a multiple of its block size (the strided view does not become a partition view; keep the pointer form)"

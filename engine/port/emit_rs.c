@@ -242,7 +242,10 @@ static void if_op(struct out *o, const struct top *op)
 	const struct top *ea = op->ndecls == 1 ? tail_assign(op->orelse, op->decls[0]) : NULL;
 	if (ta && ea) {
 		type_of(op->decls[0], &t);
-		line(o, "let %s: %s = if %s {", val(op->decls[0]), sb_str(&t), cond);
+		/* a loop after the if may carry it */
+		bool mut = op->decls[0]->var && op->decls[0]->var->mut;
+		line(o, "let %s%s: %s = if %s {", mut ? "mut " : "", val(op->decls[0]), sb_str(&t),
+		     cond);
 		o->indent++;
 		block_upto(o, op->body, op->body->n - 1);
 		line(o, "%s", val(ta->a[0]));

@@ -258,8 +258,10 @@ static bool no_tma(struct lw *lw, const struct py_node *call)
 	struct tval *v = lw_expr(lw, t);
 	if (v->kind == TV_NONE)
 		return false;
-	/* TMA or not is the entry's structure: one entry each way */
-	return !lw_flag(lw, t, true, -1);
+	/* a flag the Constants decide only forbids TMA where the compiler
+	 * would otherwise choose it (a performance choice, the same values):
+	 * allowed, one entry, rather than an entry per value */
+	return !lw_flag(lw, t, true, 1);
 }
 
 static struct tval *load(struct lw *lw, const struct py_node *call)
@@ -383,6 +385,8 @@ static struct tval *scatter(struct lw *lw, const struct py_node *call)
 	if (!ix)
 		lw_unsupported(lw, call, "ct.scatter without indices");
 	struct tval *value = lw_required(lw, call, 2, "value");
+	if (value->kind == TV_TILE)
+		lw_adopt_stored_dtype(lw, arr, value->dt);
 	/* a flag the Constants decide (`TILE != N`) keeps the check: where it
 	 * is False the source promises the lanes in bounds, and the mask
 	 * then changes nothing */

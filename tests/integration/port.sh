@@ -103,6 +103,14 @@ assert_eq "scaled_rows: check_bounds=GUARD is one entry" \
 "$TILEPORT" translate "$K/scaled_rows.py" >"$T/sr.rs"
 assert_contains "scaled_rows: ct.maximum of two integers" "$T/sr.rs" "let first: i32 = if"
 
+# a float32 tile stored without astype: the array holds float32
+"$TILEPORT" translate "$K/row_stats.py" --json >"$T/rst.json"
+assert_eq "row_stats: the stored arrays are float32, the data E" \
+	"$(json_get "$T/rst.json" "[(p['name'], p['dtype']) for p in d['kernels'][0]['params'] if p['kind'] == 'array']")" \
+	"[('data', 'E'), ('means', 'f32'), ('scaled', 'f32')]"
+"$TILEPORT" translate "$K/row_stats.py" >"$T/rst.rs"
+assert_contains "row_stats: an if's value carried by a loop is mut" "$T/rst.rs" "let mut acc_1: Tile<f32, { [1, COLS] }> = if HAS_BIAS {"
+
 # ---- more kernels: general constructs ----
 for f in "$K"/*.py; do
 	n=$(basename "$f" .py)

@@ -384,15 +384,10 @@ void lw_lower_if(struct lw *lw, const struct py_node *s, struct tval *cond,
 		 const struct py_node *then_b, const struct py_node *else_b,
 		 const struct py_node *value_t, const struct py_node *value_f,
 		 const struct py_node *target);
-/* Stop the lowering of this entry: it splits in two on the compile-time
- * condition cond (a branch whose sides differ in structure, a flag such
- * as allow_tma=FLAG); s names the variants by its line when cond tests
- * no single parameter. */
-TP_NORETURN void lw_split_on(struct lw *lw, const struct py_node *s, const struct tval *cond);
 /* A flag argument (check_bounds=, allow_tma=): a compile-time True/False,
- * else, for a flag the Constants decide, `symbolic` (-1: split the entry
- * on it). dflt when absent or None. */
-bool lw_flag(struct lw *lw, const struct py_node *n, bool dflt, int symbolic);
+ * else, for a flag the Constants decide, `symbolic`; dflt when absent or
+ * None. */
+bool lw_flag(struct lw *lw, const struct py_node *n, bool dflt, bool symbolic);
 /* The kernel's parameters from its signature and the host (lower_host.c),
  * then bound in the environment for one entry. */
 void lw_make_params(struct lw *lw);

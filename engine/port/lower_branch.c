@@ -97,48 +97,6 @@ static void lower_side(struct lw *lw, struct tblock *b, struct lw_env *env,
 	lw->cur = save;
 }
 
-void lw_split_on(struct lw *lw, const struct py_node *s, const struct tval *cond)
-{
-	lw->split.py = cond->py;
-	lw->split.ffi = cond->ffi;
-	lw->split.param = cond->cparam;
-	lw->split.cop = cond->cop;
-	lw->split.cval = cond->cval;
-	lw->split.cneg = cond->cneg;
-	const char *pname = cond->cparam >= 0 ? lw->k->params[cond->cparam].name : NULL;
-	char low[64];
-	size_t n = 0;
-	for (const char *p = pname ? pname : "v"; *p && n < sizeof(low) - 1; p++)
-		low[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-	low[n] = '\0';
-	const char *bt, *bf;
-	if (pname && cond->cop == 0) {
-		bt = ta_printf(lw->a, "%s_true", low);
-		bf = ta_printf(lw->a, "%s_false", low);
-	} else if (pname) {
-		static const struct {
-			int op;
-			const char *t, *f;
-		} ops[] = {{PYOP_EQ, "eq", "ne"}, {PYOP_NE, "ne", "eq"}, {PYOP_LT, "lt", "ge"},
-			   {PYOP_LE, "le", "gt"}, {PYOP_GT, "gt", "le"}, {PYOP_GE, "ge", "lt"}};
-		const char *tn = "eq", *fn = "ne";
-		for (size_t i = 0; i < TP_ARRAY_LEN(ops); i++)
-			if (ops[i].op == cond->cop) {
-				tn = ops[i].t;
-				fn = ops[i].f;
-			}
-		bt = ta_printf(lw->a, "%s_%s_%lld", low, tn, (long long)cond->cval);
-		bf = ta_printf(lw->a, "%s_%s_%lld", low, fn, (long long)cond->cval);
-	} else {
-		bt = ta_printf(lw->a, "v%d_true", s->line);
-		bf = ta_printf(lw->a, "v%d_false", s->line);
-	}
-	lw->split.name_true = cond->cneg ? bf : bt;
-	lw->split.name_false = cond->cneg ? bt : bf;
-	lw->status = LW_SPLIT;
-	longjmp(lw->jb, 1);
-}
-
 void lw_lower_if(struct lw *lw, const struct py_node *s, struct tval *cond,
 		 const struct py_node *then_b, const struct py_node *else_b,
 		 const struct py_node *value_t, const struct py_node *value_f,
@@ -202,7 +160,44 @@ void lw_lower_if(struct lw *lw, const struct py_node *s, struct tval *cond,
 		if (cond->pred_dtype)
 			lw_unsupported(lw, s,
 				       "`%s` depends on the element type past the end of its block", bad);
-		lw_split_on(lw, s, cond);
+		lw->split.py = cond->py;
+		lw->split.ffi = cond->ffi;
+		lw->split.param = cond->cparam;
+		lw->split.cop = cond->cop;
+		lw->split.cval = cond->cval;
+		lw->split.cneg = cond->cneg;
+		const char *pname = cond->cparam >= 0 ? lw->k->params[cond->cparam].name : NULL;
+		char low[64];
+		size_t n = 0;
+		for (const char *p = pname ? pname : "v"; *p && n < sizeof(low) - 1; p++)
+			low[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+		low[n] = '\0';
+		const char *bt, *bf;
+		if (pname && cond->cop == 0) {
+			bt = ta_printf(lw->a, "%s_true", low);
+			bf = ta_printf(lw->a, "%s_false", low);
+		} else if (pname) {
+			static const struct {
+				int op;
+				const char *t, *f;
+			} ops[] = {{PYOP_EQ, "eq", "ne"}, {PYOP_NE, "ne", "eq"}, {PYOP_LT, "lt", "ge"},
+				   {PYOP_LE, "le", "gt"}, {PYOP_GT, "gt", "le"}, {PYOP_GE, "ge", "lt"}};
+			const char *tn = "eq", *fn = "ne";
+			for (size_t i = 0; i < TP_ARRAY_LEN(ops); i++)
+				if (ops[i].op == cond->cop) {
+					tn = ops[i].t;
+					fn = ops[i].f;
+				}
+			bt = ta_printf(lw->a, "%s_%s_%lld", low, tn, (long long)cond->cval);
+			bf = ta_printf(lw->a, "%s_%s_%lld", low, fn, (long long)cond->cval);
+		} else {
+			bt = ta_printf(lw->a, "v%d_true", s->line);
+			bf = ta_printf(lw->a, "v%d_false", s->line);
+		}
+		lw->split.name_true = cond->cneg ? bf : bt;
+		lw->split.name_false = cond->cneg ? bt : bf;
+		lw->status = LW_SPLIT;
+		longjmp(lw->jb, 1);
 	}
 	/* what both sides left alone or carried stays; values that differ
 	 * live on in variables declared before the branch */

@@ -261,7 +261,7 @@ static bool no_tma(struct lw *lw, const struct py_node *call)
 	/* a flag the Constants decide only forbids TMA where the compiler
 	 * would otherwise choose it (a performance choice, the same values):
 	 * allowed, one entry, rather than an entry per value */
-	return !lw_flag(lw, t, true, 1);
+	return !lw_flag(lw, t, true, true);
 }
 
 static struct tval *load(struct lw *lw, const struct py_node *call)
@@ -367,7 +367,7 @@ static struct tval *gather(struct lw *lw, const struct py_node *call)
 	/* a flag the Constants decide (`TILE != N`) keeps the check: where it
 	 * is False the source promises the lanes in bounds, and the mask
 	 * then changes nothing */
-	bool cb = lw_flag(lw, py_call_kw(call, "check_bounds"), true, 1);
+	bool cb = lw_flag(lw, py_call_kw(call, "check_bounds"), true, true);
 	struct tval *bounds;
 	struct tval *off = gather_offsets(lw, arr, ix, cb, &bounds, call);
 	struct tval *mask = combine(lw, user_mask(lw, call), bounds, call);
@@ -390,7 +390,7 @@ static struct tval *scatter(struct lw *lw, const struct py_node *call)
 	/* a flag the Constants decide (`TILE != N`) keeps the check: where it
 	 * is False the source promises the lanes in bounds, and the mask
 	 * then changes nothing */
-	bool cb = lw_flag(lw, py_call_kw(call, "check_bounds"), true, 1);
+	bool cb = lw_flag(lw, py_call_kw(call, "check_bounds"), true, true);
 	struct tval *bounds;
 	struct tval *off = gather_offsets(lw, arr, ix, cb, &bounds, call);
 	struct tval *mask = combine(lw, user_mask(lw, call), bounds, call);

@@ -432,16 +432,13 @@ bool lw_truthy(struct lw *lw, const struct py_node *n, bool dflt)
 	lw_unsupported(lw, n, "a flag that is not a compile-time True/False");
 }
 
-bool lw_flag(struct lw *lw, const struct py_node *n, bool dflt, int symbolic)
+bool lw_flag(struct lw *lw, const struct py_node *n, bool dflt, bool symbolic)
 {
 	if (!n)
 		return dflt;
 	struct tval *v = lw_expr(lw, n);
-	if (v->kind == TV_CBOOL && !v->known && !v->pred_dtype && v->py && v->ffi) {
-		if (symbolic >= 0)
-			return symbolic != 0;
-		lw_split_on(lw, n, v);
-	}
+	if (v->kind == TV_CBOOL && !v->known && !v->pred_dtype)
+		return symbolic;
 	return lw_truthy(lw, n, dflt);
 }
 

@@ -199,8 +199,9 @@ enum tdt lw_host_array_dtype(const struct pymod *m, const struct pm_func *k, siz
 {
 	const struct pm_func *h = NULL;
 	const struct py_node *arg = lw_host_arg(m, k, index, &h);
+	/* a name's last assignment, or the argument itself (`idx.to(torch.int32)`) */
 	const struct py_node *v = arg && arg->kind == PY_NAME ? lw_host_assignment(h->def->kids[3], arg)
-							      : NULL;
+							      : arg;
 	if (!v || v->kind != PY_CALL)
 		return DT_NONE;
 	enum tdt d = torch_dtype(m, py_call_kw(v, "dtype"));

@@ -111,6 +111,12 @@ assert_eq "row_stats: the stored arrays are float32, the data E" \
 "$TILEPORT" translate "$K/row_stats.py" >"$T/rst.rs"
 assert_contains "row_stats: an if's value carried by a loop is mut" "$T/rst.rs" "let mut acc_1: Tile<f32, { [1, COLS] }> = if HAS_BIAS {"
 
+# np.int32 / torch.float32 inside a kernel; a 0-d tile as a loop bound;
+# the host's dtype from an argument that is a call (`x.to(torch.int32)`)
+"$TILEPORT" translate "$K/ragged_sum.py" >"$T/rgs.rs"
+assert_contains "ragged_sum: a 0-d tile to a scalar" "$T/rgs.rs" "let n_s: i32 = tile_to_scalar(n);"
+assert_contains "ragged_sum: lengths are int32" "$T/rgs.rs" "lengths: &Tensor<i32, { [-1] }>,"
+
 # ---- more kernels: general constructs ----
 for f in "$K"/*.py; do
 	n=$(basename "$f" .py)

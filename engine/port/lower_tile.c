@@ -471,7 +471,10 @@ struct tval *lw_iota(struct lw *lw, const struct tdim *n, int64_t start, int64_t
 struct tval *lw_full(struct lw *lw, const struct tshape *s, struct tval *value, enum tdt dt,
 		     const struct py_node *at)
 {
-	if (!lw_is_scalar(value))
+	/* a scalar the lowering holds as a 0-d tile (`N * 1.0` of a Constant
+	 * int: scalar_to_tile + convert) broadcasts as the scalar would */
+	bool tile0 = value->kind == TV_TILE && value->shape.rank == 0 && !value->ptr_tile;
+	if (!lw_is_scalar(value) && !tile0)
 		lw_unsupported(lw, at, "a fill value that is not a scalar");
 	return lw_to_tile(lw, value, dt, s, at);
 }

@@ -117,6 +117,9 @@ assert_contains "row_stats: an if's value carried by a loop is mut" "$T/rst.rs" 
 assert_contains "ragged_sum: a 0-d tile to a scalar" "$T/rgs.rs" "let n_s: i32 = tile_to_scalar(n);"
 assert_contains "ragged_sum: lengths are int32" "$T/rgs.rs" "lengths: &Tensor<i32, { [-1] }>,"
 
+"$TILEPORT" translate "$K/two_pass.py" >"$T/tp.rs"
+assert_contains "two_pass: a fill value from a Constant" "$T/tp.rs" "let count: Tile<f32, { [1] }> ="
+
 # ---- more kernels: general constructs ----
 for f in "$K"/*.py; do
 	n=$(basename "$f" .py)

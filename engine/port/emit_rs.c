@@ -242,7 +242,10 @@ static void if_op(struct out *o, const struct top *op)
 	const struct top *ea = op->ndecls == 1 ? tail_assign(op->orelse, op->decls[0]) : NULL;
 	if (ta && ea) {
 		type_of(op->decls[0], &t);
-		line(o, "let %s: %s = if %s {", val(op->decls[0]), sb_str(&t), cond);
+		/* a loop after the if may carry it */
+		bool mut = op->decls[0]->var && op->decls[0]->var->mut;
+		line(o, "let %s%s: %s = if %s {", mut ? "mut " : "", val(op->decls[0]), sb_str(&t),
+		     cond);
 		o->indent++;
 		block_upto(o, op->body, op->body->n - 1);
 		line(o, "%s", val(ta->a[0]));
@@ -372,9 +375,8 @@ static void op_line(struct out *o, const struct top *op)
 			  val(op->a[0]));
 		if (op->a[1])
 			sb_printf(&l, "Some(%s), ", val(op->a[1]));
-		else
-			sb_printf(&l, "None::<Tile<bool, %s>>, ",
-				  (tshape_type(&r->shape, &t1), sb_str(&t1)));
+		else /* cutile's macro cannot take a turbofish naming a const generic */
+			sb_adds(&l, "None, ");
 		sb_printf(&l, "None::<%s>, None, Latency::<%d>);", tdt_rust(r->dt),
 			  op->latency < 0 ? 0 : op->latency);
 		break;
@@ -385,8 +387,7 @@ static void op_line(struct out *o, const struct top *op)
 		if (op->a[2])
 			sb_printf(&l, "Some(%s), ", val(op->a[2]));
 		else
-			sb_printf(&l, "None::<Tile<bool, %s>>, ",
-				  (tshape_type(&op->a[1]->shape, &t1), sb_str(&t1)));
+			sb_adds(&l, "None, ");
 		sb_printf(&l, "None, Latency::<%d>);", op->latency < 0 ? 0 : op->latency);
 		break;
 	case TOP_CONVERT:

@@ -436,17 +436,103 @@ bool lw_reads(const struct py_node *n, const char *name, int depth)
 }
 
 /* Is Python `name` read after the statement being lowered? */
+enum use { USE_NONE, USE_READ, USE_KILLED };
+
+static enum use seq_use(struct py_node *const *stmts, size_t from, size_t n, const char *name,
+			int depth);
+
+static enum use block_use(const struct py_node *b, const char *name, int depth)
+{
+	if (!b)
+		return USE_NONE;
+	if (b->kind != PY_BLOCK)
+		return lw_reads(b, name, depth) ? USE_READ : USE_NONE;
+	return seq_use(b->kids, 0, b->nkids, name, depth);
+}
+
+/* What one statement does to `name`, in the order it runs: read first,
+ * rebound on every path before any read (its old value dies), or
+ * neither. A loop may run no time, so it never kills; a loop over
+ * `name` itself reads it only in its iterable. */
+static enum use stmt_use(const struct py_node *s, const char *name, int depth)
+{
+	if (!s || depth > 200)
+		return USE_NONE;
+	switch (s->kind) {
+	case PY_ASSIGN:
+		if (lw_reads(s, name, depth))
+			return USE_READ;
+		for (size_t k = 0; k + 1 < s->nkids; k++)
+			if (py_is_name(s->kids[k], name))
+				return USE_KILLED;
+		return USE_NONE;
+	case PY_FOR:
+		if (s->kids[3] || lw_reads(s->kids[1], name, depth + 1) ||
+		    target_reads(s->kids[0], name, depth))
+			return USE_READ;
+		if (py_is_name(s->kids[0], name))
+			return USE_NONE;
+		return block_use(s->kids[2], name, depth + 1) == USE_READ ? USE_READ : USE_NONE;
+	case PY_IF: {
+		if (lw_reads(s->kids[0], name, depth + 1))
+			return USE_READ;
+		enum use t = block_use(s->kids[1], name, depth + 1);
+		enum use f = block_use(s->kids[2], name, depth + 1);
+		if (t == USE_READ || f == USE_READ)
+			return USE_READ;
+		return t == USE_KILLED && f == USE_KILLED ? USE_KILLED : USE_NONE;
+	}
+	default:
+		return lw_reads(s, name, depth) ? USE_READ : USE_NONE;
+	}
+}
+
+/* Has `s` a statement that leaves a straight run of statements early? */
+static bool jumps(const struct py_node *s, int depth)
+{
+	if (!s || depth > 200)
+		return false;
+	if (s->kind == PY_BREAK || s->kind == PY_CONTINUE || s->kind == PY_RETURN ||
+	    s->kind == PY_RAISE)
+		return true;
+	if (s->kind == PY_DEF || s->kind == PY_CLASS || s->kind == PY_LAMBDA)
+		return false;
+	for (size_t k = 0; k < s->nkids; k++)
+		if (jumps(s->kids[k], depth + 1))
+			return true;
+	return false;
+}
+
+static enum use seq_use(struct py_node *const *stmts, size_t from, size_t n, const char *name,
+			int depth)
+{
+	for (size_t i = from; i < n; i++) {
+		enum use u = stmt_use(stmts[i], name, depth);
+		if (u != USE_NONE)
+			return u;
+		if (jumps(stmts[i], depth))
+			return USE_NONE; /* what follows may not run: no kill counts */
+	}
+	return USE_NONE;
+}
+
 bool lw_live_after(struct lw *lw, const char *name)
 {
 	for (int f = lw->nframes - 1; f >= 0; f--) {
 		const struct lw_frame *fr = &lw->frames[f];
+		/* the rest of the frame runs on every path: a rebinding there
+		 * before any read ends the current value */
+		enum use u = seq_use(fr->stmts, fr->at + 1, fr->n, name, 0);
+		if (u == USE_READ)
+			return true;
+		if (u == USE_KILLED)
+			return false;
 		/* a loop body runs again: what it reads before the current
 		 * statement is live too, for a name the loop found defined (a
 		 * name first set inside the body is set before it is read) */
 		bool again = fr->loop && fr->entry && lw_env_find((struct lw_env *)fr->entry, name);
-		for (size_t i = again ? 0 : fr->at + 1; i < fr->n; i++)
-			if (lw_reads(fr->stmts[i], name, 0))
-				return true;
+		if (again && seq_use(fr->stmts, 0, fr->at + 1, name, 0) == USE_READ)
+			return true;
 		if (fr->barrier)
 			return false;
 	}

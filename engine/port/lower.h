@@ -179,6 +179,12 @@ const struct py_node *lw_host_assignment(const struct py_node *body, const struc
 /* The element type the host gives an array argument, DT_E when it is the
  * operator's data type or unknown. */
 enum tdt lw_host_array_dtype(const struct pymod *m, const struct pm_func *k, size_t index);
+/* A float tile stored without astype into an array whose element type
+ * neither the host nor an earlier access gave: cuTile Python casts a
+ * store only where it widens (float32 into E would not compile), so the
+ * array holds the stored type (an f32 statistic beside E-typed data).
+ * True when the array's type became dt. */
+bool lw_adopt_stored_dtype(struct lw *lw, const struct tval *arr, enum tdt dt);
 /* Every array parameter's element type from the host (else the generic E). */
 void lw_array_dtypes(struct lw *lw);
 
@@ -378,6 +384,10 @@ void lw_lower_if(struct lw *lw, const struct py_node *s, struct tval *cond,
 		 const struct py_node *then_b, const struct py_node *else_b,
 		 const struct py_node *value_t, const struct py_node *value_f,
 		 const struct py_node *target);
+/* A flag argument (check_bounds=, allow_tma=): a compile-time True/False,
+ * else, for a flag the Constants decide, `symbolic`; dflt when absent or
+ * None. */
+bool lw_flag(struct lw *lw, const struct py_node *n, bool dflt, bool symbolic);
 /* The kernel's parameters from its signature and the host (lower_host.c),
  * then bound in the environment for one entry. */
 void lw_make_params(struct lw *lw);

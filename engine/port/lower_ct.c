@@ -10,7 +10,57 @@
 
 
 
-static void mark(struct lw *lw, const struct py_node *n, int depth)
+/* Inside a device function the kernel's arrays go by its parameter names:
+ * alias[i] is the kernel param the function's parameter i stands for
+ * (-1 none); NULL in the kernel's own body. */
+struct mark_scope {
+	const struct py_node *params; /* the device function's PY_PARAMS */
+	const int *alias;
+};
+
+static int param_of(struct lw *lw, const struct mark_scope *sc, const struct py_node *n)
+{
+	if (!sc)
+		return lw_param_named(lw, n);
+	if (!n || n->kind != PY_NAME)
+		return -1;
+	for (size_t i = 0; i < sc->params->nkids; i++)
+		if (sc->params->kids[i]->s && n->n == sc->params->kids[i]->n &&
+		    memcmp(n->s, sc->params->kids[i]->s, n->n) == 0)
+			return sc->alias[i];
+	return -1;
+}
+
+static void mark(struct lw *lw, const struct py_node *n, const struct mark_scope *sc, int depth);
+
+/* A device function called with kernel arrays: its uses of them count. */
+static void mark_callee(struct lw *lw, const struct py_node *call, const struct mark_scope *sc,
+			int depth)
+{
+	if (call->kids[0]->kind != PY_NAME || depth > 16 * 8)
+		return;
+	char *name = py_str(call->kids[0]);
+	const struct pm_func *f = lw->m ? pymod_func(lw->m, name) : NULL;
+	free(name);
+	if (!f || (f->role != PM_DEVICE && f->role != PM_OTHER))
+		return;
+	const struct py_node *ps = f->def->kids[1];
+	int *alias = ta_alloc(lw->a, (ps->nkids + 1) * sizeof(int));
+	bool any = false;
+	for (size_t i = 0, pos = 0; i < ps->nkids; i++) {
+		char *pn = py_str(ps->kids[i]);
+		const struct py_node *arg = py_call_kw(call, pn);
+		free(pn);
+		if (!arg)
+			arg = py_call_arg(call, pos++);
+		alias[i] = param_of(lw, sc, arg);
+		any |= alias[i] >= 0;
+	}
+	if (any)
+		mark(lw, f->def->kids[3], &(struct mark_scope){ps, alias}, depth + 8);
+}
+
+static void mark(struct lw *lw, const struct py_node *n, const struct mark_scope *sc, int depth)
 {
 	if (!n || depth > 200)
 		return;
@@ -21,7 +71,7 @@ static void mark(struct lw *lw, const struct py_node *n, int depth)
 				    strcmp(api, "ct.num_tiles") == 0;
 			bool ptr = strcmp(api, "ct.gather") == 0 || strcmp(api, "ct.scatter") == 0 ||
 				   str_starts(api, "ct.atomic_");
-			int p = (view || ptr) ? lw_param_named(lw, py_call_param(n, 0, "array")) : -1;
+			int p = (view || ptr) ? param_of(lw, sc, py_call_param(n, 0, "array")) : -1;
 			if (p >= 0) {
 				struct tparam *tp = &lw->k->params[p];
 				tp->kind = TP_ARRAY;
@@ -39,20 +89,21 @@ static void mark(struct lw *lw, const struct py_node *n, int depth)
 			}
 			free(api);
 		}
+		mark_callee(lw, n, sc, depth);
 	}
 	if (n->kind == PY_ATTR && n->kids[0]->kind == PY_NAME &&
 	    ((n->n == 5 && memcmp(n->s, "dtype", 5) == 0) || (n->n == 5 && memcmp(n->s, "shape", 5) == 0))) {
-		int p = lw_param_named(lw, n->kids[0]);
+		int p = param_of(lw, sc, n->kids[0]);
 		if (p >= 0)
 			lw->k->params[p].kind = TP_ARRAY;
 	}
 	for (size_t k = 0; k < n->nkids; k++)
-		mark(lw, n->kids[k], depth + 1);
+		mark(lw, n->kids[k], sc, depth + 1);
 }
 
 static void ct_mark_arrays(struct lw *lw, const struct py_node *def)
 {
-	mark(lw, def->kids[3], 0);
+	mark(lw, def->kids[3], NULL, 0);
 	for (size_t i = 0; i < lw->k->nparams; i++) {
 		struct tparam *p = &lw->k->params[i];
 		if (p->kind == TP_ARRAY && p->view && p->ptr)
@@ -63,8 +114,8 @@ static void ct_mark_arrays(struct lw *lw, const struct py_node *def)
 	lw_array_dtypes(lw);
 }
 
-/* ct.Constant, ct.Constant[int], ct.Constant[bool], and module aliases
- * of them (`ConstInt = ct.Constant[int]`). */
+/* ct.Constant, ct.Constant[int], ct.Constant[bool], ct.Constant[float],
+ * and module aliases of them (`ConstInt = ct.Constant[int]`). */
 static int ct_const_annotation(struct lw *lw, const struct py_node *ann)
 {
 	for (int depth = 0; ann && depth < 8; depth++) {
@@ -85,9 +136,10 @@ static int ct_const_annotation(struct lw *lw, const struct py_node *ann)
 				return 1;
 			if (py_is_name(t, "bool"))
 				return 2;
+			/* stable Rust has no float const generics: the real ports
+			 * pass such a value (an epsilon, a scale) at run time */
 			if (py_is_name(t, "float"))
-				lw_unsupported(lw, ann,
-					       "ct.Constant[float] (stable Rust has no float const generics)");
+				return 3;
 			lw_unsupported(lw, ann, "this ct.Constant[...] annotation");
 		}
 		return 0;
@@ -257,7 +309,10 @@ static bool no_tma(struct lw *lw, const struct py_node *call)
 	struct tval *v = lw_expr(lw, t);
 	if (v->kind == TV_NONE)
 		return false;
-	return !lw_truthy(lw, t, true);
+	/* a flag the Constants decide only forbids TMA where the compiler
+	 * would otherwise choose it (a performance choice, the same values):
+	 * allowed, one entry, rather than an entry per value */
+	return !lw_flag(lw, t, true, true);
 }
 
 static struct tval *load(struct lw *lw, const struct py_node *call)
@@ -360,7 +415,10 @@ static struct tval *gather(struct lw *lw, const struct py_node *call)
 	const struct py_node *ix = py_call_param(call, 1, "indices");
 	if (!ix)
 		lw_unsupported(lw, call, "ct.gather without indices");
-	bool cb = lw_truthy(lw, py_call_kw(call, "check_bounds"), true);
+	/* a flag the Constants decide (`TILE != N`) keeps the check: where it
+	 * is False the source promises the lanes in bounds, and the mask
+	 * then changes nothing */
+	bool cb = lw_flag(lw, py_call_kw(call, "check_bounds"), true, true);
 	struct tval *bounds;
 	struct tval *off = gather_offsets(lw, arr, ix, cb, &bounds, call);
 	struct tval *mask = combine(lw, user_mask(lw, call), bounds, call);
@@ -378,7 +436,12 @@ static struct tval *scatter(struct lw *lw, const struct py_node *call)
 	if (!ix)
 		lw_unsupported(lw, call, "ct.scatter without indices");
 	struct tval *value = lw_required(lw, call, 2, "value");
-	bool cb = lw_truthy(lw, py_call_kw(call, "check_bounds"), true);
+	if (value->kind == TV_TILE)
+		lw_adopt_stored_dtype(lw, arr, value->dt);
+	/* a flag the Constants decide (`TILE != N`) keeps the check: where it
+	 * is False the source promises the lanes in bounds, and the mask
+	 * then changes nothing */
+	bool cb = lw_flag(lw, py_call_kw(call, "check_bounds"), true, true);
 	struct tval *bounds;
 	struct tval *off = gather_offsets(lw, arr, ix, cb, &bounds, call);
 	struct tval *mask = combine(lw, user_mask(lw, call), bounds, call);

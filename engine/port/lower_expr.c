@@ -155,6 +155,24 @@ static struct tval *math_name(struct lw *lw, const char *api, const struct py_no
 	return NULL;
 }
 
+/* A dtype spelled the host's way inside a kernel (`torch.int32`,
+ * `np.float32`), as cuTile Python accepts it; NULL for other names. */
+static struct tval *host_dtype_name(struct lw *lw, const char *api)
+{
+	static const char *const mods[] = {"torch.", "numpy.", "np."};
+	for (size_t i = 0; i < TP_ARRAY_LEN(mods); i++) {
+		if (!str_starts(api, mods[i]))
+			continue;
+		enum tdt d = tdt_from_name(api + strlen(mods[i]));
+		if (d == DT_NONE || d == DT_TF32)
+			return NULL;
+		struct tval *v = tv_new(lw->a, TV_DTYPE);
+		v->dt = d;
+		return v;
+	}
+	return NULL;
+}
+
 /* A name of the front end's API (ct.*, tl.*) or of math: its value, or the
  * construct is unsupported. */
 static struct tval *api_value(struct lw *lw, const char *api, const struct py_node *n)
@@ -162,6 +180,8 @@ static struct tval *api_value(struct lw *lw, const char *api, const struct py_no
 	struct tval *r = lw->api->name(lw, api, n);
 	if (!r)
 		r = math_name(lw, api, n);
+	if (!r)
+		r = host_dtype_name(lw, api);
 	if (!r)
 		lw_unsupported(lw, n, "%s", api);
 	return r;
@@ -432,6 +452,16 @@ bool lw_truthy(struct lw *lw, const struct py_node *n, bool dflt)
 	lw_unsupported(lw, n, "a flag that is not a compile-time True/False");
 }
 
+bool lw_flag(struct lw *lw, const struct py_node *n, bool dflt, bool symbolic)
+{
+	if (!n)
+		return dflt;
+	struct tval *v = lw_expr(lw, n);
+	if (v->kind == TV_CBOOL && !v->known && !v->pred_dtype)
+		return symbolic;
+	return lw_truthy(lw, n, dflt);
+}
+
 const char *lw_enum(struct lw *lw, const struct py_node *n)
 {
 	if (!n)
@@ -450,6 +480,20 @@ const char *lw_int_rs(struct lw *lw, struct tval *v, const struct py_node *at)
 		return tv_rs(v);
 	if (v->kind == TV_CBOOL && v->known)
 		return v->ival ? "1" : "0";
+	if (v->kind == TV_TILE && v->shape.rank == 0 && !v->ptr_tile && v->dt == DT_I32) {
+		/* a 0-d tile where a scalar is needed (a loop bound from a loaded
+		 * value): the crate's own conversion */
+		struct top *op = lw_op(lw, TOP_SCALAR, at);
+		struct tvar *var = lw_var_new(lw, ta_printf(lw->a, "%s_s", tv_rs(v)));
+		struct tval *r = tv_int(lw->a, var->name);
+		r->var = var;
+		r->def = op;
+		op->res = r;
+		op->a[0] = v;
+		op->na = 1;
+		op->text = ta_printf(lw->a, "tile_to_scalar(%s)", tv_rs(v));
+		return var->name;
+	}
 	lw_unsupported(lw, at, "expected an integer, got a %s", lw_kind(v));
 }
 

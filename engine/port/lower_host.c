@@ -34,12 +34,15 @@ void lw_make_params(struct lw *lw)
 		tp->dt = DT_I32;
 		const struct py_node *ann = p->kids[0];
 		int c = ann ? lw->api->const_annotation(lw, ann) : 0;
+		bool cfloat = c == 3;
+		if (cfloat)
+			c = 0;
 		/* a const generic keeps its name; a runtime one is snake case */
 		tp->rs = c ? ta_strdup(lw->a, tp->name) : (char *)lw_param_ident(lw, tp->name);
 		if (c) {
 			tp->kind = TP_CONST;
 			tp->dt = c == 2 ? DT_BOOL : DT_I32;
-		} else if (ann && py_is_name(ann, "float")) {
+		} else if (cfloat || (ann && py_is_name(ann, "float"))) {
 			tp->dt = DT_F32;
 		} else if (ann && py_is_name(ann, "bool")) {
 			tp->dt = DT_BOOL;
@@ -196,8 +199,9 @@ enum tdt lw_host_array_dtype(const struct pymod *m, const struct pm_func *k, siz
 {
 	const struct pm_func *h = NULL;
 	const struct py_node *arg = lw_host_arg(m, k, index, &h);
+	/* a name's last assignment, or the argument itself (`idx.to(torch.int32)`) */
 	const struct py_node *v = arg && arg->kind == PY_NAME ? lw_host_assignment(h->def->kids[3], arg)
-							      : NULL;
+							      : arg;
 	if (!v || v->kind != PY_CALL)
 		return DT_NONE;
 	enum tdt d = torch_dtype(m, py_call_kw(v, "dtype"));

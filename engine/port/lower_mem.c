@@ -44,11 +44,24 @@ struct tval *lw_load_view(struct lw *lw, struct tval *arr, struct tval **idx, si
 	return r;
 }
 
+bool lw_adopt_stored_dtype(struct lw *lw, const struct tval *arr, enum tdt dt)
+{
+	if (!arr || arr->kind != TV_ARRAY || arr->param < 0 || dt == DT_E || !tdt_is_float(dt))
+		return false;
+	struct tparam *p = &lw->k->params[arr->param];
+	if (!p->dt_default || p->dt != DT_E || lw->e->param_used[arr->param])
+		return false;
+	p->dt = dt;
+	p->dt_default = false;
+	return true;
+}
+
 void lw_store_view(struct lw *lw, struct tval *arr, struct tval **idx, size_t nidx,
 		   struct tval *tile, int latency, bool no_tma, const struct py_node *at)
 {
 	if (tile->kind != TV_TILE)
 		lw_unsupported(lw, at, "storing a scalar (store a tile)");
+	lw_adopt_stored_dtype(lw, arr, tile->dt);
 	struct tparam *p = lw_array(lw, arr, at, false, tile->shape.rank);
 	if (tile->dt != p->dt)
 		lw_unsupported(lw, at,

@@ -471,7 +471,10 @@ struct tval *lw_iota(struct lw *lw, const struct tdim *n, int64_t start, int64_t
 struct tval *lw_full(struct lw *lw, const struct tshape *s, struct tval *value, enum tdt dt,
 		     const struct py_node *at)
 {
-	if (!lw_is_scalar(value))
+	/* a scalar the lowering holds as a 0-d tile (`N * 1.0` of a Constant
+	 * int: scalar_to_tile + convert) broadcasts as the scalar would */
+	bool tile0 = value->kind == TV_TILE && value->shape.rank == 0 && !value->ptr_tile;
+	if (!lw_is_scalar(value) && !tile0)
 		lw_unsupported(lw, at, "a fill value that is not a scalar");
 	return lw_to_tile(lw, value, dt, s, at);
 }
@@ -633,8 +636,17 @@ struct tval *lw_minmax(struct lw *lw, bool is_min, struct tval *a, struct tval *
 		       bool ftz, const struct py_node *at)
 {
 	struct tval *t = lw_is_tile(a) ? a : b;
-	if (!lw_is_tile(t))
-		lw_unsupported(lw, at, "%s of two scalars", is_min ? "minimum" : "maximum");
+	if (!lw_is_tile(t)) {
+		/* scalars (a group's size in a swizzled grid): Rust's own if */
+		if (lw_known_num(a) && lw_known_num(b))
+			return (is_min ? lw_num(a) <= lw_num(b) : lw_num(a) >= lw_num(b)) ? a : b;
+		if (lw_is_int_scalar(a) && lw_is_int_scalar(b))
+			return lw_scalar_if(lw,
+					    ta_printf(lw->a, "%s %s %s", tv_rs(a), is_min ? "<" : ">",
+						      tv_rs(b)),
+					    a, b, at);
+		lw_unsupported(lw, at, "%s of two float scalars", is_min ? "minimum" : "maximum");
+	}
 	if (tdt_is_float(t->dt)) {
 		const char *modes = ta_printf(lw->a, "%s, %s", nan ? "nan::Enabled" : "nan::Disabled",
 					      ftz ? "ftz::Enabled" : "ftz::Disabled");

@@ -91,6 +91,35 @@ assert_eq "rms_norm: block-pointer shapes and strides leave the entry" \
 assert_eq "silu_and_mul: raw pointers" \
 	"$(json_get "$T/silu.json" "d['kernels'][0]['entries'][0]['pattern']")" ptr
 
+# a float Constant is a runtime f32 parameter; a bool Constant passed as
+# check_bounds keeps the check (one entry); scalar max()
+"$TILEPORT" translate "$K/scaled_rows.py" --json >"$T/sr.json"
+assert_eq "scaled_rows: Constant[float] is an f32 scalar" \
+	"$(json_get "$T/sr.json" "[(p['kind'], p['dtype']) for p in d['kernels'][0]['params'] if p['name'] == 'alpha']")" \
+	"[('scalar', 'f32')]"
+assert_eq "scaled_rows: check_bounds=GUARD is one entry" \
+	"$(json_get "$T/sr.json" "[(e['name'], e['generics']) for e in d['kernels'][0]['entries']]")" \
+	"[('scaled_rows', ['E', 'BLOCK', 'GUARD'])]"
+"$TILEPORT" translate "$K/scaled_rows.py" >"$T/sr.rs"
+assert_contains "scaled_rows: ct.maximum of two integers" "$T/sr.rs" "let first: i32 = if"
+
+# a float32 tile stored without astype: the array holds float32
+"$TILEPORT" translate "$K/row_stats.py" --json >"$T/rst.json"
+assert_eq "row_stats: the stored arrays are float32, the data E" \
+	"$(json_get "$T/rst.json" "[(p['name'], p['dtype']) for p in d['kernels'][0]['params'] if p['kind'] == 'array']")" \
+	"[('data', 'E'), ('means', 'f32'), ('scaled', 'f32')]"
+"$TILEPORT" translate "$K/row_stats.py" >"$T/rst.rs"
+assert_contains "row_stats: an if's value carried by a loop is mut" "$T/rst.rs" "let mut acc_1: Tile<f32, { [1, COLS] }> = if HAS_BIAS {"
+
+# np.int32 / torch.float32 inside a kernel; a 0-d tile as a loop bound;
+# the host's dtype from an argument that is a call (`x.to(torch.int32)`)
+"$TILEPORT" translate "$K/ragged_sum.py" >"$T/rgs.rs"
+assert_contains "ragged_sum: a 0-d tile to a scalar" "$T/rgs.rs" "let n_s: i32 = tile_to_scalar(n);"
+assert_contains "ragged_sum: lengths are int32" "$T/rgs.rs" "lengths: &Tensor<i32, { [-1] }>,"
+
+"$TILEPORT" translate "$K/two_pass.py" >"$T/tp.rs"
+assert_contains "two_pass: a fill value from a Constant" "$T/tp.rs" "let count: Tile<f32, { [1] }> ="
+
 # ---- more kernels: general constructs ----
 for f in "$K"/*.py; do
 	n=$(basename "$f" .py)
@@ -148,9 +177,9 @@ refuse while_loop.py "while_loop.py:7:5: unsupported: while loop"
 refuse tile_ternary.py "tile_ternary.py:7:9: unsupported: a conditional expression over tiles (use where)"
 refuse shape_arith.py \
 	"shape_arith.py:6:46: unsupported: const arithmetic in a tile shape (\`(T * 2)\`; coding rule 6): give it its own Constant"
-refuse const_float.py \
-	"const_float.py:5:17: unsupported: ct.Constant[float] (stable Rust has no float const generics)"
 refuse atomic.py "atomic.py:7:5: unsupported: ct.atomic_add()"
+refuse loop_escape.py "loop_escape.py:6:5: unsupported: \`last\` is defined inside the loop and used after it"
+refuse float_min.py "float_min.py:6:9: unsupported: minimum of two float scalars"
 refuse block_offset.py \
 	"block_offset.py:8:75: unsupported: a block-pointer offset that is not a multiple of its block size (the strided view does not become a partition view; keep the pointer form)"
 refuse syntax_error.py "syntax_error.py:6:5: expected an expression" 2

@@ -54,15 +54,6 @@ struct opts {
 	char **generics, **dtypes;
 };
 
-static char **push(char **v, const char *s)
-{
-	size_t n = strv_len(v);
-	v = xrealloc(v, (n + 2) * sizeof(*v));
-	v[n] = xstrdup(s);
-	v[n + 1] = NULL;
-	return v;
-}
-
 static int parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
@@ -89,10 +80,10 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->no_lower = true;
 			break;
 		case 'g':
-			o->generics = push(o->generics, optarg);
+			o->generics = strv_push(o->generics, optarg);
 			break;
 		case 'd':
-			o->dtypes = push(o->dtypes, optarg);
+			o->dtypes = strv_push(o->dtypes, optarg);
 			break;
 		case 't':
 			o->target = optarg;

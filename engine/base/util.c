@@ -563,6 +563,20 @@ size_t strv_len(char *const *v)
 	return n;
 }
 
+char **strv_take(char **v, char *s)
+{
+	size_t n = strv_len(v);
+	v = xrealloc(v, (n + 2) * sizeof(*v));
+	v[n] = s;
+	v[n + 1] = NULL;
+	return v;
+}
+
+char **strv_push(char **v, const char *s)
+{
+	return strv_take(v, xstrdup(s));
+}
+
 /* ---- numbers for people ---- */
 
 void fmt_age(int64_t ms, char *buf, size_t n)

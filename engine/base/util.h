@@ -141,5 +141,9 @@ void strv_free(char **v);
 /* "a, b, c": the elements joined by sep (v may be NULL). Caller frees. */
 char *strv_join(char *const *v, const char *sep);
 size_t strv_len(char *const *v);
+/* v with s appended (strv_take: s itself, owned from now on; strv_push: a
+ * copy), still NULL-terminated; v may be NULL. Returns the new array. */
+char **strv_take(char **v, char *s);
+char **strv_push(char **v, const char *s);
 
 #endif

@@ -33,15 +33,6 @@ void compile_specs_free(struct compile_spec *v, size_t n)
 	free(v);
 }
 
-static char **strv_push(char **v, const char *s)
-{
-	size_t n = strv_len(v);
-	v = xrealloc(v, (n + 2) * sizeof(*v));
-	v[n] = xstrdup(s);
-	v[n + 1] = NULL;
-	return v;
-}
-
 static bool is_int_type(const char *t)
 {
 	return t && (t[0] == 'i' || t[0] == 'u') && strlen(t) <= 5;

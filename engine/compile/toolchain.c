@@ -29,10 +29,7 @@ static void missing(struct compile_toolchain *tc, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
-	size_t n = strv_len(tc->missing);
-	tc->missing = xrealloc(tc->missing, (n + 2) * sizeof(char *));
-	tc->missing[n] = s;
-	tc->missing[n + 1] = NULL;
+	tc->missing = strv_take(tc->missing, s);
 }
 
 /* "1.95.0" >= "1.89"? */

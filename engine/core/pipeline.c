@@ -170,10 +170,7 @@ static void add_secret_files(char ***secrets, char *const *files)
 		const char *eq = strchr(files[i], '=');
 		char *text = eq ? read_file(eq + 1, NULL, NULL) : NULL;
 		if (text && strlen(str_trim(text)) >= REDACT_MIN_LEN) {
-			size_t n = strv_len(*secrets);
-			*secrets = xrealloc(*secrets, (n + 2) * sizeof(**secrets));
-			(*secrets)[n] = xasprintf("%.*s=%s", (int)(eq - files[i]), files[i], text);
-			(*secrets)[n + 1] = NULL;
+			*secrets = strv_take(*secrets, xasprintf("%.*s=%s", (int)(eq - files[i]), files[i], text));
 		}
 		free(text);
 	}

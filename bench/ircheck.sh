@@ -1,9 +1,10 @@
 #!/bin/sh
-# The IR check offline over a TileGym checkout: every operator the built-in
-# translator converts (tileport ops), run offline with both compilers in
-# the loop (cuTile Python for the reference, cutile 0.2.0 for the
-# translation), and the IR diff's verdict per kernel variant, with the
-# run's time. The checkout is copied; yours is never written.
+# The IR check offline over a TileGym checkout: every operator without a
+# cuTile Rust port (tileport ops), run offline with both compilers in the
+# loop (cuTile Python for the reference, cutile 0.2.0 for the translation):
+# where the run ended, and the IR diff's verdict per kernel variant of those
+# that reached stage B, with the run's time. The checkout is copied; yours
+# is never written.
 #   bench/ircheck.sh [TILEPORT] [TILEGYM_DIR]
 # Needs build/pyenv (mk/cutile-py.sh) and build/cutile (mk/cutile.sh), or
 # TILEPORT_PYTHON and a cargo with the cutile crates.
@@ -19,15 +20,17 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -R "$tg" "$work/ws"
 "$tp" ops --workspace "$work/ws" --json >"$work/ops.json" || exit 3
-ops=$(python3 -c 'import json,sys; print(" ".join(o["op"] for o in json.load(open(sys.argv[1])) if o["offline"].get("converts")))' "$work/ops.json")
+ops=$(python3 -c 'import json,sys; print(" ".join(o["op"] for o in json.load(open(sys.argv[1])) if not o["port"]))' "$work/ops.json")
 printf '%-24s %-18s %7s  %s\n' operator end seconds "IR check per variant"
 for op in $ops; do
 	t0=$(date +%s.%N)
 	"$tp" run "$op" --workspace "$work/ws" --out "$work/out" --headless >"$work/$op.log" 2>&1
 	t1=$(date +%s.%N)
-	end=$(sed -n 's/^[0-9:]* \(OFFLINE_COMPLETE\|STOP\|PIPELINE_COMPLETE\):.*/\1/p' "$work/$op.log" | tail -n 1)
+	# OFFLINE_COMPLETE, or the stage that stopped it: "STOP A1"
+	end=$(sed -n 's/^[0-9:]* \(OFFLINE_COMPLETE\|PIPELINE_COMPLETE\):.*/\1/p; s/^[0-9:]* STOP: \([A-F][0-9]*\):.*/STOP \1/p' \
+		"$work/$op.log" | tail -n 1)
 	checks=$(sed -n 's/^- generated\/\([^ ]*\)\.mlir against [^:]*: \(.*\)/\1 \2/p' \
 		"$work/out/$op/reports/agent_b.md" 2>/dev/null | tr '\n' ';')
-	[ -n "$checks" ] || checks=$(grep -m1 '^Not run' "$work/out/$op/reports/agent_b.md" 2>/dev/null || echo "no stage B report")
+	[ -n "$checks" ] || checks=$(grep -m1 '^Not run' "$work/out/$op/reports/agent_b.md" 2>/dev/null || echo "-")
 	printf '%-24s %-18s %7.1f  %s\n' "$op" "${end:-?}" "$(echo "$t1 - $t0" | bc)" "$checks"
 done

@@ -546,12 +546,23 @@ static void add_shaped(const struct ir_type *t, struct strset *s)
 	sb_free(&sb);
 }
 
+/* A literal written in another type and converted (cuTile Rust has no f16
+ * literal for a generic E: constant f32 then ftof, where cuTile Python
+ * writes the f16 constant) is the same value: a constant's type counts
+ * where it is used, and not as the operand of such a conversion. */
+static bool converted_literal(const struct ir_op *op, uint32_t operand)
+{
+	const struct ir_op *d = ir_value_def(op->operands[operand]);
+	return op->code == IR_OP_FTOF && d && d->code == IR_OP_CONSTANT;
+}
+
 static void tile_shapes(const struct ir_op *op, struct strset *s)
 {
-	for (uint32_t i = 0; i < op->nresults; i++)
+	for (uint32_t i = 0; i < op->nresults && op->code != IR_OP_CONSTANT; i++)
 		add_shaped(op->results[i]->type, s);
 	for (uint32_t i = 0; i < op->noperands; i++)
-		add_shaped(op->operands[i]->type, s);
+		if (!converted_literal(op, i))
+			add_shaped(op->operands[i]->type, s);
 }
 
 static void identities(const struct ir_op *op, struct strset *s)

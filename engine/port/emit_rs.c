@@ -369,6 +369,8 @@ static void op_line(struct out *o, const struct top *op)
 		break;
 	case TOP_GATHER: {
 		const struct tval *r = op->res;
+		if (op->text && op->fn)
+			line(o, "let %s: %s = %s(%s);", op->v1, tdt_rust(r->dt), op->fn, op->text);
 		sb_printf(&l, "let (%s, _%s): (", val(r), op->v2);
 		type_of(r, &l);
 		sb_printf(&l, ", Token) = load_ptr_tko(%s, ordering::Weak, None::<scope::TileBlock>, ",
@@ -377,8 +379,11 @@ static void op_line(struct out *o, const struct top *op)
 			sb_printf(&l, "Some(%s), ", val(op->a[1]));
 		else /* cutile's macro cannot take a turbofish naming a const generic */
 			sb_adds(&l, "None, ");
-		sb_printf(&l, "None::<%s>, None, Latency::<%d>);", tdt_rust(r->dt),
-			  op->latency < 0 ? 0 : op->latency);
+		if (op->text)
+			sb_printf(&l, "Some(%s), ", op->fn ? op->v1 : op->text);
+		else
+			sb_printf(&l, "None::<%s>, ", tdt_rust(r->dt));
+		sb_printf(&l, "None, Latency::<%d>);", op->latency < 0 ? 0 : op->latency);
 		break;
 	}
 	case TOP_SCATTER:
@@ -473,6 +478,11 @@ static void op_line(struct out *o, const struct top *op)
 		sb_adds(&l, "]);");
 		break;
 	case TOP_ASSUME:
+		if (op->na) { /* an element pointer tile */
+			lhs(op, &l);
+			sb_printf(&l, "unsafe { assume_div_by::<_, %d>(%s) };", op->axis, val(op->a[0]));
+			break;
+		}
 		sb_printf(&l, "let %s: *mut %s = unsafe { assume_div_by::<_, %d>(%s) };", arr,
 			  tdt_rust(k->params[op->param].dt), op->axis, arr);
 		break;

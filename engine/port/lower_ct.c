@@ -370,9 +370,38 @@ static struct tval *combine(struct lw *lw, struct tval *a, struct tval *b, const
 	return r;
 }
 
+/* An index, extent or stride of a gather as cuTile Python computes with
+ * it: a 64-bit tile (offsets past 2^31 elements stay right), a scalar
+ * made a 0-d tile and widened before it is broadcast. u64 rather than i64
+ * because cutile's compare infers its signedness from the element type:
+ * the bounds check is one unsigned compare, as in cuTile Python, so a
+ * negative index is out of bounds too; the IR is the same i64. */
+static struct tval *gather_i64(struct lw *lw, struct tval *v, const struct py_node *at)
+{
+	struct tshape s0 = {0};
+	if (v->kind == TV_TILE && (v->dt == DT_U64 || v->dt == DT_I64))
+		return v;
+	if ((v->kind == TV_CINT && v->known) || (v->kind == TV_TILE && !tdt_is_int(v->dt)))
+		return lw_to_tile(lw, v, DT_U64, v->kind == TV_TILE ? &v->shape : &s0, at);
+	if (v->kind != TV_TILE) {
+		struct top *op = lw_op(lw, TOP_TO_TILE, at);
+		op->text = tv_rs(v);
+		v = lw_tile_res(lw, op, DT_I32, &s0, lw_hint(lw, "t"));
+	}
+	struct top *op = lw_op(lw, TOP_UNARY, at);
+	op->fn = "exti";
+	op->a[0] = v;
+	op->na = 1;
+	op->inv = "convert";
+	op->inv_attr = "u64";
+	struct tval *r = lw_tile_res(lw, op, DT_U64, &v->shape, ta_printf(lw->a, "%s_64", v->var->name));
+	r->def->implicit = true;
+	return r;
+}
+
 /* Element offsets and the bounds mask of a gather/scatter index tuple:
  * the index on each axis times the array's stride there, and (with
- * check_bounds) index < extent on each axis. */
+ * check_bounds) index < extent on each axis, all in 64 bits. */
 static struct tval *gather_offsets(struct lw *lw, struct tval *arr, const struct py_node *ixn,
 				   bool check_bounds, struct tval **bounds,
 				   const struct py_node *at)
@@ -384,16 +413,25 @@ static struct tval *gather_offsets(struct lw *lw, struct tval *arr, const struct
 	lw_array(lw, arr, at, true, (int)n);
 	struct tval *off = NULL;
 	*bounds = NULL;
+	/* every index is broadcast to the tuple's common shape first, as cuTile
+	 * Python does: the bounds check and the offsets are full tiles */
+	struct tshape all = {0};
+	for (size_t d = 0; d < n; d++)
+		if (idx[d]->kind == TV_TILE) {
+			struct tshape prev = all;
+			lw_common_shape(lw, &prev, &idx[d]->shape, &all, at);
+		}
 	for (size_t d = 0; d < n; d++) {
 		struct tval *i = idx[d];
 		lw_want_int(lw, i);
 		if (!(i->kind == TV_INT || i->kind == TV_CINT || (i->kind == TV_TILE && tdt_is_int(i->dt))))
 			lw_unsupported(lw, at, "a gather index that is not an integer");
-		struct tval *stride = lw_array_dim(lw, arr->param, (int)d, true, at);
+		i = lw_broadcast(lw, gather_i64(lw, i, at), &all, at);
+		struct tval *stride = gather_i64(lw, lw_array_dim(lw, arr->param, (int)d, true, at), at);
 		struct tval *term = lw_binop(lw, PYOP_MUL, i, stride, at);
 		off = off ? lw_binop(lw, PYOP_ADD, off, term, at) : term;
 		if (check_bounds) {
-			struct tval *dim = lw_array_dim(lw, arr->param, (int)d, false, at);
+			struct tval *dim = gather_i64(lw, lw_array_dim(lw, arr->param, (int)d, false, at), at);
 			struct tval *in = lw_compare(lw, PYOP_LT, i, dim, at);
 			if (in->kind == TV_TILE)
 				in->def->implicit = true;

@@ -84,6 +84,16 @@ void lw_store_view(struct lw *lw, struct tval *arr, struct tval **idx, size_t ni
 	op->v2 = lw_fresh(lw, ta_printf(lw->a, "%s_tok", p->rs));
 }
 
+static int elem_bytes(enum tdt dt)
+{
+	switch (dt) {
+	case DT_I64: case DT_U64: case DT_F64: return 8;
+	case DT_I32: case DT_U32: case DT_F32: return 4;
+	case DT_I16: case DT_U16: case DT_F16: case DT_BF16: return 2;
+	default: return 0; /* E, bool, fp8: unknown or byte-sized */
+	}
+}
+
 struct tval *lw_pointers(struct lw *lw, struct tval *arr, struct tval *offsets,
 			 const struct py_node *at)
 {
@@ -94,7 +104,10 @@ struct tval *lw_pointers(struct lw *lw, struct tval *arr, struct tval *offsets,
 		lw_unsupported(lw, at, "pointer offsets of %s elements", tdt_name(offsets->dt));
 	struct tshape s;
 	lw_shape_or_scalar(offsets, &s);
-	struct tval *off = lw_to_tile(lw, offsets, DT_I32, &s, at);
+	/* cuTile's gathers hand over 64-bit offsets; Triton's stay in the
+	 * source's i32 */
+	bool wide = offsets->kind == TV_TILE && (offsets->dt == DT_U64 || offsets->dt == DT_I64);
+	struct tval *off = lw_to_tile(lw, offsets, wide ? offsets->dt : DT_I32, &s, at);
 	struct tshape s0 = {0};
 	struct top *op = lw_op(lw, TOP_PTR_BASE, at);
 	op->param = arr->param;
@@ -107,6 +120,17 @@ struct tval *lw_pointers(struct lw *lw, struct tval *arr, struct tval *offsets,
 	o->na = 2;
 	struct tval *r = lw_tile_res(lw, o, p->dt, &s, ta_printf(lw->a, "%s_ptrs", p->rs));
 	r->ptr_tile = true;
+	int align = elem_bytes(p->dt);
+	if (wide && s.rank == 0 && align > 1) {
+		/* cuTile Python tells the compiler a single element's pointer is
+		 * aligned to the element; only a concrete type has a known size */
+		struct top *a = lw_op(lw, TOP_ASSUME, at);
+		a->a[0] = r;
+		a->na = 1;
+		a->axis = align;
+		r = lw_tile_res(lw, a, p->dt, &s, ta_printf(lw->a, "%s_ptr", p->rs));
+		r->ptr_tile = true;
+	}
 	return r;
 }
 
@@ -130,6 +154,49 @@ static struct tval *mask_tile(struct lw *lw, struct tval *mask, const struct tsh
 	return lw_to_tile(lw, mask, DT_BOOL, s, at);
 }
 
+/* A scalar padding goes into the load itself, as cuTile Python puts it
+ * (load_ptr_tko's padding operand, broadcast by cutile): the same IR as
+ * the reference and no select after the load. It is a scalar of the
+ * element type: a literal of that type, or one converted with
+ * convert_scalar (never an associated const such as E::ZERO, rule 14). */
+static bool pad_operand(struct lw *lw, struct top *op, struct tval *pad, enum tdt dt)
+{
+	const char *text;
+	enum tdt lit; /* the type the text has */
+	switch (pad->kind) {
+	case TV_CFLOAT:
+		text = lw_float_rs(lw, pad->fval, DT_F32);
+		lit = DT_F32;
+		break;
+	case TV_FLOAT:
+		text = tv_rs(pad);
+		lit = DT_F32;
+		break;
+	case TV_CINT:
+		if (!pad->known)
+			return false;
+		if (tdt_is_float(dt)) {
+			text = lw_float_rs(lw, (double)pad->ival, DT_F32);
+			lit = DT_F32;
+		} else {
+			text = ta_printf(lw->a, "%lld%s", (long long)pad->ival, tdt_rust(dt));
+			lit = dt;
+		}
+		break;
+	case TV_INT:
+		text = tv_rs(pad);
+		lit = DT_I32;
+		break;
+	default:
+		return false;
+	}
+	op->text = text;
+	op->fn = lit == dt ? NULL : "convert_scalar";
+	const char *base = lw->target ? lw->target : op->res->var->name;
+	op->v1 = op->fn ? lw_fresh(lw, ta_printf(lw->a, "%s_pad", base)) : NULL;
+	return true;
+}
+
 struct tval *lw_gather(struct lw *lw, struct tval *ptrs, enum tdt dt, struct tval *mask,
 		       struct tval *pad, int latency, const struct py_node *at)
 {
@@ -143,6 +210,8 @@ struct tval *lw_gather(struct lw *lw, struct tval *ptrs, enum tdt dt, struct tva
 	op->inv_attr = m ? "mask" : "";
 	struct tval *r = lw_tile_res(lw, op, dt, &ptrs->shape, lw_hint(lw, "g"));
 	op->v2 = lw_fresh(lw, ta_printf(lw->a, "%s_tok", lw->target ? lw->target : r->var->name));
+	if (pad && m && pad_operand(lw, op, pad, dt))
+		return r;
 	if (pad && pad->kind != TV_NONE && m) {
 		/* the masked-off lanes of load_ptr_tko hold no defined value, and
 		 * rule 14 keeps the padding out of the load: select it in */

@@ -327,8 +327,12 @@ struct tval *lw_tile_unary(struct lw *lw, const char *fn, const char *modes, str
 
 struct tval *lw_exp(struct lw *lw, struct tval *x, bool ftz, const struct py_node *at)
 {
-	/* exp(x) = exp2(x * log2(e)), as cuTile lowers it (op-mapping) */
 	x = float_tile(lw, x, at);
+	/* cuTile Python 1.7 keeps exp as exp, in the input's own type; cutile's
+	 * exp takes no flush_to_zero, so that one is written exp2(x * log2(e)),
+	 * as older cuTile lowered every exp */
+	if (!ftz)
+		return lw_tile_unary(lw, "exp", NULL, x, at, "exp");
 	struct tval *log2e = const_tile(lw, 1.4426950408889634, false, x->dt, &x->shape, at);
 	const char *m = ftz ? "rounding::NearestEven, ftz::Enabled" : "rounding::NearestEven, ftz::Disabled";
 	struct tval *scaled = lw_tile_binary(lw, "mulf", m, x, log2e, false, at, "mul");

@@ -126,7 +126,8 @@ enum top_kind {
 	TOP_SCALAR,     /* res = a scalar Rust expression (text), for an int/float/bool let */
 	TOP_LOAD,       /* view load: param, index elems, shape, padding, order, latency, tma */
 	TOP_STORE,      /* view store: param, index elems, a[0] tile */
-	TOP_GATHER,     /* pointer load: a[0] pointer tile, a[1] mask or NULL; pad value in fval */
+	TOP_GATHER,     /* pointer load: a[0] pointer tile, a[1] mask or NULL; padding text, converted
+	                 * into v1 where fn is convert_scalar */
 	TOP_SCATTER,    /* pointer store: a[0] pointer tile, a[1] value, a[2] mask or NULL */
 	TOP_PTR_BASE,   /* res(ptr tile rank 0) = pointer_to_tile(param) */
 	TOP_PTR_OFFSET, /* res = a[0].offset_tile(a[1]) */
@@ -143,7 +144,7 @@ enum top_kind {
 	TOP_RESHAPE,    /* res = a[0].reshape(shape) */
 	TOP_BROADCAST,  /* res = a[0].broadcast(shape) */
 	TOP_PERMUTE,    /* res = permute(a[0], perm) */
-	TOP_ASSUME,     /* assume_div_by::<_, N>(pointer param) */
+	TOP_ASSUME,     /* assume_div_by::<_, N>(pointer param), or res = of a[0] (a pointer tile) */
 	TOP_FOR,        /* loop: iv, lo, hi, step (texts), body */
 	TOP_IF,         /* branch: cond text, then, else */
 	TOP_COMMENT,    /* a comment line in the generated code */
@@ -172,7 +173,6 @@ struct top {
 	int latency;           /* view and pointer ops; -1 none */
 	bool no_tma;           /* allow_tma=False */
 	const char *modes;     /* extra trailing arguments: "rounding::NearestEven, ftz::Disabled" */
-	double fval;           /* GATHER padding value */
 	bool has_pad_value;
 	struct tblock *body, *orelse; /* FOR body; IF then/else */
 	struct tval **decls;   /* IF: variables declared before it (`let x: T;`) */

@@ -156,7 +156,7 @@ assert_eq "mutated: inventory exit" "$?" 1
 assert_contains "mutated: padding" "$T/inv" \
 	"CRITICAL [sem.padding] src/tilegym/ops/cutile/softmax.py:25 $T/mutated.rs:23: value of the store to output: padding differs: NEG_INF in the source, ZERO in the Rust"
 assert_contains "mutated: reduce kind" "$T/inv" \
-	"CRITICAL [sem.value] src/tilegym/ops/cutile/softmax.py:30 $T/mutated.rs:43: value of the store to output: reduction differs: sum(num, axis=1) in the source, max(num, axis=1) in the Rust"
+	"CRITICAL [sem.value] src/tilegym/ops/cutile/softmax.py:30 $T/mutated.rs:38: value of the store to output: reduction differs: sum(num, axis=1) in the source, max(num, axis=1) in the Rust"
 assert_contains "mutated: verdict" "$T/inv" "MISMATCH"
 grep -v 'convert_tile(x)' "$T/softmax.kernel.rs" >"$T/dropped.rs"
 "$TILEPORT" equiv src/tilegym/ops/cutile/softmax.py "$T/dropped.rs" --json >"$T/inv.json"

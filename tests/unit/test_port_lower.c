@@ -147,8 +147,11 @@ static void test_triton_masked_loads(void **state)
 			     NULL);
 	has(rs, "x_ptr: *mut E,");
 	has(rs, "let mask: Tile<bool, { [BLOCK] }> = lt_tile(offs, mask_s);");
-	/* other= is selected in after the load (rule 14); no other, no select */
-	has(rs, "let x: Tile<E, { [BLOCK] }> = select(mask, x_g, x_c_e);");
+	/* a scalar other= is the load's padding, an E made with convert_scalar
+	 * (never E::ZERO, rule 14); no other, no padding */
+	has(rs, "let x_pad: E = convert_scalar(0.0f32);");
+	has(rs, "Some(mask),\n            Some(x_pad),");
+	has(rs, "None::<E>,");
 	has(rs, "let (y, _y_tok): (Tile<E, { [BLOCK] }>, Token) = load_ptr_tko(");
 	has(rs, "store_ptr_tko(\n            out_ptr_ptrs,\n            r,");
 	free(rs);

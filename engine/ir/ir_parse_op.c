@@ -531,6 +531,24 @@ static void check_result_count(struct pstate *ps, struct ir_op *op, struct fstat
 			need, need == 1 ? "" : "s", op->nresults);
 }
 
+/* `load_ptr_tko weak %p, %v`: one optional operand after the source reads
+ * as the mask in the template, but a padding without a mask (cuTile Python
+ * writes that for an unchecked gather) has the element type, not i1. The
+ * groups are consecutive, so moving it is only their sizes. */
+static void padding_not_mask(struct ir_op *op)
+{
+	if (op->code != IR_OP_LOAD_PTR_TKO || op->ngroups < 3 || ir_op_group_size(op, 1) != 1 ||
+	    ir_op_group_size(op, 2) != 0)
+		return;
+	const struct ir_type *t = op->operands[1]->type;
+	const struct ir_type *el = t && t->kind == IR_TY_TILE ? t->inner : NULL;
+	if (!el || el->kind != IR_TY_ELEM || el->elem == IR_I1)
+		return;
+	uint32_t *sizes = (uint32_t *)(void *)((char *)op->operands - ir_op_group_prefix(op));
+	sizes[1] = 0;
+	sizes[2] = 1;
+}
+
 void ps_format(struct pstate *ps, struct ir_op *op)
 {
 	struct fstate st;
@@ -539,6 +557,7 @@ void ps_format(struct pstate *ps, struct ir_op *op)
 	const struct tmpl *t = template_of(op->def);
 	run_steps(ps, op, t->v, 0, t->n, &st);
 	infer_result_types(ps, op);
+	padding_not_mask(op);
 }
 
 /* ---- region ops ---- */

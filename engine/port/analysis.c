@@ -15,7 +15,20 @@
 
 /* ---- literal values of the test file as JSON ---- */
 
-static cJSON *literal(const struct pymod *m, const struct py_node *n, int depth);
+/* A name a comprehension binds while its element is evaluated. */
+struct lit_env {
+	const char *name;
+	long long value;
+	const struct lit_env *up;
+};
+
+static cJSON *literal_in(const struct pymod *m, const struct py_node *n, int depth,
+			 const struct lit_env *env);
+
+static cJSON *literal(const struct pymod *m, const struct py_node *n, int depth)
+{
+	return literal_in(m, n, depth, NULL);
+}
 
 static cJSON *module_value(const struct pymod *m, const struct py_node *name, int depth)
 {
@@ -37,9 +50,54 @@ static char *dtype_short(const struct pymod *m, const struct py_node *n)
 	return xstrdup(tdt_ffi_str(d) ? tdt_ffi_str(d) : tdt_rust(d));
 }
 
+/* A list of sizes written as a comprehension over a range, as tests
+ * write sweeps ([128 * 2**i for i in range(0, 8)]): each element with the
+ * name bound; at most 256 of them. */
+static cJSON *comprehension(const struct pymod *m, const struct py_node *n, int depth,
+			    const struct lit_env *env)
+{
+	if (n->nkids != 2 || (n->op != '[' && n->op != '('))
+		return NULL;
+	const struct py_node *f = n->kids[1];
+	if (f->kind != PY_COMPFOR || f->nkids != 2 || f->kids[0]->kind != PY_NAME)
+		return NULL;
+	const struct py_node *it = f->kids[1];
+	if (it->kind != PY_CALL || !py_is_name(it->kids[0], "range"))
+		return NULL;
+	size_t na = py_call_nargs(it);
+	long long r[3] = {0, 0, 1};
+	for (size_t i = 0; i < na; i++) {
+		cJSON *v = i < 3 ? literal_in(m, py_call_arg(it, i), depth + 1, env) : NULL;
+		bool ok = cJSON_IsNumber(v);
+		if (ok)
+			r[na == 1 ? 1 : i] = (long long)v->valuedouble;
+		cJSON_Delete(v);
+		if (!ok)
+			return NULL;
+	}
+	if (!na || na > 3 || r[2] == 0)
+		return NULL;
+	char *name = py_str(f->kids[0]);
+	cJSON *a = cJSON_CreateArray();
+	int count = 0;
+	for (long long i = r[0]; r[2] > 0 ? i < r[1] : i > r[1]; i += r[2]) {
+		struct lit_env e = {name, i, env};
+		cJSON *v = ++count <= 256 ? literal_in(m, n->kids[0], depth + 1, &e) : NULL;
+		if (!v) {
+			cJSON_Delete(a);
+			a = NULL;
+			break;
+		}
+		cJSON_AddItemToArray(a, v);
+	}
+	free(name);
+	return a;
+}
+
 /* A literal as JSON: numbers, strings, bools, None, tuples and lists of
  * them, torch dtypes (as "f16"), module constants; NULL otherwise. */
-static cJSON *literal(const struct pymod *m, const struct py_node *n, int depth)
+static cJSON *literal_in(const struct pymod *m, const struct py_node *n, int depth,
+			 const struct lit_env *env)
 {
 	if (!n || depth > 32)
 		return NULL;
@@ -71,7 +129,7 @@ static cJSON *literal(const struct pymod *m, const struct py_node *n, int depth)
 	case PY_LIST: {
 		cJSON *a = cJSON_CreateArray();
 		for (size_t k = 0; k < n->nkids; k++) {
-			cJSON *e = literal(m, n->kids[k], depth + 1);
+			cJSON *e = literal_in(m, n->kids[k], depth + 1, env);
 			if (!e) {
 				cJSON_Delete(a);
 				return NULL;
@@ -81,10 +139,15 @@ static cJSON *literal(const struct pymod *m, const struct py_node *n, int depth)
 		return a;
 	}
 	case PY_NAME:
+		for (const struct lit_env *e = env; e; e = e->up)
+			if (n->n == strlen(e->name) && memcmp(n->s, e->name, n->n) == 0)
+				return cJSON_CreateNumber((double)e->value);
 		return module_value(m, n, depth);
+	case PY_COMP:
+		return comprehension(m, n, depth, env);
 	case PY_BINOP: {
 		/* integer arithmetic of literals, as tests write sizes (1024 * 32) */
-		cJSON *l = literal(m, n->kids[0], depth + 1), *r = literal(m, n->kids[1], depth + 1);
+		cJSON *l = literal_in(m, n->kids[0], depth + 1, env), *r = literal_in(m, n->kids[1], depth + 1, env);
 		cJSON *out = NULL;
 		if (cJSON_IsNumber(l) && cJSON_IsNumber(r) && l->valuedouble == (double)(long long)l->valuedouble &&
 		    r->valuedouble == (double)(long long)r->valuedouble) {
@@ -463,10 +526,23 @@ int port_analysis_json(const struct port_analysis_in *in, char **out, struct tp_
 	cJSON *dtypes;
 	/* a test without test_perf (TileGym's activations, softmax): the shapes
 	 * its correctness test runs are the ones there are to benchmark */
-	cJSON_AddItemToObject(root, "test_perf_configs", perf_configs(&test, perf ? perf : top, &dtypes));
-	if (!perf && top)
+	cJSON *configs = perf_configs(&test, perf ? perf : top, &dtypes);
+	bool from_op = !perf && top;
+	if (perf && top && !configs->child) {
+		/* a test_perf whose sizes are not literals: test_op's are sizes
+		 * the operator is tested at */
+		cJSON_Delete(configs);
+		cJSON_Delete(dtypes);
+		configs = perf_configs(&test, top, &dtypes);
+		from_op = true;
+	}
+	cJSON_AddItemToObject(root, "test_perf_configs", configs);
+	if (from_op && !perf)
 		cJSON_AddStringToObject(root, "test_perf_configs_from",
 					"test_op's parametrisation (the test has no test_perf)");
+	else if (from_op)
+		cJSON_AddStringToObject(root, "test_perf_configs_from",
+					"test_op's parametrisation (test_perf's sizes are not literals)");
 	cJSON_Delete(dtypes);
 	const struct py_node *assert_call = top ? assertion(top->kids[3]) : NULL;
 	const struct py_node *refdef = NULL;

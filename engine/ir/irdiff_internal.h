@@ -18,6 +18,7 @@ struct nline {
 	uint32_t line;          /* a brace's source line, 0 unknown (ops: op->loc) */
 	uint16_t depth;         /* region nesting below the entry body */
 	uint8_t kind;           /* enum nline_kind */
+	uint8_t dead;           /* a pure op whose results nothing live reads */
 };
 
 /* Same normalised op at the same depth. */

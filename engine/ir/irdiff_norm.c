@@ -282,6 +282,7 @@ struct flat {
 	struct pcache *printed;
 	bool keep_dead;
 	const uint32_t *uses; /* by value id - base */
+	uint32_t *live;       /* the same, reads by dead ops left out (drop_dead) */
 	uint32_t base, nuses;
 };
 
@@ -319,12 +320,59 @@ static void brace(struct flat *f, const struct ir_op *owner, int depth, int loop
 	nf_end(&h, l->body);
 }
 
+/* Ops without an effect: one whose results nobody reads computes nothing.
+ * cuTile Python's compiler drops them, cutile's does not (a value the
+ * specialisation leaves unused: an offset only a `CAUSAL` branch read). */
+static bool pure(const struct ir_op *op)
+{
+	if (op->nregions || !op->nresults)
+		return false;
+	switch (op->code) {
+	case IR_OP_ABSF: case IR_OP_ABSI: case IR_OP_ADDF: case IR_OP_ADDI: case IR_OP_ANDI:
+	case IR_OP_ASSUME: case IR_OP_BITCAST: case IR_OP_BROADCAST: case IR_OP_CAT: case IR_OP_CEIL:
+	case IR_OP_CMPF: case IR_OP_CMPI: case IR_OP_CONSTANT: case IR_OP_COS: case IR_OP_COSH:
+	case IR_OP_DIVF: case IR_OP_DIVI: case IR_OP_EXP: case IR_OP_EXP2: case IR_OP_EXTI:
+	case IR_OP_EXTRACT: case IR_OP_FLOOR: case IR_OP_FMA: case IR_OP_FTOF: case IR_OP_FTOI:
+	case IR_OP_INT_TO_PTR: case IR_OP_IOTA: case IR_OP_ITOF: case IR_OP_LOG: case IR_OP_LOG2:
+	case IR_OP_MAKE_PARTITION_VIEW: case IR_OP_MAKE_TENSOR_VIEW: case IR_OP_MAXF: case IR_OP_MAXI:
+	case IR_OP_MINF: case IR_OP_MINI: case IR_OP_MULF: case IR_OP_MULHII: case IR_OP_MULI:
+	case IR_OP_NEGF: case IR_OP_NEGI: case IR_OP_OFFSET: case IR_OP_ORI: case IR_OP_PERMUTE:
+	case IR_OP_POW: case IR_OP_PTR_TO_INT: case IR_OP_PTR_TO_PTR: case IR_OP_REMF: case IR_OP_REMI:
+	case IR_OP_RESHAPE: case IR_OP_RSQRT: case IR_OP_SELECT: case IR_OP_SHLI: case IR_OP_SHRI:
+	case IR_OP_SIN: case IR_OP_SINH: case IR_OP_SQRT: case IR_OP_SUBF: case IR_OP_SUBI:
+	case IR_OP_TAN: case IR_OP_TANH: case IR_OP_TRUNCI: case IR_OP_XORI: case IR_OP_ATAN2:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool dead_value(const struct flat *f, const struct ir_op *op)
+{
+	for (uint32_t i = 0; i < op->nresults; i++) {
+		uint32_t id = op->results[i]->id - f->base;
+		if (id >= f->nuses || f->uses[id])
+			return false;
+	}
+	return true;
+}
+
 static bool dead_constant(const struct flat *f, const struct ir_op *op)
 {
-	if (f->keep_dead || op->code != IR_OP_CONSTANT || !op->nresults)
+	return !f->keep_dead && op->code == IR_OP_CONSTANT && op->nresults && dead_value(f, op);
+}
+
+/* Whether nothing live reads the op's results (counts after drop_dead). */
+static bool dead_op(const struct flat *f, const struct ir_op *op)
+{
+	if (!f->live || !pure(op))
 		return false;
-	uint32_t id = op->results[0]->id - f->base;
-	return id < f->nuses && f->uses[id] == 0;
+	for (uint32_t i = 0; i < op->nresults; i++) {
+		uint32_t id = op->results[i]->id - f->base;
+		if (id >= f->nuses || f->live[id])
+			return false;
+	}
+	return true;
 }
 
 static void flatten_block(struct flat *f, const struct ir_op *owner, const struct ir_block *b,
@@ -336,6 +384,7 @@ static void flatten_op(struct flat *f, const struct ir_op *owner, const struct i
 	struct nline *l = push(f->out, owner, loops);
 	l->op = op;
 	l->depth = (uint16_t)depth;
+	l->dead = dead_op(f, op);
 	if (f->names)
 		f->out->texts[nline_index(f->out, l)] = ir_op_line(op, f->names);
 	op_norm(op, f->printed, l->body);
@@ -400,6 +449,44 @@ static bool result_span(const struct ir_op *op, int depth, void *ctx)
 	return true;
 }
 
+struct op_list {
+	const struct ir_op **v;
+	size_t n, cap;
+};
+
+static bool list_op(const struct ir_op *op, int depth, void *ctx)
+{
+	(void)depth;
+	struct op_list *l = ctx;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 256;
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = op;
+	return true;
+}
+
+/* Live reads: from the last op back (a value is read after it is made),
+ * each dead pure op gives back its operands' reads, so a chain nobody
+ * reads is dead whole. */
+static void drop_dead(struct flat *f, const struct ir_op *entry)
+{
+	struct op_list l = {0};
+	ir_walk(entry, list_op, &l);
+	uint32_t *uses = f->live;
+	for (size_t i = l.n; i-- > 0;) {
+		const struct ir_op *op = l.v[i];
+		if (op == entry || !dead_op(f, op))
+			continue;
+		for (uint32_t k = 0; k < op->noperands; k++) {
+			uint32_t id = op->operands[k]->id - f->base;
+			if (id < f->nuses && uses[id])
+				uses[id]--;
+		}
+	}
+	free(l.v);
+}
+
 void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struct pcache *printed,
 		    struct nside *out)
 {
@@ -417,12 +504,15 @@ void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struc
 	struct uses_ctx u = {xcalloc(n ? n : 1, sizeof(uint32_t)), base, n};
 	ir_walk(entry, count_uses, &u);
 	struct flat f = {out, texts ? ir_names_compute(entry) : NULL, printed, keep_dead, u.uses,
-			 base, n};
+			 xmalloc((n ? n : 1) * sizeof(uint32_t)), base, n};
+	memcpy(f.live, u.uses, n * sizeof(uint32_t));
+	drop_dead(&f, entry);
 	const struct ir_block *body = ir_entry_body(entry);
 	if (body)
 		flatten_block(&f, entry, body, 0, 0);
 	if (f.names)
 		ir_names_free(f.names);
+	free(f.live);
 	free(u.uses);
 }
 

@@ -465,20 +465,25 @@ static void print_type(struct strset *s, struct sbuf *sb, const struct ir_type *
 		ir_print_type(sb, t);
 }
 
-static void collect(const struct nside *side, collect_fn fn, struct strset *s)
+/* live_only: an op nothing live reads is left out (cuTile Python's compiler
+ * drops those, cutile's keeps them: an offset only a branch the
+ * specialisation removed reads makes no tile of the kernel). */
+static void tile_shapes(const struct ir_op *op, struct strset *s);
+
+static void collect(const struct nside *side, collect_fn fn, struct strset *s, bool live_only)
 {
 	for (size_t i = 0; side && i < side->n; i++)
-		if (side->lines[i].op)
+		if (side->lines[i].op && !(live_only && side->lines[i].dead))
 			fn(side->lines[i].op, s);
 }
 
 /* First line on a side whose op contributes a member missing from `other`. */
 static struct range first_with(const struct nside *side, collect_fn fn, const struct strset *other,
-			       struct pcache *tc)
+			       struct pcache *tc, bool live_only)
 {
 	struct range r = {0, 0, 0};
 	for (size_t i = 0; side && i < side->n; i++) {
-		if (!side->lines[i].op)
+		if (!side->lines[i].op || (live_only && side->lines[i].dead))
 			continue;
 		struct strset one = {0};
 		one.tc = tc;
@@ -502,8 +507,9 @@ static void compare_sets(struct irdiff_entry *e, int ei, const struct nside *ref
 	struct strset a = {0}, b = {0};
 	a.tc = &types[0];
 	b.tc = &types[1];
-	collect(ref, fn, &a);
-	collect(gen, fn, &b);
+	bool live_only = fn == tile_shapes;
+	collect(ref, fn, &a, live_only);
+	collect(gen, fn, &b, live_only);
 	int na, nb;
 	char *ra = set_minus(&a, &b, &na), *rb = set_minus(&b, &a, &nb);
 	if ((na || nb) && (!need_both || (a.n && b.n))) {
@@ -513,7 +519,8 @@ static void compare_sets(struct irdiff_entry *e, int ei, const struct nside *ref
 			sb_printf(&m, "; only in the reference: %s", ra);
 		if (nb)
 			sb_printf(&m, "; only generated: %s", rb);
-		struct range x = first_with(ref, fn, &b, a.tc), y = first_with(gen, fn, &a, b.tc);
+		struct range x = first_with(ref, fn, &b, a.tc, live_only),
+			     y = first_with(gen, fn, &a, b.tc, live_only);
 		irdiff_add_ranges(fb, rule, IRDIFF_CRITICAL, ei, x, y, -1, sb_detach(&m));
 	}
 	(void)e;

@@ -184,7 +184,7 @@ static void tally(const struct nside *s, struct range *t)
 {
 	memset(t, 0, T_COUNT * sizeof(*t));
 	for (size_t i = 0; s && i < s->n; i++) {
-		if (!s->lines[i].op)
+		if (!nline_counted(&s->lines[i]))
 			continue;
 		for (unsigned m = tally_bits(s->lines[i].op); m; m &= m - 1)
 			irdiff_range_add(&t[__builtin_ctz(m)], &s->lines[i]);
@@ -242,7 +242,7 @@ void irdiff_attr_rules(struct irdiff_entry *e, int ei, const struct nside *ref,
 	for (int side = 0; side < 2; side++) {
 		const struct nside *sd = side ? gen : ref;
 		for (size_t l = 0; sd && l < sd->n; l++) {
-			const struct ir_op *op = sd->lines[l].op;
+			const struct ir_op *op = nline_counted(&sd->lines[l]);
 			for (size_t i = 0; op && i < NF; i++) {
 				if (op->code != code_of[i])
 					continue;

@@ -19,7 +19,16 @@ struct nline {
 	uint16_t depth;         /* region nesting below the entry body */
 	uint8_t kind;           /* enum nline_kind */
 	uint8_t dead;           /* a pure op whose results nothing live reads */
+	uint8_t split_copy;     /* in the first of two loops a compiler split one into */
 };
+
+/* The op a line counts as: none for braces, and none in the first of two
+ * loops cuTile Python's compiler split one loop into (irdiff_norm.c):
+ * counted once, the iterations are the same ops. */
+static inline const struct ir_op *nline_counted(const struct nline *l)
+{
+	return l->split_copy ? NULL : l->op;
+}
 
 /* Same normalised op at the same depth. */
 static inline bool nline_same(const struct nline *a, const struct nline *b)

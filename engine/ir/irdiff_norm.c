@@ -487,6 +487,98 @@ static void drop_dead(struct flat *f, const struct ir_op *entry)
 	free(l.v);
 }
 
+/* Index of the line closing the region op at line i (its last "}"). */
+static size_t close_of(const struct nside *s, size_t i)
+{
+	size_t j = i + 1;
+	while (j < s->n && !(s->lines[j].kind == NLINE_CLOSE && s->lines[j].depth == s->lines[i].depth))
+		j++;
+	return j;
+}
+
+static int cmp_hash(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : x[1] != y[1] ? (x[1] < y[1] ? -1 : 1) : 0;
+}
+
+/* The op codes of lines (a, b), sorted, as pairs of uint64 (code, 0): the
+ * ops of the unbranched copy read other defs (a value the branch made in
+ * the second loop), so only which ops they are compares. */
+static uint64_t *body_hashes(const struct nside *s, size_t a, size_t b, size_t *n)
+{
+	uint64_t *h = xmalloc((b > a ? b - a : 1) * 2 * sizeof(uint64_t));
+	*n = 0;
+	for (size_t i = a + 1; i < b; i++)
+		if (s->lines[i].op) {
+			h[2 * *n] = s->lines[i].op->code;
+			h[2 * *n + 1] = 0;
+			++*n;
+		}
+	qsort(h, *n, 2 * sizeof(uint64_t), cmp_hash);
+	return h;
+}
+
+static bool defined_by(const struct ir_value *v, int code)
+{
+	const struct ir_op *d = v ? ir_value_def(irdiff_through_assume(v)) : NULL;
+	return d && d->code == code;
+}
+
+/* Whether every op of the first body is one of the second's (multisets). */
+static bool sub_multiset(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+{
+	size_t j = 0;
+	for (size_t i = 0; i < na; i++) {
+		while (j < nb && cmp_hash(&b[2 * j], &a[2 * i]) < 0)
+			j++;
+		if (j == nb || cmp_hash(&b[2 * j], &a[2 * i]) != 0)
+			return false;
+		j++;
+	}
+	return true;
+}
+
+/* A loop split in two: cuTile Python's compiler turns `for j in range(lo,
+ * hi)` whose body branches on `j >= x` into a loop over [lo, min(x, hi))
+ * without the branch and one over [max(x, lo), hi) with it, the second
+ * carrying on what the first computed. Such a pair is two `for`s in a row,
+ * the first ending at a mini and the second starting at a maxi, the
+ * second's carried values started from the first's results, and the first's
+ * body ops all among the second's: its lines are marked and not counted
+ * again. */
+static void mark_split_loops(struct nside *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct ir_op *a = s->lines[i].op;
+		if (!a || a->code != IR_OP_FOR)
+			continue;
+		size_t j = close_of(s, i);
+		if (j + 1 >= s->n)
+			continue;
+		const struct ir_op *b = s->lines[j + 1].op;
+		if (!b || b->code != IR_OP_FOR || s->lines[j + 1].depth != s->lines[i].depth ||
+		    !a->nresults || b->noperands != 3 + a->nresults ||
+		    !defined_by(a->operands[1], IR_OP_MINI) || !defined_by(b->operands[0], IR_OP_MAXI))
+			continue;
+		bool chained = true;
+		for (uint32_t k = 0; k < a->nresults; k++)
+			chained &= b->operands[3 + k] == a->results[k];
+		if (!chained)
+			continue;
+		size_t k2 = close_of(s, j + 1), na, nb;
+		uint64_t *ha = body_hashes(s, i, j, &na), *hb = body_hashes(s, j + 1, k2, &nb);
+		bool sub = na < nb && sub_multiset(ha, na, hb, nb);
+		free(ha);
+		free(hb);
+		if (!sub)
+			continue;
+		for (size_t l = i; l <= j; l++)
+			s->lines[l].split_copy = 1;
+		i = j;
+	}
+}
+
 void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struct pcache *printed,
 		    struct nside *out)
 {
@@ -510,6 +602,7 @@ void irdiff_flatten(const struct ir_op *entry, bool keep_dead, bool texts, struc
 	const struct ir_block *body = ir_entry_body(entry);
 	if (body)
 		flatten_block(&f, entry, body, 0, 0);
+	mark_split_loops(out);
 	if (f.names)
 		ir_names_free(f.names);
 	free(f.live);

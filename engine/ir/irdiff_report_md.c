@@ -98,7 +98,7 @@ static const struct item checklist[] = {
 	{"f32 accumulator (MMA accumulator dtype)", {"mma-acc-type"}, "mma"},
 	{"mmaf operand types", {"mma-operand-types"}, "mma"},
 	{"token count (one shared make_token)", {"token-count"}, NULL},
-	{"for loop step and bounds", {"for-step", "loop-hoist", "loop-sink"}, "for"},
+	{"for loop step and bounds", {"for-step", "loop-hoist", "loop-sink", "loop-split"}, "for"},
 	{"padding_value and masks", {"padding-value", "mask-dropped", "mask-added", "padding-dropped"}, NULL},
 	{"reduce identities and axes", {"reduce-identities", "reduce-axis"}, "reduce"},
 	{"flush_to_zero / rounding<approx> (FTZ)", {"ftz", "approx", "rounding-count"}, NULL},

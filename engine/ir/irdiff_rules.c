@@ -29,7 +29,7 @@ struct range irdiff_count_if(const struct nside *s, bool (*pred)(const struct ir
 {
 	struct range r = {0, 0, 0};
 	for (size_t i = 0; s && i < s->n; i++)
-		if (s->lines[i].op && pred(s->lines[i].op, ctx))
+		if (nline_counted(&s->lines[i]) && pred(s->lines[i].op, ctx))
 			irdiff_range_add(&r, &s->lines[i]);
 	return r;
 }
@@ -152,7 +152,7 @@ static struct expcount count_exp(const struct nside *s)
 {
 	struct expcount c = {0, 0, 0};
 	for (size_t i = 0; s && i < s->n; i++) {
-		const struct ir_op *op = s->lines[i].op;
+		const struct ir_op *op = nline_counted(&s->lines[i]);
 		if (!op)
 			continue;
 		c.exp += op->code == IR_OP_EXP;
@@ -174,7 +174,7 @@ static int count_code(const struct nside *s, int code)
 {
 	int n = 0;
 	for (size_t i = 0; s && i < s->n; i++)
-		n += s->lines[i].op && s->lines[i].op->code == code;
+		n += nline_counted(&s->lines[i]) && s->lines[i].op->code == code;
 	return n;
 }
 
@@ -217,7 +217,7 @@ static void op_counts(struct irdiff_entry *e, int ei, const struct nside *ref,
 		const struct nside *sd = side ? gen : ref;
 		struct range *rr = side ? rb : ra;
 		for (size_t i = 0; sd && i < sd->n; i++) {
-			const struct ir_op *op = sd->lines[i].op;
+			const struct ir_op *op = nline_counted(&sd->lines[i]);
 			if (op && op->code <= IR_OP_COUNT && fam_of[op->code] >= 0)
 				irdiff_range_add(&rr[fam_of[op->code]], &sd->lines[i]);
 		}
@@ -473,7 +473,7 @@ static void tile_shapes(const struct ir_op *op, struct strset *s);
 static void collect(const struct nside *side, collect_fn fn, struct strset *s, bool live_only)
 {
 	for (size_t i = 0; side && i < side->n; i++)
-		if (side->lines[i].op && !(live_only && side->lines[i].dead))
+		if (nline_counted(&side->lines[i]) && !(live_only && side->lines[i].dead))
 			fn(side->lines[i].op, s);
 }
 
@@ -483,7 +483,7 @@ static struct range first_with(const struct nside *side, collect_fn fn, const st
 {
 	struct range r = {0, 0, 0};
 	for (size_t i = 0; side && i < side->n; i++) {
-		if (!side->lines[i].op || (live_only && side->lines[i].dead))
+		if (!nline_counted(&side->lines[i]) || (live_only && side->lines[i].dead))
 			continue;
 		struct strset one = {0};
 		one.tc = tc;
@@ -608,10 +608,40 @@ static void mma_operands(const struct ir_op *op, struct strset *s)
 	sb_free(&sb);
 }
 
+static struct range split_copies(const struct nside *s)
+{
+	struct range r = {0, 0, 0};
+	for (size_t i = 0; s && i < s->n; i++)
+		if (s->lines[i].split_copy && s->lines[i].op && s->lines[i].op->code == IR_OP_FOR)
+			irdiff_range_add(&r, &s->lines[i]);
+	return r;
+}
+
+/* A loop one side's compiler split at the loop index (irdiff_norm.c) is
+ * counted once; what differs is a branch per iteration the other side
+ * keeps. */
+static void loop_split(int ei, const struct nside *ref, const struct nside *gen, struct fbuf *fb)
+{
+	struct range a = split_copies(ref), b = split_copies(gen);
+	if (a.n > b.n)
+		irdiff_add_ranges(fb, "loop-split", IRDIFF_WARN, ei, a, b, -1,
+				  xasprintf("%d loop(s) split in two in the reference (a first loop up to a "
+					    "mini without the branch on the loop index, the rest after a "
+					    "maxi with it), one loop generated: the same iterations, the "
+					    "generated one tests the branch on every iteration",
+					    a.n));
+	else if (b.n > a.n)
+		irdiff_add_ranges(fb, "loop-split", IRDIFF_INFO, ei, a, b, -1,
+				  xasprintf("%d loop(s) split in two generated, not in the reference: the same "
+					    "iterations",
+					    b.n));
+}
+
 void irdiff_rules(struct irdiff_entry *e, int ei, const struct nside *ref, const struct nside *gen,
 		  const struct rowlines *rl, struct pcache *types, struct fbuf *fb)
 {
 	op_counts(e, ei, ref, gen, fb);
+	loop_split(ei, ref, gen, fb);
 	hints(e, ei, fb);
 	compare_sets(e, ei, ref, gen, types, fb, tile_shapes, "tile-shapes", "tile shapes", true);
 	compare_sets(e, ei, ref, gen, types, fb, identities, "reduce-identities", "reduce identities",

@@ -70,6 +70,16 @@ static bool variant_matches(const char *name, const char *variant)
 	return hit;
 }
 
+/* The same name, leading underscores aside (reference__k.mlir names `_k`). */
+static bool same_name(const char *entry, const char *variant)
+{
+	while (*entry == '_')
+		entry++;
+	while (*variant == '_')
+		variant++;
+	return strcmp(entry, variant) == 0;
+}
+
 static void match_entry(struct ck *k, const char *rule, const char *kfile,
 			const struct ck_ir *ir, enum ir_class c, const struct rs_entry *e)
 {
@@ -147,9 +157,16 @@ enum check_sev ck_nested_entry_pattern(struct ck *k, const char *rule)
 				match_entry(k, R("entry-pattern.match"), kfile, &irs[i], c, &ents[e]);
 			continue;
 		}
+		/* an entry named exactly after the variant is its entry; the looser
+		 * token match would also pair `_fmha_bwd_dkdv_kernel` with the IR of
+		 * `fmha_kernel` */
+		bool exact = false;
+		for (size_t e = 0; e < nents; e++)
+			exact |= same_name(ents[e].name, irs[i].variant);
 		size_t found = 0;
 		for (size_t e = 0; e < nents; e++) {
-			if (!variant_matches(ents[e].name, irs[i].variant))
+			if (exact ? !same_name(ents[e].name, irs[i].variant)
+				  : !variant_matches(ents[e].name, irs[i].variant))
 				continue;
 			found++;
 			match_entry(k, R("entry-pattern.match"), kfile, &irs[i], c, &ents[e]);

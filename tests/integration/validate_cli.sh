@@ -70,6 +70,24 @@ code 0 "kernel closing" "$TILEPORT" validate kernel softmax
 [ "$(tail -n 2 "$VT_TMP/out.txt" | tr '\n' '|')" = "Result: 0 fail, 0 warn|PASS|" ] || fail "kernel closing lines"
 code 0 "entry-pattern closing" "$TILEPORT" validate entry-pattern softmax
 tail -n 1 "$VT_TMP/out.txt" | grep -qx "OK: entry pattern matches structural reference IR" || fail "entry-pattern closing"
+# several kernels: each entry against the IR of its own name, not another
+# whose name has the same words (_k_bwd_kernel is no entry for k_kernel)
+mkdir -p "$C/twok" && cp -R "$OUT/." "$C/twok/" && rm -f "$C/twok/reference/"*.mlir
+printf '%s\n' 'cuda_tile.module @m {' '  %0, %1 = load_view_tko weak %v[%i] : x' '}' >"$C/twok/reference/reference__k_kernel.mlir"
+printf '%s\n' 'cuda_tile.module @m {' '  %0, %1 = load_ptr_tko weak %p : x' '}' >"$C/twok/reference/reference__k_bwd_kernel.mlir"
+cat >"$C/twok/kernel.rs" <<'EOK'
+#[cutile::module]
+pub mod k_module {
+    use cutile::core::*;
+    #[cutile::entry()]
+    pub unsafe fn _k_kernel<E: ElementType>(x: &Tensor<E, { [-1] }>) {}
+    #[cutile::entry()]
+    pub unsafe fn _k_bwd_kernel<E: ElementType>(x: *mut E) {}
+}
+EOK
+code 0 "entry-pattern: an entry per kernel's own IR" "$TILEPORT" validate entry-pattern --run "$C/twok"
+contains "entry _k_bwd_kernel (ptr) matches PTR IR reference__k_bwd_kernel.mlir"
+contains "entry _k_kernel (tensor) matches TMA IR reference__k_kernel.mlir"
 rm "$OUT/reports/agent_logs/agent_d.md" "$OUT/reports/agent_logs/agent_e.md"
 code 1 "agent-d failing closing" "$TILEPORT" validate agent-d softmax
 tail -n 1 "$VT_TMP/out.txt" | grep -qx "FAIL: 1 issue(s)" || fail "agent-d FAIL closing"

@@ -117,6 +117,10 @@ struct lw {
 	int inline_depth;
 	const char *target;   /* the Python name being assigned, for naming */
 	const struct py_node *stmt; /* the statement being lowered, for messages */
+	/* a `check_bounds=FLAG` the Constants decide: the statement is lowered
+	 * twice, in an `if FLAG`, with the flag taken as each side says */
+	const struct py_node *bounds_flag;
+	bool bounds_flag_value;
 	jmp_buf jb;
 	enum lw_status status;
 	struct tp_err *err;
@@ -380,6 +384,8 @@ void lw_assign_target(struct lw *lw, const struct py_node *t, struct tval *v,
 void lw_lower_if_stmt(struct lw *lw, const struct py_node *s);
 /* An `if` on cond (lower_branch.c): statements then_b/else_b, or, for a
  * conditional expression assigned to target, the values value_t/value_f. */
+bool lw_bounds_split(struct lw *lw, const struct py_node *s, const struct py_node *value,
+		     const struct py_node *target);
 void lw_lower_if(struct lw *lw, const struct py_node *s, struct tval *cond,
 		 const struct py_node *then_b, const struct py_node *else_b,
 		 const struct py_node *value_t, const struct py_node *value_f,

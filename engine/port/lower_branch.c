@@ -87,6 +87,8 @@ static void lower_side(struct lw *lw, struct tblock *b, struct lw_env *env,
 	lw->env = *env;
 	if (block) {
 		lw_lower_block(lw, block, false);
+	} else if (!target) {
+		lw_expr(lw, value); /* an expression statement (a scatter) */
 	} else {
 		lw->target = lw_target_name(&lw->m->py, target, lw);
 		struct tval *v = lw_expr(lw, value);
@@ -95,6 +97,53 @@ static void lower_side(struct lw *lw, struct tblock *b, struct lw_env *env,
 	}
 	*env = lw->env;
 	lw->cur = save;
+}
+
+/* The check_bounds= of a gather or scatter in the expression whose flag
+ * the Constants decide but the translation cannot (`TILE != N`). */
+static const struct py_node *symbolic_bounds(struct lw *lw, const struct py_node *n,
+					     struct tval **cond, int depth)
+{
+	if (!n || depth > 64 || n->kind == PY_LAMBDA)
+		return NULL;
+	if (n->kind == PY_CALL) {
+		const char *api = lw_canon(lw, n->kids[0]);
+		const struct py_node *kw = api && (!strcmp(api, "ct.gather") || !strcmp(api, "ct.scatter"))
+						   ? py_call_kw(n, "check_bounds")
+						   : NULL;
+		if (kw) {
+			struct tval *v = lw_expr(lw, kw);
+			if (v->kind == TV_CBOOL && !v->known && !v->pred_dtype) {
+				*cond = v;
+				return kw;
+			}
+		}
+	}
+	for (size_t k = 0; k < n->nkids; k++) {
+		const struct py_node *r = symbolic_bounds(lw, n->kids[k], cond, depth + 1);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+/* A statement whose gather or scatter checks bounds where a flag of the
+ * Constants says (`check_bounds=TILE != N`): as cuTile Python specialises
+ * it, the check is there only where the flag holds; cutile folds an `if` on
+ * const generics, so `if FLAG { checked } else { unchecked }` lowers to
+ * exactly one of them. Returns false where there is no such flag. */
+bool lw_bounds_split(struct lw *lw, const struct py_node *s, const struct py_node *value,
+		     const struct py_node *target)
+{
+	struct tval *cond = NULL;
+	if (lw->bounds_flag)
+		return false; /* already inside one */
+	const struct py_node *kw = symbolic_bounds(lw, value, &cond, 0);
+	if (!kw)
+		return false;
+	lw->bounds_flag = kw;
+	lw_lower_if(lw, s, cond, NULL, NULL, value, value, target);
+	return true;
 }
 
 void lw_lower_if(struct lw *lw, const struct py_node *s, struct tval *cond,
@@ -115,11 +164,18 @@ void lw_lower_if(struct lw *lw, const struct py_node *s, struct tval *cond,
 	int *r0 = ta_alloc(lw->a, pc * sizeof(int)), *rt = ta_alloc(lw->a, pc * sizeof(int));
 	int *rf = ta_alloc(lw->a, pc * sizeof(int));
 	memcpy(r0, rank, pc * sizeof(int));
+	/* lw_bounds_split: the same statement on both sides, the flag as each
+	 * side says */
+	bool bounds = lw->bounds_flag && value_t && value_t == value_f;
+	lw->bounds_flag_value = true;
 	lower_side(lw, op->body, &et, then_b, value_t, target);
 	memcpy(rt, rank, pc * sizeof(int));
 	memcpy(rank, r0, pc * sizeof(int));
+	lw->bounds_flag_value = false;
 	if (else_b || value_f)
 		lower_side(lw, op->orelse, &ef, else_b, value_f, target);
+	if (bounds)
+		lw->bounds_flag = NULL;
 	memcpy(rf, rank, pc * sizeof(int));
 	lw->env = base;
 	struct merge *m;

@@ -456,7 +456,8 @@ static struct tval *gather(struct lw *lw, const struct py_node *call)
 	/* a flag the Constants decide (`TILE != N`) keeps the check: where it
 	 * is False the source promises the lanes in bounds, and the mask
 	 * then changes nothing */
-	bool cb = lw_flag(lw, py_call_kw(call, "check_bounds"), true, true);
+	const struct py_node *cbn = py_call_kw(call, "check_bounds");
+	bool cb = cbn && cbn == lw->bounds_flag ? lw->bounds_flag_value : lw_flag(lw, cbn, true, true);
 	struct tval *bounds;
 	struct tval *off = gather_offsets(lw, arr, ix, cb, &bounds, call);
 	struct tval *mask = combine(lw, user_mask(lw, call), bounds, call);
@@ -479,7 +480,8 @@ static struct tval *scatter(struct lw *lw, const struct py_node *call)
 	/* a flag the Constants decide (`TILE != N`) keeps the check: where it
 	 * is False the source promises the lanes in bounds, and the mask
 	 * then changes nothing */
-	bool cb = lw_flag(lw, py_call_kw(call, "check_bounds"), true, true);
+	const struct py_node *cbn = py_call_kw(call, "check_bounds");
+	bool cb = cbn && cbn == lw->bounds_flag ? lw->bounds_flag_value : lw_flag(lw, cbn, true, true);
 	struct tval *bounds;
 	struct tval *off = gather_offsets(lw, arr, ix, cb, &bounds, call);
 	struct tval *mask = combine(lw, user_mask(lw, call), bounds, call);

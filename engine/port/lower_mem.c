@@ -210,7 +210,9 @@ struct tval *lw_gather(struct lw *lw, struct tval *ptrs, enum tdt dt, struct tva
 	op->inv_attr = m ? "mask" : "";
 	struct tval *r = lw_tile_res(lw, op, dt, &ptrs->shape, lw_hint(lw, "g"));
 	op->v2 = lw_fresh(lw, ta_printf(lw->a, "%s_tok", lw->target ? lw->target : r->var->name));
-	if (pad && m && pad_operand(lw, op, pad, dt))
+	/* with or without a mask: cuTile Python hands a gather's padding to
+	 * every load (an unchecked one included) */
+	if (pad && pad_operand(lw, op, pad, dt))
 		return r;
 	if (pad && pad->kind != TV_NONE && m) {
 		/* the masked-off lanes of load_ptr_tko hold no defined value, and

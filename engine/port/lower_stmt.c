@@ -261,6 +261,8 @@ static void lower_assign(struct lw *lw, const struct py_node *s)
 			return;
 		}
 	}
+	if (s->nkids == 2 && t0->kind == PY_NAME && lw_bounds_split(lw, s, value, t0))
+		return;
 	lw->target = s->nkids == 2 ? lw_target_name(&lw->m->py, t0, lw) : NULL;
 	struct tval *v = lw_expr(lw, value);
 	lw->target = NULL;
@@ -399,6 +401,8 @@ void lw_lower_stmt(struct lw *lw, const struct py_node *s)
 	case PY_EXPR_STMT:
 		if (s->kids[0]->kind == PY_STR || s->kids[0]->kind == PY_CONST)
 			return; /* docstrings and `...` */
+		if (lw_bounds_split(lw, s, s->kids[0], NULL))
+			return;
 		lw_expr(lw, s->kids[0]);
 		return;
 	case PY_ASSIGN:

@@ -41,6 +41,14 @@ static int bool_kw(struct pctx *c, const struct py_node *call, const char *name,
 		return (int)c->g->n[v.x].ival;
 	if (v.k == SV_NODE && sg_is_int_lit(c->g, v.x, &x))
 		return x != 0;
+	if (v.k == SV_NODE) {
+		/* a flag the Constants decide (`check_bounds=TILE != N`): its
+		 * value in the case being read, as the translation's `if` on the
+		 * const generics has it */
+		int known = sem_cond_value(c->g, c->b, v.x);
+		if (known >= 0)
+			return known;
+	}
 	return dflt;
 }
 

@@ -157,6 +157,33 @@ static void test_triton_masked_loads(void **state)
 	free(rs);
 }
 
+/* check_bounds= a flag of the Constants: the statement in an `if` on the
+ * const generics (cutile folds it), checked on one side only; the gather
+ * in 64 bits with its padding in the load either way. */
+static void test_bounds_flag_of_the_constants(void **state)
+{
+	(void)state;
+	char *rs = translate(CT_HEAD "def k(src, dst, BLOCK: ct.Constant[int], WIDTH: ct.Constant[int]):
+"
+				     "    lanes = ct.arange(BLOCK, dtype=ct.int32) + ct.bid(0) * BLOCK
+"
+				     "    ragged = WIDTH % BLOCK != 0
+"
+				     "    v = ct.gather(src, lanes, check_bounds=ragged, padding_value=1.5)
+"
+				     "    ct.scatter(dst, lanes, v * 2.0, check_bounds=ragged)
+",
+			     NULL);
+	has(rs, "let v: Tile<E, { [BLOCK] }> = if WIDTH % BLOCK != 0 {");
+	has(rs, "if WIDTH % BLOCK != 0 {\n            let ");
+	has(rs, "let lanes_64: Tile<u64, { [BLOCK] }> = exti(lanes);");
+	has(rs, "convert_scalar(1.5f32);");
+	/* the unchecked side: no mask, the padding still in the load */
+	has(rs, "None::<scope::TileBlock>,\n                None,\n                Some(");
+	lacks(rs, "select(");
+	free(rs);
+}
+
 static void refuse(const char *body, const char *want)
 {
 	char *src = xasprintf(CT_HEAD "def k(X, T: ct.Constant[int]):\n%s", body);
@@ -247,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_loop_carried_accumulator),
 		cmocka_unit_test(test_dtype_test_becomes_const_generic),
 		cmocka_unit_test(test_triton_masked_loads),
+		cmocka_unit_test(test_bounds_flag_of_the_constants),
 		cmocka_unit_test(test_refusals_name_the_construct_and_place),
 		cmocka_unit_test(test_rustfmt_layout),
 	};

@@ -357,7 +357,10 @@ static char *list(const char *pre, const int64_t *v, uint32_t n, const char *sep
 static void layout_attrs(const struct nside *s, bool gate, struct mset *m)
 {
 	for (size_t i = 0; s && i < s->n; i++) {
-		const struct ir_op *op = s->lines[i].op;
+		/* a view nothing live reads (cutile makes one per tensor
+		 * parameter, the specialisation may leave it unused) lays out
+		 * nothing */
+		const struct ir_op *op = s->lines[i].dead ? NULL : nline_counted(&s->lines[i]);
 		if (!op || !op->nresults)
 			continue;
 		const struct ir_type *t = op->results[0]->type;

@@ -663,11 +663,17 @@ static void stmt_if(struct pctx *c, const struct py_node *n)
 	if (n->kids[2])
 		block(c, n->kids[2]);
 	c->cond = outer;
-	/* names bound in either arm: merged (Python has no block scopes) */
+	/* names bound in either arm: merged (Python has no block scopes). An
+	 * assignment appends a binding, so a name assigned twice has older
+	 * bindings under its live one: only the live binding of each arm is
+	 * what the name holds after the branch (merging the older ones too
+	 * would nest the name's earlier values into its selection). */
 	for (size_t i = 0; i < then_env.n; i++) {
 		struct svar *tv = &then_env.v[i];
+		if (senv_find(&then_env, tv->name, tv->n) != tv)
+			continue; /* shadowed in the then arm */
 		struct svar *ev = senv_find(&c->env, tv->name, tv->n);
-		struct svar *bv = i < before.n ? &before.v[i] : NULL;
+		struct svar *bv = senv_find(&before, tv->name, tv->n);
 		if (bv && bv->v.k == tv->v.k && tv->v.k == SV_NODE && bv->v.x == tv->v.x && ev &&
 		    ev->v.k == SV_NODE && ev->v.x == bv->v.x)
 			continue;

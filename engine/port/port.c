@@ -233,7 +233,7 @@ char *port_partial_summary(const struct port_op *op, const char *kernel_rs)
 {
 	struct sbuf sb = SBUF_INIT;
 	for (size_t i = 0; i < op->nrefused; i++)
-		sb_printf(&sb, "%s%s: %s (kernel %s)", i ? "; " : "", op->refused[i].where,
+		sb_printf(&sb, "%s%s: %s (kernel %s, not translated)", i ? "; " : "", op->refused[i].where,
 			  op->refused[i].construct, op->refused[i].kernel);
 	sb_printf(&sb, "; %s holds the translated kernel%s ", kernel_rs, op->nk == 1 ? "" : "s");
 	for (size_t i = 0; i < op->nk; i++)

@@ -64,7 +64,8 @@ size_t port_refused(const struct port_op *op, const struct port_refusal **out);
  * frees with strv_free. */
 char **port_kernel_names(const struct port_op *op);
 /* The hand-over line of a partial translation: "WHERE: construct (kernel
- * K); ...; KERNEL_RS holds the translated kernel(s) A, B". Caller frees. */
+ * K, not translated); ...; KERNEL_RS holds the translated kernel(s) A and
+ * B". Caller frees. */
 char *port_partial_summary(const struct port_op *op, const char *kernel_rs);
 
 const char *port_op_name(const struct port_op *op);

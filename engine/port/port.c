@@ -82,6 +82,12 @@ int port_open_source(const char *path, const char *src, size_t len, const char *
 	return open_source(path, src, len, kernel, opname, false, out, err);
 }
 
+int port_open_source_partial(const char *path, const char *src, size_t len, const char *opname,
+			     struct port_op **out, struct tp_err *err)
+{
+	return open_source(path, src, len, NULL, opname, true, out, err);
+}
+
 static int open_source(const char *path, const char *src, size_t len, const char *kernel,
 		       const char *opname, bool partial, struct port_op **out, struct tp_err *err)
 {

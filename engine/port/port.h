@@ -58,6 +58,8 @@ struct port_refusal {
 int port_open_partial(const char *path, const char *op, struct port_op **out, struct tp_err *err);
 int port_open_in_partial(const char *root, const char *rel, const char *op, struct port_op **out,
 			 struct tp_err *err);
+int port_open_source_partial(const char *path, const char *src, size_t len, const char *op,
+			     struct port_op **out, struct tp_err *err);
 /* The refused kernels of a partial open (0 for a whole one). */
 size_t port_refused(const struct port_op *op, const struct port_refusal **out);
 /* The translated kernels' names, source order, NULL-terminated; caller

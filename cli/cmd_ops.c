@@ -32,6 +32,21 @@ struct verdict {
 	char *refusal; /* FILE:LINE:COL: construct (or why) */
 };
 
+/* Where some of the op's kernels are refused: which, and what stage B's
+ * kernel.rs would hold; NULL when every kernel translates. */
+static char *partial_b(const char *ws, const char *opname)
+{
+	char *rel = port_source_of(ws, opname);
+	struct port_op *op = NULL;
+	struct tp_err err = {0};
+	char *s = NULL;
+	if (rel && port_open_in_partial(ws, rel, opname, &op, &err) == 0 && port_refused(op, NULL))
+		s = port_partial_summary(op, "kernel.rs");
+	port_close(op);
+	free(rel);
+	return s;
+}
+
 /* What mech would do offline: stage A reads the operator and its tests
  * (the translation included), D writes the host code. */
 static void offline(const char *ws, const struct ws_operator *o, struct verdict *v)
@@ -39,9 +54,14 @@ static void offline(const char *ws, const struct ws_operator *o, struct verdict 
 	memset(v, 0, sizeof(*v));
 	char *json = NULL, *why = NULL;
 	struct tp_err err = {0};
+	char *partial = NULL;
 	if (port_analyze_workspace(ws, o->name, false, &json, &err) < 0) {
 		v->stage = 'A';
 		v->refusal = xstrdup(err.msg);
+	} else if ((partial = partial_b(ws, o->name))) {
+		/* B writes the kernels that translate and hands over the rest */
+		v->stage = 'B';
+		v->refusal = partial;
 	} else if (!mech_handles('D', o->name, ws, &why)) {
 		v->stage = 'D';
 		v->refusal = why ? why : xstrdup("?");

@@ -3,7 +3,9 @@
  *
  * A refusal is printed exactly as `FILE:LINE:COL: unsupported: <construct>`
  * (no prefix: it is the message a driver chain and an editor read) with
- * exit 1; input that is not Python, or missing files, exit 2. */
+ * exit 1; input that is not Python, or missing files, exit 2. A file
+ * whose kernels partly translate gives those kernels, one refusal line per
+ * other kernel, and exit 4 (PORT_EXIT_PARTIAL). */
 #include "cli/cli.h"
 
 #include <getopt.h>
@@ -57,11 +59,13 @@ static const char usage_translate[] =
 	"                  that correspond lit together (docs/tui.md, the source view)\n"
 	"  --theme NAME    with --tui: default, light, high-contrast, monochrome\n"
 	"\n"
-	"A construct outside the supported subset (docs/mech.md) stops the translation\n"
-	"with FILE:LINE:COL: unsupported: <construct>.\n"
+	"A construct outside the supported subset (docs/mech.md) refuses its kernel with\n"
+	"FILE:LINE:COL: unsupported: <construct> (kernel NAME) on stderr; the other kernels\n"
+	"are still translated and written (--json: \"status\" per kernel).\n"
 	"\n"
-	"exit: 0 translated, 1 unsupported construct, 2 bad usage or input;\n"
-	"      with --tui: 0 quit, 2 bad usage or input, 3 no terminal (as the TUI)\n";
+	"exit: 0 translated, 4 partial (some kernels refused, the others written),\n"
+	"      1 nothing translated (every kernel refused, or --kernel's), 2 bad usage or\n"
+	"      input; with --tui: 0 quit, 2 bad usage or input, 3 no terminal (as the TUI)\n";
 
 int cmd_translate(int argc, char **argv)
 {
@@ -128,8 +132,14 @@ int cmd_translate(int argc, char **argv)
 	struct tp_err err;
 	tp_err_clear(&err);
 	struct port_op *op;
-	if (port_open(path, kernel, opname, &op, &err) < 0)
+	if ((kernel ? port_open(path, kernel, opname, &op, &err)
+		    : port_open_partial(path, opname, &op, &err)) < 0)
 		return port_error(&err);
+	/* each refused kernel on its own line, as an editor reads it */
+	const struct port_refusal *refused;
+	size_t nrefused = port_refused(op, &refused);
+	for (size_t i = 0; i < nrefused; i++)
+		fprintf(stderr, "%s (kernel %s)\n", refused[i].message, refused[i].kernel);
 	int rc;
 	char *text = NULL;
 	if (json)
@@ -149,7 +159,7 @@ int cmd_translate(int argc, char **argv)
 	rc = emit(out, text);
 	free(text);
 	port_close(op);
-	return rc;
+	return rc == TP_EXIT_OK && nrefused ? PORT_EXIT_PARTIAL : rc;
 }
 
 /* ---- analyze ---- */

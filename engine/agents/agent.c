@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine/agents/guard.h"
+#include "engine/agents/handover.h"
 #include "engine/core/verdict.h"
 
 #define DRIVER(name, summary, hands_over, deterministic, settings, probe, handles, run)                    \
@@ -147,35 +148,52 @@ static int run_chain(struct agent_ctx *ctx, char *const *names)
 {
 	size_t n = strv_len(names);
 	int rc = TP_EXIT_ENV;
+	const char *spawn_prompt = ctx->prompt_path;
+	char *handed = NULL; /* the hand-over prompt the current driver reads */
 	ctx->rec->hold_final = true;
 	for (size_t i = 0; i < n && !ctx->stop; i++) {
-		const struct agent_driver *d = agent_driver_find(names[i]);
-		if (!d) {
+		/* an exec:COMMAND link ends a chain (handover.h) */
+		bool exec = str_starts(names[i], "exec:");
+		const struct agent_driver *d = exec ? NULL : agent_driver_find(names[i]);
+		if (!d && !exec) {
 			rec_error(ctx->rec, "no built-in driver named '%s'", names[i]);
 			rec_final(ctx->rec, "");
-			return TP_EXIT_USAGE;
+			rc = TP_EXIT_USAGE;
+			break;
 		}
 		bool last = i + 1 == n;
 		free(ctx->rec->final);
 		ctx->rec->final = NULL;
-		rc = d->run(ctx);
+		rc = exec ? handover_exec(ctx, names[i] + strlen("exec:")) : d->run(ctx);
 		if (last)
 			break;
 		char *verdict = NULL;
 		char *why = ctx->rec->final ? hand_over_reason(ctx->rec->final, &verdict) : NULL;
 		if (!why) {
 			free(verdict);
-			return rc;
+			break;
 		}
 		/* What it said stays in the transcript, as text: only the last
-		 * driver's message is the stage's reply. */
+		 * driver's message is the stage's reply. The next driver reads
+		 * it in front of the spawn prompt. */
 		rec_text(ctx->rec, ctx->rec->final);
-		rec_handover(ctx->rec, d->name, names[i + 1], why, verdict);
+		rec_handover(ctx->rec, names[i], names[i + 1], why, verdict);
 		free(why);
 		free(verdict);
+		struct tp_err err = {0};
+		ctx->prompt_path = spawn_prompt;
+		char *next = handover_prompt(ctx, (int)i + 1, names[i], ctx->rec->final, &err);
+		if (!next)
+			rec_error(ctx->rec, "the hand-over prompt: %s (the next driver reads the spawn "
+					    "prompt alone)", err.msg);
+		free(handed);
+		handed = next;
+		ctx->prompt_path = handed ? handed : spawn_prompt;
 	}
 	/* stopped before the next driver ran, or none gave a final message:
 	 * the caller commits what there is ("" for none) */
+	ctx->prompt_path = spawn_prompt;
+	free(handed);
 	return rc;
 }
 

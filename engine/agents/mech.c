@@ -127,6 +127,8 @@ void mech_final(struct mech_run *r, const char *verdict, const char *unsupported
 	struct sbuf f = SBUF_INIT;
 	if (unsupported)
 		sb_printf(&f, "unsupported: %s\n", unsupported);
+	if (unsupported && r->handover)
+		sb_adds(&f, r->handover);
 	if (r->c->offline && r->deferred && *r->deferred &&
 	    (strcmp(verdict, "DEFERRED") == 0 || strcmp(verdict, "COMPILED") == 0))
 		sb_printf(&f, "deferred: %s\n", r->deferred);
@@ -166,7 +168,10 @@ bool mech_handles(char stage, const char *op, const char *workspace, char **why)
 	}
 	struct port_op *p = NULL;
 	struct tp_err err = {0};
-	bool ok = port_open_in(workspace, rel, NULL, op, &p, &err) == 0;
+	/* A and B take an operator whose kernels partly translate (B writes
+	 * those and hands the rest over); D needs every kernel's host code */
+	bool ok = (stage == 'D' ? port_open_in(workspace, rel, NULL, op, &p, &err)
+				: port_open_in_partial(workspace, rel, op, &p, &err)) == 0;
 	if (ok && stage == 'D') {
 		char *ffi = NULL;
 		ok = port_ffi_rs(p, &ffi, &err) == 0;
@@ -230,6 +235,16 @@ static int stage_a(struct mech_run *r, struct tp_err *err)
 	struct sbuf dump = SBUF_INIT;
 	bool have_ir = mech_refir(r, &dump); /* reference IR offline: docs/refir.md */
 	r->deferred = have_ir ? "perf-log" : "reference-ir, perf-log";
+	const cJSON *left = cJSON_GetObjectItemCaseSensitive(a, "untranslated_kernels");
+	if (cJSON_GetArraySize(left) > 0) {
+		sb_adds(&rep, "\n## Kernels the translator refuses\nTheir variants are not analysed "
+			      "here; stage B translates the others and hands these over:\n");
+		for (const cJSON *u = left->child; u; u = u->next)
+			sb_printf(&rep, "- `%s` at %s: %s\n",
+				  cJSON_GetObjectItemCaseSensitive(u, "kernel_function")->valuestring,
+				  cJSON_GetObjectItemCaseSensitive(u, "where")->valuestring,
+				  cJSON_GetObjectItemCaseSensitive(u, "construct")->valuestring);
+	}
 	sb_printf(&rep, "\n## Supplements\nNone.\n\n## Dump commands and files\n%s\n## Entry "
 			"symbols and any alias proof\nNo alias repair: it needs the dumped IR.\n\n"
 			"## Analysis summary\nSee reference/analysis.json.\n", sb_str(&dump));
@@ -287,6 +302,7 @@ int mech_run(const struct mech_ctx *c, struct recorder *rec, struct tp_err *err)
 	sb_free(&r.block);
 	sb_free(&r.log);
 	free(r.source_rel);
+	free(r.handover);
 	return rc;
 }
 

@@ -11,17 +11,20 @@
 #include "engine/base/files.h"
 #include "engine/compile/compile.h"
 
-static char *utc_now(void)
+char *mech_utc_now(void)
 {
 	char ts[32];
 	iso8601_utc(wall_ms(), ts);
 	return xstrdup(ts);
 }
 
-static int open_op(struct mech_run *r, struct port_op **op, const char *fail_verdict)
+/* B opens the op partially (it writes what translates and hands the rest
+ * over); D needs every kernel. */
+static int open_op(struct mech_run *r, struct port_op **op, const char *fail_verdict, bool partial)
 {
 	struct tp_err e = {0};
-	if (port_open_in(r->c->workspace, r->source_rel, NULL, r->c->op, op, &e) == 0)
+	if ((partial ? port_open_in_partial(r->c->workspace, r->source_rel, r->c->op, op, &e)
+		     : port_open_in(r->c->workspace, r->source_rel, NULL, r->c->op, op, &e)) == 0)
 		return 0;
 	const char *args[] = {"translate", r->source_rel, "--op", r->c->op, NULL};
 	mech_tool(r, args);
@@ -53,24 +56,32 @@ static const char cargo_toml[] =
 	"\n"
 	"[workspace]\n";
 
-int mech_stage_b(struct mech_run *r, struct tp_err *err)
+int mech_write_crate(struct mech_run *r, const char *kernel, struct tp_err *err)
 {
-	const struct mech_ctx *c = r->c;
-	r->deferred = "cargo-build, generated-ir, layout-gate, reference-ir";
-	struct port_op *op;
-	if (open_op(r, &op, "FAIL_FIXABLE") < 0)
-		return 0;
-	struct port_entry ents[64];
-	size_t ne = port_entries(op, ents, TP_ARRAY_LEN(ents));
-	mech_say(r, "translated %s: %zu entr%s", r->source_rel, ne, ne == 1 ? "y" : "ies");
-	char *kernel = port_kernel_rs(op, r->source_rel);
-	char *cargo = xasprintf(cargo_toml, c->op, c->op);
+	char *cargo = xasprintf(cargo_toml, r->c->op, r->c->op);
 	int rc = mech_write(r, "kernel.rs", kernel, err);
 	if (rc == 0)
 		rc = mech_write(r, "Cargo.toml", cargo, err);
 	if (rc == 0)
 		rc = mech_write(r, "src/lib.rs", "include!(\"../kernel.rs\");\n", err);
 	free(cargo);
+	return rc;
+}
+
+int mech_stage_b(struct mech_run *r, struct tp_err *err)
+{
+	const struct mech_ctx *c = r->c;
+	r->deferred = "cargo-build, generated-ir, layout-gate, reference-ir";
+	struct port_op *op;
+	if (open_op(r, &op, "FAIL_FIXABLE", true) < 0)
+		return 0;
+	if (port_refused(op, NULL))
+		return mech_stage_b_partial(r, op, err); /* it closes op */
+	struct port_entry ents[64];
+	size_t ne = port_entries(op, ents, TP_ARRAY_LEN(ents));
+	mech_say(r, "translated %s: %zu entr%s", r->source_rel, ne, ne == 1 ? "y" : "ies");
+	char *kernel = port_kernel_rs(op, r->source_rel);
+	int rc = mech_write_crate(r, kernel, err);
 	if (rc < 0) {
 		free(kernel);
 		port_close(op);
@@ -113,7 +124,7 @@ int mech_stage_b(struct mech_run *r, struct tp_err *err)
 	/* the real compiler: rustc's type check, then cutile's lowering */
 	struct compile_result cres;
 	enum mech_compiled how = mech_compile(r, false, &cres);
-	char *ts = utc_now();
+	char *ts = mech_utc_now();
 	char *build = mech_build_log(r, how == MECH_NO_TOOLCHAIN ? NULL : &cres, how, ts);
 	free(ts);
 	rc = mech_write(r, "reports/build_log.md", build, err);
@@ -238,7 +249,7 @@ int mech_stage_d(struct mech_run *r, struct tp_err *err)
 	const struct mech_ctx *c = r->c;
 	r->deferred = "cargo-build, pytest";
 	struct port_op *op;
-	if (open_op(r, &op, "FAIL") < 0)
+	if (open_op(r, &op, "FAIL", false) < 0)
 		return 0;
 	char *ffi = NULL, *wrapper = NULL;
 	struct tp_err herr = {0};

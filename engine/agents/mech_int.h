@@ -16,6 +16,9 @@ struct mech_run {
 	struct sbuf log;   /* reports/agent_logs/agent_X.md: what was done */
 	int nonzero;       /* block entries that did not exit 0 */
 	const char *deferred; /* "reference-ir, perf-log" */
+	char *handover;       /* lines after `unsupported:` in the final
+			       * message (a partial translation's partial:
+			       * and left: lines), or NULL */
 };
 
 /* A "text" record of the transcript. */
@@ -60,7 +63,15 @@ char *mech_build_log(const struct mech_run *r, const struct compile_result *res,
  * kernel the analysis lists was compiled; report gets the section's text. */
 bool mech_refir(struct mech_run *r, struct sbuf *report);
 
+/* kernel.rs, Cargo.toml and src/lib.rs of stage B's crate. */
+int mech_write_crate(struct mech_run *r, const char *kernel, struct tp_err *err);
+char *mech_utc_now(void);
+
 int mech_stage_b(struct mech_run *r, struct tp_err *err);
+/* Stage B for an op whose kernels partly translate (mech_partial.c): the
+ * translated kernels in kernel.rs, compiled where the toolchain is, and
+ * the rest handed over. Closes op. */
+int mech_stage_b_partial(struct mech_run *r, struct port_op *op, struct tp_err *err);
 int mech_stage_d(struct mech_run *r, struct tp_err *err);
 
 #endif

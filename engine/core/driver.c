@@ -1,6 +1,7 @@
 #include "engine/core/driver.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,10 +15,30 @@ static bool name_ok(const char *s)
 	return true;
 }
 
+/* The link of a chain that starts "exec:" (the last one: its command
+ * keeps any commas), or NULL. */
+static const char *exec_link(const char *spec, size_t *head_len)
+{
+	for (const char *c = strchr(spec, ','); c; c = strchr(c + 1, ',')) {
+		const char *l = c + 1 + strspn(c + 1, " \t");
+		if (str_starts(l, "exec:")) {
+			*head_len = (size_t)(c - spec);
+			return l;
+		}
+	}
+	return NULL;
+}
+
 static int parse_chain(const char *spec, const struct driver_catalog *catalog, struct driver *d,
 		       struct tp_err *err)
 {
-	char **names = str_split(spec, ',', true, NULL);
+	/* "mech, exec:COMMAND": built-in names, then a command that takes
+	 * the stage over within the attempt (agent.h) */
+	size_t head_len = 0;
+	const char *ex = exec_link(spec, &head_len);
+	char *head = ex ? xstrndup(spec, head_len) : xstrdup(spec);
+	char **names = str_split(head, ',', true, NULL);
+	free(head);
 	struct sbuf joined = SBUF_INIT;
 	int rc = 0;
 	for (size_t i = 0; names[i] && rc == 0; i++) {
@@ -34,6 +55,16 @@ static int parse_chain(const char *spec, const struct driver_catalog *catalog, s
 			rc = -1;
 		}
 		sb_printf(&joined, "%s%s", i ? "," : "", names[i]);
+	}
+	if (rc == 0 && ex) {
+		const char *cmd = ex + 5 + strspn(ex + 5, " ");
+		if (!*cmd) {
+			tp_err_set(err, TP_EXIT_USAGE, "driver '%s': exec needs a command (exec:COMMAND)", spec);
+			rc = -1;
+		} else {
+			names = strv_take(names, xasprintf("exec:%s", cmd));
+			sb_printf(&joined, ",exec:%s", cmd);
+		}
 	}
 	if (rc < 0) {
 		strv_free(names);
@@ -61,8 +92,9 @@ int driver_parse(const char *spec, const struct driver_catalog *catalog, struct 
 		d->command = xstrdup(cmd);
 		return 0;
 	}
-	if (strchr(spec, ':')) {
-		const char *colon = strchr(spec, ':');
+	size_t head_len;
+	const char *colon = strchr(spec, ':');
+	if (colon && !(exec_link(spec, &head_len) && colon - spec > (ptrdiff_t)head_len)) {
 		tp_err_set(err, TP_EXIT_USAGE, "driver '%s': unknown driver kind '%.*s' (this build has: "
 					       "exec:COMMAND%s%s)", spec, (int)(colon - spec), spec,
 			   catalog ? ", " : "", catalog ? catalog->names : "");
@@ -73,6 +105,14 @@ int driver_parse(const char *spec, const struct driver_catalog *catalog, struct 
 
 char *driver_spec_resolve(const char *spec, const char *base)
 {
+	size_t head_len;
+	const char *ex = base && !str_starts(spec, "exec:") ? exec_link(spec, &head_len) : NULL;
+	if (ex) { /* a chain's exec: link */
+		char *tail = driver_spec_resolve(ex, base);
+		char *out = xasprintf("%.*s%s", (int)(ex - spec), spec, tail);
+		free(tail);
+		return out;
+	}
 	if (!str_starts(spec, "exec:") || !base)
 		return xstrdup(spec);
 	const char *p = spec + 5;

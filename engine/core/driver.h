@@ -5,7 +5,9 @@
  *   exec:COMMAND    run COMMAND with /bin/sh -c (any agent CLI or script)
  *   NAME[, NAME]    built-in drivers, a chain tried in order within one
  *                   attempt: `tileport agent --stage X --run DIR --driver
- *                   NAME,NAME` (engine/agents/agent.h)
+ *                   NAME,NAME` (engine/agents/agent.h); its last link
+ *                   may be exec:COMMAND (`mech, exec:./agent.sh`), run
+ *                   when the names before it hand the stage over
  * The built-in names and the defaults come from a catalog the program
  * passes in (pipeline_opts, session_opts): core knows no driver but exec. */
 #ifndef TILEPORT_CORE_DRIVER_H

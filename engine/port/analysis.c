@@ -482,8 +482,12 @@ int port_analysis_json(const struct port_analysis_in *in, char **out, struct tp_
 		return -1;
 	}
 	struct port_op *op;
-	if (port_open_in(in->workspace, src_rel, NULL, in->op, &op, err) < 0)
+	/* per kernel: a refused kernel is listed (untranslated_kernels) and
+	 * counted among the variants' names, the others analysed */
+	if (port_open_in_partial(in->workspace, src_rel, in->op, &op, err) < 0)
 		return -1;
+	const struct port_refusal *refused;
+	size_t nrefused = port_refused(op, &refused);
 	struct pymod test = {0};
 	char *test_path = path_join(in->workspace, in->test_rel);
 	if (pymod_load(&test, test_path, err) < 0) {
@@ -503,6 +507,8 @@ int port_analysis_json(const struct port_analysis_in *in, char **out, struct tp_
 	size_t nentries = 0;
 	for (size_t i = 0; i < op->nk; i++)
 		nentries += op->k[i]->nentries;
+	nentries += nrefused;
+	size_t nkernels = op->nk + nrefused;
 	bool autotune = false;
 	struct port_launch l0;
 	struct tp_err lerr = {0};
@@ -588,7 +594,7 @@ int port_analysis_json(const struct port_analysis_in *in, char **out, struct tp_
 		for (size_t i = 0; i < op->nk; i++)
 			for (size_t e = 0; e < op->k[i]->nentries; e++) {
 				const struct tentry *en = &op->k[i]->entries[e];
-				cJSON *v = cJSON_AddObjectToObject(pv, op->nk > 1 ? en->name : en->variant);
+				cJSON *v = cJSON_AddObjectToObject(pv, nkernels > 1 ? en->name : en->variant);
 				cJSON_AddStringToObject(v, "winner", backend);
 			}
 	}
@@ -599,7 +605,7 @@ int port_analysis_json(const struct port_analysis_in *in, char **out, struct tp_
 		const struct tkernel *k = op->k[i];
 		for (size_t e = 0; e < k->nentries; e++) {
 			const struct tentry *en = &k->entries[e];
-			const char *vn = nentries == 1 ? "default" : op->nk > 1 ? en->name : en->variant;
+			const char *vn = nentries == 1 ? "default" : nkernels > 1 ? en->name : en->variant;
 			cJSON *v = cJSON_CreateObject();
 			cJSON_AddStringToObject(v, "variant_name", vn);
 			cJSON_AddStringToObject(v, "variant_type", nentries == 1 ? "single" : "structural");
@@ -656,6 +662,16 @@ int port_analysis_json(const struct port_analysis_in *in, char **out, struct tp_
 	cJSON_AddBoolToObject(esp, "alias_used", false);
 	cJSON_AddStringToObject(esp, "real_kernel_function", op->k[0]->name);
 	cJSON_AddArrayToObject(root, "known_gaps");
+	if (nrefused) {
+		cJSON *u = cJSON_AddArrayToObject(root, "untranslated_kernels");
+		for (size_t i = 0; i < nrefused; i++) {
+			cJSON *j = cJSON_CreateObject();
+			cJSON_AddStringToObject(j, "kernel_function", refused[i].kernel);
+			cJSON_AddStringToObject(j, "where", refused[i].where);
+			cJSON_AddStringToObject(j, "construct", refused[i].construct);
+			cJSON_AddItemToArray(u, j);
+		}
+	}
 	if (!in->toolchain) {
 		cJSON *d = cJSON_AddArrayToObject(root, "deferred");
 		cJSON_AddItemToArray(d, cJSON_CreateString("reference-ir"));

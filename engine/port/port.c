@@ -15,11 +15,11 @@ static char *stem(const char *path)
 	return xstrndup(b, dot ? (size_t)(dot - b) : strlen(b));
 }
 
-static int open_parsed(struct port_op *op, const char *kernel, struct port_op **out,
+static int open_parsed(struct port_op *op, const char *kernel, bool partial, struct port_op **out,
 		       struct tp_err *err);
 
-int port_open(const char *path, const char *kernel, const char *opname, struct port_op **out,
-	      struct tp_err *err)
+static int open_path(const char *path, const char *kernel, const char *opname, bool partial,
+		     struct port_op **out, struct tp_err *err)
 {
 	*out = NULL;
 	struct port_op *op = xcalloc(1, sizeof(*op));
@@ -29,11 +29,25 @@ int port_open(const char *path, const char *kernel, const char *opname, struct p
 		port_close(op);
 		return -1;
 	}
-	return open_parsed(op, kernel, out, err);
+	return open_parsed(op, kernel, partial, out, err);
 }
 
-int port_open_in(const char *root, const char *rel, const char *kernel, const char *opname,
-		 struct port_op **out, struct tp_err *err)
+int port_open(const char *path, const char *kernel, const char *opname, struct port_op **out,
+	      struct tp_err *err)
+{
+	return open_path(path, kernel, opname, false, out, err);
+}
+
+int port_open_partial(const char *path, const char *opname, struct port_op **out, struct tp_err *err)
+{
+	return open_path(path, NULL, opname, true, out, err);
+}
+
+static int open_source(const char *path, const char *src, size_t len, const char *kernel,
+		       const char *opname, bool partial, struct port_op **out, struct tp_err *err);
+
+static int open_in(const char *root, const char *rel, const char *kernel, const char *opname,
+		   bool partial, struct port_op **out, struct tp_err *err)
 {
 	*out = NULL;
 	char *abs = path_join(root, rel);
@@ -45,13 +59,37 @@ int port_open_in(const char *root, const char *rel, const char *kernel, const ch
 		tp_err_set(err, TP_EXIT_USAGE, "%s", rerr.msg);
 		return -1;
 	}
-	int rc = port_open_source(rel, src, len, kernel, opname, out, err);
+	int rc = open_source(rel, src, len, kernel, opname, partial, out, err);
 	free(src);
 	return rc;
 }
 
+int port_open_in(const char *root, const char *rel, const char *kernel, const char *opname,
+		 struct port_op **out, struct tp_err *err)
+{
+	return open_in(root, rel, kernel, opname, false, out, err);
+}
+
+int port_open_in_partial(const char *root, const char *rel, const char *opname, struct port_op **out,
+			 struct tp_err *err)
+{
+	return open_in(root, rel, NULL, opname, true, out, err);
+}
+
 int port_open_source(const char *path, const char *src, size_t len, const char *kernel,
 		     const char *opname, struct port_op **out, struct tp_err *err)
+{
+	return open_source(path, src, len, kernel, opname, false, out, err);
+}
+
+int port_open_source_partial(const char *path, const char *src, size_t len, const char *opname,
+			     struct port_op **out, struct tp_err *err)
+{
+	return open_source(path, src, len, NULL, opname, true, out, err);
+}
+
+static int open_source(const char *path, const char *src, size_t len, const char *kernel,
+		       const char *opname, bool partial, struct port_op **out, struct tp_err *err)
 {
 	*out = NULL;
 	struct port_op *op = xcalloc(1, sizeof(*op));
@@ -61,7 +99,7 @@ int port_open_source(const char *path, const char *src, size_t len, const char *
 		port_close(op);
 		return -1;
 	}
-	return open_parsed(op, kernel, out, err);
+	return open_parsed(op, kernel, partial, out, err);
 }
 
 /* Refusals name a value's kind after "a" ("len() of a %s"): the kinds that
@@ -92,7 +130,25 @@ static void articles(struct tp_err *err)
 	sb_free(&sb);
 }
 
-static int open_parsed(struct port_op *op, const char *kernel, struct port_op **out,
+/* Keep a kernel's refusal (err's message) and go on with the next. */
+static void refuse(struct port_op *op, const struct pm_func *k, const struct tp_err *err)
+{
+	op->refused = xrealloc(op->refused, (op->nrefused + 1) * sizeof(*op->refused));
+	struct port_refusal *r = &op->refused[op->nrefused++];
+	r->kernel = xstrdup(k->name);
+	r->line = k->def ? k->def->line : 0;
+	r->message = xstrdup(err->msg);
+	const char *u = strstr(err->msg, ": unsupported: ");
+	if (u) {
+		r->where = xstrndup(err->msg, (size_t)(u - err->msg));
+		r->construct = xstrdup(u + strlen(": unsupported: "));
+	} else {
+		r->where = xasprintf("%s:%d:1", op->path, r->line);
+		r->construct = xstrdup(err->msg);
+	}
+}
+
+static int open_parsed(struct port_op *op, const char *kernel, bool partial, struct port_op **out,
 		       struct tp_err *err)
 {
 	const char *path = op->path;
@@ -107,8 +163,17 @@ static int open_parsed(struct port_op *op, const char *kernel, struct port_op **
 			continue;
 		found = true;
 		struct tkernel *k;
-		if (lower_kernel(&op->m, ks[i], op->name, &k, err) < 0) {
-			articles(err);
+		struct tp_err kerr = {0};
+		if (lower_kernel(&op->m, ks[i], op->name, &k, &kerr) < 0) {
+			articles(&kerr);
+			/* a refusal stays the kernel's; anything else (bad
+			 * input) is the file's */
+			if (partial && kerr.code == TP_EXIT_FAILED) {
+				refuse(op, ks[i], &kerr);
+				continue;
+			}
+			if (err)
+				*err = kerr;
 			port_close(op);
 			return -1;
 		}
@@ -117,6 +182,11 @@ static int open_parsed(struct port_op *op, const char *kernel, struct port_op **
 	}
 	if (kernel && !found) {
 		tp_err_set(err, TP_EXIT_USAGE, "%s: no kernel named %s (kernels: %zu)", path, kernel, n);
+		port_close(op);
+		return -1;
+	}
+	if (!op->nk && op->nrefused) {
+		tp_err_set(err, TP_EXIT_FAILED, "%s", op->refused[0].message);
 		port_close(op);
 		return -1;
 	}
@@ -137,10 +207,44 @@ void port_close(struct port_op *op)
 	for (size_t i = 0; i < op->nk; i++)
 		tkernel_free(op->k[i]);
 	free(op->k);
+	for (size_t i = 0; i < op->nrefused; i++) {
+		free(op->refused[i].kernel);
+		free(op->refused[i].message);
+		free(op->refused[i].where);
+		free(op->refused[i].construct);
+	}
+	free(op->refused);
 	pymod_free(&op->m);
 	free(op->path);
 	free(op->name);
 	free(op);
+}
+
+size_t port_refused(const struct port_op *op, const struct port_refusal **out)
+{
+	if (out)
+		*out = op->refused;
+	return op->nrefused;
+}
+
+char **port_kernel_names(const struct port_op *op)
+{
+	char **v = xcalloc(op->nk + 1, sizeof(*v));
+	for (size_t i = 0; i < op->nk; i++)
+		v[i] = xstrdup(op->k[i]->name);
+	return v;
+}
+
+char *port_partial_summary(const struct port_op *op, const char *kernel_rs)
+{
+	struct sbuf sb = SBUF_INIT;
+	for (size_t i = 0; i < op->nrefused; i++)
+		sb_printf(&sb, "%s%s: %s (kernel %s, not translated)", i ? "; " : "", op->refused[i].where,
+			  op->refused[i].construct, op->refused[i].kernel);
+	sb_printf(&sb, "; %s holds the translated kernel%s ", kernel_rs, op->nk == 1 ? "" : "s");
+	for (size_t i = 0; i < op->nk; i++)
+		sb_printf(&sb, "%s%s", i == 0 ? "" : i + 1 == op->nk ? " and " : ", ", op->k[i]->name);
+	return sb_detach(&sb);
 }
 
 const char *port_op_name(const struct port_op *op)
@@ -155,7 +259,22 @@ const char *port_op_backend(const struct port_op *op)
 
 char *port_kernel_rs(const struct port_op *op, const char *source_rel)
 {
-	return port_emit_module(op, source_rel ? source_rel : op->path);
+	char *rs = port_emit_module(op, source_rel ? source_rel : op->path);
+	if (!op->nrefused)
+		return rs;
+	/* a partial translation says what it lacks where its reader starts,
+	 * after the header comment: the kernels an agent is to add */
+	const char *body = rs;
+	while (str_starts(body, "//") && strchr(body, '\n'))
+		body = strchr(body, '\n') + 1;
+	struct sbuf sb = SBUF_INIT;
+	sb_printf(&sb, "%.*s", (int)(body - rs), rs);
+	for (size_t i = 0; i < op->nrefused; i++)
+		sb_printf(&sb, "// Not translated, left for an agent: kernel `%s` (%s: %s)\n",
+			  op->refused[i].kernel, op->refused[i].where, op->refused[i].construct);
+	sb_adds(&sb, body);
+	free(rs);
+	return sb_detach(&sb);
 }
 
 size_t port_entries(const struct port_op *op, struct port_entry *out, size_t max)
@@ -178,20 +297,37 @@ static const char *const param_kinds[] = {
 	[TP_SHAPE] = "extent", [TP_STRIDE] = "stride",
 };
 
+static cJSON *refusal_json(const struct port_refusal *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", r->kernel);
+	cJSON_AddStringToObject(o, "status", "refused");
+	cJSON_AddNumberToObject(o, "line", r->line);
+	cJSON_AddStringToObject(o, "where", r->where);
+	cJSON_AddStringToObject(o, "construct", r->construct);
+	return o;
+}
+
 char *port_translation_json(const struct port_op *op)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "op", op->name);
 	cJSON_AddStringToObject(root, "source", op->path);
 	cJSON_AddStringToObject(root, "backend", port_op_backend(op));
+	cJSON_AddStringToObject(root, "status", op->nrefused ? "partial" : "translated");
 	char *mod = xasprintf("%s_module", op->name);
 	cJSON_AddStringToObject(root, "module", mod);
 	free(mod);
 	cJSON *ks = cJSON_AddArrayToObject(root, "kernels");
+	size_t rf = 0;
 	for (size_t k = 0; k < op->nk; k++) {
 		const struct tkernel *kn = op->k[k];
+		/* the refused kernels before it, in source order */
+		for (; rf < op->nrefused && op->refused[rf].line < kn->line; rf++)
+			cJSON_AddItemToArray(ks, refusal_json(&op->refused[rf]));
 		cJSON *jk = cJSON_CreateObject();
 		cJSON_AddStringToObject(jk, "name", kn->name);
+		cJSON_AddStringToObject(jk, "status", "translated");
 		cJSON_AddNumberToObject(jk, "line", kn->line);
 		cJSON_AddStringToObject(jk, "frontend", kn->fe == FE_TRITON ? "triton" : "cutile");
 		cJSON *ps = cJSON_AddArrayToObject(jk, "params");
@@ -261,6 +397,8 @@ char *port_translation_json(const struct port_op *op)
 		}
 		cJSON_AddItemToArray(ks, jk);
 	}
+	for (; rf < op->nrefused; rf++)
+		cJSON_AddItemToArray(ks, refusal_json(&op->refused[rf]));
 	char *s = cJSON_Print(root);
 	cJSON_Delete(root);
 	char *r = xasprintf("%s\n", s);

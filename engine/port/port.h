@@ -13,7 +13,11 @@
  *
  * Every refusal is an error with code TP_EXIT_FAILED and the message
  * `FILE:LINE:COL: unsupported: <construct>`; bad input (a file that is not
- * Python) is TP_EXIT_USAGE. docs/mech.md lists what is supported. */
+ * Python) is TP_EXIT_USAGE. docs/mech.md lists what is supported.
+ *
+ * Refusals are per kernel: port_open_partial keeps every kernel that
+ * lowers and lists the others (port_refused), so that a file with one
+ * refused kernel still gives the rest (issue 23). */
 #ifndef TILEPORT_PORT_PORT_H
 #define TILEPORT_PORT_PORT_H
 
@@ -35,6 +39,36 @@ int port_open_in(const char *root, const char *rel, const char *kernel, const ch
 int port_open_source(const char *path, const char *src, size_t len, const char *kernel,
 		     const char *op, struct port_op **out, struct tp_err *err);
 void port_close(struct port_op *op);
+
+/* `tileport translate`'s exit status when some kernels translated and
+ * others were refused (1: none translated, or the one asked for refused). */
+#define PORT_EXIT_PARTIAL 4
+
+/* A kernel the translator refused. */
+struct port_refusal {
+	char *kernel;
+	int line;        /* its def line */
+	char *message;   /* "FILE:LINE:COL: unsupported: construct" */
+	char *where;     /* "FILE:LINE:COL" */
+	char *construct; /* "construct" */
+};
+/* Open every kernel that lowers; the ones refused are kept as refusals
+ * instead of failing the file. -1 when none lowers (err: the first
+ * refusal) or on bad input, as port_open. */
+int port_open_partial(const char *path, const char *op, struct port_op **out, struct tp_err *err);
+int port_open_in_partial(const char *root, const char *rel, const char *op, struct port_op **out,
+			 struct tp_err *err);
+int port_open_source_partial(const char *path, const char *src, size_t len, const char *op,
+			     struct port_op **out, struct tp_err *err);
+/* The refused kernels of a partial open (0 for a whole one). */
+size_t port_refused(const struct port_op *op, const struct port_refusal **out);
+/* The translated kernels' names, source order, NULL-terminated; caller
+ * frees with strv_free. */
+char **port_kernel_names(const struct port_op *op);
+/* The hand-over line of a partial translation: "WHERE: construct (kernel
+ * K, not translated); ...; KERNEL_RS holds the translated kernel(s) A and
+ * B". Caller frees. */
+char *port_partial_summary(const struct port_op *op, const char *kernel_rs);
 
 const char *port_op_name(const struct port_op *op);
 /* "cutile" or "triton". */

@@ -16,6 +16,10 @@ struct port_op {
 	enum tfrontend fe;
 	struct tkernel **k;
 	size_t nk;
+	/* opened partially (port_open_partial): the kernels that did not
+	 * lower, in source order */
+	struct port_refusal *refused;
+	size_t nrefused;
 };
 
 /* The host code's launch of a kernel: `ct.launch(stream, grid, K, (args))`

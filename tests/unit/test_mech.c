@@ -253,12 +253,68 @@ static void test_toolchain_runs_hand_over(void **state)
 	stage_result_free(&res);
 }
 
+/* An operator whose second kernel is refused (issue 23): A and B are
+ * mech's, D is not; B writes the first kernel and hands the stage over
+ * naming exactly the second, at FILE:LINE:COL, and what kernel.rs holds. */
+static void test_partial_hands_over_the_rest(void **state)
+{
+	(void)state;
+	if (!getenv("TILEPORT"))
+		skip();
+	const char *top = getenv("TILEPORT_TOP") ? getenv("TILEPORT_TOP") : ".";
+	char *src = xasprintf("%s/tests/fixtures/port/partial/scale_then_count.py", top);
+	char *tst = xasprintf("%s/tests/fixtures/port/partial/test_scale_then_count.py", top);
+	char *text = read_file(src, NULL, NULL), *ttext = read_file(tst, NULL, NULL);
+	assert_non_null(text);
+	assert_non_null(ttext);
+	char *dst = path_join(ws, "src/tilegym/ops/cutile/scale_then_count.py");
+	char *tdst = path_join(ws, "tests/ops/test_scale_then_count.py");
+	assert_int_equal(write_file_atomic(dst, text, strlen(text), NULL), 0);
+	assert_int_equal(write_file_atomic(tdst, ttext, strlen(ttext), NULL), 0);
+	char *why = NULL;
+	assert_true(mech_handles('A', "scale_then_count", ws, NULL));
+	assert_true(mech_handles('B', "scale_then_count", ws, NULL));
+	assert_false(mech_handles('D', "scale_then_count", ws, &why));
+	has(why, "while loop");
+	free(why);
+	struct stage_result a, b;
+	run_stage('A', "scale_then_count", true, &a);
+	assert_string_equal(a.verdict, "DEFERRED");
+	run_stage('B', "scale_then_count", true, &b);
+	assert_string_equal(b.verdict, "FAIL_FIXABLE");
+	assert_int_equal(b.tokens, 0);
+	has(b.final, "unsupported: src/tilegym/ops/cutile/scale_then_count.py:19:5: while loop (kernel "
+		     "count_up_kernel, not translated); kernel.rs holds the translated kernel "
+		     "scale_rows_kernel\npartial: kernel.rs holds 1 of 2 kernels, translated by mech");
+	has(b.final, "; keep them as they are and add only the kernels left\nleft: count_up_kernel at "
+		     "src/tilegym/ops/cutile/scale_then_count.py:19:5: while loop\n<VALIDATOR_OUTPUT>");
+	char *u = verdict_unsupported(b.final);
+	has(u, "count_up_kernel");
+	free(u);
+	char *kp = path_join(out, "scale_then_count/kernel.rs");
+	char *k = read_file(kp, NULL, NULL);
+	assert_non_null(k);
+	has(k, "pub unsafe fn scale_rows_kernel<");
+	assert_null(strstr(k, "fn count_up_kernel"));
+	free(k);
+	free(kp);
+	stage_result_free(&a);
+	stage_result_free(&b);
+	free(dst);
+	free(tdst);
+	free(text);
+	free(ttext);
+	free(src);
+	free(tst);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_what_mech_handles),
 		cmocka_unit_test(test_offline_a_b_d_deferred),
 		cmocka_unit_test(test_unsupported_hands_over),
+		cmocka_unit_test(test_partial_hands_over_the_rest),
 		cmocka_unit_test(test_toolchain_runs_hand_over),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

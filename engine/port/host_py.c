@@ -9,6 +9,7 @@
  * through cffi, and the few host-side calls of the kernel languages
  * (`ct.cdiv`, `triton.cdiv`, `triton.next_power_of_2`) become local
  * helpers, so the wrapper needs neither cuda.tile nor Triton. */
+#include "engine/port/host_int.h"
 #include "engine/port/port_impl.h"
 
 #include <stdarg.h>
@@ -85,6 +86,7 @@ struct wctx {
 	struct tp_err *err;
 	bool failed;
 	bool need_cdiv, need_np2;
+	char **used; /* the names the copied code reads, for its imports */
 };
 
 static void refuse(struct wctx *w, const struct py_node *at, const char *fmt, ...) TP_PRINTF(3, 4);
@@ -137,6 +139,11 @@ static void use_name(struct wctx *w, const struct py_node *n)
 {
 	const struct pymod *m = &w->op->m;
 	char *name = py_str(n);
+	bool seen = false;
+	for (char **u = w->used; u && *u && !seen; u++)
+		seen = strcmp(*u, name) == 0;
+	if (!seen)
+		w->used = strv_push(w->used, name);
 	for (size_t i = 0; i < m->nfuncs; i++)
 		if (m->funcs[i].cls < 0 && strcmp(m->funcs[i].name, name) == 0 &&
 		    m->funcs[i].role != PM_KERNEL)
@@ -158,13 +165,31 @@ static char *text_of(struct wctx *w, const struct py_node *n)
 	return apply(pm, node_from(pm, n), node_to(pm, n), &w->ed);
 }
 
-/* The launch of kernel ki at call n, as a call of its _launch function
- * (what the call's arguments use is scanned, and rewritten, first). */
-static void launch_edit(struct wctx *w, const struct py_node *n, int ki, bool triton)
+/* The kernel a launch's kernel argument stands for (its name, or a local
+ * name bound to it: `fwd = _kernel_tma; ct.launch(..., fwd, ...)`), -1
+ * when none of the translated ones. */
+static int launched_kernel(const struct wctx *w, const struct py_node *arg)
+{
+	for (size_t i = 0; arg && i < w->op->nk; i++)
+		if (lw_names_kernel(&w->op->m, arg, w->op->k[i]->name))
+			return (int)i;
+	return -1;
+}
+
+/* The launch of kernel ki at call n, as a call of its _launch function,
+ * directly or through the local name the host gave the kernel (which now
+ * holds the _launch function: see the assignment in scan). What the
+ * call's arguments use is scanned, and rewritten, first. */
+static void launch_edit(struct wctx *w, const struct py_node *n, const struct py_node *kernel_arg,
+			int ki, bool triton)
 {
 	const struct py_module *pm = &w->op->m.py;
 	struct sbuf sb = SBUF_INIT;
-	sb_printf(&sb, "_launch_%s(", w->op->k[ki]->name);
+	if (kernel_arg->kind == PY_NAME && !py_is_name(kernel_arg, w->op->k[ki]->name))
+		sb_add(&sb, kernel_arg->s, kernel_arg->n);
+	else
+		sb_printf(&sb, "_launch_%s", w->op->k[ki]->name);
+	sb_addc(&sb, '(');
 	if (triton) {
 		scan(w, n->kids[0]->kids[1], 0);
 		for (size_t k = 1; k < n->nkids; k++)
@@ -209,22 +234,31 @@ static void scan(struct wctx *w, const struct py_node *n, int depth)
 	const struct py_module *pm = &m->py;
 	if (n->kind == PY_CALL && pymod_is(m, n->kids[0], "ct.launch")) {
 		const struct py_node *k = py_call_arg(n, 2);
-		char *kn = k ? py_dotted(k) : NULL;
-		int ki = kn ? kernel_index(w->op, kn) : -1;
-		free(kn);
+		int ki = launched_kernel(w, k);
 		if (ki < 0)
-			refuse(w, n, "a ct.launch of a kernel that was not translated");
+			refuse(w, k ? k : n, "a ct.launch of a kernel that was not translated");
 		else
-			launch_edit(w, n, ki, false);
+			launch_edit(w, n, k, ki, false);
 		return;
 	}
 	if (n->kind == PY_CALL && n->kids[0]->kind == PY_SUBSCRIPT &&
 	    n->kids[0]->kids[0]->kind == PY_NAME) {
-		char *kn = py_str(n->kids[0]->kids[0]);
+		int ki = launched_kernel(w, n->kids[0]->kids[0]);
+		if (ki >= 0) {
+			launch_edit(w, n, n->kids[0]->kids[0], ki, true);
+			return;
+		}
+	}
+	/* `fwd = KERNEL`: the name the launch goes through now holds the
+	 * kernel's _launch function */
+	if (n->kind == PY_ASSIGN && n->nkids == 2 && n->kids[0]->kind == PY_NAME &&
+	    n->kids[1]->kind == PY_NAME) {
+		char *kn = py_str(n->kids[1]);
 		int ki = kernel_index(w->op, kn);
 		free(kn);
 		if (ki >= 0) {
-			launch_edit(w, n, ki, true);
+			add_edit(&w->ed, node_from(pm, n->kids[1]), node_to(pm, n->kids[1]),
+				 xasprintf("_launch_%s", w->op->k[ki]->name));
 			return;
 		}
 	}
@@ -246,7 +280,17 @@ static void scan(struct wctx *w, const struct py_node *n, int depth)
 		}
 		free(c);
 		if (n->kind == PY_NAME) {
-			use_name(w, n);
+			char *kn = py_str(n);
+			int ki = kernel_index(w->op, kn);
+			free(kn);
+			if (ki >= 0)
+				refuse(w, n,
+				       "the kernel `%s` used in host code other than by its launch (the "
+				       "cutile-rs wrapper has a launch function in its place, no kernel "
+				       "object)",
+				       w->op->k[ki]->name);
+			else
+				use_name(w, n);
 			return;
 		}
 	}
@@ -349,78 +393,14 @@ static void launch_fn(struct sbuf *sb, const struct port_op *op, size_t ki)
 	sb_adds(sb, "    check_rc(rc, _FFI_NAME)\n");
 }
 
-/* The package of a source path: src/tilegym/ops/cutile/x.py ->
- * tilegym.ops.cutile (NULL when it is not under src/). Caller frees. */
-static char *package_of(const char *source_rel)
-{
-	const char *p = str_starts(source_rel, "src/") ? source_rel + 4 : NULL;
-	const char *slash = p ? strrchr(p, '/') : NULL;
-	if (!slash)
-		return NULL;
-	char *pkg = xstrndup(p, (size_t)(slash - p));
-	for (char *c = pkg; *c; c++)
-		if (*c == '/')
-			*c = '.';
-	return pkg;
-}
-
-/* Helpers the cutile-rs side writes itself rather than import from a
- * sibling module of the reference (which imports cuda.tile). */
-static const struct {
-	const char *name, *def;
-} own_helpers[] = {
-	{"next_power_of_2", "def next_power_of_2(n):\n    return 1 << (n - 1).bit_length()\n"},
-	{"cdiv", "def cdiv(a, b):\n    return (a + b - 1) // b\n"},
-	{"ceil_div", "def ceil_div(a, b):\n    return (a + b - 1) // b\n"},
-};
-
-static const char *own_helper(const char *name)
-{
-	for (size_t i = 0; i < TP_ARRAY_LEN(own_helpers); i++)
-		if (strcmp(own_helpers[i].name, name) == 0)
-			return own_helpers[i].def;
-	return NULL;
-}
-
-/* An import of the reference as the wrapper (in ops/cutile_rs/) writes it:
- * a relative module of the reference's package made absolute, and the
- * small helpers it names written out (`helpers` gets their defs). */
-static void import_line(struct sbuf *sb, const struct py_module *pm, const struct py_node *s,
-			const char *pkg, struct sbuf *helpers, const struct edits *ed)
-{
-	if (s->kind != PY_FROM || !s->s || s->s[0] != '.' || !pkg) {
-		char *t = apply(pm, node_from(pm, s), node_to(pm, s), ed);
-		sb_printf(sb, "%s\n", t);
-		free(t);
-		return;
-	}
-	size_t dots = strspn(s->s, ".");
-	char *base = xstrdup(pkg);
-	for (size_t d = 1; d < dots; d++) {
-		char *dot = strrchr(base, '.');
-		if (dot)
-			*dot = '\0';
-	}
-	char *rest = xstrndup(s->s + dots, s->n - dots);
-	struct sbuf names = SBUF_INIT;
-	for (size_t k = 0; k < s->nkids; k++) {
-		char *a = py_str(s->kids[k]);
-		const char *h = own_helper(a);
-		if (h && !strstr(sb_str(helpers), h))
-			sb_printf(helpers, "\n\n%s", h);
-		else if (!h)
-			sb_printf(&names, "%s%s", names.len ? ", " : "", a);
-		free(a);
-	}
-	if (names.len)
-		sb_printf(sb, "from %s%s%s import %s\n", base, *rest ? "." : "", rest, sb_str(&names));
-	sb_free(&names);
-	free(rest);
-	free(base);
-}
-
 int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out,
 		    struct tp_err *err)
+{
+	return port_wrapper_py_in(op, NULL, source_rel, out, err);
+}
+
+int port_wrapper_py_in(const struct port_op *op, const char *root, const char *source_rel,
+		       char **out, struct tp_err *err)
 {
 	*out = NULL;
 	const struct pymod *m = &op->m;
@@ -466,6 +446,7 @@ int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out
 		free(w.use_const);
 		free(w.use_class);
 		free_edits(&w.ed);
+		strv_free(w.used);
 		return -1;
 	}
 	struct sbuf sb = SBUF_INIT, helpers = SBUF_INIT;
@@ -476,13 +457,29 @@ int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out
 	sb_printf(&sb, "%s (ops/cutile_rs/%s_kernel/ffi.rs) through cffi.\n\"\"\"\n",
 		  port_ffi_symbol(op, 0, sym, sizeof(sym)), op->name);
 	/* imports, minus the kernel languages; relative ones made absolute */
-	char *pkg = package_of(source_rel);
+	char *pkg = host_package_of(source_rel);
+	/* the workspace's src/: given, or where a source path under src/ is */
+	char *src_root = root ? path_join(root, "src") : pkg ? xstrdup("src") : NULL;
+	struct host_imports hi = {.pm = pm, .pkg = pkg, .src_root = src_root, .used = w.used};
 	const struct py_node *body = pm->body;
-	for (size_t k = 0; k < body->nkids; k++) {
+	int irc = 0;
+	for (size_t k = 0; k < body->nkids && irc == 0; k++) {
 		const struct py_node *s = body->kids[k];
 		if ((s->kind != PY_IMPORT && s->kind != PY_FROM) || lang_import(s))
 			continue;
-		import_line(&sb, pm, s, pkg, &helpers, &w.ed);
+		irc = host_import(&hi, s, &sb, &helpers, err);
+	}
+	free(src_root);
+	if (irc < 0) {
+		free(pkg);
+		sb_free(&sb);
+		sb_free(&helpers);
+		free(w.use_func);
+		free(w.use_const);
+		free(w.use_class);
+		free_edits(&w.ed);
+		strv_free(w.used);
+		return -1;
 	}
 	/* the top package (tilegym) holds backend/cutile_rs/utils.py */
 	char *top = pkg ? xstrndup(pkg, strcspn(pkg, ".")) : NULL;
@@ -546,6 +543,7 @@ int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out
 	free(w.use_const);
 	free(w.use_class);
 	free_edits(&w.ed);
+	strv_free(w.used);
 	*out = sb_detach(&sb);
 	return 0;
 }

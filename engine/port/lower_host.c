@@ -58,6 +58,52 @@ void lw_make_params(struct lw *lw)
 	lw->api->mark_arrays(lw, lw->f->def);
 }
 
+static bool names_kernel(const struct pm_func *h, const struct py_node *arg, const char *kernel,
+			 int hops);
+
+/* Is `name` bound to `kernel` by some assignment in n (the branches of an
+ * if may each bind it to their own kernel: each of them is launched)? */
+static bool binds_kernel(const struct pm_func *h, const struct py_node *n, const struct py_node *name,
+			 const char *kernel, int hops, int depth)
+{
+	if (!n || depth > 64 || n->kind == PY_DEF || n->kind == PY_LAMBDA || n->kind == PY_CLASS)
+		return false;
+	if (n->kind == PY_ASSIGN && n->nkids == 2 && n->kids[0]->kind == PY_NAME &&
+	    n->kids[0]->n == name->n && memcmp(n->kids[0]->s, name->s, name->n) == 0 &&
+	    names_kernel(h, n->kids[1], kernel, hops + 1))
+		return true;
+	for (size_t k = 0; k < n->nkids; k++)
+		if (binds_kernel(h, n->kids[k], name, kernel, hops, depth + 1))
+			return true;
+	return false;
+}
+
+/* Does `arg`, in host function h, stand for kernel `kernel`: its name, or
+ * a local name bound to it (`fwd = _softmax_kernel_tma`, then
+ * `ct.launch(..., fwd, ...)`), through a few such names? */
+static bool names_kernel(const struct pm_func *h, const struct py_node *arg, const char *kernel,
+			 int hops)
+{
+	if (!arg || hops > 8)
+		return false;
+	if (py_is_dotted(arg, kernel))
+		return true;
+	return arg->kind == PY_NAME && binds_kernel(h, h->def->kids[3], arg, kernel, hops, 0);
+}
+
+bool lw_names_kernel(const struct pymod *m, const struct py_node *arg, const char *kernel)
+{
+	/* the innermost function holding arg: its bindings are arg's */
+	const struct pm_func *h = NULL;
+	for (size_t i = 0; arg && i < m->nfuncs; i++) {
+		const struct py_node *d = m->funcs[i].def;
+		if (d->line <= arg->line && arg->line <= py_end_line(&m->py, d) &&
+		    (!h || d->line > h->def->line))
+			h = &m->funcs[i];
+	}
+	return h ? names_kernel(h, arg, kernel, 0) : arg && py_is_dotted(arg, kernel);
+}
+
 const struct py_node *lw_launch_call(const struct pymod *m, const char *kernel,
 				     const struct pm_func **host)
 {
@@ -73,9 +119,9 @@ const struct py_node *lw_launch_call(const struct pymod *m, const char *kernel,
 			if (!n)
 				continue;
 			if (n->kind == PY_CALL && ((pymod_is(m, n->kids[0], "ct.launch") &&
-						    py_is_dotted(py_call_arg(n, 2), kernel)) ||
+						    names_kernel(h, py_call_arg(n, 2), kernel, 0)) ||
 						   (n->kids[0]->kind == PY_SUBSCRIPT &&
-						    py_is_name(n->kids[0]->kids[0], kernel)))) {
+						    names_kernel(h, n->kids[0]->kids[0], kernel, 0)))) {
 				if (host)
 					*host = h;
 				return n;

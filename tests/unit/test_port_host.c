@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "engine/port/port.h"
+#include "tests/unit/testutil.h"
 
 static void has(const char *text, const char *want)
 {
@@ -228,6 +229,163 @@ static void test_init_import_in_name_order(void **state)
 	free(t);
 }
 
+/* ---- the launch ---- */
+
+/* A kernel launched through a local name, from a launch helper that an
+ * autograd.Function's forward calls (TileGym's softmax), and a name bound
+ * to one of two kernels in the arms of an if. */
+static const char alias_src[] =
+	"import cuda.tile as ct\n"
+	"import torch\n"
+	"\n"
+	"from tilegym.backend import register_impl\n"
+	"from tilegym.experimental import experimental_kernel\n"
+	"\n"
+	"\n"
+	"@experimental_kernel\n"
+	"@ct.kernel\n"
+	"def _scale_tma(x, y, n: int, TILE: ct.Constant[int]):\n"
+	"    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))\n"
+	"    ct.store(y, index=(ct.bid(0),), tile=t * 2.0)\n"
+	"\n"
+	"\n"
+	"@ct.kernel\n"
+	"def _scale_plain(x, y, n: int, TILE: ct.Constant[int]):\n"
+	"    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))\n"
+	"    ct.store(y, index=(ct.bid(0),), tile=t * 3.0)\n"
+	"\n"
+	"\n"
+	"def _launch_scale(x, y, use_tma):\n"
+	"    if use_tma:\n"
+	"        fwd = _scale_tma\n"
+	"    else:\n"
+	"        fwd = _scale_plain\n"
+	"    grid = (ct.cdiv(x.shape[0], 128), 1, 1)\n"
+	"    ct.launch(torch.cuda.current_stream(), grid, fwd, (x, y, x.shape[0], 128))\n"
+	"\n"
+	"\n"
+	"class _Scale(torch.autograd.Function):\n"
+	"    @staticmethod\n"
+	"    def forward(ctx, x, use_tma=False):\n"
+	"        y = torch.empty_like(x)\n"
+	"        _launch_scale(x, y, use_tma)\n"
+	"        return y\n"
+	"\n"
+	"\n"
+	"@register_impl(\"scale\", backend=\"cutile\")\n"
+	"def scale(x, use_tma=False):\n"
+	"    return _Scale.apply(x, use_tma)\n";
+
+static void test_launch_through_a_local_name(void **state)
+{
+	(void)state;
+	struct port_op *op = NULL;
+	struct tp_err err = {0};
+	assert_int_equal(port_open_source("src/tilegym/ops/cutile/scale.py", alias_src, strlen(alias_src),
+					  NULL, NULL, &op, &err),
+			 0);
+	char *w = NULL, *ffi = NULL;
+	if (port_wrapper_py(op, "src/tilegym/ops/cutile/scale.py", &w, &err) != 0)
+		fail_msg("wrapper: %s", err.msg);
+	/* the name now holds each kernel's launch function; the launch goes
+	 * through it, as the host wrote it */
+	has(w, "        fwd = _launch__scale_tma\n    else:\n        fwd = _launch__scale_plain\n");
+	has(w, "    fwd(torch.cuda.current_stream(), grid, x, y, x.shape[0], 128)\n");
+	has(w, "def _launch__scale_tma(stream, grid, x, y, n, TILE, **_launch_hints):");
+	has(w, "def _launch__scale_plain(stream, grid, x, y, n, TILE, **_launch_hints):");
+	/* the autograd.Function and the public function come along */
+	has(w, "class _Scale(torch.autograd.Function):");
+	has(w, "@register_impl(\"scale\", backend=\"cutile-rs\")");
+	/* an import the copied code does not read is left out: this one
+	 * needs cuda.tile, which the cutile-rs backend runs without */
+	lacks(w, "experimental_kernel");
+	has(w, "\nimport torch\nfrom tilegym.backend import register_impl\n");
+	if (port_ffi_rs(op, &ffi, &err) != 0)
+		fail_msg("ffi: %s", err.msg);
+	has(ffi, "pub unsafe extern \"C\" fn cutile_scale(");
+	has(ffi, "pub unsafe extern \"C\" fn cutile_scale__scale_plain(");
+	free(ffi);
+	free(w);
+	port_close(op);
+}
+
+static void test_kernel_object_in_host_code_is_refused(void **state)
+{
+	(void)state;
+	static const char src[] = "import cuda.tile as ct\nimport torch\n\n\n@ct.kernel\n"
+				  "def _k(x, TILE: ct.Constant[int]):\n"
+				  "    ct.store(x, index=(ct.bid(0),), tile=ct.zeros((TILE,), dtype=ct.float32))\n"
+				  "\n\n"
+				  "def run(x):\n"
+				  "    k = _k.replace_hints(occupancy=2)\n"
+				  "    ct.launch(torch.cuda.current_stream(), (1, 1, 1), _k, (x, 16))\n";
+	struct port_op *op = NULL;
+	struct tp_err err = {0};
+	assert_int_equal(port_open_source("k.py", src, strlen(src), NULL, NULL, &op, &err), 0);
+	char *w = NULL;
+	assert_int_equal(port_wrapper_py(op, "k.py", &w, &err), -1);
+	assert_string_equal(err.msg, "k.py:11:9: unsupported: the kernel `_k` used in host code other than "
+				     "by its launch (the cutile-rs wrapper has a launch function in its "
+				     "place, no kernel object)");
+	port_close(op);
+}
+
+/* A launch helper of another operator's module: its cuTile Rust port, or
+ * a refusal that names the operator to port first. */
+static void test_launch_helper_in_another_module(void **state)
+{
+	const char *ws = *state;
+	static const char src[] =
+		"import cuda.tile as ct\n"
+		"import torch\n"
+		"\n"
+		"from tilegym.backend import register_impl\n"
+		"\n"
+		"from .reduce import reduce_rows\n"
+		"from .utils import next_power_of_2\n"
+		"\n"
+		"\n"
+		"@ct.kernel\n"
+		"def _partial(x, y, TILE: ct.Constant[int]):\n"
+		"    t = ct.load(x, index=(ct.bid(0), 0), shape=(1, TILE))\n"
+		"    ct.store(y, index=(ct.bid(0), 0), tile=t)\n"
+		"\n"
+		"\n"
+		"@register_impl(\"two_pass\", backend=\"cutile\")\n"
+		"def two_pass(x):\n"
+		"    y = torch.empty_like(x)\n"
+		"    grid = (x.shape[0], 1, 1)\n"
+		"    ct.launch(torch.cuda.current_stream(), grid, _partial, (x, y, next_power_of_2(x.shape[1])))\n"
+		"    return reduce_rows(y)\n";
+	free(tu_write(ws, "src/tilegym/ops/cutile/two_pass.py", src));
+	free(tu_write(ws, "src/tilegym/ops/cutile/reduce.py",
+		      "import cuda.tile as ct\n\n\ndef reduce_rows(y):\n    return y.sum(1)\n"));
+	free(tu_write(ws, "src/tilegym/ops/cutile/utils.py",
+		      "import cuda.tile as ct\n\n\ndef next_power_of_2(n):\n    return n\n"));
+	struct port_op *op = NULL;
+	struct tp_err err = {0};
+	assert_int_equal(port_open_in(ws, "src/tilegym/ops/cutile/two_pass.py", NULL, NULL, &op, &err), 0);
+	char *w = NULL;
+	assert_int_equal(port_wrapper_py_in(op, ws, "src/tilegym/ops/cutile/two_pass.py", &w, &err), -1);
+	assert_string_equal(err.msg,
+			    "src/tilegym/ops/cutile/two_pass.py:6:21: unsupported: `reduce_rows` from "
+			    "tilegym.ops.cutile.reduce, another operator's host code that runs its kernels in "
+			    "cuTile Python: port reduce first (tileport run reduce); the wrapper then takes "
+			    "`reduce_rows` from its cuTile Rust port");
+	/* once reduce has its port, the wrapper takes the helper from there */
+	free(tu_write(ws, "src/tilegym/ops/cutile_rs/reduce.py",
+		      "from tilegym.backend import register_impl\n\n\ndef reduce_rows(y):\n    return y\n"));
+	memset(&err, 0, sizeof(err));
+	if (port_wrapper_py_in(op, ws, "src/tilegym/ops/cutile/two_pass.py", &w, &err) != 0)
+		fail_msg("wrapper: %s", err.msg);
+	has(w, "from tilegym.ops.cutile_rs.reduce import reduce_rows\n");
+	lacks(w, "tilegym.ops.cutile.");
+	/* next_power_of_2 of the cuTile utils: written out, not imported */
+	has(w, "def next_power_of_2(n):\n    return 1 << (n - 1).bit_length()\n");
+	free(w);
+	port_close(op);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +394,9 @@ int main(void)
 		cmocka_unit_test(test_module_list_and_two_classes),
 		cmocka_unit_test(test_no_backend_list_is_refused_with_its_place),
 		cmocka_unit_test(test_init_import_in_name_order),
+		cmocka_unit_test(test_launch_through_a_local_name),
+		cmocka_unit_test(test_kernel_object_in_host_code_is_refused),
+		TU_DIR_TEST(test_launch_helper_in_another_module),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -379,6 +379,118 @@ struct ins {
 	char *text;
 };
 
+struct insv {
+	struct ins *v;
+	size_t n, cap;
+};
+
+static void ins_add(struct insv *iv, size_t at, char *text)
+{
+	iv->v = xgrow(iv->v, &iv->cap, iv->n + 1, sizeof(*iv->v));
+	iv->v[iv->n++] = (struct ins){at, text};
+}
+
+/* ---- tests that call each backend's module themselves ----
+ *
+ * Some tests pick the implementation per backend instead of going through
+ * the dispatcher (`if backend == "cutile": fn = tilegym.ops.cutile.OP.OP`,
+ * `elif backend == "tilecpp": ...`, `else: pytest.skip(...)`). With
+ * cutile-rs in the list such a test would skip it; the branch a developer
+ * adds calls the cutile-rs module the same way (pipeline.md rule 40). */
+
+/* `VAR == "cutile"`: VAR's node, else NULL. */
+static const struct py_node *is_cutile_test(const struct py_module *m, const struct py_node *t)
+{
+	if (!t || t->kind != PY_COMPARE || t->nkids != 3 || t->kids[0]->kind != PY_NAME ||
+	    t->kids[1]->op != PYOP_EQ || t->kids[2]->kind != PY_STR)
+		return NULL;
+	char *v = py_str_value(m, t->kids[2]);
+	bool yes = v && strcmp(v, "cutile") == 0;
+	free(v);
+	return yes ? t->kids[0] : NULL;
+}
+
+/* The if of an elif: an else block holding one if spelled `elif`. */
+static const struct py_node *elif_of(const struct py_module *m, const struct py_node *ifn)
+{
+	const struct py_node *e = ifn->kids[2];
+	if (!e || e->nkids != 1 || e->kids[0]->kind != PY_IF)
+		return NULL;
+	return strncmp(m->src + node_from(m, e->kids[0]), "elif", 4) == 0 ? e->kids[0] : NULL;
+}
+
+/* The cutile branch's body with its module calls pointed at the cutile-rs
+ * port: `X.ops.cutile[.SUB].OP` -> `X.ops.cutile_rs.OP` (the ports are
+ * flat). */
+static char *ported_body(const char *body, const char *op)
+{
+	static const char ident[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+	static const char head[] = ".ops.cutile.";
+	struct sbuf sb = SBUF_INIT;
+	size_t ol = strlen(op);
+	const char *p = body;
+	for (const char *hit; (hit = strstr(p, head)) != NULL;) {
+		/* the dotted components after it, up to the one naming OP */
+		const char *c = hit + strlen(head), *at = NULL;
+		for (size_t l; (l = strspn(c, ident)) > 0; c += l + 1) {
+			if (l == ol && memcmp(c, op, ol) == 0) {
+				at = c;
+				break;
+			}
+			if (c[l] != '.')
+				break;
+		}
+		sb_add(&sb, p, (size_t)(hit - p));
+		if (at) {
+			sb_adds(&sb, ".ops.cutile_rs.");
+			p = at;
+		} else {
+			sb_adds(&sb, head);
+			p = hit + strlen(head);
+		}
+	}
+	sb_adds(&sb, p);
+	return sb_detach(&sb);
+}
+
+static void add_branches(const struct py_module *m, const struct py_node *n, const char *op,
+			 struct insv *iv, int depth)
+{
+	if (!n || depth > 64)
+		return;
+	const struct py_node *var = n->kind == PY_IF ? is_cutile_test(m, n->kids[0]) : NULL;
+	if (var && n->kids[1] && n->kids[1]->nkids) {
+		const struct py_node *body = n->kids[1];
+		/* from the line after the `if ...:` header to the end of the body */
+		size_t from = node_from(m, body->kids[0]);
+		while (from > 0 && m->src[from - 1] != '\n')
+			from--;
+		size_t head_end = node_from(m, n->kids[0]);
+		while (head_end < m->len && m->src[head_end] != '\n')
+			head_end++;
+		if (head_end < from)
+			from = head_end + 1;
+		size_t to = after_line(m, body->kids[body->nkids - 1]);
+		char *text = xstrndup(m->src + from, to - from);
+		/* the chain's last branch that is not the final else */
+		const struct py_node *last = n, *next;
+		while ((next = elif_of(m, last)) != NULL)
+			last = next;
+		const struct py_node *lb = last->kids[1];
+		if (strstr(text, ".ops.cutile.") && lb && lb->nkids) {
+			char *indent = lead(m, n), *ported = ported_body(text, op);
+			ins_add(iv, after_line(m, lb->kids[lb->nkids - 1]),
+				xasprintf("%s%selif %.*s == \"cutile-rs\":\n%s", text[0] == '\n' ? "\n" : "",
+					  indent, (int)var->n, var->s, ported));
+			free(ported);
+			free(indent);
+		}
+		free(text);
+	}
+	for (size_t k = 0; k < n->nkids; k++)
+		add_branches(m, n->kids[k], op, iv, depth + 1);
+}
+
 static int ins_cmp(const void *a, const void *b)
 {
 	const struct ins *x = a, *y = b;
@@ -396,8 +508,7 @@ char *port_register_test_py(const char *text, const char *path, struct tp_err *e
 	}
 	struct bscan b = {.m = &m};
 	scan_block(&b, m.body, NULL, 0);
-	struct ins ins[TP_ARRAY_LEN(b.v) + 1];
-	size_t ni = 0;
+	struct insv iv = {0};
 	for (size_t i = 0; i < b.n; i++)
 		find_last(&b.v[i]);
 	for (size_t i = 0; i < b.n; i++) {
@@ -405,15 +516,13 @@ char *port_register_test_py(const char *text, const char *path, struct tp_err *e
 		if (!l->last || derived(&b, l))
 			continue;
 		char *outer = lead(&m, l->last), *inner = inner_lead(&m, l->block, l->last, outer);
-		ins[ni].at = after_line(&m, l->last);
-		ins[ni].text = xasprintf("%sif is_backend_available(\"cutile-rs\"):\n%s%s = %s + "
-					 "[\"cutile-rs\"]\n",
-					 outer, inner, l->name, l->name);
+		ins_add(&iv, after_line(&m, l->last),
+			xasprintf("%sif is_backend_available(\"cutile-rs\"):\n%s%s = %s + [\"cutile-rs\"]\n",
+				  outer, inner, l->name, l->name));
 		free(outer);
 		free(inner);
-		ni++;
 	}
-	if (ni == 0) {
+	if (iv.n == 0) {
 		const struct py_node *at = b.literal ? b.literal : m.body;
 		if (b.literal)
 			tp_err_set(err, TP_EXIT_FAILED,
@@ -432,20 +541,25 @@ char *port_register_test_py(const char *text, const char *path, struct tp_err *e
 		py_module_free(&m);
 		return NULL;
 	}
-	if (!imports_avail(m.body)) {
-		ins[ni].at = import_at(&m);
-		ins[ni].text = xstrdup("from tilegym.backend import is_backend_available\n");
-		ni++;
-	}
-	qsort(ins, ni, sizeof(*ins), ins_cmp);
+	/* the operator: tests/ops/[SUB/]test_OP.py */
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *op = str_starts(base, "test_") ? xstrdup(base + 5) : xstrdup(base);
+	if (str_ends(op, ".py"))
+		op[strlen(op) - 3] = '\0';
+	add_branches(&m, m.body, op, &iv, 0);
+	free(op);
+	if (!imports_avail(m.body))
+		ins_add(&iv, import_at(&m), xstrdup("from tilegym.backend import is_backend_available\n"));
+	qsort(iv.v, iv.n, sizeof(*iv.v), ins_cmp);
 	struct sbuf sb = SBUF_INIT;
 	size_t at = 0;
-	for (size_t i = 0; i < ni; i++) {
-		sb_add(&sb, text + at, ins[i].at - at);
-		sb_adds(&sb, ins[i].text);
-		at = ins[i].at;
-		free(ins[i].text);
+	for (size_t i = 0; i < iv.n; i++) {
+		sb_add(&sb, text + at, iv.v[i].at - at);
+		sb_adds(&sb, iv.v[i].text);
+		at = iv.v[i].at;
+		free(iv.v[i].text);
 	}
+	free(iv.v);
 	sb_adds(&sb, text + at);
 	for (size_t i = 0; i < b.n; i++)
 		free(b.v[i].name);

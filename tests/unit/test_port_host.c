@@ -196,6 +196,55 @@ static void test_no_backend_list_is_refused_with_its_place(void **state)
 	has(err.msg, "a test without a backend list");
 }
 
+/* A test that calls each backend's module itself gets a cutile-rs branch
+ * calling the port's module the same way (the ports are flat: no
+ * subfolder); a branch that only skips is left alone. */
+static void test_direct_backend_calls_get_a_cutile_rs_branch(void **state)
+{
+	(void)state;
+	const char *src = "import pytest\n"
+			  "import tilegym\n"
+			  "from tilegym.backend import is_backend_available\n"
+			  "\n"
+			  "\n"
+			  "class Test_Gate:\n"
+			  "    _backends = [\"cutile\"]\n"
+			  "    if is_backend_available(\"tilecpp\"):\n"
+			  "        _backends = _backends + [\"tilecpp\"]\n"
+			  "\n"
+			  "    @pytest.mark.parametrize(\"backend\", _backends)\n"
+			  "    def test_op(self, backend):\n"
+			  "        if backend == \"cutile\":\n"
+			  "            pytest.skip(\"not on this arch\")\n"
+			  "        if backend == \"cutile\":\n"
+			  "\n"
+			  "            def fn():\n"
+			  "                return tilegym.ops.cutile.activation.gate.gate(1)\n"
+			  "\n"
+			  "        elif backend == \"tilecpp\":\n"
+			  "\n"
+			  "            def fn():\n"
+			  "                return tilegym.ops.tilecpp.gate.gate(1)\n"
+			  "\n"
+			  "        else:\n"
+			  "            pytest.skip(f\"Backend {backend} not supported\")\n"
+			  "        fn()\n";
+	struct tp_err err = {0};
+	char *t = port_register_test_py(src, "tests/ops/activation/test_gate.py", &err);
+	assert_non_null(t);
+	has(t, "                return tilegym.ops.tilecpp.gate.gate(1)\n"
+	       "\n"
+	       "        elif backend == \"cutile-rs\":\n"
+	       "\n"
+	       "            def fn():\n"
+	       "                return tilegym.ops.cutile_rs.gate.gate(1)\n"
+	       "\n"
+	       "        else:\n");
+	has(t, "        if backend == \"cutile\":\n            pytest.skip(\"not on this arch\")\n        if backend");
+	assert_int_equal(count(t, "== \"cutile-rs\""), 1);
+	free(t);
+}
+
 /* ---- ops/cutile_rs/__init__.py ---- */
 
 static void test_init_import_in_name_order(void **state)
@@ -393,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_one_line_list_and_missing_import),
 		cmocka_unit_test(test_module_list_and_two_classes),
 		cmocka_unit_test(test_no_backend_list_is_refused_with_its_place),
+		cmocka_unit_test(test_direct_backend_calls_get_a_cutile_rs_branch),
 		cmocka_unit_test(test_init_import_in_name_order),
 		cmocka_unit_test(test_launch_through_a_local_name),
 		cmocka_unit_test(test_kernel_object_in_host_code_is_refused),

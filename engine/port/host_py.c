@@ -86,6 +86,8 @@ struct wctx {
 	struct tp_err *err;
 	bool failed;
 	bool need_cdiv, need_np2;
+	bool need_partial; /* a kernel with other hints: functools.partial of its launch */
+	bool need_search;  /* cuda.tile.tune.exhaustive_search: _exhaustive_search */
 	char **used; /* the names the copied code reads, for its imports */
 };
 
@@ -224,6 +226,62 @@ static void launch_edit(struct wctx *w, const struct py_node *n, const struct py
 	add_edit(&w->ed, node_from(pm, n), node_to(pm, n), sb_detach(&sb));
 }
 
+/* What a kernel value becomes in the wrapper: its launch function, or the
+ * local name that holds it. */
+static char *launch_value(struct wctx *w, const struct py_node *k, int ki)
+{
+	if (k->kind == PY_NAME && py_is_name(k, w->op->k[ki]->name))
+		return xasprintf("_launch_%s", w->op->k[ki]->name);
+	scan(w, k, 0);
+	return text_of(w, k);
+}
+
+/* `K.replace_hints(**h)` or `cached_replace_hints(K, **h)` ->
+ * `functools.partial(_launch_K, **h)`: the launch function passes the
+ * hints to the export (occupancy, num_ctas as num_cta_in_cga). */
+static void hinted_edit(struct wctx *w, const struct py_node *n, const struct py_node *k)
+{
+	const struct py_module *pm = &w->op->m.py;
+	int ki = launched_kernel(w, k);
+	char *fn = launch_value(w, k, ki);
+	struct sbuf sb = SBUF_INIT;
+	sb_printf(&sb, "functools.partial(%s", fn);
+	free(fn);
+	for (size_t i = 1; i < n->nkids; i++) {
+		if (n->kids[i] == k)
+			continue;
+		scan(w, n->kids[i], 0);
+		char *a = text_of(w, n->kids[i]);
+		sb_printf(&sb, ", %s", a);
+		free(a);
+	}
+	sb_addc(&sb, ')');
+	add_edit(&w->ed, node_from(pm, n), node_to(pm, n), sb_detach(&sb));
+	w->need_partial = true;
+}
+
+/* cuda.tile.tune.exhaustive_search(configs, stream, grid_fn, K, args_fn,
+ * hints_fn) -> _exhaustive_search(..., LAUNCH, ...): the same search over
+ * the cutile-rs launch, timed by autotune_launch. */
+static void search_edit(struct wctx *w, const struct py_node *n)
+{
+	const struct py_module *pm = &w->op->m.py;
+	const struct py_node *k = py_call_param(n, 3, "kernel");
+	int ki = launched_kernel(w, k);
+	if (ki < 0) {
+		refuse(w, k ? k : n, "an exhaustive_search over a kernel that was not translated");
+		return;
+	}
+	add_edit(&w->ed, node_from(pm, n->kids[0]), node_to(pm, n->kids[0]), xstrdup("_exhaustive_search"));
+	char *fn = launch_value(w, k, ki);
+	add_edit(&w->ed, node_from(pm, k), node_to(pm, k), fn);
+	for (size_t i = 1; i < n->nkids; i++)
+		if (n->kids[i] != k && !(n->kids[i]->kind == PY_KEYWORD && n->kids[i]->kids[0] == k))
+			scan(w, n->kids[i], 0);
+	w->need_search = true;
+	w->need_partial = true;
+}
+
 /* Walk copied code: the names it uses, its launches, and the kernel
  * language's host calls (rewritten or refused). */
 static void scan(struct wctx *w, const struct py_node *n, int depth)
@@ -246,6 +304,21 @@ static void scan(struct wctx *w, const struct py_node *n, int depth)
 		int ki = launched_kernel(w, n->kids[0]->kids[0]);
 		if (ki >= 0) {
 			launch_edit(w, n, n->kids[0]->kids[0], ki, true);
+			return;
+		}
+	}
+	/* a kernel with other hints is its launch function with them bound */
+	const struct py_node *hk = NULL;
+	if (lw_is_replace_hints(n, &hk) && launched_kernel(w, hk) >= 0) {
+		hinted_edit(w, n, hk);
+		return;
+	}
+	if (n->kind == PY_CALL) {
+		char *c = pymod_canon(m, n->kids[0]);
+		bool search = c && strcmp(c, "ct.tune.exhaustive_search") == 0;
+		free(c);
+		if (search) {
+			search_edit(w, n);
 			return;
 		}
 	}
@@ -336,7 +409,7 @@ static void cdef(struct sbuf *sb, const struct port_op *op)
 	}
 }
 
-static void launch_fn(struct sbuf *sb, const struct port_op *op, size_t ki)
+static void launch_fn(struct sbuf *sb, const struct port_op *op, size_t ki, bool hints)
 {
 	const struct tkernel *k = op->k[ki];
 	char sym[128];
@@ -388,10 +461,32 @@ static void launch_fn(struct sbuf *sb, const struct port_op *op, size_t ki)
 				  p->name);
 	}
 	sb_adds(sb, "        grid[0], grid[1], grid[2],\n");
-	sb_adds(sb, "        -1, -1,  # num_cta_in_cga, occupancy: the entry's own hints\n");
+	if (hints)
+		sb_adds(sb, "        # the hints the host gave the kernel (replace_hints); -1: the entry's own\n"
+			    "        _launch_hints.get(\"num_ctas\", -1), _launch_hints.get(\"occupancy\", -1),\n");
+	else
+		sb_adds(sb, "        -1, -1,  # num_cta_in_cga, occupancy: the entry's own hints\n");
 	sb_adds(sb, "        device_id, raw_stream,\n    )\n");
 	sb_adds(sb, "    check_rc(rc, _FFI_NAME)\n");
 }
+
+/* cuda.tile.tune.exhaustive_search's contract (the best config of the
+ * fastest launch, as result.best.config) over the cutile-rs launch:
+ * autotune_launch (CUPTI timing, pipeline.md §4) times each config. The
+ * reference keeps its own cache of the choice, so each search is its own
+ * autotune_launch key. */
+static const char exhaustive_search_def[] =
+	"\n\ndef _exhaustive_search(configs, stream, grid_fn, launch, args_fn, hints_fn):\n"
+	"    \"\"\"cuda.tile.tune.exhaustive_search over the cutile-rs launch.\"\"\"\n"
+	"    from types import SimpleNamespace\n"
+	"\n"
+	"    tuned = autotune_launch(\n"
+	"        kernel_fn=lambda cfg: launch(stream, grid_fn(cfg), *args_fn(cfg), **hints_fn(cfg)),\n"
+	"        configs=list(configs),\n"
+	"        key=object(),\n"
+	"        kernel_name=getattr(getattr(launch, \"func\", launch), \"__name__\", \"kernel\"),\n"
+	"    )\n"
+	"    return SimpleNamespace(best=SimpleNamespace(config=tuned.best_config))\n";
 
 int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out,
 		    struct tp_err *err)
@@ -463,6 +558,8 @@ int port_wrapper_py_in(const struct port_op *op, const char *root, const char *s
 	struct host_imports hi = {.pm = pm, .pkg = pkg, .src_root = src_root, .used = w.used};
 	const struct py_node *body = pm->body;
 	int irc = 0;
+	if (w.need_partial)
+		sb_adds(&sb, "import functools\n");
 	for (size_t k = 0; k < body->nkids && irc == 0; k++) {
 		const struct py_node *s = body->kids[k];
 		if ((s->kind != PY_IMPORT && s->kind != PY_FROM) || lang_import(s))
@@ -483,7 +580,10 @@ int port_wrapper_py_in(const struct port_op *op, const char *root, const char *s
 	}
 	/* the top package (tilegym) holds backend/cutile_rs/utils.py */
 	char *top = pkg ? xstrndup(pkg, strcspn(pkg, ".")) : NULL;
-	sb_printf(&sb, "\nfrom %s.backend.cutile_rs.utils import bind_kernel_function_cffi, check_rc, "
+	sb_adds(&sb, "\n");
+	if (w.need_search)
+		sb_printf(&sb, "from %s.backend.cutile_rs import autotune_launch\n", top ? top : "..");
+	sb_printf(&sb, "from %s.backend.cutile_rs.utils import bind_kernel_function_cffi, check_rc, "
 		       "make_tensor_desc\n",
 		  top ? top : "..");
 	free(top);
@@ -495,6 +595,8 @@ int port_wrapper_py_in(const struct port_op *op, const char *root, const char *s
 	sb_free(&helpers);
 	if (w.need_cdiv)
 		sb_adds(&sb, "\n\ndef _cdiv(a, b):\n    return (a + b - 1) // b\n");
+	if (w.need_search)
+		sb_adds(&sb, exhaustive_search_def);
 	if (w.need_np2)
 		sb_adds(&sb, "\n\ndef _next_power_of_2(n):\n    return 1 << (n - 1).bit_length()\n");
 	/* constants and helpers in source order, then the launchers, then the
@@ -516,7 +618,7 @@ int port_wrapper_py_in(const struct port_op *op, const char *root, const char *s
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 1)
 			for (size_t ki = 0; ki < op->nk; ki++)
-				launch_fn(&sb, op, ki);
+				launch_fn(&sb, op, ki, w.need_partial);
 		for (size_t k = 0; k < body->nkids; k++) {
 			const struct py_node *s = body->kids[k];
 			const struct pm_func *f = NULL;

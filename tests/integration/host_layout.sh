@@ -2,7 +2,8 @@
 # Stage D (mech) on host code and tests written the ways TileGym writes
 # them (tests/fixtures/tilegym-host laid over tests/fixtures/tilegym-layout):
 # a launch inside an autograd.Function's forward, a launch through a local
-# name from a launch helper, backend lists inside the test class (with and
+# name from a launch helper, a kernel a tuner chose (rope's), backend
+# lists inside the test class (with and
 # without the is_backend_available import), an operator in a subfolder, and
 # a launch helper of another operator's module, which the wrapper takes
 # from that operator's cuTile Rust port once it exists. Each run ends
@@ -106,7 +107,7 @@ W=$(ls -d "$T"/tg/*/ | head -n 1)
 W=${W%/}
 # stage A skips the reference IR, so that B passes on what it compiles
 export TILEPORT_PYTHON=/nonexistent
-for op in relu softmax rms_norm; do
+for op in relu softmax rms_norm rope; do
 	run "$op"
 	ends_complete "$op" "$?" "TileGym "
 done
@@ -117,8 +118,14 @@ assert_contains "TileGym relu: its test class runs cutile-rs" "$W/tests/ops/acti
     _perf_backends = _backends + ["pytorch"]'
 assert_contains "TileGym softmax: the TMA kernel through its local name" "$W/src/tilegym/ops/cutile_rs/softmax.py" \
 	"    softmax_kernel_forward = _launch__softmax_kernel_tma"
-if grep -q "experimental_kernel\|tilegym.ops.cutile\." "$W"/src/tilegym/ops/cutile_rs/rms_norm.py \
-	"$W"/src/tilegym/ops/cutile_rs/softmax.py; then
+assert_contains "TileGym rope: the tuner's kernel is its launch function with the hints bound" \
+	"$W/src/tilegym/ops/cutile_rs/rope.py" \
+	"    tuned_kernel = functools.partial(_launch__rope_kernel, occupancy=best_cfg.occupancy)"
+assert_contains "TileGym rope: the search runs over the cutile-rs launch" "$W/src/tilegym/ops/cutile_rs/rope.py" \
+	"    result = _exhaustive_search("
+if grep -q "experimental_kernel\|tilegym.ops.cutile\.\|cached_replace_hints\|^from cuda\|^import cuda" \
+	"$W"/src/tilegym/ops/cutile_rs/rms_norm.py "$W"/src/tilegym/ops/cutile_rs/softmax.py \
+	"$W"/src/tilegym/ops/cutile_rs/rope.py; then
 	bad "TileGym: a wrapper imports what needs cuda.tile"
 else
 	ok "TileGym: the wrappers import nothing that needs cuda.tile"

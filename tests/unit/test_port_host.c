@@ -366,14 +366,14 @@ static void test_kernel_object_in_host_code_is_refused(void **state)
 				  "    ct.store(x, index=(ct.bid(0),), tile=ct.zeros((TILE,), dtype=ct.float32))\n"
 				  "\n\n"
 				  "def run(x):\n"
-				  "    k = _k.replace_hints(occupancy=2)\n"
+				  "    print(_k.__name__)\n"
 				  "    ct.launch(torch.cuda.current_stream(), (1, 1, 1), _k, (x, 16))\n";
 	struct port_op *op = NULL;
 	struct tp_err err = {0};
 	assert_int_equal(port_open_source("k.py", src, strlen(src), NULL, NULL, &op, &err), 0);
 	char *w = NULL;
 	assert_int_equal(port_wrapper_py(op, "k.py", &w, &err), -1);
-	assert_string_equal(err.msg, "k.py:11:9: unsupported: the kernel `_k` used in host code other than "
+	assert_string_equal(err.msg, "k.py:11:11: unsupported: the kernel `_k` used in host code other than "
 				     "by its launch (the cutile-rs wrapper has a launch function in its "
 				     "place, no kernel object)");
 	port_close(op);
@@ -435,6 +435,70 @@ static void test_launch_helper_in_another_module(void **state)
 	port_close(op);
 }
 
+/* A kernel a tuner chose (rope): a helper returns it with other hints,
+ * from cuda.tile's exhaustive_search or a fixed fallback. The wrapper's
+ * kernel values are launch functions with the hints bound; the search
+ * runs over the cutile-rs launch through autotune_launch. */
+static void test_tuned_kernel_from_a_helper(void **state)
+{
+	(void)state;
+	static const char src[] =
+		"from types import SimpleNamespace\n"
+		"\n"
+		"import cuda.tile as ct\n"
+		"import torch\n"
+		"from cuda.tile.tune import exhaustive_search\n"
+		"\n"
+		"from .utils import cached_replace_hints\n"
+		"\n"
+		"_CONFIGS = tuple(SimpleNamespace(occupancy=o) for o in (1, 4))\n"
+		"\n"
+		"\n"
+		"@ct.kernel\n"
+		"def _shift(x, TILE: ct.Constant[int]):\n"
+		"    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))\n"
+		"    ct.store(x, index=(ct.bid(0),), tile=t + 1.0)\n"
+		"\n"
+		"\n"
+		"def _pick(x, grid, fixed):\n"
+		"    if fixed:\n"
+		"        return _shift.replace_hints(occupancy=2, num_ctas=1)\n"
+		"    result = exhaustive_search(list(_CONFIGS), torch.cuda.current_stream(), lambda c: grid,\n"
+		"                               _shift, lambda c: (x.clone(), 128), lambda c: {\"occupancy\": c.occupancy})\n"
+		"    return cached_replace_hints(_shift, occupancy=result.best.config.occupancy)\n"
+		"\n"
+		"\n"
+		"def shift(x, fixed=False):\n"
+		"    grid = (x.numel() // 128, 1, 1)\n"
+		"    kernel = _pick(x, grid, fixed)\n"
+		"    ct.launch(torch.cuda.current_stream(), grid, kernel, (x, 128))\n"
+		"    return x\n";
+	struct port_op *op = NULL;
+	struct tp_err err = {0};
+	assert_int_equal(port_open_source("src/tilegym/ops/cutile/shift.py", src, strlen(src), NULL, NULL,
+					  &op, &err),
+			 0);
+	char *w = NULL;
+	if (port_wrapper_py(op, "src/tilegym/ops/cutile/shift.py", &w, &err) != 0)
+		fail_msg("wrapper: %s", err.msg);
+	has(w, "        return functools.partial(_launch__shift, occupancy=2, num_ctas=1)\n");
+	has(w, "    result = _exhaustive_search(list(_CONFIGS), torch.cuda.current_stream(), lambda c: grid,\n"
+	       "                               _launch__shift,");
+	has(w, "    return functools.partial(_launch__shift, occupancy=result.best.config.occupancy)\n");
+	has(w, "    kernel(torch.cuda.current_stream(), grid, x, 128)\n");
+	/* the launch function passes the hints on to the export */
+	has(w, "_launch_hints.get(\"num_ctas\", -1), _launch_hints.get(\"occupancy\", -1),");
+	has(w, "from tilegym.backend.cutile_rs import autotune_launch\n");
+	has(w, "    tuned = autotune_launch(\n");
+	has(w, "import functools\n");
+	/* neither cuda.tile's tuner nor the helper that caches hinted kernels */
+	lacks(w, "cached_replace_hints");
+	lacks(w, "import cuda");
+	lacks(w, "from cuda");
+	free(w);
+	port_close(op);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_launch_through_a_local_name),
 		cmocka_unit_test(test_kernel_object_in_host_code_is_refused),
 		TU_DIR_TEST(test_launch_helper_in_another_module),
+		cmocka_unit_test(test_tuned_kernel_from_a_helper),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

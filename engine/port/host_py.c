@@ -88,6 +88,7 @@ struct wctx {
 	bool need_cdiv, need_np2;
 	bool need_partial; /* a kernel with other hints: functools.partial of its launch */
 	bool need_search;  /* cuda.tile.tune.exhaustive_search: _exhaustive_search */
+	bool need_timeout; /* ct.compiler_timeout: _compiler_timeout */
 	char **used; /* the names the copied code reads, for its imports */
 };
 
@@ -339,7 +340,13 @@ static void scan(struct wctx *w, const struct py_node *n, int depth)
 		char *c = pymod_canon(m, n);
 		bool lang = c && (str_starts(c, "ct.") || str_starts(c, "tl.") || str_starts(c, "triton."));
 		if (lang) {
-			if (strcmp(c, "ct.cdiv") == 0 || strcmp(c, "triton.cdiv") == 0) {
+			if (strcmp(c, "ct.compiler_timeout") == 0) {
+				/* a JIT-compile time limit of cuTile Python's; the
+				 * cutile-rs launch has none to set */
+				add_edit(&w->ed, node_from(pm, n), node_to(pm, n),
+					 xstrdup("_compiler_timeout"));
+				w->need_timeout = true;
+			} else if (strcmp(c, "ct.cdiv") == 0 || strcmp(c, "triton.cdiv") == 0) {
 				add_edit(&w->ed, node_from(pm, n), node_to(pm, n), xstrdup("_cdiv"));
 				w->need_cdiv = true;
 			} else if (strcmp(c, "triton.next_power_of_2") == 0) {
@@ -597,6 +604,11 @@ int port_wrapper_py_in(const struct port_op *op, const char *root, const char *s
 		sb_adds(&sb, "\n\ndef _cdiv(a, b):\n    return (a + b - 1) // b\n");
 	if (w.need_search)
 		sb_adds(&sb, exhaustive_search_def);
+	if (w.need_timeout)
+		sb_adds(&sb, "\n\ndef _compiler_timeout(seconds):\n"
+			     "    \"\"\"ct.compiler_timeout: cuTile Python's limit on one JIT compile; the "
+			     "cutile-rs\n    launch has no such limit to set.\"\"\"\n"
+			     "    import contextlib\n\n    return contextlib.nullcontext()\n");
 	if (w.need_np2)
 		sb_adds(&sb, "\n\ndef _next_power_of_2(n):\n    return 1 << (n - 1).bit_length()\n");
 	/* constants and helpers in source order, then the launchers, then the

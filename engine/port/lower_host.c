@@ -61,8 +61,34 @@ void lw_make_params(struct lw *lw)
 static bool names_kernel(const struct pymod *m, const struct pm_func *h, const struct py_node *arg,
 			 const char *kernel, int hops);
 
+/* Does some function of the module store (..., kernel, ...) at position
+ * `at` into the dict `cache` (`_cache[key] = (cfg, K.replace_hints(...))`)? */
+static bool cached_kernel(const struct pymod *m, const struct py_node *n, const struct py_node *cache,
+			  size_t at, const char *kernel, int hops, int depth)
+{
+	if (!n || depth > 64)
+		return false;
+	if (n->kind == PY_ASSIGN && n->nkids == 2 && n->kids[0]->kind == PY_SUBSCRIPT &&
+	    n->kids[0]->kids[0]->kind == PY_NAME && n->kids[0]->kids[0]->n == cache->n &&
+	    memcmp(n->kids[0]->kids[0]->s, cache->s, cache->n) == 0) {
+		const struct py_node *v = n->kids[1];
+		const struct pm_func *f = NULL;
+		for (size_t i = 0; i < m->nfuncs && !f; i++)
+			if (m->funcs[i].def->line <= n->line && n->line <= py_end_line(&m->py, m->funcs[i].def))
+				f = &m->funcs[i];
+		if (f && v->kind == PY_TUPLE && at < v->nkids && names_kernel(m, f, v->kids[at], kernel, hops + 1))
+			return true;
+	}
+	for (size_t k = 0; k < n->nkids; k++)
+		if (cached_kernel(m, n->kids[k], cache, at, kernel, hops, depth + 1))
+			return true;
+	return false;
+}
+
 /* Is `name` bound to `kernel` by some assignment in n (the branches of an
- * if may each bind it to their own kernel: each of them is launched)? */
+ * if may each bind it to their own kernel: each of them is launched; a
+ * tuple read back from a tuner's cache, `cfg, kernel = _cache[key]`, holds
+ * what was stored there)? */
 static bool binds_kernel(const struct pymod *m, const struct pm_func *h, const struct py_node *n,
 			 const struct py_node *name, const char *kernel, int hops, int depth)
 {
@@ -72,6 +98,14 @@ static bool binds_kernel(const struct pymod *m, const struct pm_func *h, const s
 	    n->kids[0]->n == name->n && memcmp(n->kids[0]->s, name->s, name->n) == 0 &&
 	    names_kernel(m, h, n->kids[1], kernel, hops + 1))
 		return true;
+	if (n->kind == PY_ASSIGN && n->nkids == 2 && n->kids[0]->kind == PY_TUPLE &&
+	    n->kids[1]->kind == PY_SUBSCRIPT && n->kids[1]->kids[0]->kind == PY_NAME && hops < 8)
+		for (size_t i = 0; i < n->kids[0]->nkids; i++) {
+			const struct py_node *t = n->kids[0]->kids[i];
+			if (t->kind == PY_NAME && t->n == name->n && memcmp(t->s, name->s, name->n) == 0 &&
+			    cached_kernel(m, m->py.body, n->kids[1]->kids[0], i, kernel, hops + 1, 0))
+				return true;
+		}
 	for (size_t k = 0; k < n->nkids; k++)
 		if (binds_kernel(m, h, n->kids[k], name, kernel, hops, depth + 1))
 			return true;

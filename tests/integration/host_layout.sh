@@ -85,7 +85,25 @@ assert_contains "the __init__ imports in name order, with the ports' comment" \
     from . import scaled_softmax  # noqa: F401
     from . import softmax  # noqa: F401'
 
-# What was written is Python.
+# What was written is Python, and every name the wrappers read is theirs
+# (a kernel name left behind would fail only on a GPU).
+undefined() { # FILE... -> one line per file with a name nothing defines
+	python3 -c 'import builtins, symtable, sys
+for f in sys.argv[1:]:
+    top = symtable.symtable(open(f).read(), f, "exec")
+    known = set(dir(builtins)) | {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+    bad = set()
+    def walk(t):
+        for s in t.get_symbols():
+            if s.is_referenced() and (s.is_global() or t.get_type() == "module") and s.get_name() not in known:
+                bad.add(s.get_name())
+        for c in t.get_children():
+            walk(c)
+    walk(top)
+    if bad:
+        print(f, sorted(bad))' "$@"
+}
+assert_eq "the wrappers read no undefined name" "$(undefined "$W"/src/tilegym/ops/cutile_rs/*.py)" ""
 if python3 -c 'import ast, sys
 for f in sys.argv[1:]:
     ast.parse(open(f).read(), f)' "$W"/src/tilegym/ops/cutile_rs/*.py "$W"/tests/ops/*.py "$W"/tests/ops/*/*.py \
@@ -121,6 +139,7 @@ assert_contains "TileGym softmax: the TMA kernel through its local name" "$W/src
 assert_contains "TileGym rope: the tuner's kernel is its launch function with the hints bound" \
 	"$W/src/tilegym/ops/cutile_rs/rope.py" \
 	"    tuned_kernel = functools.partial(_launch__rope_kernel, occupancy=best_cfg.occupancy)"
+assert_eq "TileGym: the wrappers read no undefined name" "$(undefined "$W"/src/tilegym/ops/cutile_rs/*.py)" ""
 assert_contains "TileGym rope: the search runs over the cutile-rs launch" "$W/src/tilegym/ops/cutile_rs/rope.py" \
 	"    result = _exhaustive_search("
 if grep -q "experimental_kernel\|tilegym.ops.cutile\.\|cached_replace_hints\|^from cuda\|^import cuda" \

@@ -499,6 +499,56 @@ static void test_tuned_kernel_from_a_helper(void **state)
 	port_close(op);
 }
 
+/* mla's form: the tuned kernel stored in a cache with its config, read
+ * back by tuple unpacking and launched; the search under cuTile Python's
+ * compile timeout. */
+static void test_tuned_kernel_from_a_cache(void **state)
+{
+	(void)state;
+	static const char src[] =
+		"import cuda.tile as ct\n"
+		"import torch\n"
+		"from cuda.tile.tune import exhaustive_search\n"
+		"\n"
+		"_CACHE = {}\n"
+		"\n"
+		"\n"
+		"@ct.kernel\n"
+		"def _shift(x, TILE: ct.Constant[int]):\n"
+		"    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))\n"
+		"    ct.store(x, index=(ct.bid(0),), tile=t + 1.0)\n"
+		"\n"
+		"\n"
+		"class _Shift(torch.autograd.Function):\n"
+		"    @staticmethod\n"
+		"    def forward(ctx, x, configs):\n"
+		"        stream = torch.cuda.current_stream()\n"
+		"        key = (x.shape, x.dtype)\n"
+		"        if key not in _CACHE:\n"
+		"            with ct.compiler_timeout(5):\n"
+		"                result = exhaustive_search(configs, stream, lambda c: (8, 1, 1), _shift,\n"
+		"                                           lambda c: (x, c.TILE), lambda c: {\"num_ctas\": c.num_ctas})\n"
+		"            cfg = result.best.config\n"
+		"            _CACHE[key] = (cfg, _shift.replace_hints(num_ctas=cfg.num_ctas))\n"
+		"        cfg, tuned = _CACHE[key]\n"
+		"        ct.launch(stream, (8, 1, 1), tuned, (x, cfg.TILE))\n"
+		"        return x\n";
+	struct port_op *op = NULL;
+	struct tp_err err = {0};
+	assert_int_equal(port_open_source("src/tilegym/ops/cutile/shift.py", src, strlen(src), NULL, NULL,
+					  &op, &err),
+			 0);
+	char *w = NULL;
+	if (port_wrapper_py(op, "src/tilegym/ops/cutile/shift.py", &w, &err) != 0)
+		fail_msg("wrapper: %s", err.msg);
+	has(w, "            with _compiler_timeout(5):\n");
+	has(w, "def _compiler_timeout(seconds):");
+	has(w, "            _CACHE[key] = (cfg, functools.partial(_launch__shift, num_ctas=cfg.num_ctas))\n");
+	has(w, "        tuned(stream, (8, 1, 1), x, cfg.TILE)\n");
+	free(w);
+	port_close(op);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -512,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_object_in_host_code_is_refused),
 		TU_DIR_TEST(test_launch_helper_in_another_module),
 		cmocka_unit_test(test_tuned_kernel_from_a_helper),
+		cmocka_unit_test(test_tuned_kernel_from_a_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

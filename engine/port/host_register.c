@@ -281,7 +281,8 @@ static void find_last(struct blist *l)
 }
 
 /* A list built from another list of the set (`_perf_backends = _backends +
- * ["pytorch"]`) gets cutile-rs through it. */
+ * ["pytorch"]`) gets cutile-rs through it (unless that one is built from
+ * this one in turn: then neither would get it). */
 static bool derived(const struct bscan *b, const struct blist *l)
 {
 	for (size_t k = 0; k < l->block->nkids; k++) {

@@ -177,7 +177,7 @@ bool mech_handles(char stage, const char *op, const char *workspace, char **why)
 		ok = port_ffi_rs(p, &ffi, &err) == 0;
 		free(ffi);
 		char *w = NULL;
-		ok = ok && port_wrapper_py(p, rel, &w, &err) == 0;
+		ok = ok && port_wrapper_py_in(p, workspace, rel, &w, &err) == 0;
 		free(w);
 	}
 	port_close(p);

@@ -253,7 +253,7 @@ int mech_stage_d(struct mech_run *r, struct tp_err *err)
 		return 0;
 	char *ffi = NULL, *wrapper = NULL;
 	struct tp_err herr = {0};
-	if (port_ffi_rs(op, &ffi, &herr) < 0 || port_wrapper_py(op, r->source_rel, &wrapper, &herr) < 0) {
+	if (port_ffi_rs(op, &ffi, &herr) < 0 || port_wrapper_py_in(op, c->workspace, r->source_rel, &wrapper, &herr) < 0) {
 		port_close(op);
 		free(ffi);
 		const char *args[] = {"translate", r->source_rel, "--op", c->op, "--emit", "wrapper", NULL};

@@ -1,5 +1,5 @@
-/* The Python side of the host boundary: the cutile-rs wrapper and the
- * registration edits of a workspace (pipeline.md §5).
+/* The Python side of the host boundary: the cutile-rs wrapper (the
+ * registration edits of a workspace are host_register.c).
  *
  * The wrapper repeats the reference's own host code — its checks, shapes,
  * tile sizes and grid — so that both backends run the same workload: the
@@ -9,6 +9,7 @@
  * through cffi, and the few host-side calls of the kernel languages
  * (`ct.cdiv`, `triton.cdiv`, `triton.next_power_of_2`) become local
  * helpers, so the wrapper needs neither cuda.tile nor Triton. */
+#include "engine/port/host_int.h"
 #include "engine/port/port_impl.h"
 
 #include <stdarg.h>
@@ -85,6 +86,10 @@ struct wctx {
 	struct tp_err *err;
 	bool failed;
 	bool need_cdiv, need_np2;
+	bool need_partial; /* a kernel with other hints: functools.partial of its launch */
+	bool need_search;  /* cuda.tile.tune.exhaustive_search: _exhaustive_search */
+	bool need_timeout; /* ct.compiler_timeout: _compiler_timeout */
+	char **used; /* the names the copied code reads, for its imports */
 };
 
 static void refuse(struct wctx *w, const struct py_node *at, const char *fmt, ...) TP_PRINTF(3, 4);
@@ -137,6 +142,11 @@ static void use_name(struct wctx *w, const struct py_node *n)
 {
 	const struct pymod *m = &w->op->m;
 	char *name = py_str(n);
+	bool seen = false;
+	for (char **u = w->used; u && *u && !seen; u++)
+		seen = strcmp(*u, name) == 0;
+	if (!seen)
+		w->used = strv_push(w->used, name);
 	for (size_t i = 0; i < m->nfuncs; i++)
 		if (m->funcs[i].cls < 0 && strcmp(m->funcs[i].name, name) == 0 &&
 		    m->funcs[i].role != PM_KERNEL)
@@ -158,13 +168,31 @@ static char *text_of(struct wctx *w, const struct py_node *n)
 	return apply(pm, node_from(pm, n), node_to(pm, n), &w->ed);
 }
 
-/* The launch of kernel ki at call n, as a call of its _launch function
- * (what the call's arguments use is scanned, and rewritten, first). */
-static void launch_edit(struct wctx *w, const struct py_node *n, int ki, bool triton)
+/* The kernel a launch's kernel argument stands for (its name, or a local
+ * name bound to it: `fwd = _kernel_tma; ct.launch(..., fwd, ...)`), -1
+ * when none of the translated ones. */
+static int launched_kernel(const struct wctx *w, const struct py_node *arg)
+{
+	for (size_t i = 0; arg && i < w->op->nk; i++)
+		if (lw_names_kernel(&w->op->m, arg, w->op->k[i]->name))
+			return (int)i;
+	return -1;
+}
+
+/* The launch of kernel ki at call n, as a call of its _launch function,
+ * directly or through the local name the host gave the kernel (which now
+ * holds the _launch function: see the assignment in scan). What the
+ * call's arguments use is scanned, and rewritten, first. */
+static void launch_edit(struct wctx *w, const struct py_node *n, const struct py_node *kernel_arg,
+			int ki, bool triton)
 {
 	const struct py_module *pm = &w->op->m.py;
 	struct sbuf sb = SBUF_INIT;
-	sb_printf(&sb, "_launch_%s(", w->op->k[ki]->name);
+	if (kernel_arg->kind == PY_NAME && !py_is_name(kernel_arg, w->op->k[ki]->name))
+		sb_add(&sb, kernel_arg->s, kernel_arg->n);
+	else
+		sb_printf(&sb, "_launch_%s", w->op->k[ki]->name);
+	sb_addc(&sb, '(');
 	if (triton) {
 		scan(w, n->kids[0]->kids[1], 0);
 		for (size_t k = 1; k < n->nkids; k++)
@@ -199,6 +227,62 @@ static void launch_edit(struct wctx *w, const struct py_node *n, int ki, bool tr
 	add_edit(&w->ed, node_from(pm, n), node_to(pm, n), sb_detach(&sb));
 }
 
+/* What a kernel value becomes in the wrapper: its launch function, or the
+ * local name that holds it. */
+static char *launch_value(struct wctx *w, const struct py_node *k, int ki)
+{
+	if (k->kind == PY_NAME && py_is_name(k, w->op->k[ki]->name))
+		return xasprintf("_launch_%s", w->op->k[ki]->name);
+	scan(w, k, 0);
+	return text_of(w, k);
+}
+
+/* `K.replace_hints(**h)` or `cached_replace_hints(K, **h)` ->
+ * `functools.partial(_launch_K, **h)`: the launch function passes the
+ * hints to the export (occupancy, num_ctas as num_cta_in_cga). */
+static void hinted_edit(struct wctx *w, const struct py_node *n, const struct py_node *k)
+{
+	const struct py_module *pm = &w->op->m.py;
+	int ki = launched_kernel(w, k);
+	char *fn = launch_value(w, k, ki);
+	struct sbuf sb = SBUF_INIT;
+	sb_printf(&sb, "functools.partial(%s", fn);
+	free(fn);
+	for (size_t i = 1; i < n->nkids; i++) {
+		if (n->kids[i] == k)
+			continue;
+		scan(w, n->kids[i], 0);
+		char *a = text_of(w, n->kids[i]);
+		sb_printf(&sb, ", %s", a);
+		free(a);
+	}
+	sb_addc(&sb, ')');
+	add_edit(&w->ed, node_from(pm, n), node_to(pm, n), sb_detach(&sb));
+	w->need_partial = true;
+}
+
+/* cuda.tile.tune.exhaustive_search(configs, stream, grid_fn, K, args_fn,
+ * hints_fn) -> _exhaustive_search(..., LAUNCH, ...): the same search over
+ * the cutile-rs launch, timed by autotune_launch. */
+static void search_edit(struct wctx *w, const struct py_node *n)
+{
+	const struct py_module *pm = &w->op->m.py;
+	const struct py_node *k = py_call_param(n, 3, "kernel");
+	int ki = launched_kernel(w, k);
+	if (ki < 0) {
+		refuse(w, k ? k : n, "an exhaustive_search over a kernel that was not translated");
+		return;
+	}
+	add_edit(&w->ed, node_from(pm, n->kids[0]), node_to(pm, n->kids[0]), xstrdup("_exhaustive_search"));
+	char *fn = launch_value(w, k, ki);
+	add_edit(&w->ed, node_from(pm, k), node_to(pm, k), fn);
+	for (size_t i = 1; i < n->nkids; i++)
+		if (n->kids[i] != k && !(n->kids[i]->kind == PY_KEYWORD && n->kids[i]->kids[0] == k))
+			scan(w, n->kids[i], 0);
+	w->need_search = true;
+	w->need_partial = true;
+}
+
 /* Walk copied code: the names it uses, its launches, and the kernel
  * language's host calls (rewritten or refused). */
 static void scan(struct wctx *w, const struct py_node *n, int depth)
@@ -209,22 +293,46 @@ static void scan(struct wctx *w, const struct py_node *n, int depth)
 	const struct py_module *pm = &m->py;
 	if (n->kind == PY_CALL && pymod_is(m, n->kids[0], "ct.launch")) {
 		const struct py_node *k = py_call_arg(n, 2);
-		char *kn = k ? py_dotted(k) : NULL;
-		int ki = kn ? kernel_index(w->op, kn) : -1;
-		free(kn);
+		int ki = launched_kernel(w, k);
 		if (ki < 0)
-			refuse(w, n, "a ct.launch of a kernel that was not translated");
+			refuse(w, k ? k : n, "a ct.launch of a kernel that was not translated");
 		else
-			launch_edit(w, n, ki, false);
+			launch_edit(w, n, k, ki, false);
 		return;
 	}
 	if (n->kind == PY_CALL && n->kids[0]->kind == PY_SUBSCRIPT &&
 	    n->kids[0]->kids[0]->kind == PY_NAME) {
-		char *kn = py_str(n->kids[0]->kids[0]);
+		int ki = launched_kernel(w, n->kids[0]->kids[0]);
+		if (ki >= 0) {
+			launch_edit(w, n, n->kids[0]->kids[0], ki, true);
+			return;
+		}
+	}
+	/* a kernel with other hints is its launch function with them bound */
+	const struct py_node *hk = NULL;
+	if (lw_is_replace_hints(n, &hk) && launched_kernel(w, hk) >= 0) {
+		hinted_edit(w, n, hk);
+		return;
+	}
+	if (n->kind == PY_CALL) {
+		char *c = pymod_canon(m, n->kids[0]);
+		bool search = c && strcmp(c, "ct.tune.exhaustive_search") == 0;
+		free(c);
+		if (search) {
+			search_edit(w, n);
+			return;
+		}
+	}
+	/* `fwd = KERNEL`: the name the launch goes through now holds the
+	 * kernel's _launch function */
+	if (n->kind == PY_ASSIGN && n->nkids == 2 && n->kids[0]->kind == PY_NAME &&
+	    n->kids[1]->kind == PY_NAME) {
+		char *kn = py_str(n->kids[1]);
 		int ki = kernel_index(w->op, kn);
 		free(kn);
 		if (ki >= 0) {
-			launch_edit(w, n, ki, true);
+			add_edit(&w->ed, node_from(pm, n->kids[1]), node_to(pm, n->kids[1]),
+				 xasprintf("_launch_%s", w->op->k[ki]->name));
 			return;
 		}
 	}
@@ -232,7 +340,13 @@ static void scan(struct wctx *w, const struct py_node *n, int depth)
 		char *c = pymod_canon(m, n);
 		bool lang = c && (str_starts(c, "ct.") || str_starts(c, "tl.") || str_starts(c, "triton."));
 		if (lang) {
-			if (strcmp(c, "ct.cdiv") == 0 || strcmp(c, "triton.cdiv") == 0) {
+			if (strcmp(c, "ct.compiler_timeout") == 0) {
+				/* a JIT-compile time limit of cuTile Python's; the
+				 * cutile-rs launch has none to set */
+				add_edit(&w->ed, node_from(pm, n), node_to(pm, n),
+					 xstrdup("_compiler_timeout"));
+				w->need_timeout = true;
+			} else if (strcmp(c, "ct.cdiv") == 0 || strcmp(c, "triton.cdiv") == 0) {
 				add_edit(&w->ed, node_from(pm, n), node_to(pm, n), xstrdup("_cdiv"));
 				w->need_cdiv = true;
 			} else if (strcmp(c, "triton.next_power_of_2") == 0) {
@@ -246,7 +360,17 @@ static void scan(struct wctx *w, const struct py_node *n, int depth)
 		}
 		free(c);
 		if (n->kind == PY_NAME) {
-			use_name(w, n);
+			char *kn = py_str(n);
+			int ki = kernel_index(w->op, kn);
+			free(kn);
+			if (ki >= 0)
+				refuse(w, n,
+				       "the kernel `%s` used in host code other than by its launch (the "
+				       "cutile-rs wrapper has a launch function in its place, no kernel "
+				       "object)",
+				       w->op->k[ki]->name);
+			else
+				use_name(w, n);
 			return;
 		}
 	}
@@ -292,7 +416,7 @@ static void cdef(struct sbuf *sb, const struct port_op *op)
 	}
 }
 
-static void launch_fn(struct sbuf *sb, const struct port_op *op, size_t ki)
+static void launch_fn(struct sbuf *sb, const struct port_op *op, size_t ki, bool hints)
 {
 	const struct tkernel *k = op->k[ki];
 	char sym[128];
@@ -344,83 +468,41 @@ static void launch_fn(struct sbuf *sb, const struct port_op *op, size_t ki)
 				  p->name);
 	}
 	sb_adds(sb, "        grid[0], grid[1], grid[2],\n");
-	sb_adds(sb, "        -1, -1,  # num_cta_in_cga, occupancy: the entry's own hints\n");
+	if (hints)
+		sb_adds(sb, "        # the hints the host gave the kernel (replace_hints); -1: the entry's own\n"
+			    "        _launch_hints.get(\"num_ctas\", -1), _launch_hints.get(\"occupancy\", -1),\n");
+	else
+		sb_adds(sb, "        -1, -1,  # num_cta_in_cga, occupancy: the entry's own hints\n");
 	sb_adds(sb, "        device_id, raw_stream,\n    )\n");
 	sb_adds(sb, "    check_rc(rc, _FFI_NAME)\n");
 }
 
-/* The package of a source path: src/tilegym/ops/cutile/x.py ->
- * tilegym.ops.cutile (NULL when it is not under src/). Caller frees. */
-static char *package_of(const char *source_rel)
-{
-	const char *p = str_starts(source_rel, "src/") ? source_rel + 4 : NULL;
-	const char *slash = p ? strrchr(p, '/') : NULL;
-	if (!slash)
-		return NULL;
-	char *pkg = xstrndup(p, (size_t)(slash - p));
-	for (char *c = pkg; *c; c++)
-		if (*c == '/')
-			*c = '.';
-	return pkg;
-}
-
-/* Helpers the cutile-rs side writes itself rather than import from a
- * sibling module of the reference (which imports cuda.tile). */
-static const struct {
-	const char *name, *def;
-} own_helpers[] = {
-	{"next_power_of_2", "def next_power_of_2(n):\n    return 1 << (n - 1).bit_length()\n"},
-	{"cdiv", "def cdiv(a, b):\n    return (a + b - 1) // b\n"},
-	{"ceil_div", "def ceil_div(a, b):\n    return (a + b - 1) // b\n"},
-};
-
-static const char *own_helper(const char *name)
-{
-	for (size_t i = 0; i < TP_ARRAY_LEN(own_helpers); i++)
-		if (strcmp(own_helpers[i].name, name) == 0)
-			return own_helpers[i].def;
-	return NULL;
-}
-
-/* An import of the reference as the wrapper (in ops/cutile_rs/) writes it:
- * a relative module of the reference's package made absolute, and the
- * small helpers it names written out (`helpers` gets their defs). */
-static void import_line(struct sbuf *sb, const struct py_module *pm, const struct py_node *s,
-			const char *pkg, struct sbuf *helpers, const struct edits *ed)
-{
-	if (s->kind != PY_FROM || !s->s || s->s[0] != '.' || !pkg) {
-		char *t = apply(pm, node_from(pm, s), node_to(pm, s), ed);
-		sb_printf(sb, "%s\n", t);
-		free(t);
-		return;
-	}
-	size_t dots = strspn(s->s, ".");
-	char *base = xstrdup(pkg);
-	for (size_t d = 1; d < dots; d++) {
-		char *dot = strrchr(base, '.');
-		if (dot)
-			*dot = '\0';
-	}
-	char *rest = xstrndup(s->s + dots, s->n - dots);
-	struct sbuf names = SBUF_INIT;
-	for (size_t k = 0; k < s->nkids; k++) {
-		char *a = py_str(s->kids[k]);
-		const char *h = own_helper(a);
-		if (h && !strstr(sb_str(helpers), h))
-			sb_printf(helpers, "\n\n%s", h);
-		else if (!h)
-			sb_printf(&names, "%s%s", names.len ? ", " : "", a);
-		free(a);
-	}
-	if (names.len)
-		sb_printf(sb, "from %s%s%s import %s\n", base, *rest ? "." : "", rest, sb_str(&names));
-	sb_free(&names);
-	free(rest);
-	free(base);
-}
+/* cuda.tile.tune.exhaustive_search's contract (the best config of the
+ * fastest launch, as result.best.config) over the cutile-rs launch:
+ * autotune_launch (CUPTI timing, pipeline.md §4) times each config. The
+ * reference keeps its own cache of the choice, so each search is its own
+ * autotune_launch key. */
+static const char exhaustive_search_def[] =
+	"\n\ndef _exhaustive_search(configs, stream, grid_fn, launch, args_fn, hints_fn):\n"
+	"    \"\"\"cuda.tile.tune.exhaustive_search over the cutile-rs launch.\"\"\"\n"
+	"    from types import SimpleNamespace\n"
+	"\n"
+	"    tuned = autotune_launch(\n"
+	"        kernel_fn=lambda cfg: launch(stream, grid_fn(cfg), *args_fn(cfg), **hints_fn(cfg)),\n"
+	"        configs=list(configs),\n"
+	"        key=object(),\n"
+	"        kernel_name=getattr(getattr(launch, \"func\", launch), \"__name__\", \"kernel\"),\n"
+	"    )\n"
+	"    return SimpleNamespace(best=SimpleNamespace(config=tuned.best_config))\n";
 
 int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out,
 		    struct tp_err *err)
+{
+	return port_wrapper_py_in(op, NULL, source_rel, out, err);
+}
+
+int port_wrapper_py_in(const struct port_op *op, const char *root, const char *source_rel,
+		       char **out, struct tp_err *err)
 {
 	*out = NULL;
 	const struct pymod *m = &op->m;
@@ -466,6 +548,7 @@ int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out
 		free(w.use_const);
 		free(w.use_class);
 		free_edits(&w.ed);
+		strv_free(w.used);
 		return -1;
 	}
 	struct sbuf sb = SBUF_INIT, helpers = SBUF_INIT;
@@ -476,17 +559,38 @@ int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out
 	sb_printf(&sb, "%s (ops/cutile_rs/%s_kernel/ffi.rs) through cffi.\n\"\"\"\n",
 		  port_ffi_symbol(op, 0, sym, sizeof(sym)), op->name);
 	/* imports, minus the kernel languages; relative ones made absolute */
-	char *pkg = package_of(source_rel);
+	char *pkg = host_package_of(source_rel);
+	/* the workspace's src/: given, or where a source path under src/ is */
+	char *src_root = root ? path_join(root, "src") : pkg ? xstrdup("src") : NULL;
+	struct host_imports hi = {.pm = pm, .pkg = pkg, .src_root = src_root, .used = w.used};
 	const struct py_node *body = pm->body;
-	for (size_t k = 0; k < body->nkids; k++) {
+	int irc = 0;
+	if (w.need_partial)
+		sb_adds(&sb, "import functools\n");
+	for (size_t k = 0; k < body->nkids && irc == 0; k++) {
 		const struct py_node *s = body->kids[k];
 		if ((s->kind != PY_IMPORT && s->kind != PY_FROM) || lang_import(s))
 			continue;
-		import_line(&sb, pm, s, pkg, &helpers, &w.ed);
+		irc = host_import(&hi, s, &sb, &helpers, err);
+	}
+	free(src_root);
+	if (irc < 0) {
+		free(pkg);
+		sb_free(&sb);
+		sb_free(&helpers);
+		free(w.use_func);
+		free(w.use_const);
+		free(w.use_class);
+		free_edits(&w.ed);
+		strv_free(w.used);
+		return -1;
 	}
 	/* the top package (tilegym) holds backend/cutile_rs/utils.py */
 	char *top = pkg ? xstrndup(pkg, strcspn(pkg, ".")) : NULL;
-	sb_printf(&sb, "\nfrom %s.backend.cutile_rs.utils import bind_kernel_function_cffi, check_rc, "
+	sb_adds(&sb, "\n");
+	if (w.need_search)
+		sb_printf(&sb, "from %s.backend.cutile_rs import autotune_launch\n", top ? top : "..");
+	sb_printf(&sb, "from %s.backend.cutile_rs.utils import bind_kernel_function_cffi, check_rc, "
 		       "make_tensor_desc\n",
 		  top ? top : "..");
 	free(top);
@@ -498,6 +602,13 @@ int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out
 	sb_free(&helpers);
 	if (w.need_cdiv)
 		sb_adds(&sb, "\n\ndef _cdiv(a, b):\n    return (a + b - 1) // b\n");
+	if (w.need_search)
+		sb_adds(&sb, exhaustive_search_def);
+	if (w.need_timeout)
+		sb_adds(&sb, "\n\ndef _compiler_timeout(seconds):\n"
+			     "    \"\"\"ct.compiler_timeout: cuTile Python's limit on one JIT compile; the "
+			     "cutile-rs\n    launch has no such limit to set.\"\"\"\n"
+			     "    import contextlib\n\n    return contextlib.nullcontext()\n");
 	if (w.need_np2)
 		sb_adds(&sb, "\n\ndef _next_power_of_2(n):\n    return 1 << (n - 1).bit_length()\n");
 	/* constants and helpers in source order, then the launchers, then the
@@ -519,7 +630,7 @@ int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 1)
 			for (size_t ki = 0; ki < op->nk; ki++)
-				launch_fn(&sb, op, ki);
+				launch_fn(&sb, op, ki, w.need_partial);
 		for (size_t k = 0; k < body->nkids; k++) {
 			const struct py_node *s = body->kids[k];
 			const struct pm_func *f = NULL;
@@ -546,154 +657,7 @@ int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out
 	free(w.use_const);
 	free(w.use_class);
 	free_edits(&w.ed);
+	strv_free(w.used);
 	*out = sb_detach(&sb);
 	return 0;
-}
-
-/* ---- registration ---- */
-
-char *port_register_lib_rs(const char *text, const char *op)
-{
-	char *head = xasprintf("mod %s {", op);
-	bool have = strstr(text, head) != NULL;
-	free(head);
-	if (have)
-		return NULL;
-	struct sbuf sb = SBUF_INIT;
-	sb_adds(&sb, text);
-	if (sb.len && sb.buf[sb.len - 1] != '\n')
-		sb_addc(&sb, '\n');
-	sb_printf(&sb, "\nmod %s {\n    include!(\"../../%s_kernel/kernel.rs\");\n"
-		       "    include!(\"../../%s_kernel/ffi.rs\");\n}\n",
-		  op, op, op);
-	return sb_detach(&sb);
-}
-
-char *port_register_init_py(const char *text, const char *op)
-{
-	char *imp = xasprintf("from . import %s", op);
-	bool have = strstr(text, imp) != NULL;
-	if (have) {
-		free(imp);
-		return NULL;
-	}
-	struct sbuf sb = SBUF_INIT;
-	const char *guard = strstr(text, "if is_backend_available(\"cutile-rs\"):");
-	if (guard) {
-		size_t col = 0;
-		for (const char *p = guard; p > text && p[-1] != '\n'; p--)
-			col++;
-		/* after the guard's block: its lines indented past the guard */
-		const char *eol = strchr(guard, '\n');
-		size_t upto = eol ? (size_t)(eol - text) + 1 : strlen(text);
-		while (text[upto]) {
-			const char *line = text + upto, *end = strchr(line, '\n');
-			size_t ind = 0;
-			while (line[ind] == ' ')
-				ind++;
-			bool blank = line[ind] == '\n' || line[ind] == '\0';
-			if (!blank && ind <= col)
-				break;
-			if (blank)
-				break;
-			upto = end ? (size_t)(end - text) + 1 : strlen(text);
-		}
-		sb_add(&sb, text, upto);
-		if (upto && text[upto - 1] != '\n')
-			sb_addc(&sb, '\n');
-		sb_printf(&sb, "%*s    %s  # noqa: F401\n", (int)col, "", imp);
-		sb_adds(&sb, text + upto);
-	} else {
-		sb_adds(&sb, text);
-		if (sb.len && sb.buf[sb.len - 1] != '\n')
-			sb_addc(&sb, '\n');
-		sb_printf(&sb, "\nif is_backend_available(\"cutile-rs\"):\n    %s  # noqa: F401\n", imp);
-	}
-	free(imp);
-	return sb_detach(&sb);
-}
-
-/* The module-level list a test parametrises "backend" with. */
-static const struct py_node *backend_list(const struct py_node *n, int depth)
-{
-	if (!n || depth > 64)
-		return NULL;
-	if (n->kind == PY_CALL && py_is_dotted(n->kids[0], "pytest.mark.parametrize")) {
-		const struct py_node *a = py_call_arg(n, 0), *b = py_call_arg(n, 1);
-		if (a && a->kind == PY_STR && b && b->kind == PY_NAME && a->n >= 9 &&
-		    memmem(a->s, a->n, "backend", 7))
-			return b;
-	}
-	for (size_t k = 0; k < n->nkids; k++) {
-		const struct py_node *r = backend_list(n->kids[k], depth + 1);
-		if (r)
-			return r;
-	}
-	return NULL;
-}
-
-char *port_register_test_py(const char *text, const char *path, struct tp_err *err)
-{
-	if (strstr(text, "cutile-rs") || strstr(text, "cutile_rs"))
-		return NULL;
-	struct py_module m;
-	if (py_parse(&m, path, text, strlen(text), err) < 0) {
-		py_module_free(&m);
-		return NULL;
-	}
-	const struct py_node *name = backend_list(m.body, 0);
-	const struct py_node *last_assign = NULL, *last_import = NULL;
-	bool has_avail = strstr(text, "is_backend_available") != NULL;
-	for (size_t k = 0; k < m.body->nkids; k++) {
-		const struct py_node *s = m.body->kids[k];
-		if (s->kind == PY_IMPORT || s->kind == PY_FROM)
-			last_import = s;
-		if (name && (s->kind == PY_ASSIGN || s->kind == PY_AUGASSIGN || s->kind == PY_IF) &&
-		    s->line < name->line) {
-			char *nm = py_str(name);
-			bool assigns = false;
-			if (s->kind == PY_IF) {
-				char *t = py_node_text(&m, s);
-				assigns = strstr(t, nm) != NULL;
-				free(t);
-			} else {
-				assigns = py_is_name(s->kids[0], nm);
-			}
-			free(nm);
-			if (assigns)
-				last_assign = s;
-		}
-	}
-	if (!name || !last_assign) {
-		tp_err_set(err, TP_EXIT_FAILED,
-			   "%s:1:1: unsupported: a test without a module-level backend list "
-			   "(pytest.mark.parametrize(\"backend\", NAME))",
-			   path);
-		py_module_free(&m);
-		return NULL;
-	}
-	char *nm = py_str(name);
-	size_t cut = node_to(&m, last_assign);
-	while (text[cut] && text[cut] != '\n')
-		cut++;
-	if (text[cut])
-		cut++;
-	struct sbuf sb = SBUF_INIT;
-	size_t imp_cut = 0;
-	if (!has_avail && last_import) {
-		imp_cut = node_to(&m, last_import);
-		while (text[imp_cut] && text[imp_cut] != '\n')
-			imp_cut++;
-		if (text[imp_cut])
-			imp_cut++;
-		sb_add(&sb, text, imp_cut);
-		sb_adds(&sb, "from tilegym.backend import is_backend_available\n");
-	}
-	sb_add(&sb, text + imp_cut, cut - imp_cut);
-	sb_printf(&sb, "if is_backend_available(\"cutile-rs\"):\n    %s = %s + [\"cutile-rs\"]\n", nm,
-		  nm);
-	sb_adds(&sb, text + cut);
-	free(nm);
-	py_module_free(&m);
-	return sb_detach(&sb);
 }

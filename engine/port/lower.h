@@ -173,6 +173,12 @@ static inline const char *tv_rs(const struct tval *v)
  * grid, K, args)` or `K[grid](args)`) and that function; NULL when none. */
 const struct py_node *lw_launch_call(const struct pymod *m, const char *kernel,
 				     const struct pm_func **host);
+/* Does `arg` (a launch's kernel argument) stand for `kernel`, by its name
+ * or through local names bound to it in the function holding arg? */
+bool lw_names_kernel(const struct pymod *m, const struct py_node *arg, const char *kernel);
+/* A kernel with other hints: `K.replace_hints(...)` or a helper's
+ * `cached_replace_hints(K, ...)`; *kernel gets K's expression. */
+bool lw_is_replace_hints(const struct py_node *call, const struct py_node **kernel);
 /* The host's argument for kernel parameter `index` at its launch site, and
  * the host function holding it; NULL when no launch is found. */
 const struct py_node *lw_host_arg(const struct pymod *m, const struct pm_func *k, size_t index,

@@ -58,6 +58,135 @@ void lw_make_params(struct lw *lw)
 	lw->api->mark_arrays(lw, lw->f->def);
 }
 
+static bool names_kernel(const struct pymod *m, const struct pm_func *h, const struct py_node *arg,
+			 const char *kernel, int hops);
+
+/* Does some function of the module store (..., kernel, ...) at position
+ * `at` into the dict `cache` (`_cache[key] = (cfg, K.replace_hints(...))`)? */
+static bool cached_kernel(const struct pymod *m, const struct py_node *n, const struct py_node *cache,
+			  size_t at, const char *kernel, int hops, int depth)
+{
+	if (!n || depth > 64)
+		return false;
+	if (n->kind == PY_ASSIGN && n->nkids == 2 && n->kids[0]->kind == PY_SUBSCRIPT &&
+	    n->kids[0]->kids[0]->kind == PY_NAME && n->kids[0]->kids[0]->n == cache->n &&
+	    memcmp(n->kids[0]->kids[0]->s, cache->s, cache->n) == 0) {
+		const struct py_node *v = n->kids[1];
+		const struct pm_func *f = NULL;
+		for (size_t i = 0; i < m->nfuncs && !f; i++)
+			if (m->funcs[i].def->line <= n->line && n->line <= py_end_line(&m->py, m->funcs[i].def))
+				f = &m->funcs[i];
+		if (f && v->kind == PY_TUPLE && at < v->nkids && names_kernel(m, f, v->kids[at], kernel, hops + 1))
+			return true;
+	}
+	for (size_t k = 0; k < n->nkids; k++)
+		if (cached_kernel(m, n->kids[k], cache, at, kernel, hops, depth + 1))
+			return true;
+	return false;
+}
+
+/* Is `name` bound to `kernel` by some assignment in n (the branches of an
+ * if may each bind it to their own kernel: each of them is launched; a
+ * tuple read back from a tuner's cache, `cfg, kernel = _cache[key]`, holds
+ * what was stored there)? */
+static bool binds_kernel(const struct pymod *m, const struct pm_func *h, const struct py_node *n,
+			 const struct py_node *name, const char *kernel, int hops, int depth)
+{
+	if (!n || depth > 64 || n->kind == PY_DEF || n->kind == PY_LAMBDA || n->kind == PY_CLASS)
+		return false;
+	if (n->kind == PY_ASSIGN && n->nkids == 2 && n->kids[0]->kind == PY_NAME &&
+	    n->kids[0]->n == name->n && memcmp(n->kids[0]->s, name->s, name->n) == 0 &&
+	    names_kernel(m, h, n->kids[1], kernel, hops + 1))
+		return true;
+	if (n->kind == PY_ASSIGN && n->nkids == 2 && n->kids[0]->kind == PY_TUPLE &&
+	    n->kids[1]->kind == PY_SUBSCRIPT && n->kids[1]->kids[0]->kind == PY_NAME && hops < 8)
+		for (size_t i = 0; i < n->kids[0]->nkids; i++) {
+			const struct py_node *t = n->kids[0]->kids[i];
+			if (t->kind == PY_NAME && t->n == name->n && memcmp(t->s, name->s, name->n) == 0 &&
+			    cached_kernel(m, m->py.body, n->kids[1]->kids[0], i, kernel, hops + 1, 0))
+				return true;
+		}
+	for (size_t k = 0; k < n->nkids; k++)
+		if (binds_kernel(m, h, n->kids[k], name, kernel, hops, depth + 1))
+			return true;
+	return false;
+}
+
+/* Does some `return` of function f (not of the functions it defines)
+ * give `kernel`? */
+static bool returns_kernel(const struct pymod *m, const struct pm_func *f, const struct py_node *n,
+			   const char *kernel, int hops, int depth)
+{
+	if (!n || depth > 64 || (depth > 0 && (n->kind == PY_DEF || n->kind == PY_LAMBDA ||
+					       n->kind == PY_CLASS)))
+		return false;
+	if (n->kind == PY_RETURN && names_kernel(m, f, n->kids[0], kernel, hops + 1))
+		return true;
+	for (size_t k = 0; k < n->nkids; k++)
+		if (returns_kernel(m, f, n->kids[k], kernel, hops, depth + 1))
+			return true;
+	return false;
+}
+
+bool lw_is_replace_hints(const struct py_node *call, const struct py_node **kernel)
+{
+	if (!call || call->kind != PY_CALL)
+		return false;
+	const struct py_node *c = call->kids[0];
+	/* K.replace_hints(...) */
+	if (c->kind == PY_ATTR && c->n == 13 && memcmp(c->s, "replace_hints", 13) == 0) {
+		*kernel = c->kids[0];
+		return true;
+	}
+	/* a helper that caches K.replace_hints(...): TileGym's
+	 * cached_replace_hints(K, **hints) */
+	const char *name = c->kind == PY_NAME || c->kind == PY_ATTR ? c->s : NULL;
+	size_t n = name ? c->n : 0;
+	if (n >= 13 && memcmp(name + n - 13, "replace_hints", 13) == 0 && py_call_arg(call, 0)) {
+		*kernel = py_call_arg(call, 0);
+		return true;
+	}
+	return false;
+}
+
+/* Does `arg`, in host function h, stand for kernel `kernel`: its name; a
+ * local name bound to it (`fwd = _softmax_kernel_tma`, then
+ * `ct.launch(..., fwd, ...)`); the kernel with other hints
+ * (`K.replace_hints(occupancy=2)`); a call of a module function that
+ * returns one of these (rope's `_select_rope_kernel`), through a few such
+ * steps? */
+static bool names_kernel(const struct pymod *m, const struct pm_func *h, const struct py_node *arg,
+			 const char *kernel, int hops)
+{
+	if (!arg || hops > 8)
+		return false;
+	if (py_is_dotted(arg, kernel))
+		return true;
+	const struct py_node *k = NULL;
+	if (lw_is_replace_hints(arg, &k))
+		return names_kernel(m, h, k, kernel, hops + 1);
+	if (arg->kind == PY_CALL && arg->kids[0]->kind == PY_NAME) {
+		char *fn = py_str(arg->kids[0]);
+		const struct pm_func *f = pymod_func(m, fn);
+		free(fn);
+		return f && f->role != PM_KERNEL && returns_kernel(m, f, f->def->kids[3], kernel, hops, 0);
+	}
+	return arg->kind == PY_NAME && binds_kernel(m, h, h->def->kids[3], arg, kernel, hops, 0);
+}
+
+bool lw_names_kernel(const struct pymod *m, const struct py_node *arg, const char *kernel)
+{
+	/* the innermost function holding arg: its bindings are arg's */
+	const struct pm_func *h = NULL;
+	for (size_t i = 0; arg && i < m->nfuncs; i++) {
+		const struct py_node *d = m->funcs[i].def;
+		if (d->line <= arg->line && arg->line <= py_end_line(&m->py, d) &&
+		    (!h || d->line > h->def->line))
+			h = &m->funcs[i];
+	}
+	return h ? names_kernel(m, h, arg, kernel, 0) : arg && py_is_dotted(arg, kernel);
+}
+
 const struct py_node *lw_launch_call(const struct pymod *m, const char *kernel,
 				     const struct pm_func **host)
 {
@@ -73,9 +202,9 @@ const struct py_node *lw_launch_call(const struct pymod *m, const char *kernel,
 			if (!n)
 				continue;
 			if (n->kind == PY_CALL && ((pymod_is(m, n->kids[0], "ct.launch") &&
-						    py_is_dotted(py_call_arg(n, 2), kernel)) ||
+						    names_kernel(m, h, py_call_arg(n, 2), kernel, 0)) ||
 						   (n->kids[0]->kind == PY_SUBSCRIPT &&
-						    py_is_name(n->kids[0]->kids[0], kernel)))) {
+						    names_kernel(m, h, n->kids[0]->kids[0], kernel, 0)))) {
 				if (host)
 					*host = h;
 				return n;

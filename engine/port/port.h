@@ -96,6 +96,12 @@ size_t port_entries(const struct port_op *op, struct port_entry *out, size_t max
 int port_ffi_rs(const struct port_op *op, char **out, struct tp_err *err);
 int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out,
 		    struct tp_err *err);
+/* The same for an op of workspace `root`: the imports the copied host
+ * code takes from the workspace's modules are checked (one that runs
+ * cuTile Python or Triton, another operator's launch helper, comes from
+ * that operator's cuTile Rust port, or the wrapper is refused naming it). */
+int port_wrapper_py_in(const struct port_op *op, const char *root, const char *source_rel,
+		       char **out, struct tp_err *err);
 /* The launch contract as text (reports/agent_b.md's host_launch_contract). */
 char *port_launch_contract(const struct port_op *op);
 

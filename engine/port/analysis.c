@@ -187,6 +187,54 @@ static cJSON *literal_in(const struct pymod *m, const struct py_node *n, int dep
 	}
 }
 
+/* ---- the tuner's configurations ---- */
+
+static void yields(const struct pymod *m, const struct py_node *n, cJSON *out, int depth)
+{
+	if (!n || depth > 64 || n->kind == PY_DEF || n->kind == PY_LAMBDA)
+		return;
+	if (n->kind == PY_YIELD && n->kids[0] && n->kids[0]->kind == PY_CALL) {
+		const struct py_node *c = n->kids[0];
+		cJSON *cfg = cJSON_CreateObject();
+		for (size_t k = 1; cfg && k < c->nkids; k++) {
+			const struct py_node *a = c->kids[k];
+			cJSON *v = a->kind == PY_KEYWORD ? literal(m, a->kids[0], 0) : NULL;
+			if (!v || cJSON_IsArray(v) || cJSON_IsObject(v)) {
+				cJSON_Delete(v);
+				cJSON_Delete(cfg);
+				cfg = NULL;
+				break;
+			}
+			char *name = xstrndup(a->s, a->n);
+			cJSON_AddItemToObject(cfg, name, v);
+			free(name);
+		}
+		bool seen = false;
+		for (cJSON *e = out->child; cfg && e; e = e->next)
+			seen |= cJSON_Compare(e, cfg, true);
+		if (cfg && cfg->child && !seen)
+			cJSON_AddItemToArray(out, cfg);
+		else
+			cJSON_Delete(cfg);
+		return;
+	}
+	for (size_t k = 0; k < n->nkids; k++)
+		yields(m, n->kids[k], out, depth + 1);
+}
+
+/* The configurations a tuner tries, where the operator writes them as
+ * literals: each `yield SimpleNamespace(TILE_M=64, ...)` of its functions
+ * named *autotune_configs*, every GPU's branch (the sm_90 list and the
+ * sm_100 one are both configurations the kernel takes), each once. */
+static cJSON *tuner_configs(const struct pymod *m)
+{
+	cJSON *out = cJSON_CreateArray();
+	for (size_t i = 0; i < m->nfuncs; i++)
+		if (strstr(m->funcs[i].name, "autotune_configs"))
+			yields(m, m->funcs[i].def->kids[3], out, 0);
+	return out;
+}
+
 /* ---- the test file ---- */
 
 static const struct py_node *find_def(const struct py_node *block, const char *prefix,
@@ -519,6 +567,11 @@ int port_analysis_json(const struct port_analysis_in *in, char **out, struct tp_
 		free(h);
 	}
 	cJSON_AddStringToObject(root, "launch_path", autotune ? "autotune" : "direct");
+	cJSON *tuned = autotune ? tuner_configs(&op->m) : NULL;
+	if (tuned && tuned->child)
+		cJSON_AddItemToObject(root, "autotune_configs", tuned);
+	else
+		cJSON_Delete(tuned);
 	cJSON_AddStringToObject(root, "pattern", nentries > 1 ? "multi_variant" : "single");
 	cJSON *used = cJSON_AddArrayToObject(root, "ops_used");
 	for (size_t i = 0; i < op->m.nfuncs; i++)

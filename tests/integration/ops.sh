@@ -46,6 +46,16 @@ if [ -n "$TAR" ]; then
 		"attention_sink bmm matmul silu_and_mul swiglu"
 	assert_eq "TileGym: every refusal says where" \
 		"$(json_get "$T/tg.json" 'all(":" in o["offline"]["refusal"] for o in d if not o["offline"]["converts"])')" True
+	# the analysis on TileGym's own test and tuner layouts
+	"$TILEPORT" analyze attention --workspace "$TG" --print >"$T/att.json" 2>"$T/att.err"
+	assert_eq "TileGym: analyze attention" "$?" 0
+	assert_eq "TileGym: a tuner's literal configurations, every GPU's branch, once each" \
+		"$(json_get "$T/att.json" '(d["launch_path"], len(d["autotune_configs"]), d["autotune_configs"][0])')" \
+		"('autotune', 6, {'TILE_M': 64, 'TILE_N': 64, 'num_ctas': 1, 'occupancy': 2})"
+	"$TILEPORT" analyze recurrent_gated_delta_rule --workspace "$TG" --print >"$T/rg.json" 2>"$T/rg.err"
+	assert_eq "TileGym: sizes written as a comprehension over a range" \
+		"$(json_get "$T/rg.json" 'd["test_perf_configs"]["T"]["shapes"]')" \
+		"[128, 256, 512, 1024, 2048, 4096, 8192, 16384]"
 else
 	echo "skip TileGym: no ../shared/tilegym/TileGym-*.tar.gz here"
 fi

@@ -333,6 +333,11 @@ struct tval *lw_block_id(struct lw *lw, bool num_blocks, const struct py_node *a
 /* Logical and of two masks (either may be NULL). */
 struct tval *lw_and_mask(struct lw *lw, struct tval *a, struct tval *b, const struct py_node *at);
 
+/* ---- cuTile Python's element-wise calls (lower_ct_elem.c) ---- */
+/* ct.NAME for the math, arithmetic, min/max and comparison families;
+ * NULL when name is none of them. */
+struct tval *lw_ct_elementwise(struct lw *lw, const char *name, const struct py_node *call);
+
 /* ---- between the lowering's files (lower.c, lower_stmt.c,
  * lower_branch.c, lower_host.c) ---- */
 /* Arrays of the lowering grow inside the arena. */

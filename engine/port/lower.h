@@ -333,6 +333,14 @@ struct tval *lw_block_id(struct lw *lw, bool num_blocks, const struct py_node *a
 /* Logical and of two masks (either may be NULL). */
 struct tval *lw_and_mask(struct lw *lw, struct tval *a, struct tval *b, const struct py_node *at);
 
+/* ---- moving elements within a tile (lower_slice.c) ---- */
+/* Prefix sum along axis (NULL: 0), backwards with reverse. */
+struct tval *lw_cumsum(struct lw *lw, struct tval *x, const struct py_node *axis_n, bool reverse,
+		       const struct py_node *at);
+/* The sub-tile of shape shape_n at index_n, in sub-tile units. */
+struct tval *lw_extract(struct lw *lw, struct tval *x, const struct py_node *index_n,
+			const struct py_node *shape_n, const struct py_node *at);
+
 /* ---- cuTile Python's element-wise calls (lower_ct_elem.c) ---- */
 /* ct.NAME for the math, arithmetic, min/max and comparison families;
  * NULL when name is none of them. */

@@ -665,6 +665,25 @@ static struct tval *call_static_assert(struct lw *lw, const char *name, const st
 	return lw_static_assert(lw, lw_required(lw, call, 0, "condition"), "ct", call);
 }
 
+static struct tval *call_cumsum(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	if (py_call_kw(call, "rounding_mode") || py_call_kw(call, "flush_to_zero"))
+		lw_unsupported(lw, call, "ct.cumsum with rounding or flush-to-zero (cutile-rs's "
+					 "scan_sum takes no modes)");
+	struct tval *x = lw_required(lw, call, 0, "x");
+	return lw_cumsum(lw, x, py_call_param(call, 1, "axis"),
+			 lw_truthy(lw, py_call_kw(call, "reverse"), false), call);
+}
+
+static struct tval *call_extract(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *x = lw_required(lw, call, 0, "x");
+	return lw_extract(lw, x, py_call_param(call, 1, "index"), py_call_param(call, 2, "shape"),
+			  call);
+}
+
 static const struct {
 	const char *name; /* after "ct." */
 	ct_handler fn;
@@ -684,6 +703,7 @@ static const struct {
 	{"transpose", call_permute},  {"mma", call_mma},
 	{"matmul", call_matmul},      {"cdiv", call_cdiv},
 	{"assume_divisible_by", call_assume_div}, {"static_assert", call_static_assert},
+	{"cumsum", call_cumsum},      {"extract", call_extract},
 };
 
 static struct tval *ct_call(struct lw *lw, const char *api, const struct py_node *call)
@@ -734,6 +754,9 @@ static struct tval *ct_method(struct lw *lw, struct tval *self, const char *meth
 	if (strcmp(meth, "sum") == 0 || strcmp(meth, "max") == 0 || strcmp(meth, "min") == 0)
 		return lw_reduction(lw, meth, self, py_call_param(call, 0, "axis"), py_call_kw(call, "keepdims"),
 				 call);
+	if (strcmp(meth, "extract") == 0)
+		return lw_extract(lw, self, py_call_param(call, 0, "index"),
+				  py_call_param(call, 1, "shape"), call);
 	return NULL;
 }
 

@@ -562,6 +562,14 @@ static struct tval *call_static_assert(struct lw *lw, const char *name, const st
 	return lw_static_assert(lw, lw_required(lw, call, 0, "cond"), "tl", call);
 }
 
+static struct tval *call_cumsum(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *x = lw_required(lw, call, 0, "input");
+	return lw_cumsum(lw, x, py_call_param(call, 1, "axis"),
+			 lw_truthy(lw, py_call_param(call, 2, "reverse"), false), call);
+}
+
 static const struct {
 	const char *name; /* after "tl." (and "math.") */
 	tl_handler fn;
@@ -581,7 +589,7 @@ static const struct {
 	{"reshape", call_reshape},       {"view", call_reshape},
 	{"broadcast_to", call_broadcast_to}, {"expand_dims", call_expand_dims},
 	{"trans", call_permute},         {"permute", call_permute},
-	{"static_assert", call_static_assert},
+	{"static_assert", call_static_assert}, {"cumsum", call_cumsum},
 };
 
 static struct tval *tl_call(struct lw *lw, const char *api, const struct py_node *call)

@@ -467,6 +467,48 @@ static struct sval reduction(struct pctx *c, const struct py_node *call, int kin
 	return sv_node(t);
 }
 
+/* ct.cumsum(x, axis=0, reverse=False), tl.cumsum(input, axis=0, reverse=False) */
+static struct sval cumsum(struct pctx *c, const struct py_node *call, struct sval x)
+{
+	struct sgraph *g = c->g;
+	sid t = px_node(c, x, call);
+	int axis[1] = {0}, n = 1;
+	const struct py_node *ax = px_arg(call, 1, "axis");
+	if (ax && (!px_ints(c, px_expr(c, ax), axis, &n) || n != 1)) {
+		px_problem(c, call, "a scan axis that is not a constant");
+		return sv_kind(SV_UNKNOWN);
+	}
+	const struct py_node *rv = px_arg(call, 2, "reverse");
+	struct sval r = rv ? px_expr(c, rv) : sv_kind(SV_NONEV);
+	int64_t rev = 0;
+	if (r.k == SV_NODE && !sg_is_int_lit(g, r.x, &rev) && g->n[r.x].op == S_BOOL)
+		rev = g->n[r.x].ival;
+	else if (r.k != SV_NONEV && !(r.k == SV_NODE && (g->n[r.x].op == S_BOOL || g->n[r.x].op == S_INT))) {
+		px_problem(c, call, "a scan direction that is not a constant");
+		return sv_kind(SV_UNKNOWN);
+	}
+	return sv_node(sc_scan_sum(g, t, axis[0], rev != 0));
+}
+
+/* ct.extract(x, index, shape): the sub-tile at index, in sub-tiles */
+static struct sval extract(struct pctx *c, const struct py_node *call, struct sval x, size_t argi)
+{
+	struct sgraph *g = c->g;
+	sid t = px_node(c, x, call);
+	sid dims[SEM_MAX_RANK];
+	int rank;
+	struct sval ix = argv_(c, call, argi, "index");
+	if (!px_dims(c, argv_(c, call, argi + 1, "shape"), dims, &rank) ||
+	    (ix.k == SV_TUPLE ? (int)ix.nel : 1) != rank) {
+		px_problem(c, call, "an extract the check does not follow");
+		return sv_kind(SV_UNKNOWN);
+	}
+	sid idx[SEM_MAX_RANK];
+	for (int i = 0; i < rank; i++)
+		idx[i] = px_node(c, ix.k == SV_TUPLE ? ix.el[i] : ix, call);
+	return sv_node(sc_extract(g, t, idx, rank, dims, rank));
+}
+
 static struct sval astype(struct pctx *c, const struct py_node *call, struct sval x, struct sval dt)
 {
 	int d = px_dtype_of(c, dt);
@@ -724,6 +766,10 @@ struct sval px_api(struct pctx *c, const struct py_node *call, const char *api, 
 		return sv_node(sc_mma(g, argn(c, call, 0, "x"), argn(c, call, 1, "y"), 0));
 	if (!strcmp(api, "tl.dot"))
 		return dot(c, call);
+	if (!strcmp(api, "ct.cumsum") || !strcmp(api, "tl.cumsum"))
+		return cumsum(c, call, argv_(c, call, 0, "x"));
+	if (!strcmp(api, "ct.extract"))
+		return extract(c, call, argv_(c, call, 0, "x"), 1);
 	static const char *const reds[] = {"sum", "max", "min", "prod"};
 	for (int k = 0; k < 4; k++)
 		if ((fn = fn_part(api, "ct.")) && !strcmp(fn, reds[k]) && !strchr(api + 3, '.'))
@@ -851,6 +897,8 @@ struct sval px_method(struct pctx *c, const struct py_node *call, struct sval re
 		return permute(c, call, recv, sv_kind(SV_NONEV));
 	if (!strcmp(name, "expand_dims"))
 		return expand_dims(c, call, recv, argv_(c, call, 0, "axis"));
+	if (!strcmp(name, "extract"))
+		return extract(c, call, recv, 0);
 	static const char *const reds[] = {"sum", "max", "min", "prod"};
 	for (int k = 0; k < 4; k++)
 		if (!strcmp(name, reds[k]))

@@ -129,6 +129,18 @@ for f in "$K"/*.py; do
 		continue
 	fi
 	rustfmt_ok "$T/$n.rs"
+	# a fixture with its kernel.rs beside it: that is the golden output
+	if [ -f "$K/$n.rs" ]; then
+		(cd "$K" && "$TILEPORT" translate "$n.py") >"$T/$n.here.rs" 2>&1
+		if [ -n "${TILEPORT_UPDATE_GOLDEN:-}" ]; then
+			cp "$T/$n.here.rs" "$K/$n.rs"
+		elif diff -u "$K/$n.rs" "$T/$n.here.rs" >"$T/diff"; then
+			ok "golden kernels/$n.rs"
+		else
+			bad "$n differs from tests/fixtures/port/kernels/$n.rs"
+			head -n 40 "$T/diff" | sed 's/^/    | /'
+		fi
+	fi
 	"$TILEPORT" equiv "$f" "$T/$n.rs" >"$T/inv" 2>&1
 	if [ "$n" = matmul_triton ]; then
 		# a gap of the translation the check finds: `acc += tl.dot(a, b)` on
@@ -149,6 +161,20 @@ for f in "$K"/*.py; do
 done
 
 # ---- the semantic check catches what differs ----
+# cutile 0.2.0's scan_sum scans axis 0 whatever its dim says: a scan on
+# axis 1 without the transpositions around it, or one turned around
+awk '/permute\(v, const_array!\[1, 0\]\)/ { sub(/= permute\(v, const_array!\[1, 0\]\)/, "= v") } { print }' \
+	"$T/running_totals.rs" | sed 's/let t: Tile<f32, { \[B, 2\] }>/let t: Tile<f32, { [2, B] }>/; s/let scan: Tile<f32, { \[B, 2\] }>/let scan: Tile<f32, { [2, B] }>/; s/= permute(scan, const_array!\[1, 0\])/= scan/' >"$T/scan_dim.rs"
+"$TILEPORT" equiv "$K/running_totals.py" "$T/scan_dim.rs" >"$T/inv" 2>&1
+assert_contains "a scan on the axis cutile ignores" "$T/inv" \
+	"value of the store to fwd: operation differs: permute(cumsum(permute(v, (1, 0))), (1, 0)) in the source, cumsum(v) in the Rust"
+sed 's/reverse::Reverse/reverse::Forward/' "$T/running_totals.rs" >"$T/scan_rev.rs"
+"$TILEPORT" equiv "$K/running_totals.py" "$T/scan_rev.rs" >"$T/inv" 2>&1
+assert_contains "a scan turned around" "$T/inv" "cumsum_reverse(raw) in the source, cumsum(raw) in the Rust"
+sed 's/extract(v, \[at, at_1\])/extract(v, [at_1, at])/' "$T/running_totals.rs" >"$T/ext.rs"
+"$TILEPORT" equiv "$K/running_totals.py" "$T/ext.rs" >"$T/inv" 2>&1
+assert_contains "another sub-tile" "$T/inv" "MISMATCH"
+
 sed 's/padding::NegInf/padding::Zero/; s/reduce_sum(num, 1i32)/reduce_max(num, 1i32)/' \
 	"$T/softmax.kernel.rs" >"$T/mutated.rs"
 "$TILEPORT" inventory src/tilegym/ops/cutile/softmax.py "$T/mutated.rs" >"$T/inv" 2>&1

@@ -49,6 +49,7 @@ static struct tval *arith(struct lw *lw, const char *name, const struct py_node 
 		{"floordiv", PYOP_FLOORDIV, NULL}, {"mod", PYOP_MOD, NULL},
 		{"pow", PYOP_POW, NULL},        {"bitwise_and", PYOP_BITAND, NULL},
 		{"bitwise_or", PYOP_BITOR, NULL}, {"bitwise_xor", PYOP_BITXOR, NULL},
+		{"bitwise_lshift", PYOP_LSHIFT, NULL}, {"bitwise_rshift", PYOP_RSHIFT, NULL},
 	};
 	for (size_t i = 0; i < TP_ARRAY_LEN(ops); i++) {
 		if (strcmp(name, ops[i].name) != 0)

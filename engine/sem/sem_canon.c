@@ -448,6 +448,9 @@ sid ic_bit(struct sgraph *g, int op, sid a, sid b)
 			  : op == '<' ? (int64_t)((uint64_t)x << (y & 63)) : (x >> (y & 63));
 		return sg_int(g, r);
 	}
+	/* x << k is x * 2^k (both wrap alike): one form for either spelling */
+	if (op == '<' && b && sg_is_int_lit(g, args[1], &y) && y >= 0 && y <= 30)
+		return ic_mul(g, a, sg_int(g, (int64_t)1 << y));
 	struct snode p = proto(S_IBIT, sg_dt(g, args[0]));
 	p.attr = (int16_t)op;
 	bool comm = op == '&' || op == '|' || op == '^';

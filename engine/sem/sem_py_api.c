@@ -813,6 +813,16 @@ struct sval px_api(struct pctx *c, const struct py_node *call, const char *api, 
 		sid x = argn(c, call, 0, "x");
 		return sv_node(sdt_is_float(sg_dt(g, x)) ? fc_neg(g, x) : ic_neg(g, x));
 	}
+	if (str_starts(api, "ct.bitwise_")) {
+		/* the operators' codes of px_binop */
+		static const struct {
+			const char *name;
+			int op;
+		} bits[] = {{"and", '&'}, {"or", '|'}, {"xor", 'x'}, {"lshift", '<'}, {"rshift", '>'}};
+		for (size_t i = 0; i < TP_ARRAY_LEN(bits); i++)
+			if (!strcmp(api + 11, bits[i].name))
+				return px_binop(c, bits[i].op, argv_(c, call, 0, "x"), argv_(c, call, 1, "y"), call);
+	}
 	if (!strcmp(api, "ct.pow"))
 		return sv_node(fc_binary(g, S_POW, argn(c, call, 0, "x"), argn(c, call, 1, "y")));
 	if ((fn = fn_part(api, "ct.")) || (fn = fn_part(api, "tl.")) || (fn = fn_part(api, "libdevice."))) {

@@ -754,6 +754,15 @@ static struct tval *ct_method(struct lw *lw, struct tval *self, const char *meth
 	if (strcmp(meth, "sum") == 0 || strcmp(meth, "max") == 0 || strcmp(meth, "min") == 0)
 		return lw_reduction(lw, meth, self, py_call_param(call, 0, "axis"), py_call_kw(call, "keepdims"),
 				 call);
+	if (strcmp(meth, "item") == 0) {
+		/* a one-element tile's value: a 0-d tile, and an i32 scalar by the
+		 * crate's tile_to_scalar when it is an integer (an index, a bound) */
+		struct tshape s0 = {0};
+		struct tval *t = lw_reshape(lw, self, &s0, call);
+		if (t->dt != DT_I32)
+			return t;
+		return tv_int(lw->a, lw_int_rs(lw, t, call));
+	}
 	if (strcmp(meth, "extract") == 0)
 		return lw_extract(lw, self, py_call_param(call, 0, "index"),
 				  py_call_param(call, 1, "shape"), call);

@@ -174,6 +174,10 @@ assert_contains "a scan turned around" "$T/inv" "cumsum_reverse(raw) in the sour
 sed 's/extract(v, \[at, at_1\])/extract(v, [at_1, at])/' "$T/running_totals.rs" >"$T/ext.rs"
 "$TILEPORT" equiv "$K/running_totals.py" "$T/ext.rs" >"$T/inv" 2>&1
 assert_contains "another sub-tile" "$T/inv" "MISMATCH"
+sed 's/gt_tile(peak, c)/ge_tile(peak, c)/' "$T/guarded_scale.rs" >"$T/branch.rs"
+"$TILEPORT" equiv "$K/guarded_scale.py" "$T/branch.rs" >"$T/inv" 2>&1
+assert_contains "a branch on a 0-d tile, its comparison changed" "$T/inv" \
+	"comparison differs: 1 < peak in the source, 1 <= peak in the Rust"
 sed 's/= shri(h, h_c_4);/= shri(h, h_c_1);/' "$T/bit_mix.rs" >"$T/shift.rs"
 "$TILEPORT" equiv "$K/bit_mix.py" "$T/shift.rs" >"$T/inv" 2>&1
 assert_contains "a shift by another amount" "$T/inv" "constant differs: 17 in the source, 7 in the Rust"

@@ -599,18 +599,51 @@ static struct tval *call_expand_dims(struct lw *lw, const char *name, const stru
 			      "ct.expand_dims", call);
 }
 
-/* permute, transpose */
+/* transpose(x, axis0=None, axis1=None) swaps two axes (both absent: the
+ * two of a rank-2 tile); permute(x, axes) takes the whole order */
+static struct tval *transpose(struct lw *lw, struct tval *x, const struct py_node *a0,
+			      const struct py_node *a1, const struct py_node *call)
+{
+	if (x->kind != TV_TILE)
+		lw_unsupported(lw, call, "ct.transpose of a scalar");
+	int r = x->shape.rank;
+	int perm[TIR_MAX_RANK];
+	for (int i = 0; i < r; i++)
+		perm[i] = i;
+	if (!a0 && !a1) {
+		if (r != 2)
+			lw_unsupported(lw, call, "ct.transpose of a rank-%d tile without axis0 and axis1",
+				       r);
+		perm[0] = 1;
+		perm[1] = 0;
+	} else {
+		if (!a0 || !a1)
+			lw_unsupported(lw, call, "ct.transpose with one of axis0 and axis1");
+		int i = lw_axis(lw, a0, r), j = lw_axis(lw, a1, r);
+		perm[i] = j;
+		perm[j] = i;
+	}
+	return lw_permute(lw, x, perm, call);
+}
+
+static struct tval *call_transpose(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *x = lw_required(lw, call, 0, "x");
+	return transpose(lw, x, py_call_param(call, 1, "axis0"), py_call_param(call, 2, "axis1"), call);
+}
+
 static struct tval *call_permute(struct lw *lw, const char *name, const struct py_node *call)
 {
+	(void)name;
 	struct tval *x = lw_required(lw, call, 0, "x");
 	if (x->kind != TV_TILE)
-		lw_unsupported(lw, call, "ct.%s of a scalar", name);
-	int perm[TIR_MAX_RANK] = {1, 0};
+		lw_unsupported(lw, call, "ct.permute of a scalar");
 	const struct py_node *axes = py_call_param(call, 1, "axes");
-	if (axes)
-		lw_permutation(lw, x, axes, "axes", perm);
-	else if (x->shape.rank != 2)
-		lw_unsupported(lw, call, "ct.transpose of a rank-%d tile without axes", x->shape.rank);
+	if (!axes)
+		lw_unsupported(lw, call, "ct.permute without axes");
+	int perm[TIR_MAX_RANK];
+	lw_permutation(lw, x, axes, "axes", perm);
 	return lw_permute(lw, x, perm, call);
 }
 
@@ -700,7 +733,7 @@ static const struct {
 	{"min", call_reduce},         {"prod", call_reduce},
 	{"reshape", call_reshape},    {"broadcast_to", call_broadcast_to},
 	{"expand_dims", call_expand_dims}, {"permute", call_permute},
-	{"transpose", call_permute},  {"mma", call_mma},
+	{"transpose", call_transpose},  {"mma", call_mma},
 	{"matmul", call_matmul},      {"cdiv", call_cdiv},
 	{"assume_divisible_by", call_assume_div}, {"static_assert", call_static_assert},
 	{"cumsum", call_cumsum},      {"extract", call_extract},
@@ -737,18 +770,15 @@ static struct tval *ct_method(struct lw *lw, struct tval *self, const char *meth
 		}
 		return lw_reshape(lw, self, &s, call);
 	}
-	if (strcmp(meth, "transpose") == 0 || strcmp(meth, "permute") == 0) {
-		int perm[TIR_MAX_RANK] = {1, 0};
-		if (py_call_nargs(call) == 0 && self->shape.rank == 2)
-			return lw_permute(lw, self, perm, call);
-		struct tval *v = py_call_nargs(call) == 1 ? lw_expr(lw, py_call_arg(call, 0)) : NULL;
-		if (!v || v->kind != TV_TUPLE || v->nelems != (size_t)self->shape.rank)
-			lw_unsupported(lw, call, ".%s() without a full axis tuple", meth);
-		for (size_t i = 0; i < v->nelems; i++) {
-			if (v->elems[i]->kind != TV_CINT || !v->elems[i]->known)
-				lw_unsupported(lw, call, "axes that are not compile-time");
-			perm[i] = (int)v->elems[i]->ival;
-		}
+	if (strcmp(meth, "transpose") == 0)
+		return transpose(lw, self, py_call_param(call, 0, "axis0"),
+				 py_call_param(call, 1, "axis1"), call);
+	if (strcmp(meth, "permute") == 0) {
+		int perm[TIR_MAX_RANK];
+		const struct py_node *axes = py_call_param(call, 0, "axes");
+		if (!axes)
+			lw_unsupported(lw, call, ".permute() without axes");
+		lw_permutation(lw, self, axes, "axes", perm);
 		return lw_permute(lw, self, perm, call);
 	}
 	if (strcmp(meth, "sum") == 0 || strcmp(meth, "max") == 0 || strcmp(meth, "min") == 0)

@@ -554,6 +554,30 @@ static struct sval permute(struct pctx *c, const struct py_node *call, struct sv
 	return sv_node(sc_permute(c->g, t, perm, n));
 }
 
+/* cuTile's transpose(x, axis0=None, axis1=None): those two axes swapped
+ * (none given: the last two); argi the position of axis0 */
+static struct sval swap_axes(struct pctx *c, const struct py_node *call, struct sval x, size_t argi)
+{
+	const struct py_node *a0 = px_arg(call, argi, "axis0"), *a1 = px_arg(call, argi + 1, "axis1");
+	if (!a0 && !a1)
+		return permute(c, call, x, sv_kind(SV_NONEV));
+	sid t = px_node(c, x, call);
+	int r = c->g->n[t].rank, perm[SEM_MAX_RANK];
+	int64_t i, j;
+	if (!a0 || !a1 || !sg_is_int_lit(c->g, px_node(c, px_expr(c, a0), call), &i) ||
+	    !sg_is_int_lit(c->g, px_node(c, px_expr(c, a1), call), &j) || i < -r || i >= r || j < -r || j >= r) {
+		px_problem(c, call, "transposed axes that are not constants");
+		return sv_kind(SV_UNKNOWN);
+	}
+	i = i < 0 ? i + r : i;
+	j = j < 0 ? j + r : j;
+	for (int k = 0; k < r; k++)
+		perm[k] = k;
+	perm[i] = (int)j;
+	perm[j] = (int)i;
+	return sv_node(sc_permute(c->g, t, perm, r));
+}
+
 static struct sval expand_dims(struct pctx *c, const struct py_node *call, struct sval x, struct sval axis)
 {
 	sid t = px_node(c, x, call);
@@ -742,7 +766,9 @@ struct sval px_api(struct pctx *c, const struct py_node *call, const char *api, 
 		return reshape(c, call, argv_(c, call, 0, "x"), argv_(c, call, 1, "shape"));
 	if (!strcmp(api, "ct.permute") || !strcmp(api, "tl.permute"))
 		return permute(c, call, argv_(c, call, 0, "x"), argv_(c, call, 1, "axes"));
-	if (!strcmp(api, "ct.transpose") || !strcmp(api, "tl.trans"))
+	if (!strcmp(api, "ct.transpose"))
+		return swap_axes(c, call, argv_(c, call, 0, "x"), 1);
+	if (!strcmp(api, "tl.trans"))
 		return permute(c, call, argv_(c, call, 0, "x"), has(call, 1, "dims") ? argv_(c, call, 1, "dims")
 										       : sv_kind(SV_NONEV));
 	if (!strcmp(api, "ct.expand_dims") || !strcmp(api, "tl.expand_dims"))
@@ -904,7 +930,7 @@ struct sval px_method(struct pctx *c, const struct py_node *call, struct sval re
 	if (!strcmp(name, "permute"))
 		return permute(c, call, recv, argv_(c, call, 0, "axes"));
 	if (!strcmp(name, "transpose"))
-		return permute(c, call, recv, sv_kind(SV_NONEV));
+		return swap_axes(c, call, recv, 0);
 	if (!strcmp(name, "expand_dims"))
 		return expand_dims(c, call, recv, argv_(c, call, 0, "axis"));
 	if (!strcmp(name, "extract"))

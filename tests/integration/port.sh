@@ -178,6 +178,10 @@ sed 's/gt_tile(peak, c)/ge_tile(peak, c)/' "$T/guarded_scale.rs" >"$T/branch.rs"
 "$TILEPORT" equiv "$K/guarded_scale.py" "$T/branch.rs" >"$T/inv" 2>&1
 assert_contains "a branch on a 0-d tile, its comparison changed" "$T/inv" \
 	"comparison differs: 1 < peak in the source, 1 <= peak in the Rust"
+sed 's/permute(t, const_array!\[2, 1, 0\])/permute(t, const_array![0, 2, 1])/' "$T/swap_axes.rs" >"$T/swap.rs"
+"$TILEPORT" equiv "$K/swap_axes.py" "$T/swap.rs" >"$T/inv" 2>&1
+assert_contains "t.transpose(0, 2) swaps axes 0 and 2" "$T/inv" \
+	"permutation differs: permute(t, (2, 1, 0)) in the source, permute(t, (0, 2, 1)) in the Rust"
 sed 's/= shri(h, h_c_4);/= shri(h, h_c_1);/' "$T/bit_mix.rs" >"$T/shift.rs"
 "$TILEPORT" equiv "$K/bit_mix.py" "$T/shift.rs" >"$T/inv" 2>&1
 assert_contains "a shift by another amount" "$T/inv" "constant differs: 17 in the source, 7 in the Rust"

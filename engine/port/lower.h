@@ -185,6 +185,9 @@ enum tdt lw_host_array_dtype(const struct pymod *m, const struct pm_func *k, siz
  * array holds the stored type (an f32 statistic beside E-typed data).
  * True when the array's type became dt. */
 bool lw_adopt_stored_dtype(struct lw *lw, const struct tval *arr, enum tdt dt);
+/* Does the host pass a float for kernel parameter `index` (a float
+ * literal, float(...), a host parameter typed or defaulted float)? */
+bool lw_host_float_arg(const struct pymod *m, const struct pm_func *k, size_t index);
 /* Every array parameter's element type from the host (else the generic E). */
 void lw_array_dtypes(struct lw *lw);
 

@@ -252,10 +252,13 @@ static struct tval *attribute(struct lw *lw, const struct py_node *n)
 	}
 	struct tval *base = lw_expr(lw, n->kids[0]);
 	const char *a = lw_name(lw, n);
-	if (strcmp(a, "dtype") == 0 && (base->kind == TV_ARRAY || base->kind == TV_TILE)) {
+	if (strcmp(a, "dtype") == 0 &&
+	    (base->kind == TV_ARRAY || base->kind == TV_TILE || base->kind == TV_PTRS)) {
+		/* a Triton pointer (`Y += row * stride` then Y.dtype.element_ty):
+		 * the type of what it points to */
 		struct tval *d = tv_new(lw->a, TV_DTYPE);
 		d->dt = base->dt;
-		if (base->kind == TV_ARRAY)
+		if (base->kind == TV_ARRAY || base->kind == TV_PTRS)
 			lw_use_param(lw, base->param);
 		return d;
 	}

@@ -10,8 +10,6 @@
 
 /* ---- parameters ---- */
 
-static bool host_float_arg(const struct pymod *m, const struct pm_func *k, size_t index);
-
 void lw_make_params(struct lw *lw)
 {
 	const struct py_node *params = lw->f->def->kids[1];
@@ -46,7 +44,7 @@ void lw_make_params(struct lw *lw)
 			tp->dt = DT_F32;
 		} else if (ann && py_is_name(ann, "bool")) {
 			tp->dt = DT_BOOL;
-		} else if (!ann && host_float_arg(lw->m, lw->f, i)) {
+		} else if (!ann && lw_host_float_arg(lw->m, lw->f, i)) {
 			tp->dt = DT_F32;
 		}
 	}
@@ -144,7 +142,7 @@ const struct py_node *lw_host_assignment(const struct py_node *n, const struct p
 
 /* Is the host's launch argument for kernel parameter `index` a float (a
  * float literal, or a host parameter with a float default or annotation)? */
-static bool host_float_arg(const struct pymod *m, const struct pm_func *k, size_t index)
+bool lw_host_float_arg(const struct pymod *m, const struct pm_func *k, size_t index)
 {
 	const struct pm_func *h = NULL;
 	const struct py_node *arg = lw_host_arg(m, k, index, &h);

@@ -121,6 +121,79 @@ static void tl_mark_arrays(struct lw *lw, const struct py_node *def)
 	lw_array_dtypes(lw);
 }
 
+static bool floatish(struct lw *lw, const struct py_node *body, const struct py_node *n, int depth);
+
+/* A local name some assignment in body gives a float value. */
+static bool float_local(struct lw *lw, const struct py_node *body, const struct py_node *at,
+			const struct py_node *name, int depth)
+{
+	if (!at || depth > 200)
+		return false;
+	if ((at->kind == PY_ASSIGN || at->kind == PY_AUGASSIGN) && at->kids[0]->kind == PY_NAME &&
+	    at->kids[0]->n == name->n && memcmp(at->kids[0]->s, name->s, name->n) == 0 &&
+	    floatish(lw, body, at->kids[at->nkids - 1], depth + 16))
+		return true;
+	for (size_t k = 0; k < at->nkids; k++)
+		if (float_local(lw, body, at->kids[k], name, depth + 1))
+			return true;
+	return false;
+}
+
+/* Is n a float however the host spells its arguments: a float literal, a
+ * true division, Triton math, a conversion to a float type, a local
+ * holding one? */
+static bool floatish(struct lw *lw, const struct py_node *body, const struct py_node *n, int depth)
+{
+	double d;
+	long long iv;
+	if (depth > 120)
+		return false;
+	if (n->kind == PY_NUM)
+		return !py_int_value(n, &iv) && py_float_value(n, &d);
+	if (n->kind == PY_NAME)
+		return float_local(lw, body, body, n, depth);
+	if (n->kind == PY_BINOP)
+		return n->op == PYOP_DIV || floatish(lw, body, n->kids[0], depth + 1) ||
+		       floatish(lw, body, n->kids[1], depth + 1);
+	if (n->kind != PY_CALL)
+		return false;
+	char *api = pymod_canon(lw->m, n->kids[0]);
+	bool f = api && (str_starts(api, "tl.math.") || strcmp(api, "tl.sqrt") == 0 ||
+			 strcmp(api, "tl.exp") == 0 || strcmp(api, "tl.log") == 0 ||
+			 strcmp(api, "tl.sigmoid") == 0);
+	free(api);
+	if (!f && n->kids[0]->kind == PY_ATTR && n->kids[0]->n == 2 &&
+	    memcmp(n->kids[0]->s, "to", 2) == 0) {
+		const struct py_node *d0 = py_call_arg(n, 0);
+		char *dn = d0 ? pymod_canon(lw->m, d0) : NULL;
+		f = dn && str_starts(dn, "tl.float");
+		free(dn);
+	}
+	return f;
+}
+
+/* A parameter combined by arithmetic with a float in the kernel body
+ * (`... / N + eps`, `mean_sq + TINY`): a heuristic for a bare
+ * tl.constexpr whose host value the translation cannot see. */
+static bool used_as_float(struct lw *lw, const struct py_node *body, const struct py_node *n,
+			  const struct py_node *param, int depth)
+{
+	if (!n || depth > 200)
+		return false;
+	/* not a divisor: `total / N` divides by an integer count as often */
+	if (n->kind == PY_BINOP &&
+	    (n->op == PYOP_ADD || n->op == PYOP_SUB || n->op == PYOP_MUL || n->op == PYOP_DIV))
+		for (int side = 0; side < (n->op == PYOP_DIV ? 1 : 2); side++)
+			if (n->kids[side]->kind == PY_NAME && n->kids[side]->n == param->n &&
+			    memcmp(n->kids[side]->s, param->s, param->n) == 0 &&
+			    floatish(lw, body, n->kids[1 - side], 0))
+				return true;
+	for (size_t k = 0; k < n->nkids; k++)
+		if (used_as_float(lw, body, n->kids[k], param, depth + 1))
+			return true;
+	return false;
+}
+
 /* tl.constexpr: a bool when the host passes a bool (a literal, a
  * comparison, `x is not None`), else an int. */
 static int tl_const_annotation(struct lw *lw, const struct py_node *ann)
@@ -137,6 +210,12 @@ static int tl_const_annotation(struct lw *lw, const struct py_node *ann)
 		  (a->kind == PY_CONST && (a->n == 4 || a->n == 5) &&
 		   (memcmp(a->s, "True", 4) == 0 || memcmp(a->s, "False", 5) == 0))))
 		return 2;
+	/* a float (`eps: tl.constexpr`): Rust has no float const generics,
+	 * the value is a runtime f32 as ct.Constant[float]'s is */
+	if (index < params->nkids &&
+	    (lw_host_float_arg(lw->m, lw->f, index) ||
+	     used_as_float(lw, lw->f->def->kids[3], lw->f->def->kids[3], params->kids[index], 0)))
+		return 3;
 	return 1;
 }
 
@@ -607,9 +686,27 @@ static struct tval *tl_call(struct lw *lw, const char *api, const struct py_node
 	return NULL;
 }
 
+/* x.to(dtype) of a scalar: a 0-d tile of that type (rule 46's
+ * scalar_to_tile and convert_tile); the same integer type is the value */
+static struct tval *scalar_to(struct lw *lw, struct tval *self, const struct py_node *call)
+{
+	enum tdt d = lw_dtype(lw, py_call_param(call, 0, "dtype"));
+	if (tdt_is_int(d) && lw_is_int_scalar(self)) {
+		if (d != DT_I32)
+			lw_unsupported(lw, call, ".to(%s) of an integer (the translation's integer "
+						 "scalars are i32)", tdt_name(d));
+		return self;
+	}
+	if (!tdt_is_float(d) || d == DT_E)
+		lw_unsupported(lw, call, ".to(%s) of a scalar", tdt_name(d));
+	return lw_to_tile(lw, self, d, &(struct tshape){0}, call);
+}
+
 static struct tval *tl_method(struct lw *lw, struct tval *self, const char *meth,
 			      const struct py_node *call)
 {
+	if (strcmp(meth, "to") == 0 && lw_is_scalar(self) && !py_call_kw(call, "bitcast"))
+		return scalar_to(lw, self, call);
 	if (self->kind != TV_TILE)
 		return NULL;
 	if (strcmp(meth, "to") == 0) {

@@ -201,6 +201,10 @@ static struct sval attribute(struct pctx *c, const struct py_node *n)
 	} else if (array && !strcmp(a, "dtype")) {
 		r = sv_kind(SV_DTYPE);
 		r.dt = g->params[g->n[o.x].ival].dt;
+	} else if (o.k == SV_PTR && o.arr && g->n[o.arr].op == S_PARAM && !strcmp(a, "dtype")) {
+		/* an advanced Triton pointer (`Y += row * stride`): its pointee */
+		r = sv_kind(SV_DTYPE);
+		r.dt = g->params[g->n[o.arr].ival].dt;
 	} else if (array && !strcmp(a, "shape")) {
 		r = sv_kind(SV_SHAPEV);
 		r.arr = o.x;

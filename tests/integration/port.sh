@@ -182,6 +182,11 @@ sed 's/permute(t, const_array!\[2, 1, 0\])/permute(t, const_array![0, 2, 1])/' "
 "$TILEPORT" equiv "$K/swap_axes.py" "$T/swap.rs" >"$T/inv" 2>&1
 assert_contains "t.transpose(0, 2) swaps axes 0 and 2" "$T/inv" \
 	"permutation differs: permute(t, (2, 1, 0)) in the source, permute(t, (0, 2, 1)) in the Rust"
+assert_contains "a float tl.constexpr is a runtime f32" "$T/scale_rows_triton.rs" "        tiny: f32,"
+sed 's/broadcast_scalar(tiny, const_shape!\[\])/broadcast_scalar(0.0f32, const_shape![])/' \
+	"$T/scale_rows_triton.rs" >"$T/tiny.rs"
+"$TILEPORT" equiv "$K/scale_rows_triton.py" "$T/tiny.rs" >"$T/inv" 2>&1
+assert_contains "the float constexpr dropped" "$T/inv" "TINY + mean_sq in the source"
 sed 's/= shri(h, h_c_4);/= shri(h, h_c_1);/' "$T/bit_mix.rs" >"$T/shift.rs"
 "$TILEPORT" equiv "$K/bit_mix.py" "$T/shift.rs" >"$T/inv" 2>&1
 assert_contains "a shift by another amount" "$T/inv" "constant differs: 17 in the source, 7 in the Rust"

@@ -179,10 +179,11 @@ const struct py_node *lw_host_assignment(const struct py_node *body, const struc
 /* The element type the host gives an array argument, DT_E when it is the
  * operator's data type or unknown. */
 enum tdt lw_host_array_dtype(const struct pymod *m, const struct pm_func *k, size_t index);
-/* A float tile stored without astype into an array whose element type
+/* A tile stored without astype into an array whose element type
  * neither the host nor an earlier access gave: cuTile Python casts a
  * store only where it widens (float32 into E would not compile), so the
- * array holds the stored type (an f32 statistic beside E-typed data).
+ * array holds the stored type (an f32 statistic beside E-typed data, int32
+ * counts).
  * True when the array's type became dt. */
 bool lw_adopt_stored_dtype(struct lw *lw, const struct tval *arr, enum tdt dt);
 /* Does the host pass a float for kernel parameter `index` (a float

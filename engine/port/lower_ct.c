@@ -438,6 +438,13 @@ static struct tval *scatter(struct lw *lw, const struct py_node *call)
 	struct tval *value = lw_required(lw, call, 2, "value");
 	if (value->kind == TV_TILE)
 		lw_adopt_stored_dtype(lw, arr, value->dt);
+	if (arr->kind == TV_ARRAY && lw_is_scalar(value)) {
+		/* a scalar is stored as the array's element type; an integer
+		 * into an array nobody typed says it holds int32 */
+		if (lw_is_int_scalar(value))
+			lw_adopt_stored_dtype(lw, arr, DT_I32);
+		value = lw_to_tile(lw, value, lw->k->params[arr->param].dt, &(struct tshape){0}, call);
+	}
 	/* a flag the Constants decide (`TILE != N`) keeps the check: where it
 	 * is False the source promises the lanes in bounds, and the mask
 	 * then changes nothing */

@@ -200,6 +200,19 @@ enum tdt lw_host_array_dtype(const struct pymod *m, const struct pm_func *k, siz
 	/* a name's last assignment, or the argument itself (`idx.to(torch.int32)`) */
 	const struct py_node *v = arg && arg->kind == PY_NAME ? lw_host_assignment(h->def->kids[3], arg)
 							      : arg;
+	/* through what changes only the shape (`cnts.reshape(-1)`, `x.contiguous()`) */
+	static const char *const same[] = {"reshape", "view", "flatten", "contiguous", "squeeze",
+					   "unsqueeze", "permute", "transpose", "clone", "t"};
+	for (int hop = 0; hop < 8 && v && v->kind == PY_CALL && v->kids[0]->kind == PY_ATTR; hop++) {
+		const struct py_node *callee = v->kids[0];
+		bool shape_only = false;
+		for (size_t i = 0; i < TP_ARRAY_LEN(same); i++)
+			shape_only |= callee->n == strlen(same[i]) && memcmp(callee->s, same[i], callee->n) == 0;
+		if (!shape_only)
+			break;
+		const struct py_node *base = callee->kids[0];
+		v = base->kind == PY_NAME ? lw_host_assignment(h->def->kids[3], base) : base;
+	}
 	if (!v || v->kind != PY_CALL)
 		return DT_NONE;
 	enum tdt d = torch_dtype(m, py_call_kw(v, "dtype"));

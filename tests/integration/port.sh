@@ -187,6 +187,11 @@ sed 's/broadcast_scalar(tiny, const_shape!\[\])/broadcast_scalar(0.0f32, const_s
 	"$T/scale_rows_triton.rs" >"$T/tiny.rs"
 "$TILEPORT" equiv "$K/scale_rows_triton.py" "$T/tiny.rs" >"$T/inv" 2>&1
 assert_contains "the float constexpr dropped" "$T/inv" "TINY + mean_sq in the source"
+assert_contains "gathered indices are int32" "$T/bucket_fill.rs" "        labels: *mut i32,"
+assert_contains "counts typed through .view(-1)" "$T/bucket_fill.rs" "        counts: *mut i32,"
+sed 's/let slot: Tile<i32, { \[W\] }> = lab + slot_s_e;/let slot: Tile<i32, { [W] }> = lab;/' "$T/bucket_fill.rs" >"$T/slot.rs"
+"$TILEPORT" equiv "$K/bucket_fill.py" "$T/slot.rs" >"$T/inv" 2>&1
+assert_contains "the offset of a gathered index dropped" "$T/inv" "MISMATCH"
 sed 's/= shri(h, h_c_4);/= shri(h, h_c_1);/' "$T/bit_mix.rs" >"$T/shift.rs"
 "$TILEPORT" equiv "$K/bit_mix.py" "$T/shift.rs" >"$T/inv" 2>&1
 assert_contains "a shift by another amount" "$T/inv" "constant differs: 17 in the source, 7 in the Rust"

@@ -223,7 +223,9 @@ struct tval *lw_cbool_sym(struct lw *lw, const char *rs, const char *ffi, const 
 			  bool pred_dtype);
 /* The const generic testing the element type, E_IS_F32. */
 struct tval *lw_dtype_pred(struct lw *lw, enum tdt d, bool equal);
-struct tval *lw_call_function(struct lw *lw, const struct pm_func *f, const struct py_node *call);
+/* Inline device function f (of module mod; NULL: the kernel's own). */
+struct tval *lw_call_function(struct lw *lw, const struct pm_func *f, const struct pymod *mod,
+				const struct py_node *call);
 
 /* A compile-time float. */
 struct tval *lw_cfloat(struct lw *lw, double d);

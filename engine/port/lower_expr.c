@@ -651,7 +651,12 @@ static struct tval *call(struct lw *lw, const struct py_node *n)
 		bool local = lw_lookup(lw, name) != NULL;
 		const struct pm_func *f = local ? NULL : pymod_func(lw->m, name);
 		if (f)
-			return lw_call_function(lw, f, n);
+			return lw_call_function(lw, f, NULL, n);
+		/* a device function of a sibling module (`from .gelu import f`) */
+		const struct pymod *owner = NULL;
+		f = local ? NULL : pymod_imported_func(lw->m, name, &owner);
+		if (f && f->role != PM_KERNEL)
+			return lw_call_function(lw, f, owner, n);
 		struct tval *b = local ? NULL : builtin(lw, name, n);
 		if (b)
 			return b;

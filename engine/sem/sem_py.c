@@ -150,10 +150,14 @@ static struct sval name(struct pctx *c, const struct py_node *n)
 	const struct pm_func *fn = pymod_func(c->m, nm);
 	const struct pm_const *k = pymod_const(c->m, nm);
 	char *canon = pymod_canon(c->m, n);
+	const struct pymod *owner = NULL;
+	if (!fn && !k)
+		fn = pymod_imported_func(c->m, nm, &owner); /* `from .gelu import f` */
 	if (fn && fn->role != PM_KERNEL) {
 		r = sv_kind(SV_FUNC);
 		r.name = sa_strndup(c->g->arena, nm, strlen(nm));
 		r.ref = fn;
+		r.mod = owner;
 	} else if (k) {
 		r = module_const(c, k);
 	} else if (canon && strcmp(canon, nm) && is_api_root(canon)) {
@@ -441,7 +445,8 @@ static struct sval subscript(struct pctx *c, const struct py_node *n)
 	return sv_kind(SV_UNKNOWN);
 }
 
-static struct sval inline_fn(struct pctx *c, const struct py_node *call, const struct pm_func *fn);
+static struct sval inline_fn(struct pctx *c, const struct py_node *call, const struct pm_func *fn,
+			     const struct pymod *mod);
 
 static struct sval call(struct pctx *c, const struct py_node *n)
 {
@@ -452,7 +457,7 @@ static struct sval call(struct pctx *c, const struct py_node *n)
 		return sv_kind(SV_UNKNOWN);
 	}
 	if (f.ref)
-		return inline_fn(c, n, f.ref);
+		return inline_fn(c, n, f.ref, f.mod);
 	bool handled = false;
 	struct sval r = f.nel ? px_method(c, n, f.el[0], f.name, &handled) : px_api(c, n, f.name, &handled);
 	if (!handled)
@@ -822,7 +827,8 @@ static void block(struct pctx *c, const struct py_node *b)
 		stmt(c, b->kids[i]);
 }
 
-static struct sval inline_fn(struct pctx *c, const struct py_node *call, const struct pm_func *fn)
+static struct sval inline_fn(struct pctx *c, const struct py_node *call, const struct pm_func *fn,
+			     const struct pymod *mod)
 {
 	if (c->depth > 16) {
 		px_problem(c, call, "device functions call each other too deeply");
@@ -854,7 +860,12 @@ static struct sval inline_fn(struct pctx *c, const struct py_node *call, const s
 	c->returned = false;
 	c->ret = sv_kind(SV_VOID);
 	c->depth++;
+	/* a function of another module reads its names there */
+	const struct pymod *caller = c->m;
+	if (mod)
+		c->m = mod;
 	block(c, fn->def->kids[3]);
+	c->m = caller;
 	c->depth--;
 	struct sval r = c->ret;
 	c->returned = sret;

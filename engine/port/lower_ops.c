@@ -40,7 +40,9 @@ static const struct binop_info {
 	{PYOP_MUL, "*", "*", "*", "mul"},
 	{PYOP_DIV, NULL, NULL, "true_div", "div"},
 	{PYOP_FLOORDIV, "/", "/", NULL, "floordiv"},
-	{PYOP_MOD, "%", "remi", "remf", "rem"},
+	/* `%` on integer tiles: cutile 0.2.0's remi() writes no signedness and
+	 * its bytecode writer refuses the op; the operator carries it */
+	{PYOP_MOD, "%", "%", "remf", "rem"},
 	{PYOP_POW, NULL, NULL, "pow", "pow"},
 	{PYOP_LSHIFT, "<<", "shli", NULL, "shl"},
 	{PYOP_RSHIFT, ">>", "shri", NULL, "shr"},

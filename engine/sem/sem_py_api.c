@@ -935,8 +935,10 @@ struct sval px_method(struct pctx *c, const struct py_node *call, struct sval re
 		return expand_dims(c, call, recv, argv_(c, call, 0, "axis"));
 	if (!strcmp(name, "extract"))
 		return extract(c, call, recv, 0);
-	if (!strcmp(name, "item")) /* the one element: a 0-d value */
-		return sv_node(sc_reshape(c->g, px_node(c, recv, call), NULL, 0));
+	if (!strcmp(name, "item")) { /* the one element: a 0-d value */
+		sid none[1] = {0};
+		return sv_node(sc_reshape(c->g, px_node(c, recv, call), none, 0));
+	}
 	static const char *const reds[] = {"sum", "max", "min", "prod"};
 	for (int k = 0; k < 4; k++)
 		if (!strcmp(name, reds[k]))

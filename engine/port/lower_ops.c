@@ -268,6 +268,11 @@ struct tval *lw_binop(struct lw *lw, int op, struct tval *a, struct tval *b,
 				dt = a->dt;
 			else if (tdt_is_float(b->dt) && !tdt_is_float(a->dt))
 				dt = b->dt;
+			else if ((a->dt == DT_E && (b->dt == DT_F32 || b->dt == DT_F64)) ||
+				 (b->dt == DT_E && (a->dt == DT_F32 || a->dt == DT_F64)))
+				/* E (f16, bf16 or f32) with f32 is f32, as cuTile
+				 * promotes: not the left operand's type */
+				dt = a->dt == DT_E ? b->dt : a->dt;
 		}
 		/* a float scalar with an integer tile, or a true division of
 		 * integers: the tiles become f32 */

@@ -21,7 +21,7 @@ static const char *zero_of(struct lw *lw, enum tdt dt, const struct py_node *at)
 }
 
 static struct tval *cumsum_axis0(struct lw *lw, struct tval *x, bool reverse, int axis,
-				    const struct py_node *at);
+				 const struct py_node *at);
 
 struct tval *lw_cumsum(struct lw *lw, struct tval *x, const struct py_node *axis_n, bool reverse,
 		       const struct py_node *at)
@@ -50,7 +50,7 @@ struct tval *lw_cumsum(struct lw *lw, struct tval *x, const struct py_node *axis
 
 /* The scan itself, on axis 0 (`axis`: the source's, for the inventory). */
 static struct tval *cumsum_axis0(struct lw *lw, struct tval *x, bool reverse, int axis,
-				    const struct py_node *at)
+				 const struct py_node *at)
 {
 	struct top *op = lw_op(lw, TOP_UNARY, at);
 	op->fn = "scan_sum";

@@ -339,12 +339,62 @@ void lw_use_param(struct lw *lw, int param)
 		lw->e->param_used[param] = true;
 }
 
+/* The array a pointer tile points into: down its chain of offset_tile,
+ * broadcast and reshape to the pointer_to_tile; -1 none. With dt, every
+ * pointer tile on the way now points to dt. */
+static int pointer_param(struct tval *p, enum tdt dt)
+{
+	for (int hop = 0; p && p->kind == TV_TILE && p->ptr_tile && p->def && hop < 16; hop++) {
+		if (dt != DT_NONE)
+			p->dt = dt;
+		if (p->def->kind == TOP_PTR_BASE)
+			return p->def->param;
+		p = p->def->na > 0 ? p->def->a[0] : NULL;
+	}
+	return -1;
+}
+
 void lw_want_int(struct lw *lw, struct tval *v)
 {
-	if (!v || v->kind != TV_TILE || v->dt != DT_E || !v->def ||
-	    (v->def->kind != TOP_LOAD && v->def->kind != TOP_GATHER))
+	if (!v || v->kind != TV_TILE || v->dt != DT_E || !v->def)
 		return;
-	int param = v->def->kind == TOP_LOAD ? v->def->param : v->def->a[0]->param;
+	/* `base + idx` (an int32 tile promoted to E to meet the gathered
+	 * idx): int32 arithmetic once idx is */
+	if (v->def->kind == TOP_BINARY && v->def->na == 2 && v->def->fn &&
+	    (!strcmp(v->def->fn, "+") || !strcmp(v->def->fn, "-") || !strcmp(v->def->fn, "*"))) {
+		struct tval *x[2] = {v->def->a[0], v->def->a[1]};
+		bool ints = true;
+		for (int i = 0; i < 2 && ints; i++) {
+			struct tval *o = x[i];
+			bool promoted = o->kind == TV_TILE && o->dt == DT_E && o->def &&
+					o->def->kind == TOP_CONVERT && tdt_is_int(o->def->a[0]->dt);
+			if (!promoted)
+				lw_want_int(lw, o);
+			ints = promoted || (o->kind == TV_TILE && o->dt == DT_I32) || lw_is_int_scalar(o);
+		}
+		if (!ints)
+			return;
+		for (int i = 0; i < 2; i++)
+			if (x[i]->kind == TV_TILE && x[i]->dt == DT_E) {
+				/* the promotion is a copy now */
+				x[i]->dt = DT_I32;
+				x[i]->def->kind = TOP_LET;
+			}
+		v->dt = DT_I32;
+		return;
+	}
+	/* a gather with a padding value is the gather selected with the
+	 * padding (lw_gather): look through the select */
+	struct tval *g = v;
+	struct top *sel = NULL;
+	if (v->def->kind == TOP_SELECT && v->def->implicit && v->def->na == 3 && v->def->a[1]->def &&
+	    v->def->a[1]->def->kind == TOP_GATHER) {
+		sel = v->def;
+		g = sel->a[1];
+	}
+	if (g->dt != DT_E || (g->def->kind != TOP_LOAD && g->def->kind != TOP_GATHER))
+		return;
+	int param = g->def->kind == TOP_LOAD ? g->def->param : pointer_param(g->def->a[0], DT_NONE);
 	if (param < 0)
 		return;
 	struct tparam *p = &lw->k->params[param];
@@ -352,9 +402,18 @@ void lw_want_int(struct lw *lw, struct tval *v)
 		return;
 	/* an array of unknown type whose elements index others holds int32 */
 	p->dt = DT_I32;
-	v->dt = DT_I32;
-	if (v->def->kind == TOP_GATHER)
-		v->def->a[0]->dt = DT_I32;
+	g->dt = DT_I32;
+	if (g->def->kind == TOP_GATHER)
+		pointer_param(g->def->a[0], DT_I32);
+	if (sel) {
+		/* the padding: a constant converted to the element type */
+		struct tval *pad = sel->a[2];
+		if (pad->kind == TV_TILE && pad->dt == DT_E && pad->def && pad->def->kind == TOP_CONVERT)
+			pad->dt = DT_I32;
+		if (pad->dt != DT_I32)
+			lw_unsupported(lw, lw->stmt, "a gathered index whose padding is not an integer");
+		v->dt = DT_I32;
+	}
 }
 
 struct tparam *lw_array(struct lw *lw, struct tval *v, const struct py_node *at, bool ptr, int rank)

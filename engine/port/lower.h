@@ -189,12 +189,16 @@ const struct py_node *lw_host_assignment(const struct py_node *body, const struc
 /* The element type the host gives an array argument, DT_E when it is the
  * operator's data type or unknown. */
 enum tdt lw_host_array_dtype(const struct pymod *m, const struct pm_func *k, size_t index);
-/* A float tile stored without astype into an array whose element type
+/* A tile stored without astype into an array whose element type
  * neither the host nor an earlier access gave: cuTile Python casts a
  * store only where it widens (float32 into E would not compile), so the
- * array holds the stored type (an f32 statistic beside E-typed data).
+ * array holds the stored type (an f32 statistic beside E-typed data, int32
+ * counts).
  * True when the array's type became dt. */
 bool lw_adopt_stored_dtype(struct lw *lw, const struct tval *arr, enum tdt dt);
+/* Does the host pass a float for kernel parameter `index` (a float
+ * literal, float(...), a host parameter typed or defaulted float)? */
+bool lw_host_float_arg(const struct pymod *m, const struct pm_func *k, size_t index);
 /* Every array parameter's element type from the host (else the generic E). */
 void lw_array_dtypes(struct lw *lw);
 
@@ -229,7 +233,9 @@ struct tval *lw_cbool_sym(struct lw *lw, const char *rs, const char *ffi, const 
 			  bool pred_dtype);
 /* The const generic testing the element type, E_IS_F32. */
 struct tval *lw_dtype_pred(struct lw *lw, enum tdt d, bool equal);
-struct tval *lw_call_function(struct lw *lw, const struct pm_func *f, const struct py_node *call);
+/* Inline device function f (of module mod; NULL: the kernel's own). */
+struct tval *lw_call_function(struct lw *lw, const struct pm_func *f, const struct pymod *mod,
+				const struct py_node *call);
 
 /* A compile-time float. */
 struct tval *lw_cfloat(struct lw *lw, double d);
@@ -342,6 +348,19 @@ struct tval *lw_block_id(struct lw *lw, bool num_blocks, const struct py_node *a
 			 const struct py_node *at);
 /* Logical and of two masks (either may be NULL). */
 struct tval *lw_and_mask(struct lw *lw, struct tval *a, struct tval *b, const struct py_node *at);
+
+/* ---- moving elements within a tile (lower_slice.c) ---- */
+/* Prefix sum along axis (NULL: 0), backwards with reverse. */
+struct tval *lw_cumsum(struct lw *lw, struct tval *x, const struct py_node *axis_n, bool reverse,
+		       const struct py_node *at);
+/* The sub-tile of shape shape_n at index_n, in sub-tile units. */
+struct tval *lw_extract(struct lw *lw, struct tval *x, const struct py_node *index_n,
+			const struct py_node *shape_n, const struct py_node *at);
+
+/* ---- cuTile Python's element-wise calls (lower_ct_elem.c) ---- */
+/* ct.NAME for the math, arithmetic, min/max and comparison families;
+ * NULL when name is none of them. */
+struct tval *lw_ct_elementwise(struct lw *lw, const char *name, const struct py_node *call);
 
 /* ---- between the lowering's files (lower.c, lower_stmt.c,
  * lower_branch.c, lower_host.c) ---- */

@@ -290,6 +290,26 @@ void lw_lower_if(struct lw *lw, const struct py_node *s, struct tval *cond,
 	tblock_add(lw->a, lw->cur, op);
 }
 
+/* A 0-d bool tile where a scalar condition is needed (`if norm < 1.0:`
+ * after a full reduction): the crate's own conversion. */
+static struct tval *tile_to_bool(struct lw *lw, struct tval *t, const struct py_node *at)
+{
+	struct top *op = lw_op(lw, TOP_SCALAR, at);
+	struct tvar *var = lw_var_new(lw, ta_printf(lw->a, "%s_s", tv_rs(t)));
+	struct tval *r = tv_new(lw->a, TV_BOOL);
+	r->rs = var->name;
+	r->ffi = r->rs;
+	r->py = r->rs;
+	r->dt = DT_BOOL;
+	r->var = var;
+	r->def = op;
+	op->res = r;
+	op->a[0] = t;
+	op->na = 1;
+	op->text = ta_printf(lw->a, "tile_to_scalar(%s)", tv_rs(t));
+	return r;
+}
+
 void lw_lower_if_stmt(struct lw *lw, const struct py_node *s)
 {
 	struct tval *c = lw_expr(lw, s->kids[0]);
@@ -315,6 +335,12 @@ void lw_lower_if_stmt(struct lw *lw, const struct py_node *s)
 		c = b;
 		break;
 	}
+	case TV_TILE:
+		if (c->shape.rank == 0 && !c->ptr_tile && c->dt == DT_BOOL) {
+			c = tile_to_bool(lw, c, s->kids[0]);
+			break;
+		}
+		/* fall through */
 	default:
 		lw_unsupported(lw, s->kids[0], "a branch on a %s", lw_kind(c));
 	}

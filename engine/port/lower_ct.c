@@ -477,6 +477,13 @@ static struct tval *scatter(struct lw *lw, const struct py_node *call)
 	struct tval *value = lw_required(lw, call, 2, "value");
 	if (value->kind == TV_TILE)
 		lw_adopt_stored_dtype(lw, arr, value->dt);
+	if (arr->kind == TV_ARRAY && lw_is_scalar(value)) {
+		/* a scalar is stored as the array's element type; an integer
+		 * into an array nobody typed says it holds int32 */
+		if (lw_is_int_scalar(value))
+			lw_adopt_stored_dtype(lw, arr, DT_I32);
+		value = lw_to_tile(lw, value, lw->k->params[arr->param].dt, &(struct tshape){0}, call);
+	}
 	/* a flag the Constants decide (`TILE != N`) keeps the check: where it
 	 * is False the source promises the lanes in bounds, and the mask
 	 * then changes nothing */
@@ -490,251 +497,305 @@ static struct tval *scatter(struct lw *lw, const struct py_node *call)
 	return tv_new(lw->a, TV_NONE);
 }
 
-static const char *rounding(struct lw *lw, const struct py_node *n)
+/* ---- ct.* calls by name: one handler per API function ---- */
+
+typedef struct tval *(*ct_handler)(struct lw *lw, const char *name, const struct py_node *call);
+
+static struct tval *call_block_id(struct lw *lw, const char *name, const struct py_node *call)
 {
-	const char *m = lw_enum(lw, n);
-	if (!m)
-		return NULL;
-	static const struct {
-		const char *py, *rs;
-	} modes[] = {{"RN", "rounding::NearestEven"}, {"RZ", "rounding::Zero"},
-		     {"RM", "rounding::NegativeInf"}, {"RP", "rounding::PositiveInf"},
-		     {"FULL", "rounding::Full"},      {"APPROX", "rounding::Approx"}};
-	for (size_t i = 0; i < TP_ARRAY_LEN(modes); i++)
-		if (strcmp(m, modes[i].py) == 0)
-			return modes[i].rs;
-	lw_unsupported(lw, n, "rounding_mode=%s (no cutile-rs rounding marker)", m);
+	return lw_block_id(lw, name[0] == 'n', py_call_param(call, 0, "axis"), call);
 }
 
-static const char *ftz_of(struct lw *lw, const struct py_node *call)
+static struct tval *call_num_tiles(struct lw *lw, const char *name, const struct py_node *call)
 {
-	return lw_truthy(lw, py_call_kw(call, "flush_to_zero"), false) ? "ftz::Enabled"
-									: "ftz::Disabled";
+	(void)name;
+	struct tval *arr = lw_required(lw, call, 0, "array");
+	struct tshape s;
+	lw_shape(lw, py_call_param(call, 2, "shape"), &s);
+	lw_array(lw, arr, call, false, s.rank);
+	int axis = lw_axis(lw, py_call_param(call, 1, "axis"), s.rank);
+	int buf[TIR_MAX_RANK];
+	if (order(lw, py_call_kw(call, "order"), s.rank, buf))
+		lw_unsupported(lw, call, "ct.num_tiles with a permuted order");
+	struct top *op = lw_op(lw, TOP_NUM_TILES, call);
+	op->param = arr->param;
+	op->axis = axis;
+	op->shape = s;
+	op->inv = "num_tiles";
+	op->inv_attr = ta_printf(lw->a, "axis=%d", axis);
+	op->v1 = lw_fresh(lw, ta_printf(lw->a, "%s_tiles", lw->k->params[arr->param].rs));
+	struct tvar *var = lw_var_new(lw, lw_hint(lw, "num_tiles"));
+	struct tval *v = tv_int(lw->a, var->name);
+	v->var = var;
+	v->def = op;
+	op->res = v;
+	return v;
 }
 
-static struct tval *math1(struct lw *lw, const char *name, const struct py_node *call)
+static struct tval *call_load(struct lw *lw, const char *name, const struct py_node *call)
 {
-	if (!lw_math_fn(name))
-		return NULL;
+	(void)name;
+	return load(lw, call);
+}
+
+static struct tval *call_store(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return store(lw, call);
+}
+
+static struct tval *call_gather(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return gather(lw, call);
+}
+
+static struct tval *call_scatter(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return scatter(lw, call);
+}
+
+static struct tval *call_astype(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
 	struct tval *x = lw_required(lw, call, 0, "x");
-	return lw_math1(lw, name, x, rounding(lw, py_call_kw(call, "rounding_mode")),
-			lw_truthy(lw, py_call_kw(call, "flush_to_zero"), false), call);
+	enum tdt d = lw_dtype(lw, py_call_param(call, 1, "dtype"));
+	if (x->kind != TV_TILE)
+		lw_unsupported(lw, call, "ct.astype of a scalar");
+	return lw_convert(lw, x, d, call);
 }
 
-static struct tval *arith(struct lw *lw, const char *name, const struct py_node *call)
+static struct tval *call_arange(struct lw *lw, const char *name, const struct py_node *call)
 {
-	static const struct {
-		const char *name;
-		int op;
-		const char *modal; /* the Rust function when modes are given */
-	} ops[] = {
-		{"add", PYOP_ADD, "addf"},      {"sub", PYOP_SUB, "subf"},
-		{"mul", PYOP_MUL, "mulf"},      {"truediv", PYOP_DIV, NULL},
-		{"floordiv", PYOP_FLOORDIV, NULL}, {"mod", PYOP_MOD, NULL},
-		{"pow", PYOP_POW, NULL},        {"bitwise_and", PYOP_BITAND, NULL},
-		{"bitwise_or", PYOP_BITOR, NULL}, {"bitwise_xor", PYOP_BITXOR, NULL},
-	};
-	for (size_t i = 0; i < TP_ARRAY_LEN(ops); i++) {
-		if (strcmp(name, ops[i].name) != 0)
-			continue;
-		struct tval *a = lw_required(lw, call, 0, "x"), *b = lw_required(lw, call, 1, "y");
-		const struct py_node *rm = py_call_kw(call, "rounding_mode");
-		const struct py_node *fz = py_call_kw(call, "flush_to_zero");
-		if (ops[i].modal && (rm || fz) && (lw_is_tile(a) || lw_is_tile(b))) {
-			const char *r = rounding(lw, rm);
-			const char *modes = ta_printf(lw->a, "%s, %s", r ? r : "rounding::NearestEven",
-						      ftz_of(lw, call));
-			struct tval *x = lw_is_tile(a) ? a : b;
-			if (!tdt_is_float(x->dt))
-				lw_unsupported(lw, call, "ct.%s with modes on integer tiles", name);
-			return lw_tile_binary(lw, ops[i].modal, modes, a, b, false, call, NULL);
-		}
-		/* truediv takes no modes in cutile-rs: true_div (op-mapping) */
-		(void)fz;
-		return lw_binop(lw, ops[i].op, a, b, call);
-	}
-	if (strcmp(name, "minimum") == 0 || strcmp(name, "maximum") == 0) {
-		struct tval *x = lw_required(lw, call, 0, "x");
-		struct tval *y = lw_required(lw, call, 1, "y");
-		bool nan = lw_truthy(lw, py_call_kw(call, "propagate_nan"), false);
-		bool ftz = lw_truthy(lw, py_call_kw(call, "flush_to_zero"), false);
-		return lw_minmax(lw, name[1] == 'i', x, y, nan, ftz, call);
-	}
-	static const struct {
-		const char *name;
-		int op;
-	} cmps[] = {{"equal", PYOP_EQ}, {"not_equal", PYOP_NE},   {"less", PYOP_LT},
-		    {"less_equal", PYOP_LE}, {"greater", PYOP_GT}, {"greater_equal", PYOP_GE}};
-	for (size_t i = 0; i < TP_ARRAY_LEN(cmps); i++)
-		if (strcmp(name, cmps[i].name) == 0) {
-			struct tval *x = lw_required(lw, call, 0, "x");
-			struct tval *y = lw_required(lw, call, 1, "y");
-			return lw_compare(lw, cmps[i].op, x, y, call);
-		}
-	return NULL;
+	(void)name;
+	struct tshape s;
+	lw_shape(lw, py_call_param(call, 0, "size"), &s);
+	const struct py_node *dn = py_call_kw(call, "dtype");
+	enum tdt d = dn ? lw_dtype(lw, dn) : DT_I32;
+	int64_t start = 0, step = 1;
+	const struct py_node *sn = py_call_kw(call, "start"), *tn = py_call_kw(call, "step");
+	if ((sn && !lw_known_int(lw, sn, &start)) || (tn && !lw_known_int(lw, tn, &step)))
+		lw_unsupported(lw, call, "ct.arange with a runtime start or step");
+	return lw_iota(lw, &s.d[0], start, step, d, call);
 }
 
-static struct tval *shape_call(struct lw *lw, const char *name, const struct py_node *call)
+/* full, zeros, ones */
+static struct tval *call_fill(struct lw *lw, const char *name, const struct py_node *call)
 {
-	if (strcmp(name, "reshape") == 0)
-		return lw_reshape_to(lw, lw_required(lw, call, 0, "x"), py_call_param(call, 1, "shape"),
-				     call);
-	if (strcmp(name, "broadcast_to") == 0)
-		return lw_broadcast_to(lw, lw_required(lw, call, 0, "x"),
-				       py_call_param(call, 1, "shape"), "ct.broadcast_to", call);
-	if (strcmp(name, "expand_dims") == 0)
-		return lw_expand_dims(lw, lw_required(lw, call, 0, "x"), py_call_param(call, 1, "axis"),
-				      "ct.expand_dims", call);
-	if (strcmp(name, "permute") == 0 || strcmp(name, "transpose") == 0) {
-		struct tval *x = lw_required(lw, call, 0, "x");
-		if (x->kind != TV_TILE)
-			lw_unsupported(lw, call, "ct.%s of a scalar", name);
-		int perm[TIR_MAX_RANK] = {1, 0};
-		const struct py_node *axes = py_call_param(call, 1, "axes");
-		if (axes)
-			lw_permutation(lw, x, axes, "axes", perm);
-		else if (x->shape.rank != 2)
-			lw_unsupported(lw, call, "ct.transpose of a rank-%d tile without axes",
-				       x->shape.rank);
-		return lw_permute(lw, x, perm, call);
-	}
-	return NULL;
+	struct tshape s;
+	lw_shape(lw, py_call_param(call, 0, "shape"), &s);
+	bool full = name[0] == 'f';
+	struct tval *value = full ? lw_required(lw, call, 1, "fill_value")
+				  : tv_cint(lw->a, name[0] == 'o' ? 1 : 0);
+	const struct py_node *dn = py_call_param(call, full ? 2 : 1, "dtype");
+	enum tdt d = dn ? lw_dtype(lw, dn) : DT_F32;
+	return lw_full(lw, &s, value, d, call);
 }
+
+static struct tval *call_exp(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *x = lw_required(lw, call, 0, "x");
+	return lw_exp(lw, x, lw_truthy(lw, py_call_kw(call, "flush_to_zero"), false), call);
+}
+
+/* abs, negative */
+static struct tval *call_sign(struct lw *lw, const char *name, const struct py_node *call)
+{
+	struct tval *x = lw_required(lw, call, 0, "x");
+	if (x->kind != TV_TILE)
+		lw_unsupported(lw, call, "ct.%s of a scalar", name);
+	bool fl = tdt_is_float(x->dt);
+	const char *fn = name[0] == 'a' ? (fl ? "absf" : "absi") : (fl ? "negf" : "negi");
+	return lw_tile_unary(lw, fn, NULL, x, call, NULL);
+}
+
+static struct tval *call_where(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *c = lw_required(lw, call, 0, "cond");
+	struct tval *x = lw_required(lw, call, 1, "x");
+	return lw_select(lw, c, x, lw_required(lw, call, 2, "y"), call);
+}
+
+/* sum, max, min, prod */
+static struct tval *call_reduce(struct lw *lw, const char *name, const struct py_node *call)
+{
+	return lw_reduction(lw, name, lw_required(lw, call, 0, "x"), py_call_param(call, 1, "axis"),
+			    py_call_kw(call, "keepdims"), call);
+}
+
+static struct tval *call_reshape(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return lw_reshape_to(lw, lw_required(lw, call, 0, "x"), py_call_param(call, 1, "shape"), call);
+}
+
+static struct tval *call_broadcast_to(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return lw_broadcast_to(lw, lw_required(lw, call, 0, "x"), py_call_param(call, 1, "shape"),
+			       "ct.broadcast_to", call);
+}
+
+static struct tval *call_expand_dims(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return lw_expand_dims(lw, lw_required(lw, call, 0, "x"), py_call_param(call, 1, "axis"),
+			      "ct.expand_dims", call);
+}
+
+/* transpose(x, axis0=None, axis1=None) swaps two axes (both absent: the
+ * two of a rank-2 tile); permute(x, axes) takes the whole order */
+static struct tval *transpose(struct lw *lw, struct tval *x, const struct py_node *a0,
+			      const struct py_node *a1, const struct py_node *call)
+{
+	if (x->kind != TV_TILE)
+		lw_unsupported(lw, call, "ct.transpose of a scalar");
+	int r = x->shape.rank;
+	int perm[TIR_MAX_RANK];
+	for (int i = 0; i < r; i++)
+		perm[i] = i;
+	if (!a0 && !a1) {
+		if (r != 2)
+			lw_unsupported(lw, call, "ct.transpose of a rank-%d tile without axis0 and axis1",
+				       r);
+		perm[0] = 1;
+		perm[1] = 0;
+	} else {
+		if (!a0 || !a1)
+			lw_unsupported(lw, call, "ct.transpose with one of axis0 and axis1");
+		int i = lw_axis(lw, a0, r), j = lw_axis(lw, a1, r);
+		perm[i] = j;
+		perm[j] = i;
+	}
+	return lw_permute(lw, x, perm, call);
+}
+
+static struct tval *call_transpose(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *x = lw_required(lw, call, 0, "x");
+	return transpose(lw, x, py_call_param(call, 1, "axis0"), py_call_param(call, 2, "axis1"), call);
+}
+
+static struct tval *call_permute(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *x = lw_required(lw, call, 0, "x");
+	if (x->kind != TV_TILE)
+		lw_unsupported(lw, call, "ct.permute of a scalar");
+	const struct py_node *axes = py_call_param(call, 1, "axes");
+	if (!axes)
+		lw_unsupported(lw, call, "ct.permute without axes");
+	int perm[TIR_MAX_RANK];
+	lw_permutation(lw, x, axes, "axes", perm);
+	return lw_permute(lw, x, perm, call);
+}
+
+static struct tval *call_mma(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *x = lw_required(lw, call, 0, "x");
+	struct tval *y = lw_required(lw, call, 1, "y");
+	return lw_mma(lw, x, y, lw_required(lw, call, 2, "acc"), call);
+}
+
+static struct tval *call_matmul(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *a = lw_required(lw, call, 0, "x");
+	struct tval *acc = lw_mma(lw, a, lw_required(lw, call, 1, "y"), NULL, call);
+	return lw_convert(lw, acc, a->dt, call);
+}
+
+static struct tval *call_cdiv(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *x = lw_required(lw, call, 0, "x");
+	return lw_cdiv(lw, x, lw_required(lw, call, 1, "y"), call);
+}
+
+static struct tval *call_assume_div(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *x = lw_required(lw, call, 0, "x");
+	int64_t d;
+	if (!lw_known_int(lw, py_call_param(call, 1, "divisor"), &d) || d <= 0 || (d & (d - 1)))
+		lw_unsupported(lw, call, "a divisor that is not a power of two");
+	bool ptr = x->kind == TV_ARRAY && lw->k->params[x->param].ptr;
+	struct top *op = lw_op(lw, ptr ? TOP_ASSUME : TOP_COMMENT, call);
+	if (ptr) {
+		op->param = x->param;
+		op->axis = (int)d;
+		op->inv = "assume";
+	} else {
+		/* rule 21: assume_div_by goes on pointers only */
+		op->text = ta_printf(lw->a, "R21: the source's assume_divisible_by(%lld) on a "
+					    "non-pointer is not repeated",
+				     (long long)d);
+	}
+	return x;
+}
+
+static struct tval *call_static_assert(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return lw_static_assert(lw, lw_required(lw, call, 0, "condition"), "ct", call);
+}
+
+static struct tval *call_cumsum(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	if (py_call_kw(call, "rounding_mode") || py_call_kw(call, "flush_to_zero"))
+		lw_unsupported(lw, call, "ct.cumsum with rounding or flush-to-zero (cutile-rs's "
+					 "scan_sum takes no modes)");
+	struct tval *x = lw_required(lw, call, 0, "x");
+	return lw_cumsum(lw, x, py_call_param(call, 1, "axis"),
+			 lw_truthy(lw, py_call_kw(call, "reverse"), false), call);
+}
+
+static struct tval *call_extract(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *x = lw_required(lw, call, 0, "x");
+	return lw_extract(lw, x, py_call_param(call, 1, "index"), py_call_param(call, 2, "shape"),
+			  call);
+}
+
+static const struct {
+	const char *name; /* after "ct." */
+	ct_handler fn;
+} ct_calls[] = {
+	{"bid", call_block_id},       {"num_blocks", call_block_id},
+	{"num_tiles", call_num_tiles}, {"load", call_load},
+	{"store", call_store},        {"gather", call_gather},
+	{"scatter", call_scatter},    {"astype", call_astype},
+	{"arange", call_arange},      {"full", call_fill},
+	{"zeros", call_fill},         {"ones", call_fill},
+	{"exp", call_exp},            {"abs", call_sign},
+	{"negative", call_sign},      {"where", call_where},
+	{"sum", call_reduce},         {"max", call_reduce},
+	{"min", call_reduce},         {"prod", call_reduce},
+	{"reshape", call_reshape},    {"broadcast_to", call_broadcast_to},
+	{"expand_dims", call_expand_dims}, {"permute", call_permute},
+	{"transpose", call_transpose},  {"mma", call_mma},
+	{"matmul", call_matmul},      {"cdiv", call_cdiv},
+	{"assume_divisible_by", call_assume_div}, {"static_assert", call_static_assert},
+	{"cumsum", call_cumsum},      {"extract", call_extract},
+};
 
 static struct tval *ct_call(struct lw *lw, const char *api, const struct py_node *call)
 {
 	if (!str_starts(api, "ct."))
 		return NULL;
 	const char *name = api + 3;
-	if (strcmp(name, "bid") == 0 || strcmp(name, "num_blocks") == 0)
-		return lw_block_id(lw, name[0] == 'n', py_call_param(call, 0, "axis"), call);
-	if (strcmp(name, "num_tiles") == 0) {
-		struct tval *arr = lw_required(lw, call, 0, "array");
-		struct tshape s;
-		lw_shape(lw, py_call_param(call, 2, "shape"), &s);
-		lw_array(lw, arr, call, false, s.rank);
-		int axis = lw_axis(lw, py_call_param(call, 1, "axis"), s.rank);
-		int buf[TIR_MAX_RANK];
-		if (order(lw, py_call_kw(call, "order"), s.rank, buf))
-			lw_unsupported(lw, call, "ct.num_tiles with a permuted order");
-		struct top *op = lw_op(lw, TOP_NUM_TILES, call);
-		op->param = arr->param;
-		op->axis = axis;
-		op->shape = s;
-		op->inv = "num_tiles";
-		op->inv_attr = ta_printf(lw->a, "axis=%d", axis);
-		op->v1 = lw_fresh(lw, ta_printf(lw->a, "%s_tiles", lw->k->params[arr->param].rs));
-		struct tvar *var = lw_var_new(lw, lw_hint(lw, "num_tiles"));
-		struct tval *v = tv_int(lw->a, var->name);
-		v->var = var;
-		v->def = op;
-		op->res = v;
-		return v;
-	}
-	if (strcmp(name, "load") == 0)
-		return load(lw, call);
-	if (strcmp(name, "store") == 0)
-		return store(lw, call);
-	if (strcmp(name, "gather") == 0)
-		return gather(lw, call);
-	if (strcmp(name, "scatter") == 0)
-		return scatter(lw, call);
-	if (strcmp(name, "astype") == 0) {
-		struct tval *x = lw_required(lw, call, 0, "x");
-		enum tdt d = lw_dtype(lw, py_call_param(call, 1, "dtype"));
-		if (x->kind != TV_TILE)
-			lw_unsupported(lw, call, "ct.astype of a scalar");
-		return lw_convert(lw, x, d, call);
-	}
-	if (strcmp(name, "arange") == 0) {
-		struct tshape s;
-		lw_shape(lw, py_call_param(call, 0, "size"), &s);
-		const struct py_node *dn = py_call_kw(call, "dtype");
-		enum tdt d = dn ? lw_dtype(lw, dn) : DT_I32;
-		int64_t start = 0, step = 1;
-		const struct py_node *sn = py_call_kw(call, "start"), *tn = py_call_kw(call, "step");
-		if ((sn && !lw_known_int(lw, sn, &start)) || (tn && !lw_known_int(lw, tn, &step)))
-			lw_unsupported(lw, call, "ct.arange with a runtime start or step");
-		return lw_iota(lw, &s.d[0], start, step, d, call);
-	}
-	if (strcmp(name, "full") == 0 || strcmp(name, "zeros") == 0 || strcmp(name, "ones") == 0) {
-		struct tshape s;
-		lw_shape(lw, py_call_param(call, 0, "shape"), &s);
-		bool full = name[0] == 'f';
-		struct tval *value = full ? lw_required(lw, call, 1, "fill_value")
-					  : tv_cint(lw->a, name[0] == 'o' ? 1 : 0);
-		const struct py_node *dn = py_call_param(call, full ? 2 : 1, "dtype");
-		enum tdt d = dn ? lw_dtype(lw, dn) : DT_F32;
-		return lw_full(lw, &s, value, d, call);
-	}
-	if (strcmp(name, "exp") == 0) {
-		struct tval *x = lw_required(lw, call, 0, "x");
-		return lw_exp(lw, x, lw_truthy(lw, py_call_kw(call, "flush_to_zero"), false), call);
-	}
-	if (strcmp(name, "abs") == 0 || strcmp(name, "negative") == 0) {
-		struct tval *x = lw_required(lw, call, 0, "x");
-		if (x->kind != TV_TILE)
-			lw_unsupported(lw, call, "ct.%s of a scalar", name);
-		bool fl = tdt_is_float(x->dt);
-		const char *fn = name[0] == 'a' ? (fl ? "absf" : "absi") : (fl ? "negf" : "negi");
-		return lw_tile_unary(lw, fn, NULL, x, call, NULL);
-	}
-	struct tval *r = math1(lw, name, call);
-	if (r)
-		return r;
-	r = arith(lw, name, call);
-	if (r)
-		return r;
-	if (strcmp(name, "where") == 0) {
-		struct tval *c = lw_required(lw, call, 0, "cond");
-		struct tval *x = lw_required(lw, call, 1, "x");
-		return lw_select(lw, c, x, lw_required(lw, call, 2, "y"), call);
-	}
-	if (strcmp(name, "sum") == 0 || strcmp(name, "max") == 0 || strcmp(name, "min") == 0 ||
-	    strcmp(name, "prod") == 0)
-		return lw_reduction(lw, name, lw_required(lw, call, 0, "x"), py_call_param(call, 1, "axis"),
-				 py_call_kw(call, "keepdims"), call);
-	r = shape_call(lw, name, call);
-	if (r)
-		return r;
-	if (strcmp(name, "mma") == 0) {
-		struct tval *x = lw_required(lw, call, 0, "x");
-		struct tval *y = lw_required(lw, call, 1, "y");
-		return lw_mma(lw, x, y, lw_required(lw, call, 2, "acc"), call);
-	}
-	if (strcmp(name, "matmul") == 0) {
-		struct tval *a = lw_required(lw, call, 0, "x");
-		struct tval *acc = lw_mma(lw, a, lw_required(lw, call, 1, "y"), NULL, call);
-		return lw_convert(lw, acc, a->dt, call);
-	}
-	if (strcmp(name, "cdiv") == 0) {
-		struct tval *x = lw_required(lw, call, 0, "x");
-		return lw_cdiv(lw, x, lw_required(lw, call, 1, "y"), call);
-	}
-	if (strcmp(name, "assume_divisible_by") == 0) {
-		struct tval *x = lw_required(lw, call, 0, "x");
-		int64_t d;
-		if (!lw_known_int(lw, py_call_param(call, 1, "divisor"), &d) || d <= 0 || (d & (d - 1)))
-			lw_unsupported(lw, call, "a divisor that is not a power of two");
-		struct top *op = lw_op(lw, x->kind == TV_ARRAY && lw->k->params[x->param].ptr
-						   ? TOP_ASSUME
-						   : TOP_COMMENT,
-				       call);
-		if (op->kind == TOP_ASSUME) {
-			op->param = x->param;
-			op->axis = (int)d;
-			op->inv = "assume";
-		} else {
-			/* rule 21: assume_div_by goes on pointers only */
-			op->text = ta_printf(lw->a, "R21: the source's assume_divisible_by(%lld) on a "
-						    "non-pointer is not repeated",
-					     (long long)d);
-		}
-		return x;
-	}
-	if (strcmp(name, "static_assert") == 0)
-		return lw_static_assert(lw, lw_required(lw, call, 0, "condition"), "ct", call);
-	return NULL;
+	for (size_t i = 0; i < TP_ARRAY_LEN(ct_calls); i++)
+		if (strcmp(name, ct_calls[i].name) == 0)
+			return ct_calls[i].fn(lw, name, call);
+	/* the element-wise families have tables of their own */
+	return lw_ct_elementwise(lw, name, call);
 }
 
 static struct tval *ct_method(struct lw *lw, struct tval *self, const char *meth,
@@ -756,23 +817,32 @@ static struct tval *ct_method(struct lw *lw, struct tval *self, const char *meth
 		}
 		return lw_reshape(lw, self, &s, call);
 	}
-	if (strcmp(meth, "transpose") == 0 || strcmp(meth, "permute") == 0) {
-		int perm[TIR_MAX_RANK] = {1, 0};
-		if (py_call_nargs(call) == 0 && self->shape.rank == 2)
-			return lw_permute(lw, self, perm, call);
-		struct tval *v = py_call_nargs(call) == 1 ? lw_expr(lw, py_call_arg(call, 0)) : NULL;
-		if (!v || v->kind != TV_TUPLE || v->nelems != (size_t)self->shape.rank)
-			lw_unsupported(lw, call, ".%s() without a full axis tuple", meth);
-		for (size_t i = 0; i < v->nelems; i++) {
-			if (v->elems[i]->kind != TV_CINT || !v->elems[i]->known)
-				lw_unsupported(lw, call, "axes that are not compile-time");
-			perm[i] = (int)v->elems[i]->ival;
-		}
+	if (strcmp(meth, "transpose") == 0)
+		return transpose(lw, self, py_call_param(call, 0, "axis0"),
+				 py_call_param(call, 1, "axis1"), call);
+	if (strcmp(meth, "permute") == 0) {
+		int perm[TIR_MAX_RANK];
+		const struct py_node *axes = py_call_param(call, 0, "axes");
+		if (!axes)
+			lw_unsupported(lw, call, ".permute() without axes");
+		lw_permutation(lw, self, axes, "axes", perm);
 		return lw_permute(lw, self, perm, call);
 	}
 	if (strcmp(meth, "sum") == 0 || strcmp(meth, "max") == 0 || strcmp(meth, "min") == 0)
 		return lw_reduction(lw, meth, self, py_call_param(call, 0, "axis"), py_call_kw(call, "keepdims"),
 				 call);
+	if (strcmp(meth, "item") == 0) {
+		/* a one-element tile's value: a 0-d tile, and an i32 scalar by the
+		 * crate's tile_to_scalar when it is an integer (an index, a bound) */
+		struct tshape s0 = {0};
+		struct tval *t = lw_reshape(lw, self, &s0, call);
+		if (t->dt != DT_I32)
+			return t;
+		return tv_int(lw->a, lw_int_rs(lw, t, call));
+	}
+	if (strcmp(meth, "extract") == 0)
+		return lw_extract(lw, self, py_call_param(call, 0, "index"),
+				  py_call_param(call, 1, "shape"), call);
 	return NULL;
 }
 

@@ -252,10 +252,13 @@ static struct tval *attribute(struct lw *lw, const struct py_node *n)
 	}
 	struct tval *base = lw_expr(lw, n->kids[0]);
 	const char *a = lw_name(lw, n);
-	if (strcmp(a, "dtype") == 0 && (base->kind == TV_ARRAY || base->kind == TV_TILE)) {
+	if (strcmp(a, "dtype") == 0 &&
+	    (base->kind == TV_ARRAY || base->kind == TV_TILE || base->kind == TV_PTRS)) {
+		/* a Triton pointer (`Y += row * stride` then Y.dtype.element_ty):
+		 * the type of what it points to */
 		struct tval *d = tv_new(lw->a, TV_DTYPE);
 		d->dt = base->dt;
-		if (base->kind == TV_ARRAY)
+		if (base->kind == TV_ARRAY || base->kind == TV_PTRS)
 			lw_use_param(lw, base->param);
 		return d;
 	}
@@ -648,7 +651,12 @@ static struct tval *call(struct lw *lw, const struct py_node *n)
 		bool local = lw_lookup(lw, name) != NULL;
 		const struct pm_func *f = local ? NULL : pymod_func(lw->m, name);
 		if (f)
-			return lw_call_function(lw, f, n);
+			return lw_call_function(lw, f, NULL, n);
+		/* a device function of a sibling module (`from .gelu import f`) */
+		const struct pymod *owner = NULL;
+		f = local ? NULL : pymod_imported_func(lw->m, name, &owner);
+		if (f && f->role != PM_KERNEL)
+			return lw_call_function(lw, f, owner, n);
 		struct tval *b = local ? NULL : builtin(lw, name, n);
 		if (b)
 			return b;

@@ -10,8 +10,6 @@
 
 /* ---- parameters ---- */
 
-static bool host_float_arg(const struct pymod *m, const struct pm_func *k, size_t index);
-
 void lw_make_params(struct lw *lw)
 {
 	const struct py_node *params = lw->f->def->kids[1];
@@ -46,7 +44,7 @@ void lw_make_params(struct lw *lw)
 			tp->dt = DT_F32;
 		} else if (ann && py_is_name(ann, "bool")) {
 			tp->dt = DT_BOOL;
-		} else if (!ann && host_float_arg(lw->m, lw->f, i)) {
+		} else if (!ann && lw_host_float_arg(lw->m, lw->f, i)) {
 			tp->dt = DT_F32;
 		}
 	}
@@ -273,7 +271,7 @@ const struct py_node *lw_host_assignment(const struct py_node *n, const struct p
 
 /* Is the host's launch argument for kernel parameter `index` a float (a
  * float literal, or a host parameter with a float default or annotation)? */
-static bool host_float_arg(const struct pymod *m, const struct pm_func *k, size_t index)
+bool lw_host_float_arg(const struct pymod *m, const struct pm_func *k, size_t index)
 {
 	const struct pm_func *h = NULL;
 	const struct py_node *arg = lw_host_arg(m, k, index, &h);
@@ -331,6 +329,19 @@ enum tdt lw_host_array_dtype(const struct pymod *m, const struct pm_func *k, siz
 	/* a name's last assignment, or the argument itself (`idx.to(torch.int32)`) */
 	const struct py_node *v = arg && arg->kind == PY_NAME ? lw_host_assignment(h->def->kids[3], arg)
 							      : arg;
+	/* through what changes only the shape (`cnts.reshape(-1)`, `x.contiguous()`) */
+	static const char *const same[] = {"reshape", "view", "flatten", "contiguous", "squeeze",
+					   "unsqueeze", "permute", "transpose", "clone", "t"};
+	for (int hop = 0; hop < 8 && v && v->kind == PY_CALL && v->kids[0]->kind == PY_ATTR; hop++) {
+		const struct py_node *callee = v->kids[0];
+		bool shape_only = false;
+		for (size_t i = 0; i < TP_ARRAY_LEN(same); i++)
+			shape_only |= callee->n == strlen(same[i]) && memcmp(callee->s, same[i], callee->n) == 0;
+		if (!shape_only)
+			break;
+		const struct py_node *base = callee->kids[0];
+		v = base->kind == PY_NAME ? lw_host_assignment(h->def->kids[3], base) : base;
+	}
 	if (!v || v->kind != PY_CALL)
 		return DT_NONE;
 	enum tdt d = torch_dtype(m, py_call_kw(v, "dtype"));

@@ -46,7 +46,8 @@ struct tval *lw_load_view(struct lw *lw, struct tval *arr, struct tval **idx, si
 
 bool lw_adopt_stored_dtype(struct lw *lw, const struct tval *arr, enum tdt dt)
 {
-	if (!arr || arr->kind != TV_ARRAY || arr->param < 0 || dt == DT_E || !tdt_is_float(dt))
+	if (!arr || arr->kind != TV_ARRAY || arr->param < 0 || dt == DT_E || dt == DT_BOOL ||
+	    dt == DT_NONE)
 		return false;
 	struct tparam *p = &lw->k->params[arr->param];
 	if (!p->dt_default || p->dt != DT_E || lw->e->param_used[arr->param])

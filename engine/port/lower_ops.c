@@ -40,7 +40,9 @@ static const struct binop_info {
 	{PYOP_MUL, "*", "*", "*", "mul"},
 	{PYOP_DIV, NULL, NULL, "true_div", "div"},
 	{PYOP_FLOORDIV, "/", "/", NULL, "floordiv"},
-	{PYOP_MOD, "%", "remi", "remf", "rem"},
+	/* `%` on integer tiles: cutile 0.2.0's remi() writes no signedness and
+	 * its bytecode writer refuses the op; the operator carries it */
+	{PYOP_MOD, "%", "%", "remf", "rem"},
 	{PYOP_POW, NULL, NULL, "pow", "pow"},
 	{PYOP_LSHIFT, "<<", "shli", NULL, "shl"},
 	{PYOP_RSHIFT, ">>", "shri", NULL, "shr"},
@@ -239,12 +241,38 @@ struct tval *lw_binop(struct lw *lw, int op, struct tval *a, struct tval *b,
 	if (a->kind == TV_TILE || b->kind == TV_TILE) {
 		if (op == PYOP_MATMUL) /* a @ b is ct.matmul: the inputs' type */
 			return lw_convert(lw, lw_mma(lw, a, b, NULL, at), a->dt, at);
+		if (op == PYOP_FLOORDIV || op == PYOP_MOD || op == PYOP_BITAND || op == PYOP_BITOR ||
+		    op == PYOP_BITXOR || op == PYOP_LSHIFT || op == PYOP_RSHIFT) {
+			/* integer arithmetic on what an array of unknown element
+			 * type holds (`token_ids // TOP_K`): it holds int32 */
+			if (lw_is_int_scalar(b) || (b->kind == TV_TILE && tdt_is_int(b->dt)))
+				lw_want_int(lw, a);
+			if (lw_is_int_scalar(a) || (a->kind == TV_TILE && tdt_is_int(a->dt)))
+				lw_want_int(lw, b);
+		}
+		if (op == PYOP_LSHIFT && a->kind == TV_TILE && tdt_is_int(a->dt)) {
+			/* Python's shifts wrap, and shli's overflow::None is the mode
+			 * that says so, but cutile 0.2.0 writes no overflow attribute
+			 * for it and its bytecode writer then refuses the op; a
+			 * multiplication by 2^k wraps the same */
+			if (!(b->kind == TV_CINT && b->known && b->ival >= 0 && b->ival <= 30))
+				lw_unsupported(lw, at, "a left shift of a tile by %s (cutile 0.2.0 cannot "
+						       "write shli with overflow::None; only a constant "
+						       "shift of 0 to 30 becomes a multiplication)",
+					       lw_describe(lw, b));
+			return lw_binop(lw, PYOP_MUL, a, tv_cint(lw->a, (int64_t)1 << b->ival), at);
+		}
 		enum tdt dt = a->kind == TV_TILE ? a->dt : b->dt;
 		if (a->kind == TV_TILE && b->kind == TV_TILE && a->dt != b->dt) {
 			if (tdt_is_float(a->dt) && !tdt_is_float(b->dt))
 				dt = a->dt;
 			else if (tdt_is_float(b->dt) && !tdt_is_float(a->dt))
 				dt = b->dt;
+			else if ((a->dt == DT_E && (b->dt == DT_F32 || b->dt == DT_F64)) ||
+				 (b->dt == DT_E && (a->dt == DT_F32 || a->dt == DT_F64)))
+				/* E (f16, bf16 or f32) with f32 is f32, as cuTile
+				 * promotes: not the left operand's type */
+				dt = a->dt == DT_E ? b->dt : a->dt;
 		}
 		/* a float scalar with an integer tile, or a true division of
 		 * integers: the tiles become f32 */

@@ -473,7 +473,8 @@ void lw_lower_stmt(struct lw *lw, const struct py_node *s)
 
 /* Inline a device function: its parameters bound to the arguments, its
  * body lowered in a scope of its own, its return value handed back. */
-struct tval *lw_call_function(struct lw *lw, const struct pm_func *f, const struct py_node *call)
+struct tval *lw_call_function(struct lw *lw, const struct pm_func *f, const struct pymod *mod,
+				const struct py_node *call)
 {
 	if (f->role == PM_KERNEL)
 		lw_unsupported(lw, call, "calling the kernel `%s` from a kernel", f->name);
@@ -507,9 +508,14 @@ struct tval *lw_call_function(struct lw *lw, const struct pm_func *f, const stru
 	lw->inline_depth++;
 	const char *target = lw->target;
 	lw->target = NULL;
+	/* a function of another module reads its names there */
+	const struct pymod *caller_mod = lw->m;
+	if (mod)
+		lw->m = mod;
 	lw_push_frame(lw, def->kids[3], false, true);
 	lw_lower_frame(lw);
 	lw->nframes--;
+	lw->m = caller_mod;
 	lw->target = target;
 	lw->inline_depth--;
 	struct lw_var *r = lw_env_find(&lw->env, " return");

@@ -121,6 +121,79 @@ static void tl_mark_arrays(struct lw *lw, const struct py_node *def)
 	lw_array_dtypes(lw);
 }
 
+static bool floatish(struct lw *lw, const struct py_node *body, const struct py_node *n, int depth);
+
+/* A local name some assignment in body gives a float value. */
+static bool float_local(struct lw *lw, const struct py_node *body, const struct py_node *at,
+			const struct py_node *name, int depth)
+{
+	if (!at || depth > 200)
+		return false;
+	if ((at->kind == PY_ASSIGN || at->kind == PY_AUGASSIGN) && at->kids[0]->kind == PY_NAME &&
+	    at->kids[0]->n == name->n && memcmp(at->kids[0]->s, name->s, name->n) == 0 &&
+	    floatish(lw, body, at->kids[at->nkids - 1], depth + 16))
+		return true;
+	for (size_t k = 0; k < at->nkids; k++)
+		if (float_local(lw, body, at->kids[k], name, depth + 1))
+			return true;
+	return false;
+}
+
+/* Is n a float however the host spells its arguments: a float literal, a
+ * true division, Triton math, a conversion to a float type, a local
+ * holding one? */
+static bool floatish(struct lw *lw, const struct py_node *body, const struct py_node *n, int depth)
+{
+	double d;
+	long long iv;
+	if (depth > 120)
+		return false;
+	if (n->kind == PY_NUM)
+		return !py_int_value(n, &iv) && py_float_value(n, &d);
+	if (n->kind == PY_NAME)
+		return float_local(lw, body, body, n, depth);
+	if (n->kind == PY_BINOP)
+		return n->op == PYOP_DIV || floatish(lw, body, n->kids[0], depth + 1) ||
+		       floatish(lw, body, n->kids[1], depth + 1);
+	if (n->kind != PY_CALL)
+		return false;
+	char *api = pymod_canon(lw->m, n->kids[0]);
+	bool f = api && (str_starts(api, "tl.math.") || strcmp(api, "tl.sqrt") == 0 ||
+			 strcmp(api, "tl.exp") == 0 || strcmp(api, "tl.log") == 0 ||
+			 strcmp(api, "tl.sigmoid") == 0);
+	free(api);
+	if (!f && n->kids[0]->kind == PY_ATTR && n->kids[0]->n == 2 &&
+	    memcmp(n->kids[0]->s, "to", 2) == 0) {
+		const struct py_node *d0 = py_call_arg(n, 0);
+		char *dn = d0 ? pymod_canon(lw->m, d0) : NULL;
+		f = dn && str_starts(dn, "tl.float");
+		free(dn);
+	}
+	return f;
+}
+
+/* A parameter combined by arithmetic with a float in the kernel body
+ * (`... / N + eps`, `mean_sq + TINY`): a heuristic for a bare
+ * tl.constexpr whose host value the translation cannot see. */
+static bool used_as_float(struct lw *lw, const struct py_node *body, const struct py_node *n,
+			  const struct py_node *param, int depth)
+{
+	if (!n || depth > 200)
+		return false;
+	/* not a divisor: `total / N` divides by an integer count as often */
+	if (n->kind == PY_BINOP &&
+	    (n->op == PYOP_ADD || n->op == PYOP_SUB || n->op == PYOP_MUL || n->op == PYOP_DIV))
+		for (int side = 0; side < (n->op == PYOP_DIV ? 1 : 2); side++)
+			if (n->kids[side]->kind == PY_NAME && n->kids[side]->n == param->n &&
+			    memcmp(n->kids[side]->s, param->s, param->n) == 0 &&
+			    floatish(lw, body, n->kids[1 - side], 0))
+				return true;
+	for (size_t k = 0; k < n->nkids; k++)
+		if (used_as_float(lw, body, n->kids[k], param, depth + 1))
+			return true;
+	return false;
+}
+
 /* tl.constexpr: a bool when the host passes a bool (a literal, a
  * comparison, `x is not None`), else an int. */
 static int tl_const_annotation(struct lw *lw, const struct py_node *ann)
@@ -137,6 +210,12 @@ static int tl_const_annotation(struct lw *lw, const struct py_node *ann)
 		  (a->kind == PY_CONST && (a->n == 4 || a->n == 5) &&
 		   (memcmp(a->s, "True", 4) == 0 || memcmp(a->s, "False", 5) == 0))))
 		return 2;
+	/* a float (`eps: tl.constexpr`): Rust has no float const generics,
+	 * the value is a runtime f32 as ct.Constant[float]'s is */
+	if (index < params->nkids &&
+	    (lw_host_float_arg(lw->m, lw->f, index) ||
+	     used_as_float(lw, lw->f->def->kids[3], lw->f->def->kids[3], params->kids[index], 0)))
+		return 3;
 	return 1;
 }
 
@@ -374,6 +453,224 @@ static struct tval *dot(struct lw *lw, const struct py_node *call, struct tval *
 	return lw_mma(lw, a, b, acc, call);
 }
 
+/* ---- tl.* calls by name: one handler per API function ---- */
+
+typedef struct tval *(*tl_handler)(struct lw *lw, const char *name, const struct py_node *call);
+
+static struct tval *call_program_id(struct lw *lw, const char *name, const struct py_node *call)
+{
+	return lw_block_id(lw, name[0] == 'n', py_call_param(call, 0, "axis"), call);
+}
+
+static struct tval *call_arange(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	int64_t lo;
+	const struct py_node *sn = py_call_param(call, 0, "start"), *en = py_call_param(call, 1, "end");
+	if (!sn || !en || !lw_known_int(lw, sn, &lo))
+		lw_unsupported(lw, call, "tl.arange with a start that is not a constant");
+	struct tval *hi = lw_expr(lw, en);
+	struct tdim d;
+	if (hi->kind == TV_CINT && hi->known) {
+		d = (struct tdim){hi->ival - lo, NULL};
+		if (d.lit <= 0 || (d.lit & (d.lit - 1)))
+			lw_unsupported(lw, call, "tl.arange of %lld elements (a power of two is needed)",
+				       (long long)d.lit);
+	} else if (hi->kind == TV_CINT && lo == 0) {
+		struct tshape s;
+		lw_shape_of(lw, hi, en, &s);
+		d = s.d[0];
+	} else {
+		lw_unsupported(lw, call, "tl.arange whose length is not a compile-time constant");
+	}
+	return lw_iota(lw, &d, lo, 1, DT_I32, call);
+}
+
+/* zeros, full */
+static struct tval *call_fill(struct lw *lw, const char *name, const struct py_node *call)
+{
+	struct tshape s;
+	lw_shape(lw, py_call_param(call, 0, "shape"), &s);
+	bool full = name[0] == 'f';
+	struct tval *value = full ? lw_required(lw, call, 1, "value") : tv_cint(lw->a, 0);
+	enum tdt d = lw_dtype(lw, py_call_param(call, full ? 2 : 1, "dtype"));
+	return lw_full(lw, &s, value, d, call);
+}
+
+static struct tval *call_load(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return load(lw, call);
+}
+
+static struct tval *call_store(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return store(lw, call);
+}
+
+static struct tval *call_make_block_ptr(struct lw *lw, const char *name,
+					const struct py_node *call)
+{
+	(void)name;
+	return make_block_ptr(lw, call);
+}
+
+static struct tval *call_advance(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return advance(lw, call);
+}
+
+static struct tval *call_dot(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return dot(lw, call, NULL);
+}
+
+/* sum, max, min */
+static struct tval *call_reduce(struct lw *lw, const char *name, const struct py_node *call)
+{
+	return lw_reduction(lw, name, lw_required(lw, call, 0, "input"), py_call_param(call, 1, "axis"),
+			    py_call_kw(call, "keep_dims"), call);
+}
+
+static struct tval *call_exp(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return lw_exp(lw, lw_required(lw, call, 0, "x"), false, call);
+}
+
+static struct tval *call_sqrt_rn(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return lw_math1(lw, "sqrt", lw_required(lw, call, 0, "x"), "rounding::NearestEven", false, call);
+}
+
+static struct tval *call_abs(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *x = lw_required(lw, call, 0, "x");
+	if (x->kind != TV_TILE)
+		lw_unsupported(lw, call, "tl.abs of a scalar");
+	return lw_tile_unary(lw, tdt_is_float(x->dt) ? "absf" : "absi", NULL, x, call, NULL);
+}
+
+static struct tval *call_sigmoid(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *x = lw_required(lw, call, 0, "x");
+	struct tval *e = lw_exp(lw, lw_binop(lw, PYOP_SUB, tv_cint(lw->a, 0), x, call), false, call);
+	struct tval *den = lw_binop(lw, PYOP_ADD, tv_cint(lw->a, 1), e, call);
+	return lw_binop(lw, PYOP_DIV, tv_cint(lw->a, 1), den, call);
+}
+
+/* maximum, minimum */
+static struct tval *call_minmax(struct lw *lw, const char *name, const struct py_node *call)
+{
+	const struct py_node *pn = py_call_kw(call, "propagate_nan");
+	const char *prop = pn ? lw_enum(lw, pn) : NULL;
+	struct tval *x = lw_required(lw, call, 0, "x");
+	struct tval *y = lw_required(lw, call, 1, "y");
+	return lw_minmax(lw, name[1] == 'i', x, y, prop && strcmp(prop, "ALL") == 0, false, call);
+}
+
+static struct tval *call_where(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *c = lw_required(lw, call, 0, "condition");
+	struct tval *x = lw_required(lw, call, 1, "x");
+	return lw_select(lw, c, x, lw_required(lw, call, 2, "y"), call);
+}
+
+static struct tval *call_cdiv(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *x = lw_required(lw, call, 0, "x");
+	return lw_cdiv(lw, x, lw_required(lw, call, 1, "div"), call);
+}
+
+/* multiple_of, max_contiguous, max_constancy: compiler hints with no
+ * cutile-rs form */
+static struct tval *call_hint(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return lw_required(lw, call, 0, "input");
+}
+
+/* reshape, view */
+static struct tval *call_reshape(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return lw_reshape_to(lw, lw_required(lw, call, 0, "input"), py_call_param(call, 1, "shape"),
+			     call);
+}
+
+static struct tval *call_broadcast_to(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return lw_broadcast_to(lw, lw_required(lw, call, 0, "input"), py_call_param(call, 1, "shape"),
+			       "tl.broadcast_to", call);
+}
+
+static struct tval *call_expand_dims(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return lw_expand_dims(lw, lw_required(lw, call, 0, "input"), py_call_param(call, 1, "axis"),
+			      "tl.expand_dims", call);
+}
+
+/* trans, permute */
+static struct tval *call_permute(struct lw *lw, const char *name, const struct py_node *call)
+{
+	struct tval *x = lw_required(lw, call, 0, "input");
+	if (x->kind != TV_TILE)
+		lw_unsupported(lw, call, "tl.%s of a scalar", name);
+	int perm[TIR_MAX_RANK] = {1, 0};
+	const struct py_node *dims = py_call_param(call, 1, "dims");
+	if (dims)
+		lw_permutation(lw, x, dims, "dims", perm);
+	else if (x->shape.rank != 2)
+		lw_unsupported(lw, call, "tl.%s of a rank-%d tile without dims", name, x->shape.rank);
+	return lw_permute(lw, x, perm, call);
+}
+
+static struct tval *call_static_assert(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	return lw_static_assert(lw, lw_required(lw, call, 0, "cond"), "tl", call);
+}
+
+static struct tval *call_cumsum(struct lw *lw, const char *name, const struct py_node *call)
+{
+	(void)name;
+	struct tval *x = lw_required(lw, call, 0, "input");
+	return lw_cumsum(lw, x, py_call_param(call, 1, "axis"),
+			 lw_truthy(lw, py_call_param(call, 2, "reverse"), false), call);
+}
+
+static const struct {
+	const char *name; /* after "tl." (and "math.") */
+	tl_handler fn;
+} tl_calls[] = {
+	{"program_id", call_program_id}, {"num_programs", call_program_id},
+	{"arange", call_arange},         {"zeros", call_fill},
+	{"full", call_fill},             {"load", call_load},
+	{"store", call_store},           {"make_block_ptr", call_make_block_ptr},
+	{"advance", call_advance},       {"dot", call_dot},
+	{"sum", call_reduce},            {"max", call_reduce},
+	{"min", call_reduce},            {"exp", call_exp},
+	{"sqrt_rn", call_sqrt_rn},       {"abs", call_abs},
+	{"sigmoid", call_sigmoid},       {"maximum", call_minmax},
+	{"minimum", call_minmax},        {"where", call_where},
+	{"cdiv", call_cdiv},             {"multiple_of", call_hint},
+	{"max_contiguous", call_hint},   {"max_constancy", call_hint},
+	{"reshape", call_reshape},       {"view", call_reshape},
+	{"broadcast_to", call_broadcast_to}, {"expand_dims", call_expand_dims},
+	{"trans", call_permute},         {"permute", call_permute},
+	{"static_assert", call_static_assert}, {"cumsum", call_cumsum},
+};
+
 static struct tval *tl_call(struct lw *lw, const char *api, const struct py_node *call)
 {
 	if (!str_starts(api, "tl."))
@@ -381,117 +678,35 @@ static struct tval *tl_call(struct lw *lw, const char *api, const struct py_node
 	const char *name = api + 3;
 	if (str_starts(name, "math."))
 		name += 5;
-	if (strcmp(name, "program_id") == 0 || strcmp(name, "num_programs") == 0)
-		return lw_block_id(lw, name[0] == 'n', py_call_param(call, 0, "axis"), call);
-	if (strcmp(name, "arange") == 0) {
-		int64_t lo;
-		const struct py_node *sn = py_call_param(call, 0, "start"), *en = py_call_param(call, 1, "end");
-		if (!sn || !en || !lw_known_int(lw, sn, &lo))
-			lw_unsupported(lw, call, "tl.arange with a start that is not a constant");
-		struct tval *hi = lw_expr(lw, en);
-		struct tdim d;
-		if (hi->kind == TV_CINT && hi->known) {
-			d = (struct tdim){hi->ival - lo, NULL};
-			if (d.lit <= 0 || (d.lit & (d.lit - 1)))
-				lw_unsupported(lw, call, "tl.arange of %lld elements (a power of two is needed)",
-					       (long long)d.lit);
-		} else if (hi->kind == TV_CINT && lo == 0) {
-			struct tshape s;
-			lw_shape_of(lw, hi, en, &s);
-			d = s.d[0];
-		} else {
-			lw_unsupported(lw, call, "tl.arange whose length is not a compile-time constant");
-		}
-		return lw_iota(lw, &d, lo, 1, DT_I32, call);
-	}
-	if (strcmp(name, "zeros") == 0 || strcmp(name, "full") == 0) {
-		struct tshape s;
-		lw_shape(lw, py_call_param(call, 0, "shape"), &s);
-		bool full = name[0] == 'f';
-		struct tval *value = full ? lw_required(lw, call, 1, "value") : tv_cint(lw->a, 0);
-		enum tdt d = lw_dtype(lw, py_call_param(call, full ? 2 : 1, "dtype"));
-		return lw_full(lw, &s, value, d, call);
-	}
-	if (strcmp(name, "load") == 0)
-		return load(lw, call);
-	if (strcmp(name, "store") == 0)
-		return store(lw, call);
-	if (strcmp(name, "make_block_ptr") == 0)
-		return make_block_ptr(lw, call);
-	if (strcmp(name, "advance") == 0)
-		return advance(lw, call);
-	if (strcmp(name, "dot") == 0)
-		return dot(lw, call, NULL);
-	if (strcmp(name, "sum") == 0 || strcmp(name, "max") == 0 || strcmp(name, "min") == 0)
-		return lw_reduction(lw, name, lw_required(lw, call, 0, "input"), py_call_param(call, 1, "axis"),
-				    py_call_kw(call, "keep_dims"), call);
-	if (strcmp(name, "exp") == 0)
-		return lw_exp(lw, lw_required(lw, call, 0, "x"), false, call);
-	if (strcmp(name, "sqrt_rn") == 0)
-		return lw_math1(lw, "sqrt", lw_required(lw, call, 0, "x"), "rounding::NearestEven", false, call);
+	for (size_t i = 0; i < TP_ARRAY_LEN(tl_calls); i++)
+		if (strcmp(name, tl_calls[i].name) == 0)
+			return tl_calls[i].fn(lw, name, call);
 	if (lw_math_fn(name))
 		return lw_math1(lw, name, lw_required(lw, call, 0, "x"), NULL, false, call);
-	if (strcmp(name, "abs") == 0) {
-		struct tval *x = lw_required(lw, call, 0, "x");
-		if (x->kind != TV_TILE)
-			lw_unsupported(lw, call, "tl.abs of a scalar");
-		return lw_tile_unary(lw, tdt_is_float(x->dt) ? "absf" : "absi", NULL, x, call, NULL);
-	}
-	if (strcmp(name, "sigmoid") == 0) {
-		struct tval *x = lw_required(lw, call, 0, "x");
-		struct tval *e = lw_exp(lw, lw_binop(lw, PYOP_SUB, tv_cint(lw->a, 0), x, call), false, call);
-		struct tval *den = lw_binop(lw, PYOP_ADD, tv_cint(lw->a, 1), e, call);
-		return lw_binop(lw, PYOP_DIV, tv_cint(lw->a, 1), den, call);
-	}
-	if (strcmp(name, "maximum") == 0 || strcmp(name, "minimum") == 0) {
-		const struct py_node *pn = py_call_kw(call, "propagate_nan");
-		const char *prop = pn ? lw_enum(lw, pn) : NULL;
-		struct tval *x = lw_required(lw, call, 0, "x");
-		struct tval *y = lw_required(lw, call, 1, "y");
-		return lw_minmax(lw, name[1] == 'i', x, y, prop && strcmp(prop, "ALL") == 0, false, call);
-	}
-	if (strcmp(name, "where") == 0) {
-		struct tval *c = lw_required(lw, call, 0, "condition");
-		struct tval *x = lw_required(lw, call, 1, "x");
-		return lw_select(lw, c, x, lw_required(lw, call, 2, "y"), call);
-	}
-	if (strcmp(name, "cdiv") == 0) {
-		struct tval *x = lw_required(lw, call, 0, "x");
-		return lw_cdiv(lw, x, lw_required(lw, call, 1, "div"), call);
-	}
-	if (strcmp(name, "multiple_of") == 0 || strcmp(name, "max_contiguous") == 0 ||
-	    strcmp(name, "max_constancy") == 0)
-		return lw_required(lw, call, 0, "input"); /* compiler hints with no cutile-rs form */
-	if (strcmp(name, "reshape") == 0 || strcmp(name, "view") == 0)
-		return lw_reshape_to(lw, lw_required(lw, call, 0, "input"),
-				     py_call_param(call, 1, "shape"), call);
-	if (strcmp(name, "broadcast_to") == 0)
-		return lw_broadcast_to(lw, lw_required(lw, call, 0, "input"),
-				       py_call_param(call, 1, "shape"), "tl.broadcast_to", call);
-	if (strcmp(name, "expand_dims") == 0)
-		return lw_expand_dims(lw, lw_required(lw, call, 0, "input"),
-				      py_call_param(call, 1, "axis"), "tl.expand_dims", call);
-	if (strcmp(name, "trans") == 0 || strcmp(name, "permute") == 0) {
-		struct tval *x = lw_required(lw, call, 0, "input");
-		if (x->kind != TV_TILE)
-			lw_unsupported(lw, call, "tl.%s of a scalar", name);
-		int perm[TIR_MAX_RANK] = {1, 0};
-		const struct py_node *dims = py_call_param(call, 1, "dims");
-		if (dims)
-			lw_permutation(lw, x, dims, "dims", perm);
-		else if (x->shape.rank != 2)
-			lw_unsupported(lw, call, "tl.%s of a rank-%d tile without dims", name,
-				       x->shape.rank);
-		return lw_permute(lw, x, perm, call);
-	}
-	if (strcmp(name, "static_assert") == 0)
-		return lw_static_assert(lw, lw_required(lw, call, 0, "cond"), "tl", call);
 	return NULL;
+}
+
+/* x.to(dtype) of a scalar: a 0-d tile of that type (rule 46's
+ * scalar_to_tile and convert_tile); the same integer type is the value */
+static struct tval *scalar_to(struct lw *lw, struct tval *self, const struct py_node *call)
+{
+	enum tdt d = lw_dtype(lw, py_call_param(call, 0, "dtype"));
+	if (tdt_is_int(d) && lw_is_int_scalar(self)) {
+		if (d != DT_I32)
+			lw_unsupported(lw, call, ".to(%s) of an integer (the translation's integer "
+						 "scalars are i32)", tdt_name(d));
+		return self;
+	}
+	if (!tdt_is_float(d) || d == DT_E)
+		lw_unsupported(lw, call, ".to(%s) of a scalar", tdt_name(d));
+	return lw_to_tile(lw, self, d, &(struct tshape){0}, call);
 }
 
 static struct tval *tl_method(struct lw *lw, struct tval *self, const char *meth,
 			      const struct py_node *call)
 {
+	if (strcmp(meth, "to") == 0 && lw_is_scalar(self) && !py_call_kw(call, "bitcast"))
+		return scalar_to(lw, self, call);
 	if (self->kind != TV_TILE)
 		return NULL;
 	if (strcmp(meth, "to") == 0) {

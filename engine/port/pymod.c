@@ -221,8 +221,24 @@ int pymod_load(struct pymod *m, const char *path, struct tp_err *err)
 	return 0;
 }
 
+struct pymod_deps {
+	struct pymod *mods; /* loaded, or path NULL where the file did not read */
+	char **paths;
+	size_t n;
+};
+
 void pymod_free(struct pymod *m)
 {
+	if (m->deps) {
+		for (size_t i = 0; i < m->deps->n; i++) {
+			if (m->deps->mods[i].py.path)
+				pymod_free(&m->deps->mods[i]);
+			free(m->deps->paths[i]);
+		}
+		free(m->deps->mods);
+		free(m->deps->paths);
+		free(m->deps);
+	}
 	for (size_t i = 0; i < m->nimports; i++) {
 		free(m->imports[i].local);
 		free(m->imports[i].target);
@@ -267,4 +283,69 @@ size_t pymod_kernels(const struct pymod *m, const struct pm_func **out, size_t m
 			n++;
 		}
 	return n;
+}
+
+/* The file a relative module name stands for beside `from`: ".gelu" the
+ * sibling gelu.py, "..x.y" ../x/y.py. NULL for an absolute name. */
+static char *relative_path(const char *from, const char *mod)
+{
+	if (mod[0] != '.')
+		return NULL;
+	const char *slash = strrchr(from, '/');
+	struct sbuf sb = SBUF_INIT;
+	if (slash)
+		sb_add(&sb, from, (size_t)(slash - from) + 1);
+	const char *p = mod + 1;
+	for (; *p == '.'; p++)
+		sb_adds(&sb, "../");
+	for (; *p; p++)
+		sb_addc(&sb, *p == '.' ? '/' : *p);
+	sb_adds(&sb, ".py");
+	return sb_detach(&sb);
+}
+
+const struct pm_func *pymod_imported_func(const struct pymod *m, const char *name,
+					  const struct pymod **owner)
+{
+	const char *target = NULL;
+	for (size_t i = 0; i < m->nimports; i++)
+		if (strcmp(m->imports[i].local, name) == 0)
+			target = m->imports[i].target;
+	const char *dot = target ? strrchr(target, '.') : NULL;
+	if (!dot || dot == target || target[0] != '.')
+		return NULL;
+	char *mod = xstrndup(target, (size_t)(dot - target));
+	char *path = relative_path(m->py.path, mod);
+	free(mod);
+	if (!path)
+		return NULL;
+	struct pymod *self = (struct pymod *)m; /* the cache only */
+	if (!self->deps)
+		self->deps = xcalloc(1, sizeof(*self->deps));
+	struct pymod_deps *d = self->deps;
+	size_t i = 0;
+	while (i < d->n && strcmp(d->paths[i], path) != 0)
+		i++;
+	if (i == d->n) {
+		if (d->n >= 16) {
+			free(path);
+			return NULL;
+		}
+		d->mods = xrealloc(d->mods, (d->n + 1) * sizeof(*d->mods));
+		d->paths = xrealloc(d->paths, (d->n + 1) * sizeof(*d->paths));
+		d->paths[d->n] = path;
+		struct tp_err err = {0};
+		if (pymod_load(&d->mods[d->n], path, &err) < 0)
+			memset(&d->mods[d->n], 0, sizeof(d->mods[d->n]));
+		tp_err_clear(&err);
+		d->n++;
+	} else {
+		free(path);
+	}
+	if (!d->mods[i].py.path)
+		return NULL;
+	const struct pm_func *f = pymod_func(&d->mods[i], dot + 1);
+	if (f && owner)
+		*owner = &d->mods[i];
+	return f;
 }

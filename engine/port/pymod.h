@@ -39,8 +39,12 @@ struct pm_import {
 	char *target; /* the canonical dotted name it stands for */
 };
 
+struct pymod_deps;
 struct pymod {
 	struct py_module py;
+	/* sibling modules loaded for their functions (pymod_imported_func);
+	 * a cache, filled through a const pymod too */
+	struct pymod_deps *deps;
 	struct pm_import *imports;
 	size_t nimports;
 	struct pm_func *funcs; /* module-level functions, then the methods of classes */
@@ -66,6 +70,12 @@ char *pymod_canon(const struct pymod *m, const struct py_node *n);
 bool pymod_is(const struct pymod *m, const struct py_node *n, const char *api);
 /* A module-level function (never a method) by name. */
 const struct pm_func *pymod_func(const struct pymod *m, const char *name);
+/* A function imported by a relative import (`from .gelu import f`; name
+ * the local name), from the sibling file, loaded once and kept with m;
+ * its module in *owner. NULL when name is no such import or the file
+ * does not read. */
+const struct pm_func *pymod_imported_func(const struct pymod *m, const char *name,
+					  const struct pymod **owner);
 const struct pm_const *pymod_const(const struct pymod *m, const char *name);
 /* Kernels in source order. */
 size_t pymod_kernels(const struct pymod *m, const struct pm_func **out, size_t max);

@@ -448,6 +448,9 @@ sid ic_bit(struct sgraph *g, int op, sid a, sid b)
 			  : op == '<' ? (int64_t)((uint64_t)x << (y & 63)) : (x >> (y & 63));
 		return sg_int(g, r);
 	}
+	/* x << k is x * 2^k (both wrap alike): one form for either spelling */
+	if (op == '<' && b && sg_is_int_lit(g, args[1], &y) && y >= 0 && y <= 30)
+		return ic_mul(g, a, sg_int(g, (int64_t)1 << y));
 	struct snode p = proto(S_IBIT, sg_dt(g, args[0]));
 	p.attr = (int16_t)op;
 	bool comm = op == '&' || op == '|' || op == '^';
@@ -741,4 +744,48 @@ sid sc_opaque(struct sgraph *g, const char *name, const sid *args, size_t n, int
 	struct snode p = proto(S_OPAQUE, dt);
 	p.name = name;
 	return sg_node(g, &p, args, n);
+}
+
+/* A tile-valued call the graph has no operation of its own for, with the
+ * shape it gives: compared by name and operands. */
+static sid opaque_tile(struct sgraph *g, const char *name, const sid *args, size_t n, int dt,
+		       const sid *dims, int rank)
+{
+	struct snode p = proto(S_OPAQUE, dt);
+	p.name = name;
+	p.rank = (uint8_t)rank;
+	memcpy(p.dims, dims, sizeof(sid) * (size_t)rank);
+	return sg_node(g, &p, args, n);
+}
+
+sid sc_scan_sum(struct sgraph *g, sid a, int axis, bool reverse)
+{
+	const struct snode *x = &g->n[a];
+	if (axis < 0)
+		axis += x->rank;
+	if (x->rank == 0)
+		return a;
+	if (axis > 0 && axis < x->rank) {
+		/* a scan on another axis is one on axis 0 between two
+		 * transpositions: the form cutile 0.2.0's scan_sum computes, which
+		 * ignores its dim and scans axis 0 */
+		int perm[SEM_MAX_RANK];
+		for (int i = 0; i < x->rank; i++)
+			perm[i] = i;
+		perm[0] = axis;
+		perm[axis] = 0;
+		sid t = sc_permute(g, a, perm, x->rank);
+		return sc_permute(g, sc_scan_sum(g, t, 0, reverse), perm, x->rank);
+	}
+	return opaque_tile(g, reverse ? "cumsum_reverse" : "cumsum", &a, 1, x->dt, x->dims, x->rank);
+}
+
+sid sc_extract(struct sgraph *g, sid a, const sid *idx, int nidx, const sid *dims, int rank)
+{
+	sid args[1 + SEM_MAX_RANK];
+	args[0] = a;
+	for (int i = 0; i < nidx && i < SEM_MAX_RANK; i++)
+		args[1 + i] = idx[i];
+	return opaque_tile(g, "extract", args, 1 + (size_t)(nidx < SEM_MAX_RANK ? nidx : SEM_MAX_RANK),
+			   g->n[a].dt, dims, rank);
 }

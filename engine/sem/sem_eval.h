@@ -44,6 +44,7 @@ struct sval {
 	sid lo, hi, step;
 	int dt;
 	const void *ref;  /* SV_FUNC: the definition, where the side has one */
+	const void *mod;  /* SV_FUNC: the module defining ref, where another file */
 };
 
 static inline struct sval sv_node(sid x)

@@ -322,6 +322,10 @@ sid sc_load(struct sgraph *g, sid array, const sid *idx, int nidx, const sid *di
 	    int padding, const int *order, struct shint h, int dt);
 sid sc_gather(struct sgraph *g, sid array, sid offset, sid mask, sid pad, struct shint h, int dt);
 sid sc_opaque(struct sgraph *g, const char *name, const sid *args, size_t n, int dt);
+/* a prefix sum along axis (backwards with reverse), and the sub-tile of
+ * shape dims at idx (in sub-tiles) */
+sid sc_scan_sum(struct sgraph *g, sid a, int axis, bool reverse);
+sid sc_extract(struct sgraph *g, sid a, const sid *idx, int nidx, const sid *dims, int rank);
 /* the element type and shape a value has */
 int sg_dt(const struct sgraph *g, sid x);
 

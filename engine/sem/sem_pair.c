@@ -36,7 +36,11 @@ static int const_dt(const struct pymod *m, const struct py_node *ann, int depth)
 	}
 	char *c = pymod_canon(m, ann);
 	int r = -1;
-	if (c && (!strcmp(c, "tl.constexpr") || !strcmp(c, "ct.Constant")))
+	/* a bare tl.constexpr says no type: the host's value has one (an int,
+	 * or a float the translation passes at run time); settled with the Rust */
+	if (c && !strcmp(c, "tl.constexpr"))
+		r = SDT_NONE;
+	else if (c && !strcmp(c, "ct.Constant"))
 		r = SDT_I32;
 	else if (ann->kind == PY_NAME) {
 		char *nm = py_str(ann);
@@ -69,7 +73,7 @@ static size_t py_params(const struct spair *p, struct sarena *a, struct sparam *
 		if (cd >= 0) {
 			s->kind = SPK_CONST;
 			s->dt = cd;
-			if (q->kids[1] && q->kids[1]->kind == PY_CONST && cd == SDT_I32)
+			if (q->kids[1] && q->kids[1]->kind == PY_CONST && (cd == SDT_I32 || cd == SDT_NONE))
 				s->dt = SDT_BOOL;
 		} else if (py_is_name(ann, "int")) {
 			s->kind = SPK_SCALAR;
@@ -159,6 +163,17 @@ static bool used_as_array(const struct pymod *m, const struct py_node *n, const 
 {
 	if (!n || depth > 200)
 		return false;
+	/* tl.load(W + cols): the pointer argument's leftmost operand */
+	const struct py_node *ptr = n->kind == PY_CALL && n->nkids > 1 ? n->kids[1] : NULL;
+	while (ptr && ptr->kind == PY_BINOP && ptr->op == PYOP_ADD)
+		ptr = ptr->kids[0];
+	if (ptr && ptr != n->kids[1] && py_is_name(ptr, name)) {
+		char *c = pymod_canon(m, n->kids[0]);
+		bool hit = c && (!strcmp(c, "tl.load") || !strcmp(c, "tl.store"));
+		free(c);
+		if (hit)
+			return true;
+	}
 	if (n->kind == PY_CALL && n->nkids > 1 && py_is_name(n->kids[1], name)) {
 		char *c = pymod_canon(m, n->kids[0]);
 		static const char *const apis[] = {"ct.load", "ct.store", "ct.gather", "ct.scatter", "ct.num_tiles",
@@ -260,6 +275,11 @@ static void bind_params(const struct spair *p, struct sparam *py, size_t npy, st
 	/* kinds and types from the Rust */
 	for (size_t i = 0; i < npy; i++) {
 		int j = b->rs_of_py[i];
+		if (py[i].kind == SPK_CONST && py[i].dt == SDT_NONE)
+			py[i].dt = j >= 0 && rs[j].kind != SPK_ARRAY &&
+					   (rs[j].dt == SDT_F32 || rs[j].dt == SDT_BOOL)
+				   ? rs[j].dt
+				   : SDT_I32;
 		if (j >= 0) {
 			if (rs[j].kind == SPK_ARRAY) {
 				py[i].kind = SPK_ARRAY;

@@ -150,10 +150,14 @@ static struct sval name(struct pctx *c, const struct py_node *n)
 	const struct pm_func *fn = pymod_func(c->m, nm);
 	const struct pm_const *k = pymod_const(c->m, nm);
 	char *canon = pymod_canon(c->m, n);
+	const struct pymod *owner = NULL;
+	if (!fn && !k)
+		fn = pymod_imported_func(c->m, nm, &owner); /* `from .gelu import f` */
 	if (fn && fn->role != PM_KERNEL) {
 		r = sv_kind(SV_FUNC);
 		r.name = sa_strndup(c->g->arena, nm, strlen(nm));
 		r.ref = fn;
+		r.mod = owner;
 	} else if (k) {
 		r = module_const(c, k);
 	} else if (canon && strcmp(canon, nm) && is_api_root(canon)) {
@@ -201,6 +205,10 @@ static struct sval attribute(struct pctx *c, const struct py_node *n)
 	} else if (array && !strcmp(a, "dtype")) {
 		r = sv_kind(SV_DTYPE);
 		r.dt = g->params[g->n[o.x].ival].dt;
+	} else if (o.k == SV_PTR && o.arr && g->n[o.arr].op == S_PARAM && !strcmp(a, "dtype")) {
+		/* an advanced Triton pointer (`Y += row * stride`): its pointee */
+		r = sv_kind(SV_DTYPE);
+		r.dt = g->params[g->n[o.arr].ival].dt;
 	} else if (array && !strcmp(a, "shape")) {
 		r = sv_kind(SV_SHAPEV);
 		r.arr = o.x;
@@ -437,7 +445,8 @@ static struct sval subscript(struct pctx *c, const struct py_node *n)
 	return sv_kind(SV_UNKNOWN);
 }
 
-static struct sval inline_fn(struct pctx *c, const struct py_node *call, const struct pm_func *fn);
+static struct sval inline_fn(struct pctx *c, const struct py_node *call, const struct pm_func *fn,
+			     const struct pymod *mod);
 
 static struct sval call(struct pctx *c, const struct py_node *n)
 {
@@ -448,7 +457,7 @@ static struct sval call(struct pctx *c, const struct py_node *n)
 		return sv_kind(SV_UNKNOWN);
 	}
 	if (f.ref)
-		return inline_fn(c, n, f.ref);
+		return inline_fn(c, n, f.ref, f.mod);
 	bool handled = false;
 	struct sval r = f.nel ? px_method(c, n, f.el[0], f.name, &handled) : px_api(c, n, f.name, &handled);
 	if (!handled)
@@ -824,7 +833,8 @@ static void block(struct pctx *c, const struct py_node *b)
 		stmt(c, b->kids[i]);
 }
 
-static struct sval inline_fn(struct pctx *c, const struct py_node *call, const struct pm_func *fn)
+static struct sval inline_fn(struct pctx *c, const struct py_node *call, const struct pm_func *fn,
+			     const struct pymod *mod)
 {
 	if (c->depth > 16) {
 		px_problem(c, call, "device functions call each other too deeply");
@@ -856,7 +866,12 @@ static struct sval inline_fn(struct pctx *c, const struct py_node *call, const s
 	c->returned = false;
 	c->ret = sv_kind(SV_VOID);
 	c->depth++;
+	/* a function of another module reads its names there */
+	const struct pymod *caller = c->m;
+	if (mod)
+		c->m = mod;
 	block(c, fn->def->kids[3]);
+	c->m = caller;
 	c->depth--;
 	struct sval r = c->ret;
 	c->returned = sret;

@@ -475,6 +475,48 @@ static struct sval reduction(struct pctx *c, const struct py_node *call, int kin
 	return sv_node(t);
 }
 
+/* ct.cumsum(x, axis=0, reverse=False), tl.cumsum(input, axis=0, reverse=False) */
+static struct sval cumsum(struct pctx *c, const struct py_node *call, struct sval x)
+{
+	struct sgraph *g = c->g;
+	sid t = px_node(c, x, call);
+	int axis[1] = {0}, n = 1;
+	const struct py_node *ax = px_arg(call, 1, "axis");
+	if (ax && (!px_ints(c, px_expr(c, ax), axis, &n) || n != 1)) {
+		px_problem(c, call, "a scan axis that is not a constant");
+		return sv_kind(SV_UNKNOWN);
+	}
+	const struct py_node *rv = px_arg(call, 2, "reverse");
+	struct sval r = rv ? px_expr(c, rv) : sv_kind(SV_NONEV);
+	int64_t rev = 0;
+	if (r.k == SV_NODE && !sg_is_int_lit(g, r.x, &rev) && g->n[r.x].op == S_BOOL)
+		rev = g->n[r.x].ival;
+	else if (r.k != SV_NONEV && !(r.k == SV_NODE && (g->n[r.x].op == S_BOOL || g->n[r.x].op == S_INT))) {
+		px_problem(c, call, "a scan direction that is not a constant");
+		return sv_kind(SV_UNKNOWN);
+	}
+	return sv_node(sc_scan_sum(g, t, axis[0], rev != 0));
+}
+
+/* ct.extract(x, index, shape): the sub-tile at index, in sub-tiles */
+static struct sval extract(struct pctx *c, const struct py_node *call, struct sval x, size_t argi)
+{
+	struct sgraph *g = c->g;
+	sid t = px_node(c, x, call);
+	sid dims[SEM_MAX_RANK];
+	int rank;
+	struct sval ix = argv_(c, call, argi, "index");
+	if (!px_dims(c, argv_(c, call, argi + 1, "shape"), dims, &rank) ||
+	    (ix.k == SV_TUPLE ? (int)ix.nel : 1) != rank) {
+		px_problem(c, call, "an extract the check does not follow");
+		return sv_kind(SV_UNKNOWN);
+	}
+	sid idx[SEM_MAX_RANK];
+	for (int i = 0; i < rank; i++)
+		idx[i] = px_node(c, ix.k == SV_TUPLE ? ix.el[i] : ix, call);
+	return sv_node(sc_extract(g, t, idx, rank, dims, rank));
+}
+
 static struct sval astype(struct pctx *c, const struct py_node *call, struct sval x, struct sval dt)
 {
 	int d = px_dtype_of(c, dt);
@@ -518,6 +560,30 @@ static struct sval permute(struct pctx *c, const struct py_node *call, struct sv
 		return sv_kind(SV_UNKNOWN);
 	}
 	return sv_node(sc_permute(c->g, t, perm, n));
+}
+
+/* cuTile's transpose(x, axis0=None, axis1=None): those two axes swapped
+ * (none given: the last two); argi the position of axis0 */
+static struct sval swap_axes(struct pctx *c, const struct py_node *call, struct sval x, size_t argi)
+{
+	const struct py_node *a0 = px_arg(call, argi, "axis0"), *a1 = px_arg(call, argi + 1, "axis1");
+	if (!a0 && !a1)
+		return permute(c, call, x, sv_kind(SV_NONEV));
+	sid t = px_node(c, x, call);
+	int r = c->g->n[t].rank, perm[SEM_MAX_RANK];
+	int64_t i, j;
+	if (!a0 || !a1 || !sg_is_int_lit(c->g, px_node(c, px_expr(c, a0), call), &i) ||
+	    !sg_is_int_lit(c->g, px_node(c, px_expr(c, a1), call), &j) || i < -r || i >= r || j < -r || j >= r) {
+		px_problem(c, call, "transposed axes that are not constants");
+		return sv_kind(SV_UNKNOWN);
+	}
+	i = i < 0 ? i + r : i;
+	j = j < 0 ? j + r : j;
+	for (int k = 0; k < r; k++)
+		perm[k] = k;
+	perm[i] = (int)j;
+	perm[j] = (int)i;
+	return sv_node(sc_permute(c->g, t, perm, r));
 }
 
 static struct sval expand_dims(struct pctx *c, const struct py_node *call, struct sval x, struct sval axis)
@@ -708,7 +774,9 @@ struct sval px_api(struct pctx *c, const struct py_node *call, const char *api, 
 		return reshape(c, call, argv_(c, call, 0, "x"), argv_(c, call, 1, "shape"));
 	if (!strcmp(api, "ct.permute") || !strcmp(api, "tl.permute"))
 		return permute(c, call, argv_(c, call, 0, "x"), argv_(c, call, 1, "axes"));
-	if (!strcmp(api, "ct.transpose") || !strcmp(api, "tl.trans"))
+	if (!strcmp(api, "ct.transpose"))
+		return swap_axes(c, call, argv_(c, call, 0, "x"), 1);
+	if (!strcmp(api, "tl.trans"))
 		return permute(c, call, argv_(c, call, 0, "x"), has(call, 1, "dims") ? argv_(c, call, 1, "dims")
 										       : sv_kind(SV_NONEV));
 	if (!strcmp(api, "ct.expand_dims") || !strcmp(api, "tl.expand_dims"))
@@ -732,6 +800,10 @@ struct sval px_api(struct pctx *c, const struct py_node *call, const char *api, 
 		return sv_node(sc_mma(g, argn(c, call, 0, "x"), argn(c, call, 1, "y"), 0));
 	if (!strcmp(api, "tl.dot"))
 		return dot(c, call);
+	if (!strcmp(api, "ct.cumsum") || !strcmp(api, "tl.cumsum"))
+		return cumsum(c, call, argv_(c, call, 0, "x"));
+	if (!strcmp(api, "ct.extract"))
+		return extract(c, call, argv_(c, call, 0, "x"), 1);
 	static const char *const reds[] = {"sum", "max", "min", "prod"};
 	for (int k = 0; k < 4; k++)
 		if ((fn = fn_part(api, "ct.")) && !strcmp(fn, reds[k]) && !strchr(api + 3, '.'))
@@ -774,6 +846,16 @@ struct sval px_api(struct pctx *c, const struct py_node *call, const char *api, 
 	if (!strcmp(api, "ct.negative")) {
 		sid x = argn(c, call, 0, "x");
 		return sv_node(sdt_is_float(sg_dt(g, x)) ? fc_neg(g, x) : ic_neg(g, x));
+	}
+	if (str_starts(api, "ct.bitwise_")) {
+		/* the operators' codes of px_binop */
+		static const struct {
+			const char *name;
+			int op;
+		} bits[] = {{"and", '&'}, {"or", '|'}, {"xor", 'x'}, {"lshift", '<'}, {"rshift", '>'}};
+		for (size_t i = 0; i < TP_ARRAY_LEN(bits); i++)
+			if (!strcmp(api + 11, bits[i].name))
+				return px_binop(c, bits[i].op, argv_(c, call, 0, "x"), argv_(c, call, 1, "y"), call);
 	}
 	if (!strcmp(api, "ct.pow"))
 		return sv_node(fc_binary(g, S_POW, argn(c, call, 0, "x"), argn(c, call, 1, "y")));
@@ -856,9 +938,15 @@ struct sval px_method(struct pctx *c, const struct py_node *call, struct sval re
 	if (!strcmp(name, "permute"))
 		return permute(c, call, recv, argv_(c, call, 0, "axes"));
 	if (!strcmp(name, "transpose"))
-		return permute(c, call, recv, sv_kind(SV_NONEV));
+		return swap_axes(c, call, recv, 0);
 	if (!strcmp(name, "expand_dims"))
 		return expand_dims(c, call, recv, argv_(c, call, 0, "axis"));
+	if (!strcmp(name, "extract"))
+		return extract(c, call, recv, 0);
+	if (!strcmp(name, "item")) { /* the one element: a 0-d value */
+		sid none[1] = {0};
+		return sv_node(sc_reshape(c->g, px_node(c, recv, call), none, 0));
+	}
 	static const char *const reds[] = {"sum", "max", "min", "prod"};
 	for (int k = 0; k < 4; k++)
 		if (!strcmp(name, reds[k]))

@@ -329,6 +329,33 @@ struct sval rx_call(struct rctx *c, const struct rnode *call, const char *name, 
 				return sv_node(sc_reduce(g, k, x, (int)axis));
 			}
 	}
+	if (!strcmp(name, "scan_sum")) {
+		/* cutile 0.2.0 scans axis 0 whatever its dim argument says (its
+		 * compile_scan_op writes dim=0) */
+		sid x = arg_node(c, call, 0);
+		return sv_node(sc_scan_sum(g, x, 0, enum_is(arg(c, call, 2), "Reverse")));
+	}
+	if (!strcmp(name, "extract")) {
+		sid x = arg_node(c, call, 0);
+		struct sval ix = arg(c, call, 1);
+		/* the sub-tile's shape is the declared one: `let s: Tile<E, { [1, H] }>` */
+		const struct rnode *t = c->want_type;
+		bool ok = ix.k == SV_TUPLE && ix.nel <= SEM_MAX_RANK && t && t->kind == RN_TYPE &&
+			  rx_name_is(t, "Tile") && t->nkids >= 2 && t->kids[1]->kind == RN_BLOCK &&
+			  t->kids[1]->nkids && t->kids[1]->kids[0]->kind == RN_EXPR &&
+			  t->kids[1]->kids[0]->nkids && t->kids[1]->kids[0]->kids[0]->kind == RN_ARRAY;
+		if (ok)
+			ok = rx_dims(c, rx_expr(c, t->kids[1]->kids[0]->kids[0]), dims, &rank) &&
+			     (size_t)rank == ix.nel;
+		if (!ok) {
+			rx_problem(c, call, "an extract whose sub-tile shape the check does not see");
+			return sv_kind(SV_UNKNOWN);
+		}
+		sid idx[SEM_MAX_RANK];
+		for (int i = 0; i < rank; i++)
+			idx[i] = rx_node(c, ix.el[i], call);
+		return sv_node(sc_extract(g, x, idx, rank, dims, rank));
+	}
 	if (!strcmp(name, "mmaf") || !strcmp(name, "mmai") || !strcmp(name, "mma"))
 		return sv_node(sc_mma(g, arg_node(c, call, 0), arg_node(c, call, 1), arg_node(c, call, 2)));
 	/* arithmetic with modes */

@@ -95,9 +95,12 @@ static void stmt(struct rctx *c, const struct rnode *s)
 	switch (s->kind) {
 	case RN_LET: {
 		int save = c->want_dt;
+		const struct rnode *save_type = c->want_type;
 		c->want_dt = rx_type_dt(s->kids[1]);
+		c->want_type = s->kids[1];
 		struct sval v = s->kids[2] ? rx_expr(c, s->kids[2]) : sv_kind(SV_VOID);
 		c->want_dt = save;
+		c->want_type = save_type;
 		bind(c, s->kids[0], v);
 		break;
 	}

@@ -17,6 +17,7 @@ struct rctx {
 	int loop;     /* the innermost loop, -1 */
 	sid cond;     /* the path condition of runtime branches, 0: none */
 	int want_dt;  /* the element type the value being read is declared with */
+	const struct rnode *want_type; /* and its whole type (a let's), NULL none */
 	int depth;
 };
 

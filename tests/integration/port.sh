@@ -129,6 +129,18 @@ for f in "$K"/*.py; do
 		continue
 	fi
 	rustfmt_ok "$T/$n.rs"
+	# a fixture with its kernel.rs beside it: that is the golden output
+	if [ -f "$K/$n.rs" ]; then
+		(cd "$K" && "$TILEPORT" translate "$n.py") >"$T/$n.here.rs" 2>&1
+		if [ -n "${TILEPORT_UPDATE_GOLDEN:-}" ]; then
+			cp "$T/$n.here.rs" "$K/$n.rs"
+		elif diff -u "$K/$n.rs" "$T/$n.here.rs" >"$T/diff"; then
+			ok "golden kernels/$n.rs"
+		else
+			bad "$n differs from tests/fixtures/port/kernels/$n.rs"
+			head -n 40 "$T/diff" | sed 's/^/    | /'
+		fi
+	fi
 	"$TILEPORT" equiv "$f" "$T/$n.rs" >"$T/inv" 2>&1
 	if [ "$n" = matmul_triton ]; then
 		# a gap of the translation the check finds: `acc += tl.dot(a, b)` on
@@ -149,6 +161,41 @@ for f in "$K"/*.py; do
 done
 
 # ---- the semantic check catches what differs ----
+# cutile 0.2.0's scan_sum scans axis 0 whatever its dim says: a scan on
+# axis 1 without the transpositions around it, or one turned around
+awk '/permute\(v, const_array!\[1, 0\]\)/ { sub(/= permute\(v, const_array!\[1, 0\]\)/, "= v") } { print }' \
+	"$T/running_totals.rs" | sed 's/let t: Tile<f32, { \[B, 2\] }>/let t: Tile<f32, { [2, B] }>/; s/let scan: Tile<f32, { \[B, 2\] }>/let scan: Tile<f32, { [2, B] }>/; s/= permute(scan, const_array!\[1, 0\])/= scan/' >"$T/scan_dim.rs"
+"$TILEPORT" equiv "$K/running_totals.py" "$T/scan_dim.rs" >"$T/inv" 2>&1
+assert_contains "a scan on the axis cutile ignores" "$T/inv" \
+	"value of the store to fwd: operation differs: permute(cumsum(permute(v, (1, 0))), (1, 0)) in the source, cumsum(v) in the Rust"
+sed 's/reverse::Reverse/reverse::Forward/' "$T/running_totals.rs" >"$T/scan_rev.rs"
+"$TILEPORT" equiv "$K/running_totals.py" "$T/scan_rev.rs" >"$T/inv" 2>&1
+assert_contains "a scan turned around" "$T/inv" "cumsum_reverse(raw) in the source, cumsum(raw) in the Rust"
+sed 's/extract(v, \[at, at_1\])/extract(v, [at_1, at])/' "$T/running_totals.rs" >"$T/ext.rs"
+"$TILEPORT" equiv "$K/running_totals.py" "$T/ext.rs" >"$T/inv" 2>&1
+assert_contains "another sub-tile" "$T/inv" "MISMATCH"
+sed 's/gt_tile(peak, c)/ge_tile(peak, c)/' "$T/guarded_scale.rs" >"$T/branch.rs"
+"$TILEPORT" equiv "$K/guarded_scale.py" "$T/branch.rs" >"$T/inv" 2>&1
+assert_contains "a branch on a 0-d tile, its comparison changed" "$T/inv" \
+	"comparison differs: 1 < peak in the source, 1 <= peak in the Rust"
+sed 's/permute(t, const_array!\[2, 1, 0\])/permute(t, const_array![0, 2, 1])/' "$T/swap_axes.rs" >"$T/swap.rs"
+"$TILEPORT" equiv "$K/swap_axes.py" "$T/swap.rs" >"$T/inv" 2>&1
+assert_contains "t.transpose(0, 2) swaps axes 0 and 2" "$T/inv" \
+	"permutation differs: permute(t, (2, 1, 0)) in the source, permute(t, (0, 2, 1)) in the Rust"
+assert_contains "a float tl.constexpr is a runtime f32" "$T/scale_rows_triton.rs" "        tiny: f32,"
+sed 's/broadcast_scalar(tiny, const_shape!\[\])/broadcast_scalar(0.0f32, const_shape![])/' \
+	"$T/scale_rows_triton.rs" >"$T/tiny.rs"
+"$TILEPORT" equiv "$K/scale_rows_triton.py" "$T/tiny.rs" >"$T/inv" 2>&1
+assert_contains "the float constexpr dropped" "$T/inv" "TINY + mean_sq in the source"
+assert_contains "gathered indices are int32" "$T/bucket_fill.rs" "        labels: *mut i32,"
+assert_contains "counts typed through .view(-1)" "$T/bucket_fill.rs" "        counts: *mut i32,"
+sed 's/let slot: Tile<i32, { \[W\] }> = lab + slot_s_e;/let slot: Tile<i32, { [W] }> = lab;/' "$T/bucket_fill.rs" >"$T/slot.rs"
+"$TILEPORT" equiv "$K/bucket_fill.py" "$T/slot.rs" >"$T/inv" 2>&1
+assert_contains "the offset of a gathered index dropped" "$T/inv" "MISMATCH"
+sed 's/= shri(h, h_c_4);/= shri(h, h_c_1);/' "$T/bit_mix.rs" >"$T/shift.rs"
+"$TILEPORT" equiv "$K/bit_mix.py" "$T/shift.rs" >"$T/inv" 2>&1
+assert_contains "a shift by another amount" "$T/inv" "constant differs: 17 in the source, 7 in the Rust"
+
 sed 's/padding::NegInf/padding::Zero/; s/reduce_sum(num, 1i32)/reduce_max(num, 1i32)/' \
 	"$T/softmax.kernel.rs" >"$T/mutated.rs"
 "$TILEPORT" inventory src/tilegym/ops/cutile/softmax.py "$T/mutated.rs" >"$T/inv" 2>&1

@@ -409,6 +409,12 @@ void lw_assign_target(struct lw *lw, const struct py_node *t, struct tval *v,
 void lw_lower_if_stmt(struct lw *lw, const struct py_node *s);
 /* An `if` on cond (lower_branch.c): statements then_b/else_b, or, for a
  * conditional expression assigned to target, the values value_t/value_f. */
+/* cuTile Python's shared readers (lower_ct.c) and its gathers (lower_ct_ptr.c). */
+int lw_ct_latency(struct lw *lw, const struct py_node *call);
+size_t lw_ct_index_list(struct lw *lw, const struct py_node *n, struct tval ***out);
+struct tval *lw_ct_gather(struct lw *lw, const struct py_node *call);
+struct tval *lw_ct_scatter(struct lw *lw, const struct py_node *call);
+
 bool lw_bounds_split(struct lw *lw, const struct py_node *s, const struct py_node *value,
 		     const struct py_node *target);
 void lw_lower_if(struct lw *lw, const struct py_node *s, struct tval *cond,

@@ -1,7 +1,6 @@
 /* The cuTile Python front end (`import cuda.tile as ct`; the API names of
  * ../shared/reference/tile-ir.md §3): block ids, view loads and stores with
- * padding and order, gather and scatter with masks and bounds checks,
- * astype, creation, element-wise math with its rounding and flush-to-zero
+ * padding and order (gather and scatter: lower_ct_ptr.c), astype, creation, element-wise math with its rounding and flush-to-zero
  * flags, where, reductions, shape ops, mma, cdiv, assumptions. */
 #include "engine/port/lower.h"
 
@@ -240,7 +239,7 @@ static enum tpad padding(struct lw *lw, const struct py_node *n)
 	lw_unsupported(lw, n, "the padding mode %s", m);
 }
 
-static int latency(struct lw *lw, const struct py_node *call)
+int lw_ct_latency(struct lw *lw, const struct py_node *call)
 {
 	const struct py_node *l = py_call_kw(call, "latency");
 	if (!l)
@@ -266,7 +265,7 @@ static void no_memory_flags(struct lw *lw, const struct py_node *call)
 }
 
 /* An index tuple (or one scalar) as a list of values. */
-static size_t index_list(struct lw *lw, const struct py_node *n, struct tval ***out)
+size_t lw_ct_index_list(struct lw *lw, const struct py_node *n, struct tval ***out)
 {
 	struct tval *v = lw_expr(lw, n);
 	if (v->kind == TV_TUPLE) {
@@ -322,7 +321,7 @@ static struct tval *load(struct lw *lw, const struct py_node *call)
 	if (!ix)
 		lw_unsupported(lw, call, "ct.load without an index");
 	struct tval **idx;
-	size_t n = index_list(lw, ix, &idx);
+	size_t n = lw_ct_index_list(lw, ix, &idx);
 	struct tshape s;
 	const struct py_node *sh = py_call_param(call, 2, "shape");
 	if (!sh)
@@ -332,7 +331,7 @@ static struct tval *load(struct lw *lw, const struct py_node *call)
 	int buf[TIR_MAX_RANK];
 	const int *ord = order(lw, py_call_kw(call, "order"), s.rank, buf);
 	return lw_load_view(lw, arr, idx, n, &s, padding(lw, py_call_kw(call, "padding_mode")), ord,
-			    latency(lw, call), no_tma(lw, call), call);
+			    lw_ct_latency(lw, call), no_tma(lw, call), call);
 }
 
 static struct tval *store(struct lw *lw, const struct py_node *call)
@@ -342,158 +341,13 @@ static struct tval *store(struct lw *lw, const struct py_node *call)
 	if (!ix)
 		lw_unsupported(lw, call, "ct.store without an index");
 	struct tval **idx;
-	size_t n = index_list(lw, ix, &idx);
+	size_t n = lw_ct_index_list(lw, ix, &idx);
 	struct tval *tile = lw_required(lw, call, 2, "tile");
 	no_memory_flags(lw, call);
 	int buf[TIR_MAX_RANK];
 	if (tile->kind == TV_TILE && order(lw, py_call_kw(call, "order"), tile->shape.rank, buf))
 		lw_unsupported(lw, call, "ct.store with a permuted order");
-	lw_store_view(lw, arr, idx, n, tile, latency(lw, call), no_tma(lw, call), call);
-	return tv_new(lw->a, TV_NONE);
-}
-
-static struct tval *combine(struct lw *lw, struct tval *a, struct tval *b, const struct py_node *at)
-{
-	if (!a || a->kind == TV_NONE)
-		return b;
-	if (!b)
-		return a;
-	if (a->kind == TV_TILE || b->kind == TV_TILE) {
-		struct tval *r = lw_and_mask(lw, a, b, at);
-		if (r->kind == TV_TILE)
-			r->def->implicit = true;
-		return r;
-	}
-	struct tval *r = tv_new(lw->a, TV_BOOL);
-	r->dt = DT_BOOL;
-	r->rs = ta_printf(lw->a, "(%s && %s)", tv_rs(a), tv_rs(b));
-	return r;
-}
-
-/* An index, extent or stride of a gather as cuTile Python computes with
- * it: a 64-bit tile (offsets past 2^31 elements stay right), a scalar
- * made a 0-d tile and widened before it is broadcast. u64 rather than i64
- * because cutile's compare infers its signedness from the element type:
- * the bounds check is one unsigned compare, as in cuTile Python, so a
- * negative index is out of bounds too; the IR is the same i64. */
-static struct tval *gather_i64(struct lw *lw, struct tval *v, const struct py_node *at)
-{
-	struct tshape s0 = {0};
-	if (v->kind == TV_TILE && (v->dt == DT_U64 || v->dt == DT_I64))
-		return v;
-	if ((v->kind == TV_CINT && v->known) || (v->kind == TV_TILE && !tdt_is_int(v->dt)))
-		return lw_to_tile(lw, v, DT_U64, v->kind == TV_TILE ? &v->shape : &s0, at);
-	if (v->kind != TV_TILE) {
-		struct top *op = lw_op(lw, TOP_TO_TILE, at);
-		op->text = tv_rs(v);
-		v = lw_tile_res(lw, op, DT_I32, &s0, lw_hint(lw, "t"));
-	}
-	struct top *op = lw_op(lw, TOP_UNARY, at);
-	op->fn = "exti";
-	op->a[0] = v;
-	op->na = 1;
-	op->inv = "convert";
-	op->inv_attr = "u64";
-	struct tval *r = lw_tile_res(lw, op, DT_U64, &v->shape, ta_printf(lw->a, "%s_64", v->var->name));
-	r->def->implicit = true;
-	return r;
-}
-
-/* Element offsets and the bounds mask of a gather/scatter index tuple:
- * the index on each axis times the array's stride there, and (with
- * check_bounds) index < extent on each axis, all in 64 bits. */
-static struct tval *gather_offsets(struct lw *lw, struct tval *arr, const struct py_node *ixn,
-				   bool check_bounds, struct tval **bounds,
-				   const struct py_node *at)
-{
-	struct tval **idx;
-	size_t n = index_list(lw, ixn, &idx);
-	if (!n)
-		lw_unsupported(lw, at, "a gather or scatter with an empty index tuple");
-	lw_array(lw, arr, at, true, (int)n);
-	struct tval *off = NULL;
-	*bounds = NULL;
-	/* every index is broadcast to the tuple's common shape first, as cuTile
-	 * Python does: the bounds check and the offsets are full tiles */
-	struct tshape all = {0};
-	for (size_t d = 0; d < n; d++)
-		if (idx[d]->kind == TV_TILE) {
-			struct tshape prev = all;
-			lw_common_shape(lw, &prev, &idx[d]->shape, &all, at);
-		}
-	for (size_t d = 0; d < n; d++) {
-		struct tval *i = idx[d];
-		lw_want_int(lw, i);
-		if (!(i->kind == TV_INT || i->kind == TV_CINT || (i->kind == TV_TILE && tdt_is_int(i->dt))))
-			lw_unsupported(lw, at, "a gather index that is not an integer");
-		i = lw_broadcast(lw, gather_i64(lw, i, at), &all, at);
-		struct tval *stride = gather_i64(lw, lw_array_dim(lw, arr->param, (int)d, true, at), at);
-		struct tval *term = lw_binop(lw, PYOP_MUL, i, stride, at);
-		off = off ? lw_binop(lw, PYOP_ADD, off, term, at) : term;
-		if (check_bounds) {
-			struct tval *dim = gather_i64(lw, lw_array_dim(lw, arr->param, (int)d, false, at), at);
-			struct tval *in = lw_compare(lw, PYOP_LT, i, dim, at);
-			if (in->kind == TV_TILE)
-				in->def->implicit = true;
-			*bounds = combine(lw, *bounds, in, at);
-		}
-	}
-	return off;
-}
-
-static struct tval *user_mask(struct lw *lw, const struct py_node *call)
-{
-	const struct py_node *m = py_call_kw(call, "mask");
-	return m ? lw_expr(lw, m) : NULL;
-}
-
-static struct tval *gather(struct lw *lw, const struct py_node *call)
-{
-	struct tval *arr = lw_required(lw, call, 0, "array");
-	const struct py_node *ix = py_call_param(call, 1, "indices");
-	if (!ix)
-		lw_unsupported(lw, call, "ct.gather without indices");
-	/* a flag the Constants decide (`TILE != N`) keeps the check: where it
-	 * is False the source promises the lanes in bounds, and the mask
-	 * then changes nothing */
-	const struct py_node *cbn = py_call_kw(call, "check_bounds");
-	bool cb = cbn && cbn == lw->bounds_flag ? lw->bounds_flag_value : lw_flag(lw, cbn, true, true);
-	struct tval *bounds;
-	struct tval *off = gather_offsets(lw, arr, ix, cb, &bounds, call);
-	struct tval *mask = combine(lw, user_mask(lw, call), bounds, call);
-	struct tval *ptrs = lw_pointers(lw, arr, off, call);
-	const struct py_node *pv = py_call_kw(call, "padding_value");
-	/* ct.gather's padding_value defaults to 0 */
-	struct tval *pad = pv ? lw_expr(lw, pv) : tv_cint(lw->a, 0);
-	return lw_gather(lw, ptrs, lw->k->params[arr->param].dt, mask, pad, latency(lw, call), call);
-}
-
-static struct tval *scatter(struct lw *lw, const struct py_node *call)
-{
-	struct tval *arr = lw_required(lw, call, 0, "array");
-	const struct py_node *ix = py_call_param(call, 1, "indices");
-	if (!ix)
-		lw_unsupported(lw, call, "ct.scatter without indices");
-	struct tval *value = lw_required(lw, call, 2, "value");
-	if (value->kind == TV_TILE)
-		lw_adopt_stored_dtype(lw, arr, value->dt);
-	if (arr->kind == TV_ARRAY && lw_is_scalar(value)) {
-		/* a scalar is stored as the array's element type; an integer
-		 * into an array nobody typed says it holds int32 */
-		if (lw_is_int_scalar(value))
-			lw_adopt_stored_dtype(lw, arr, DT_I32);
-		value = lw_to_tile(lw, value, lw->k->params[arr->param].dt, &(struct tshape){0}, call);
-	}
-	/* a flag the Constants decide (`TILE != N`) keeps the check: where it
-	 * is False the source promises the lanes in bounds, and the mask
-	 * then changes nothing */
-	const struct py_node *cbn = py_call_kw(call, "check_bounds");
-	bool cb = cbn && cbn == lw->bounds_flag ? lw->bounds_flag_value : lw_flag(lw, cbn, true, true);
-	struct tval *bounds;
-	struct tval *off = gather_offsets(lw, arr, ix, cb, &bounds, call);
-	struct tval *mask = combine(lw, user_mask(lw, call), bounds, call);
-	struct tval *ptrs = lw_pointers(lw, arr, off, call);
-	lw_scatter(lw, ptrs, value, mask, latency(lw, call), call);
+	lw_store_view(lw, arr, idx, n, tile, lw_ct_latency(lw, call), no_tma(lw, call), call);
 	return tv_new(lw->a, TV_NONE);
 }
 
@@ -547,13 +401,13 @@ static struct tval *call_store(struct lw *lw, const char *name, const struct py_
 static struct tval *call_gather(struct lw *lw, const char *name, const struct py_node *call)
 {
 	(void)name;
-	return gather(lw, call);
+	return lw_ct_gather(lw, call);
 }
 
 static struct tval *call_scatter(struct lw *lw, const char *name, const struct py_node *call)
 {
 	(void)name;
-	return scatter(lw, call);
+	return lw_ct_scatter(lw, call);
 }
 
 static struct tval *call_astype(struct lw *lw, const char *name, const struct py_node *call)

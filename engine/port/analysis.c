@@ -670,6 +670,15 @@ int port_analysis_json(const struct port_analysis_in *in, char **out, struct tp_
 			free(ir);
 			add_null(v, "reference_ir_f32_supplement");
 			cJSON_AddItemToObject(v, "constants", constants(op, k, en));
+			/* arrays whose element type is not the op's (f32 statistics,
+			 * int32 indices), so that the reference compiles with them */
+			cJSON *adt = cJSON_AddObjectToObject(v, "array_dtypes");
+			for (size_t pi = 0; pi < k->nparams; pi++) {
+				const struct tparam *p = &k->params[pi];
+				const char *dn = p->kind == TP_ARRAY && p->dt != DT_E ? tdt_ffi_str(p->dt) : NULL;
+				if (dn)
+					cJSON_AddStringToObject(adt, p->name, dn);
+			}
 			cJSON_AddStringToObject(v, "reference_backend", backend);
 			add_null(v, "autotune_configs");
 			cJSON_AddStringToObject(v, "rust_entry", en->name);

@@ -131,6 +131,14 @@ static int spec_from_analysis(const char *path, cJSON *spec, struct tp_err *err)
 				free(name);
 				free(val);
 			}
+			/* an array of its own element type (a float32 LSE beside f16
+			 * data): its rank is the kernel's to show (refir.py) */
+			const cJSON *adt = cJSON_GetObjectItemCaseSensitive(v, "array_dtypes");
+			for (const cJSON *d = cJSON_IsObject(adt) ? adt->child : NULL; d; d = d->next)
+				if (cJSON_IsString(d) && !cJSON_GetObjectItemCaseSensitive(args, d->string)) {
+					cJSON *arr = cJSON_AddObjectToObject(args, d->string);
+					cJSON_AddStringToObject(arr, "array", d->valuestring);
+				}
 			cJSON_AddItemToArray(ks, k);
 		}
 		free(fn);

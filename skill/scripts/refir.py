@@ -400,6 +400,13 @@ def resolve_args(kern, spec_args, default_dtype):
     args, inferred = {}, []
     for name, node in zip(ann.pysig.parameters, ann.parameter_annotations):
         arg = spec_args.get(name)
+        if isinstance(arg, dict) and "array" in arg and "ndim" not in arg and "shape" not in arg:
+            # an element type given without a rank: the rank the code shows
+            kind, extra = guessed.get(name, ("array", None))
+            if kind != "array" or extra is None:
+                raise SpecError(f"{ann.pyfunc.__name__}({name}): an array whose rank the kernel"
+                                " does not show; give {\"array\": DTYPE, \"ndim\": N}")
+            arg = dict(arg, ndim=extra)
         if arg is None:
             inferred.append(name)
             if getattr(node, "constant", False):

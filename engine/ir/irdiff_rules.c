@@ -538,6 +538,13 @@ static void add_shaped(const struct ir_type *t, struct strset *s)
 	s->seen[s->nseen++ % TP_ARRAY_LEN(s->seen)] = t;
 	if (!t || t->kind != IR_TY_TILE || !t->rank || ir_type_is_ptr_tile(t))
 		return;
+	/* one element (tile<1xT>, tile<1x1xT>) is a scalar spelled as a tile:
+	 * cuTile Python broadcasts a scalar through one, cuTile Rust splats it */
+	bool one = true;
+	for (uint32_t d = 0; d < t->rank; d++)
+		one &= t->shape[d] == 1;
+	if (one)
+		return;
 	/* printing is the cost; a kernel has few distinct types */
 	for (size_t i = 0; i < s->ntypes; i++)
 		if (s->types[i] == t)

@@ -18,7 +18,7 @@
 /* A name a comprehension binds while its element is evaluated. */
 struct lit_env {
 	const char *name;
-	long long value;
+	const cJSON *value;
 	const struct lit_env *up;
 };
 
@@ -50,20 +50,13 @@ static char *dtype_short(const struct pymod *m, const struct py_node *n)
 	return xstrdup(tdt_ffi_str(d) ? tdt_ffi_str(d) : tdt_rust(d));
 }
 
-/* A list of sizes written as a comprehension over a range, as tests
- * write sweeps ([128 * 2**i for i in range(0, 8)]): each element with the
- * name bound; at most 256 of them. */
-static cJSON *comprehension(const struct pymod *m, const struct py_node *n, int depth,
+/* The values one `for` clause of a comprehension runs over: a range() of
+ * literals, or a literal list or tuple (itself perhaps a comprehension). */
+static cJSON *clause_values(const struct pymod *m, const struct py_node *it, int depth,
 			    const struct lit_env *env)
 {
-	if (n->nkids != 2 || (n->op != '[' && n->op != '('))
-		return NULL;
-	const struct py_node *f = n->kids[1];
-	if (f->kind != PY_COMPFOR || f->nkids != 2 || f->kids[0]->kind != PY_NAME)
-		return NULL;
-	const struct py_node *it = f->kids[1];
 	if (it->kind != PY_CALL || !py_is_name(it->kids[0], "range"))
-		return NULL;
+		return literal_in(m, it, depth + 1, env);
 	size_t na = py_call_nargs(it);
 	long long r[3] = {0, 0, 1};
 	for (size_t i = 0; i < na; i++) {
@@ -77,25 +70,85 @@ static cJSON *comprehension(const struct pymod *m, const struct py_node *n, int 
 	}
 	if (!na || na > 3 || r[2] == 0)
 		return NULL;
-	char *name = py_str(f->kids[0]);
 	cJSON *a = cJSON_CreateArray();
 	int count = 0;
-	for (long long i = r[0]; r[2] > 0 ? i < r[1] : i > r[1]; i += r[2]) {
-		struct lit_env e = {name, i, env};
-		cJSON *v = ++count <= 256 ? literal_in(m, n->kids[0], depth + 1, &e) : NULL;
-		if (!v) {
-			cJSON_Delete(a);
-			a = NULL;
+	for (long long i = r[0]; r[2] > 0 ? i < r[1] : i > r[1]; i += r[2])
+		if (++count > 256 || !cJSON_AddItemToArray(a, cJSON_CreateNumber((double)i)))
 			break;
-		}
-		cJSON_AddItemToArray(a, v);
-	}
-	free(name);
 	return a;
 }
 
-/* A literal as JSON: numbers, strings, bools, None, tuples and lists of
- * them, torch dtypes (as "f16"), module constants; NULL otherwise. */
+/* Bind a clause's target (a name, or a tuple of names) to one value. */
+static int bind(const struct py_node *t, const cJSON *v, const struct lit_env *up,
+		struct lit_env *out, char **names, int cap)
+{
+	if (t->kind == PY_NAME && cap > 0) {
+		names[0] = py_str(t);
+		*out = (struct lit_env){names[0], v, up};
+		return 1;
+	}
+	if (t->kind != PY_TUPLE || !cJSON_IsArray(v) || (size_t)cJSON_GetArraySize(v) != t->nkids)
+		return -1;
+	int n = 0;
+	const struct lit_env *link = up;
+	const cJSON *e = v->child;
+	for (size_t k = 0; k < t->nkids; k++, e = e->next) {
+		int got = bind(t->kids[k], e, link, &out[n], names + n, cap - n);
+		if (got < 0)
+			return -1;
+		link = &out[n + got - 1];
+		n += got;
+	}
+	return n;
+}
+
+static void free_names(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+}
+
+/* The elements of `for` clauses k.. of a comprehension, appended to out. */
+static bool expand(const struct pymod *m, const struct py_node *n, size_t k, int depth,
+		   const struct lit_env *env, cJSON *out)
+{
+	if (k == n->nkids) {
+		cJSON *v = cJSON_GetArraySize(out) < 256 ? literal_in(m, n->kids[0], depth + 1, env) : NULL;
+		return v && cJSON_AddItemToArray(out, v);
+	}
+	const struct py_node *f = n->kids[k];
+	if (f->kind != PY_COMPFOR || f->nkids != 2)
+		return false; /* a condition: not evaluated */
+	cJSON *vals = clause_values(m, f->kids[1], depth, env);
+	bool ok = cJSON_IsArray(vals);
+	for (const cJSON *v = ok ? vals->child : NULL; ok && v; v = v->next) {
+		struct lit_env e[8];
+		char *names[8];
+		int nb = bind(f->kids[0], v, env, e, names, 8);
+		ok = nb > 0 && expand(m, n, k + 1, depth, &e[nb - 1], out);
+		free_names(names, nb > 0 ? nb : 0);
+	}
+	cJSON_Delete(vals);
+	return ok;
+}
+
+/* Sizes written as a comprehension, as tests write sweeps
+ * ([128 * 2**i for i in range(0, 8)], [(m, p) for m in [...] for p in
+ * (0.5,)]): the `for` clauses over ranges and literal lists, their targets
+ * names or tuples of names; at most 256 elements. */
+static cJSON *comprehension(const struct pymod *m, const struct py_node *n, int depth,
+			    const struct lit_env *env)
+{
+	if (n->nkids < 2 || (n->op != '[' && n->op != '('))
+		return NULL;
+	cJSON *a = cJSON_CreateArray();
+	if (!expand(m, n, 1, depth, env, a)) {
+		cJSON_Delete(a);
+		return NULL;
+	}
+	return a;
+}
+
 static cJSON *literal_in(const struct pymod *m, const struct py_node *n, int depth,
 			 const struct lit_env *env)
 {
@@ -141,7 +194,7 @@ static cJSON *literal_in(const struct pymod *m, const struct py_node *n, int dep
 	case PY_NAME:
 		for (const struct lit_env *e = env; e; e = e->up)
 			if (n->n == strlen(e->name) && memcmp(n->s, e->name, n->n) == 0)
-				return cJSON_CreateNumber((double)e->value);
+				return cJSON_Duplicate(e->value, true);
 		return module_value(m, n, depth);
 	case PY_COMP:
 		return comprehension(m, n, depth, env);

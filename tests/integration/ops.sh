@@ -56,6 +56,10 @@ if [ -n "$TAR" ]; then
 	assert_eq "TileGym: sizes written as a comprehension over a range" \
 		"$(json_get "$T/rg.json" 'd["test_perf_configs"]["T"]["shapes"]')" \
 		"[128, 256, 512, 1024, 2048, 4096, 8192, 16384]"
+	"$TILEPORT" analyze dropout --workspace "$TG" --print >"$T/dr.json" 2>"$T/dr.err"
+	assert_eq "TileGym: a comprehension of several clauses over lists, tuples of values" \
+		"$(json_get "$T/dr.json" 'd["test_perf_configs"]["m_p_inplace_dtype"]["shapes"][:2]')" \
+		"[[1048576, 0.5, True, 'f32'], [1048576, 0.5, True, 'f16']]"
 else
 	echo "skip TileGym: no ../shared/tilegym/TileGym-*.tar.gz here"
 fi

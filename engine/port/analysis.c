@@ -246,8 +246,8 @@ static void yields(const struct pymod *m, const struct py_node *n, cJSON *out, i
 {
 	if (!n || depth > 64 || n->kind == PY_DEF || n->kind == PY_LAMBDA)
 		return;
-	if (n->kind == PY_YIELD && n->kids[0] && n->kids[0]->kind == PY_CALL) {
-		const struct py_node *c = n->kids[0];
+	const struct py_node *c = n->kind == PY_YIELD ? n->kids[0] : n;
+	if (c && c->kind == PY_CALL && c->nkids > 1 && py_is_name(c->kids[0], "SimpleNamespace")) {
 		cJSON *cfg = cJSON_CreateObject();
 		for (size_t k = 1; cfg && k < c->nkids; k++) {
 			const struct py_node *a = c->kids[k];
@@ -276,14 +276,14 @@ static void yields(const struct pymod *m, const struct py_node *n, cJSON *out, i
 }
 
 /* The configurations a tuner tries, where the operator writes them as
- * literals: each `yield SimpleNamespace(TILE_M=64, ...)` of its functions
- * named *autotune_configs*, every GPU's branch (the sm_90 list and the
+ * literals: each `SimpleNamespace(TILE_M=64, ...)` its functions named
+ * *configs yield or return, every GPU's branch (the sm_90 list and the
  * sm_100 one are both configurations the kernel takes), each once. */
 static cJSON *tuner_configs(const struct pymod *m)
 {
 	cJSON *out = cJSON_CreateArray();
 	for (size_t i = 0; i < m->nfuncs; i++)
-		if (strstr(m->funcs[i].name, "autotune_configs"))
+		if (str_ends(m->funcs[i].name, "configs") && m->funcs[i].role != PM_KERNEL)
 			yields(m, m->funcs[i].def->kids[3], out, 0);
 	return out;
 }

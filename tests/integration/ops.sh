@@ -52,6 +52,9 @@ if [ -n "$TAR" ]; then
 	assert_eq "TileGym: a tuner's literal configurations, every GPU's branch, once each" \
 		"$(json_get "$T/att.json" '(d["launch_path"], len(d["autotune_configs"]), d["autotune_configs"][0])')" \
 		"('autotune', 6, {'TILE_M': 64, 'TILE_N': 64, 'num_ctas': 1, 'occupancy': 2})"
+	"$TILEPORT" analyze gemma_attention --workspace "$TG" --print >"$T/ga.json" 2>"$T/ga.err"
+	assert_eq "TileGym: configurations a *configs function returns in lists" \
+		"$(json_get "$T/ga.json" 'len(d["autotune_configs"])')" "5"
 	"$TILEPORT" analyze recurrent_gated_delta_rule --workspace "$TG" --print >"$T/rg.json" 2>"$T/rg.err"
 	assert_eq "TileGym: sizes written as a comprehension over a range" \
 		"$(json_get "$T/rg.json" 'd["test_perf_configs"]["T"]["shapes"]')" \

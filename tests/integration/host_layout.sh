@@ -119,6 +119,7 @@ TAR=$(ls "$TILEPORT_TOP"/../shared/tilegym/TileGym-*.tar.gz 2>/dev/null | head -
 if [ -z "$TAR" ]; then
 	echo "skip TileGym: no ../shared/tilegym/TileGym-*.tar.gz here"
 	finish
+	exit
 fi
 mkdir -p "$T/tg" && tar xzf "$TAR" -C "$T/tg"
 W=$(ls -d "$T"/tg/*/ | head -n 1)

@@ -68,7 +68,12 @@ int mech_tool(struct mech_run *r, const char *const *args)
 	strv_free(shown);
 	char **env = env_current();
 	env_set(&env, "TILEGYM_PATH", r->c->workspace);
-	struct proc_opts o = {.argv = argv, .env = env, .cwd = r->c->workspace, .timeout_ms = 120000};
+	/* the compile check can wait on a shared cache and a loaded machine:
+	 * 120 s by default, TILEPORT_MECH_TIMEOUT seconds where that is short */
+	const char *tv = getenv("TILEPORT_MECH_TIMEOUT");
+	long secs = tv && *tv ? strtol(tv, NULL, 10) : 0;
+	int timeout_ms = secs > 0 && secs < 86400 ? (int)secs * 1000 : 120000;
+	struct proc_opts o = {.argv = argv, .env = env, .cwd = r->c->workspace, .timeout_ms = timeout_ms};
 	struct sbuf out = SBUF_INIT, errout = SBUF_INIT;
 	struct proc_status st;
 	struct tp_err err = {0};
@@ -77,7 +82,11 @@ int mech_tool(struct mech_run *r, const char *const *args)
 		char why[128];
 		proc_status_str(&st, why, sizeof(why));
 		sb_printf(&errout, "%s\n", err.msg[0] ? err.msg : why);
-		code = 127;
+		/* 124 as timeout(1) says it: a limit, not a command that is missing */
+		code = st.end == PROC_TIMED_OUT ? 124 : 127;
+		if (code == 124)
+			sb_printf(&errout, "stopped after %d s (TILEPORT_MECH_TIMEOUT=SECONDS sets the limit)\n",
+				  timeout_ms / 1000);
 	} else {
 		code = st.code;
 	}

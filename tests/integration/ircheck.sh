@@ -71,4 +71,15 @@ grep -q ' = exp2 %' "$R" || echo "FAIL the reference has no exp to change"
 assert_contains "changed reference: the reason is the IR check" "$T/b.jsonl" \
 	"the lowered IR differs from cuTile Python's (tileport irdiff: FAIL_FIXABLE"
 assert_contains "changed reference: the finding is in the block" "$T/b.jsonl" "CRITICAL op-count"
+# a tool past mech's limit (a cargo that builds by waiting on a fifo nobody
+# writes):
+# exit 124 and the limit named, not 127, which reads as "command not found"
+mkdir -p "$T/slow" && mkfifo "$T/slow/hold"
+printf '#!/bin/sh\n[ "$1" = --version ] && exec "%s" --version\nread x <"%s"\n' "$(command -v cargo)" "$T/slow/hold" \
+	>"$T/slow/cargo" && chmod +x "$T/slow/cargo"
+PATH="$T/slow:$PATH" TILEPORT_MECH_TIMEOUT=1 "$TILEPORT" agent --stage B --run "$T/out/silu_and_mul" \
+	--driver mech >"$T/slow.jsonl" 2>"$T/slow.err"
+assert_contains "a tool past the limit: exit 124" "$T/slow.jsonl" "exit=124"
+assert_contains "a tool past the limit: the limit named" "$T/slow.jsonl" \
+	"stopped after 1 s (TILEPORT_MECH_TIMEOUT=SECONDS sets the limit)"
 finish

@@ -347,11 +347,13 @@ static bool pure(const struct ir_op *op)
 	}
 }
 
-static bool dead_value(const struct flat *f, const struct ir_op *op)
+/* Whether no count says a read of the op's results (counts: f->uses, or
+ * f->live with the reads of dead ops taken out). */
+static bool unread(const struct flat *f, const uint32_t *counts, const struct ir_op *op)
 {
 	for (uint32_t i = 0; i < op->nresults; i++) {
 		uint32_t id = op->results[i]->id - f->base;
-		if (id >= f->nuses || f->uses[id])
+		if (id >= f->nuses || counts[id])
 			return false;
 	}
 	return true;
@@ -359,20 +361,13 @@ static bool dead_value(const struct flat *f, const struct ir_op *op)
 
 static bool dead_constant(const struct flat *f, const struct ir_op *op)
 {
-	return !f->keep_dead && op->code == IR_OP_CONSTANT && op->nresults && dead_value(f, op);
+	return !f->keep_dead && op->code == IR_OP_CONSTANT && op->nresults && unread(f, f->uses, op);
 }
 
 /* Whether nothing live reads the op's results (counts after drop_dead). */
 static bool dead_op(const struct flat *f, const struct ir_op *op)
 {
-	if (!f->live || !pure(op))
-		return false;
-	for (uint32_t i = 0; i < op->nresults; i++) {
-		uint32_t id = op->results[i]->id - f->base;
-		if (id >= f->nuses || f->live[id])
-			return false;
-	}
-	return true;
+	return f->live && pure(op) && unread(f, f->live, op);
 }
 
 static void flatten_block(struct flat *f, const struct ir_op *owner, const struct ir_block *b,
@@ -505,7 +500,7 @@ static int cmp_hash(const void *a, const void *b)
 /* The op codes of lines (a, b), sorted, as pairs of uint64 (code, 0): the
  * ops of the unbranched copy read other defs (a value the branch made in
  * the second loop), so only which ops they are compares. */
-static uint64_t *body_hashes(const struct nside *s, size_t a, size_t b, size_t *n)
+static uint64_t *body_codes(const struct nside *s, size_t a, size_t b, size_t *n)
 {
 	uint64_t *h = xmalloc((b > a ? b - a : 1) * 2 * sizeof(uint64_t));
 	*n = 0;
@@ -567,7 +562,7 @@ static void mark_split_loops(struct nside *s)
 		if (!chained)
 			continue;
 		size_t k2 = close_of(s, j + 1), na, nb;
-		uint64_t *ha = body_hashes(s, i, j, &na), *hb = body_hashes(s, j + 1, k2, &nb);
+		uint64_t *ha = body_codes(s, i, j, &na), *hb = body_codes(s, j + 1, k2, &nb);
 		bool sub = na < nb && sub_multiset(ha, na, hb, nb);
 		free(ha);
 		free(hb);

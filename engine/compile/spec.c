@@ -70,6 +70,13 @@ static char *constant_literal(const cJSON *an, const char *entry, const char *na
 			const cJSON *val = cJSON_GetObjectItemCaseSensitive(c, "value");
 			if (!cJSON_IsString(n) || strcmp(n->valuestring, name) != 0)
 				continue;
+			/* the analysis's literal for a host expression, as refir
+			 * compiles the reference with it */
+			const cJSON *lit = cJSON_GetObjectItemCaseSensitive(c, "literal");
+			if (cJSON_IsBool(lit))
+				return xstrdup(cJSON_IsTrue(lit) ? "true" : "false");
+			if (cJSON_IsNumber(lit))
+				val = lit;
 			if (cJSON_IsNumber(val))
 				return xasprintf("%lld", (long long)val->valuedouble);
 			if (!cJSON_IsString(val))

@@ -373,6 +373,44 @@ static bool dead_op(const struct flat *f, const struct ir_op *op)
 static void flatten_block(struct flat *f, const struct ir_op *owner, const struct ir_block *b,
 			  int depth, int loops);
 
+/* The value of an i1 the IR computes from constants alone: 0 or 1, or -1
+ * when it depends on anything else. `a && b` with a false side is false
+ * whatever the other is. */
+static int const_i1(const struct ir_value *v, int depth)
+{
+	const struct ir_op *d = v && depth < 16 ? ir_value_def(v) : NULL;
+	if (!d)
+		return -1;
+	if (d->code == IR_OP_CONSTANT) {
+		const struct ir_attr *a = ir_op_attr(d, "value");
+		if (!a || a->kind != IR_ATTR_DENSE || a->n != 1 || !a->type || !a->type->inner ||
+		    a->type->inner->kind != IR_TY_ELEM || a->type->inner->elem != IR_I1)
+			return -1;
+		return a->vals[0] ? 1 : 0;
+	}
+	if ((d->code != IR_OP_ANDI && d->code != IR_OP_ORI && d->code != IR_OP_XORI) ||
+	    d->noperands != 2)
+		return -1;
+	int x = const_i1(d->operands[0], depth + 1), y = const_i1(d->operands[1], depth + 1);
+	if (d->code == IR_OP_ANDI)
+		return x == 0 || y == 0 ? 0 : x == 1 && y == 1 ? 1 : -1;
+	if (d->code == IR_OP_ORI)
+		return x == 1 || y == 1 ? 1 : x == 0 && y == 0 ? 0 : -1;
+	return x < 0 || y < 0 ? -1 : x ^ y;
+}
+
+/* An `if` on a condition known from constants: cuTile Python's compiler
+ * folds it (the taken branch stands in its place, the other is gone), while
+ * cutile writes the `if` for a Constant's comparison it has already
+ * evaluated (`if false && EVEN_K == false`). The taken region, or -1. */
+static int folded_branch(const struct ir_op *op)
+{
+	if (op->code != IR_OP_IF || !op->noperands)
+		return -1;
+	int c = const_i1(op->operands[0], 0);
+	return c < 0 ? -1 : c ? 0 : 1;
+}
+
 static void flatten_op(struct flat *f, const struct ir_op *owner, const struct ir_op *op, int depth,
 		       int loops)
 {
@@ -401,11 +439,22 @@ static void flatten_block(struct flat *f, const struct ir_op *owner, const struc
 {
 	for (uint32_t i = 0; i < b->nops; i++) {
 		const struct ir_op *op = b->ops[i];
-		if (i == b->nops - 1 && ir_print_elides(owner, op))
+		if (i == b->nops - 1 && (ir_print_elides(owner, op) ||
+					 (owner->code == IR_OP_IF && op->code == IR_OP_YIELD &&
+					  folded_branch(owner) >= 0)))
 			break;
 		if (dead_constant(f, op))
 			continue;
-		flatten_op(f, owner, op, depth, loops);
+		int taken = folded_branch(op);
+		if (taken < 0) {
+			flatten_op(f, owner, op, depth, loops);
+			continue;
+		}
+		/* the taken branch's ops in the if's place; its yield (the
+		 * if's results) is the values themselves */
+		const struct ir_region *r = (uint32_t)taken < op->nregions ? ir_op_region(op, (uint32_t)taken) : NULL;
+		if (r && r->nblocks)
+			flatten_block(f, op, r->blocks[0], depth, loops);
 	}
 }
 

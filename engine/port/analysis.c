@@ -543,6 +543,74 @@ static char *host_value(const struct pymod *m, const struct pm_func *h, const st
 	return r;
 }
 
+/* The call of host function h that passes its parameter `name`, in
+ * another function of the module: the argument, and the caller. */
+static const struct py_node *caller_arg(const struct pymod *m, const struct pm_func *h,
+					const struct py_node *name, const struct pm_func **caller)
+{
+	const struct py_node *hp = h->def->kids[1];
+	size_t index = hp->nkids;
+	for (size_t q = 0; q < hp->nkids; q++)
+		if (hp->kids[q]->s && hp->kids[q]->n == name->n &&
+		    memcmp(hp->kids[q]->s, name->s, name->n) == 0)
+			index = q;
+	if (index == hp->nkids)
+		return NULL;
+	char *pname = py_str(name);
+	const struct py_node *found = NULL;
+	for (size_t i = 0; i < m->nfuncs && !found; i++) {
+		const struct py_node *stack[512];
+		size_t sp = 0;
+		if (&m->funcs[i] == h || m->funcs[i].role == PM_KERNEL)
+			continue;
+		stack[sp++] = m->funcs[i].def->kids[3];
+		while (sp && !found) {
+			const struct py_node *n = stack[--sp];
+			if (!n)
+				continue;
+			if (n->kind == PY_CALL && py_is_name(n->kids[0], h->name)) {
+				found = py_call_param(n, index, pname);
+				*caller = &m->funcs[i];
+			}
+			for (size_t c = 0; c < n->nkids && sp < 512; c++)
+				stack[sp++] = n->kids[c];
+		}
+	}
+	free(pname);
+	return found;
+}
+
+/* A literal the host passes for a Constant whose launch argument is not
+ * one: a name followed to its assignment, a host parameter to the value
+ * the module's caller passes, and a conditional to its first value (`3 if
+ * is_causal else 1`: 3, a specialisation the host does launch). This is
+ * the value the reference and the translation are both specialised for
+ * where nobody gave one, in place of refir's 64, which may take no branch
+ * the kernel has (`if STAGE & 1`). */
+static cJSON *host_literal(const struct pymod *m, const struct pm_func *h, const struct py_node *a,
+			   int hops)
+{
+	if (!a || hops > 8)
+		return NULL;
+	long long iv;
+	if (a->kind == PY_NUM || a->kind == PY_UNARY)
+		return py_int_value(a, &iv) ? cJSON_CreateNumber((double)iv) : NULL;
+	if (a->kind == PY_CONST && a->n == 4 && memcmp(a->s, "True", 4) == 0)
+		return cJSON_CreateTrue();
+	if (a->kind == PY_CONST && a->n == 5 && memcmp(a->s, "False", 5) == 0)
+		return cJSON_CreateFalse();
+	if (a->kind == PY_IFEXP)
+		return host_literal(m, h, a->kids[0], hops + 1);
+	if (a->kind != PY_NAME || !h)
+		return NULL;
+	const struct py_node *v = lw_host_assignment(h->def->kids[3], a);
+	if (v)
+		return host_literal(m, h, v, hops + 1);
+	const struct pm_func *caller = NULL;
+	v = caller_arg(m, h, a, &caller);
+	return v ? host_literal(m, caller, v, hops + 1) : NULL;
+}
+
 /* The host's value for each Constant of a kernel. */
 static cJSON *constants(const struct port_op *op, const struct tkernel *k,
 			const struct tentry *e)
@@ -559,6 +627,9 @@ static cJSON *constants(const struct port_op *op, const struct tkernel *k,
 		char *v = host_value(&op->m, h, a);
 		cJSON_AddStringToObject(c, "value", *v ? v : "?");
 		free(v);
+		cJSON *lit = a && a->kind != PY_NUM && a->kind != PY_CONST ? host_literal(&op->m, h, a, 0) : NULL;
+		if (lit)
+			cJSON_AddItemToObject(c, "literal", lit);
 		bool generic = false;
 		for (size_t g = 0; g < e->ngenerics; g++)
 			generic |= strcmp(e->generics[g], p->rs) == 0;

@@ -42,6 +42,7 @@ void lw_make_params(struct lw *lw)
 			tp->dt = c == 2 ? DT_BOOL : DT_I32;
 		} else if (cfloat || (ann && py_is_name(ann, "float"))) {
 			tp->dt = DT_F32;
+			tp->weak = cfloat;
 		} else if (ann && py_is_name(ann, "bool")) {
 			tp->dt = DT_BOOL;
 		} else if (!ann && lw_host_float_arg(lw->m, lw->f, i)) {
@@ -383,6 +384,7 @@ void lw_bind_params(struct lw *lw)
 			v = tv_new(lw->a, TV_FLOAT);
 			v->dt = DT_F32;
 			v->rs = p->rs;
+			v->weak = p->weak;
 		} else if (p->dt == DT_BOOL) {
 			v = tv_new(lw->a, TV_BOOL);
 			v->dt = DT_BOOL;

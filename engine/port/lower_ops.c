@@ -277,6 +277,11 @@ struct tval *lw_binop(struct lw *lw, int op, struct tval *a, struct tval *b,
 		/* a float scalar with an integer tile, or a true division of
 		 * integers: the tiles become f32 */
 		struct tval *other = a->kind == TV_TILE ? b : a;
+		/* a run-time f32 (a `float` parameter) is no literal: f16 and
+		 * bf16 tiles promote to it, as cuTile types them */
+		if (other->kind == TV_FLOAT && !other->weak && other->dt == DT_F32 &&
+		    (dt == DT_E || dt == DT_F16 || dt == DT_BF16))
+			dt = DT_F32;
 		if (!tdt_is_float(dt) && (lw_is_float_scalar(other) || op == PYOP_DIV ||
 					  (other->kind == TV_TILE && tdt_is_float(other->dt))))
 			dt = DT_F32;
@@ -305,6 +310,7 @@ struct tval *lw_binop(struct lw *lw, int op, struct tval *a, struct tval *b,
 	    (op == PYOP_ADD || op == PYOP_SUB || op == PYOP_MUL || op == PYOP_DIV)) {
 		struct tval *r = tv_new(lw->a, TV_FLOAT);
 		r->dt = DT_F32;
+		r->weak = (!fa || a->kind == TV_CFLOAT || a->weak) && (!fb || b->kind == TV_CFLOAT || b->weak);
 		const char *x = a->kind == TV_CINT ? lw_float_rs(lw, (double)a->ival, DT_F32) : scalar_rs(lw, a);
 		const char *y = b->kind == TV_CINT ? lw_float_rs(lw, (double)b->ival, DT_F32) : scalar_rs(lw, b);
 		r->rs = ta_printf(lw->a, "(%s %s %s)", x, int_op(op) ? int_op(op) : "/", y);
@@ -518,14 +524,18 @@ struct tval *lw_unary_expr(struct lw *lw, const struct py_node *n)
 			return tv_cint(lw->a, -v->ival);
 		if (v->kind == TV_CFLOAT)
 			return lw_cfloat(lw, -v->fval);
+		/* cutile lowers a unary minus on a literal only: an integer
+		 * is subtracted from zero (the same bits), a float multiplied
+		 * by -1 (exact, and -0.0 stays the negation of 0.0) */
 		if (v->kind == TV_CINT)
-			return tv_csym(lw->a, ta_printf(lw->a, "(-%s)", v->rs));
+			return tv_csym(lw->a, ta_printf(lw->a, "(0i32 - %s)", v->rs));
 		if (v->kind == TV_INT)
-			return tv_int(lw->a, ta_printf(lw->a, "(-%s)", v->rs));
-		if (v->kind == TV_FLOAT) {
+			return tv_int(lw->a, ta_printf(lw->a, "(0i32 - %s)", v->rs));
+		if (v->kind == TV_FLOAT && (v->dt == DT_F32 || v->dt == DT_F64)) {
 			struct tval *r = tv_new(lw->a, TV_FLOAT);
 			r->dt = v->dt;
-			r->rs = ta_printf(lw->a, "(-%s)", v->rs);
+			r->rs = ta_printf(lw->a, "(%s * -1.0%s)", v->rs, tdt_rust(v->dt));
+			r->weak = v->weak;
 			return r;
 		}
 		if (v->kind == TV_TILE)

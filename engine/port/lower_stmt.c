@@ -69,6 +69,7 @@ struct tval *lw_scalar_var(struct lw *lw, struct tval *v, struct tvar *var)
 				       : v->kind == TV_CFLOAT ? TV_FLOAT
 							      : v->kind);
 	r->dt = v->kind == TV_CFLOAT ? DT_F32 : v->dt;
+	r->weak = v->kind == TV_CFLOAT || v->weak;
 	r->var = var;
 	r->rs = var->name;
 	return r;

@@ -262,6 +262,9 @@ static enum tdt meet(struct lw *lw, const struct tval *a, const struct tval *b,
 		bool fa = tdt_is_float(a->dt), fb = tdt_is_float(b->dt);
 		if (fa != fb)
 			return fa ? a->dt : b->dt;
+		/* E (f16, bf16 or f32) with f32 is f32, as cuTile promotes */
+		if ((a->dt == DT_E && b->dt == DT_F32) || (a->dt == DT_F32 && b->dt == DT_E))
+			return DT_F32;
 		if (a->dt == DT_E || b->dt == DT_E)
 			lw_unsupported(lw, at,
 				       "tiles of %s and %s meet in one op (convert one with astype)",

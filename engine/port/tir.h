@@ -109,6 +109,11 @@ struct tval {
 	int cop;             /* CBOOL: PYOP_EQ ... against cval; 0 a bare bool param */
 	int64_t cval;
 	bool cneg;           /* CBOOL: the negation of that test */
+	/* FLOAT: a compile-time float of the source (a Constant[float], and
+	 * arithmetic of those and literals) the Rust has at run time. cuTile
+	 * types it as a literal, taking a tile's element type, where a `float`
+	 * parameter is an f32 that f16 and bf16 tiles promote to */
+	bool weak;
 };
 
 /* Padding modes of view loads (cuTile PaddingMode). */
@@ -183,6 +188,11 @@ struct top {
 	const char *inv_attr;
 	bool implicit;         /* added by the translation (bounds masks, promotions) */
 	const char *note;      /* why the op is there, for a comment in the Rust ("exp") */
+	/* FLOAT: a compile-time float of the source (a Constant[float], and
+	 * arithmetic of those and literals) the Rust has at run time. cuTile
+	 * types it as a literal, taking a tile's element type, where a `float`
+	 * parameter is an f32 that f16 and bf16 tiles promote to */
+	bool weak;
 };
 
 struct tblock {
@@ -208,6 +218,7 @@ struct tparam {
 	bool view;           /* array addressed by views (load/store, block pointers) */
 	bool used;           /* the entry reads it */
 	bool dt_default;     /* arrays: the host does not say the element type */
+	bool weak;           /* a ct.Constant[float] passed at run time: typed as a literal */
 	int of;              /* TP_SHAPE/TP_STRIDE: the array; and the axis */
 	int axis;
 	int line, col;

@@ -123,7 +123,12 @@ static int spec_from_analysis(const char *path, cJSON *spec, struct tp_err *err)
 			for (const cJSON *c = cJSON_IsArray(cs) ? cs->child : NULL; c; c = c->next) {
 				char *name = json_get_str(c, "name");
 				char *val = json_get_str(c, "value");
-				cJSON *num = name && val ? const_value(val) : NULL;
+				/* the analysis's literal for a host expression
+				 * (`stage` passed by a caller as `3 if causal else 1`) */
+				const cJSON *lit = cJSON_GetObjectItemCaseSensitive(c, "literal");
+				cJSON *num = !name ? NULL
+					     : cJSON_IsNumber(lit) || cJSON_IsBool(lit) ? cJSON_Duplicate(lit, false)
+					     : val ? const_value(val) : NULL;
 				if (num && cJSON_GetObjectItemCaseSensitive(args, name))
 					cJSON_Delete(num); /* the variant's own value stands */
 				else if (num)

@@ -86,10 +86,23 @@ static bool near_log2e(const struct sgraph *g, sid x)
 	return is_lit(g, x, &v) && fabs(v - LOG2E) < 1e-6;
 }
 
+/* A literal, or a float Constant (`SCALE: ct.Constant[float]`): cuTile
+ * types both as literals, taking the other operand's float type, where a
+ * run-time float is an f32 that f16 and bf16 promote to. */
+static bool weak_float(const struct sgraph *g, sid x)
+{
+	if (is_lit(g, x, NULL))
+		return true;
+	x = strip_bc(g, x);
+	const struct snode *n = &g->n[x];
+	return n->op == S_PARAM && n->rank == 0 && n->ival >= 0 && (size_t)n->ival < g->nparams &&
+	       g->params[n->ival].kind == SPK_CONST && sdt_is_float(g->params[n->ival].dt);
+}
+
 /* The float type two operands compute in. */
 static int float_dt(const struct sgraph *g, sid a, sid b)
 {
-	bool la = is_lit(g, a, NULL), lb = is_lit(g, b, NULL);
+	bool la = weak_float(g, a), lb = weak_float(g, b);
 	int da = sg_dt(g, a), db = sg_dt(g, b);
 	if (la && !lb)
 		return sdt_is_float(db) ? db : SDT_F32;
@@ -208,9 +221,12 @@ sid fc_mul(struct sgraph *g, sid a, sid b, struct shint h)
 			args[i] = sg_float(g, -x, dt);
 			negs++;
 		}
+	/* x * -1 is -x */
 	struct snode p = proto(S_FMUL, dt);
 	p.h = h;
-	sid r = node_over(g, &p, args, 2, true);
+	sid r = lit_is(g, args[0], 1.0)	  ? strip_bc(g, args[1])
+		: lit_is(g, args[1], 1.0) ? strip_bc(g, args[0])
+					  : node_over(g, &p, args, 2, true);
 	if (negs & 1)
 		r = fc_neg(g, r);
 	return finish(g, r, dims, rank);

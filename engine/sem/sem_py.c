@@ -24,6 +24,13 @@ void px_problem(struct pctx *c, const struct py_node *at, const char *fmt, ...)
 	free(m);
 }
 
+/* An integer as a condition is its `!= 0` (`if STAGE & 1:`), as the Rust
+ * has to spell it. */
+sid px_truth(struct pctx *c, sid x)
+{
+	return x && sg_dt(c->g, x) != SDT_BOOL && sdt_is_int(sg_dt(c->g, x)) ? ic_cmp(c->g, '!', x, sg_int(c->g, 0)) : x;
+}
+
 sid px_node(struct pctx *c, struct sval v, const struct py_node *at)
 {
 	if (v.k == SV_NODE && v.x)
@@ -538,7 +545,7 @@ struct sval px_expr(struct pctx *c, const struct py_node *n)
 		return compare(c, n);
 	case PY_IFEXP: {
 		struct sval cv = px_expr(c, n->kids[1]);
-		sid cond = px_node(c, cv, n);
+		sid cond = px_truth(c, px_node(c, cv, n));
 		int known = sem_cond_value(g, c->b, cond);
 		if (known == 1)
 			return px_expr(c, n->kids[0]);
@@ -644,7 +651,7 @@ static struct sval merge(struct pctx *c, sid cond, struct sval t, struct sval e,
 
 static void stmt_if(struct pctx *c, const struct py_node *n)
 {
-	sid cond = px_node(c, px_expr(c, n->kids[0]), n);
+	sid cond = px_truth(c, px_node(c, px_expr(c, n->kids[0]), n));
 	int known = sem_cond_value(c->g, c->b, cond);
 	if (known == 1) {
 		block(c, n->kids[1]);

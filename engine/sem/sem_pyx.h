@@ -27,6 +27,7 @@ struct pctx {
 
 struct sval px_expr(struct pctx *c, const struct py_node *n);
 sid px_node(struct pctx *c, struct sval v, const struct py_node *at);
+sid px_truth(struct pctx *c, sid x);
 void px_problem(struct pctx *c, const struct py_node *at, const char *fmt, ...) TP_PRINTF(3, 4);
 /* A call of an API function (canonical name "ct.load", "tl.dot", "min")
  * or of a method (name "astype" with recv set). handled false: unknown. */

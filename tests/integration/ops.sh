@@ -55,6 +55,11 @@ if [ -n "$TAR" ]; then
 	"$TILEPORT" analyze gemma_attention --workspace "$TG" --print >"$T/ga.json" 2>"$T/ga.err"
 	assert_eq "TileGym: configurations a *configs function returns in lists" \
 		"$(json_get "$T/ga.json" 'len(d["autotune_configs"])')" "5"
+	# STAGE: the tuner's parameter `stage`, which forward sets to `3 if
+	# is_causal else 1`: the literal both compilers specialise for (not 64)
+	assert_eq "TileGym: a Constant's literal through the caller of the launching function" \
+		"$(json_get "$T/ga.json" '[c.get("literal") for c in d["kernel_variants"][0]["constants"] if c["name"] == "STAGE"]')" \
+		"[3]"
 	"$TILEPORT" analyze recurrent_gated_delta_rule --workspace "$TG" --print >"$T/rg.json" 2>"$T/rg.err"
 	assert_eq "TileGym: sizes written as a comprehension over a range" \
 		"$(json_get "$T/rg.json" 'd["test_perf_configs"]["T"]["shapes"]')" \

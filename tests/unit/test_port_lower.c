@@ -178,6 +178,29 @@ static void test_bounds_flag_of_the_constants(void **state)
 	free(rs);
 }
 
+/* A unary minus on a scalar that is not a literal: cutile lowers `-x` on
+ * literals only, so an integer is subtracted from zero and a float
+ * multiplied by -1 (which keeps -0.0 the negation of 0.0). */
+static void test_negated_scalars_lower(void **state)
+{
+	(void)state;
+	char *rs = translate(CT_HEAD "def k(X, Y, scale: float, n: int, W: ct.Constant[int], T: ct.Constant[int]):\n"
+				     "    t = ct.load(X, index=(ct.bid(0),), shape=(T,))\n"
+				     "    off = -n\n"
+				     "    keep = ct.arange(T, dtype=ct.int32) + off >= -W\n"
+				     "    v = ct.where(keep, t * -scale, 0.0)\n"
+				     "    ct.store(Y, index=(ct.bid(0),), tile=v.astype(Y.dtype))\n",
+			     NULL);
+	has(rs, "0i32 - n");
+	has(rs, "0i32 - W");
+	has(rs, "scale * -1.0f32");
+	/* a `float` parameter is f32: the E tile promotes to it */
+	has(rs, "let t_f32: Tile<f32, { [T] }> = convert_tile(t);");
+	lacks(rs, "(-n)");
+	lacks(rs, "(-W)");
+	free(rs);
+}
+
 static void refuse(const char *body, const char *want)
 {
 	char *src = xasprintf(CT_HEAD "def k(X, T: ct.Constant[int]):\n%s", body);
@@ -269,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_dtype_test_becomes_const_generic),
 		cmocka_unit_test(test_triton_masked_loads),
 		cmocka_unit_test(test_bounds_flag_of_the_constants),
+		cmocka_unit_test(test_negated_scalars_lower),
 		cmocka_unit_test(test_refusals_name_the_construct_and_place),
 		cmocka_unit_test(test_rustfmt_layout),
 	};

@@ -459,7 +459,12 @@ int port_launch_args(const struct port_op *op, const struct tkernel *k, struct p
 		for (size_t i = 0; i < k->nparams; i++)
 			if (k->params[i].source_index == si)
 				p[np++] = &k->params[i];
-	/* one tuple: the host's own call, whatever its parameters say */
+	/* every tuple is the kernel's own where it alone is launched here:
+	 * the best fit is the one the contract shows, and nothing is refused
+	 * (the Python passes each of them, and so does the wrapper) */
+	size_t shared = 0;
+	for (size_t i = 0; i < op->nk; i++)
+		shared += lw_launch_call(&op->m, op->k[i]->name, NULL) == l->call;
 	size_t best = 0;
 	if (all.n > 1) {
 		int score = -1;
@@ -476,12 +481,16 @@ int port_launch_args(const struct port_op *op, const struct tkernel *k, struct p
 		}
 		const struct py_node *at = l->args_expr;
 		char *t = py_node_text(&op->m.py, at);
-		if (score < 0) {
+		if (shared <= 1) {
+			/* the best fit, or the first where none fits */
+		} else if (score < 0) {
 			refuse(&r, at,
 			       "none of the %zu tuples the launch arguments `%s` may be fits `%s` (%zu "
 			       "parameters)",
 			       all.n, t, k->name, np);
 		} else if (ties) {
+			/* two kernels through one launch, and this one could take
+			 * either tuple */
 			struct sbuf where = SBUF_INIT;
 			for (size_t i = 0; i < all.n; i++)
 				if (fit(&all.v[i], p, np) == score && all.v[i].from)

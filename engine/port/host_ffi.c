@@ -517,8 +517,12 @@ static void host_arguments(struct sbuf *sb, const struct port_op *op, const stru
 {
 	struct port_launch l;
 	struct tp_err e = {0};
-	if (port_launch_of(op, k, &l, &e) < 0 || l.triton || l.args_expr->kind == PY_TUPLE ||
-	    l.args_expr->kind == PY_LIST)
+	if (port_launch_of(op, k, &l, &e) < 0 || l.triton)
+		return;
+	bool literal = l.args_expr->kind == PY_TUPLE || l.args_expr->kind == PY_LIST;
+	for (size_t i = 0; literal && i < l.args_expr->nkids; i++)
+		literal = l.args_expr->kids[i]->kind != PY_STARRED;
+	if (literal)
 		return;
 	char *what = py_node_text(&op->m.py, l.args_expr);
 	sb_printf(sb, "  - host arguments, built as `%s`", what);

@@ -288,6 +288,43 @@ static void test_tuples_of_one_kernel_are_its_own(void **state)
 	port_close(op);
 }
 
+/* Two kernels through one launch and no tuple of as many arguments as
+ * one of them takes: refused, with the launch's place. */
+static void test_no_tuple_fits_a_kernel(void **state)
+{
+	(void)state;
+	static const char src[] =
+		"import cuda.tile as tile\n"
+		"import torch\n"
+		"\n"
+		"\n"
+		"@tile.kernel\n"
+		"def fill_split(dst, n, SPLIT: tile.Constant[int]):\n"
+		"    tile.store(dst, index=(tile.bid(0),), tile=tile.zeros((SPLIT,), dtype=tile.float32))\n"
+		"\n"
+		"\n"
+		"@tile.kernel\n"
+		"def fill_lanes(dst, n, LANES: tile.Constant[int]):\n"
+		"    tile.store(dst, index=(tile.bid(0),), tile=tile.full((LANES,), 1.0, dtype=tile.float32))\n"
+		"\n"
+		"\n"
+		"def fill(dst, wide):\n"
+		"    which = fill_split\n"
+		"    args = (dst, 8)\n"
+		"    if wide:\n"
+		"        which = fill_lanes\n"
+		"        args = (dst, dst.numel(), 8, 1)\n"
+		"    tile.launch(torch.cuda.current_stream(), (8, 1, 1), which, args)\n";
+	struct port_op *op = NULL;
+	struct tp_err err = {0};
+	assert_int_equal(port_open_source("fill.py", src, strlen(src), NULL, NULL, &op, &err), 0);
+	char *ffi = NULL;
+	assert_int_equal(port_ffi_rs(op, &ffi, &err), -1);
+	assert_string_equal(err.msg, "fill.py:21:64: unsupported: none of the 2 tuples the launch arguments "
+				     "`args` may be fits `fill_split` (3 parameters)");
+	port_close(op);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_ambiguous_launch_arguments_are_refused),
 		cmocka_unit_test(test_launch_arguments_from_a_call_are_refused),
 		cmocka_unit_test(test_tuples_of_one_kernel_are_its_own),
+		cmocka_unit_test(test_no_tuple_fits_a_kernel),
 		cmocka_unit_test(test_kernel_candidates_of_a_tuner),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -492,10 +492,14 @@ int port_launch_args(const struct port_op *op, const struct tkernel *k, struct p
 			/* two kernels through one launch, and this one could take
 			 * either tuple */
 			struct sbuf where = SBUF_INIT;
-			for (size_t i = 0; i < all.n; i++)
-				if (fit(&all.v[i], p, np) == score && all.v[i].from)
-					sb_printf(&where, "%s%d:%d", where.len ? " and " : "", all.v[i].from->line,
-						  all.v[i].from->col);
+			for (size_t i = 0; i < all.n; i++) {
+				const struct py_node *f = all.v[i].from;
+				bool named = false;
+				for (size_t j = 0; j < i && f; j++)
+					named |= all.v[j].from == f && fit(&all.v[j], p, np) == score;
+				if (f && !named && fit(&all.v[i], p, np) == score)
+					sb_printf(&where, "%s%d:%d", where.len ? " and " : "", f->line, f->col);
+			}
 			refuse(&r, at,
 			       "ambiguous launch arguments `%s` for `%s`: the tuples bound at %s fit its %zu "
 			       "parameters equally (name the arguments as its parameters, or launch it with "

@@ -38,14 +38,14 @@ int port_launch_of(const struct port_op *op, const struct tkernel *k, struct por
 	} else {
 		out->stream = py_call_arg(c, 0);
 		out->grid = py_call_arg(c, 1);
-		out->args_tuple = py_call_arg(c, 3);
-		if (!out->args_tuple || (out->args_tuple->kind != PY_TUPLE && out->args_tuple->kind != PY_LIST)) {
-			const struct py_node *at = out->args_tuple ? out->args_tuple : c;
-			tp_err_set(err, TP_EXIT_FAILED,
-				   "%s:%d:%d: unsupported: ct.launch arguments that are not a literal tuple",
-				   op->path, at->line, at->col);
+		out->args_expr = py_call_arg(c, 3);
+		if (!out->args_expr) {
+			tp_err_set(err, TP_EXIT_FAILED, "%s:%d:%d: unsupported: a ct.launch without arguments",
+				   op->path, c->line, c->col);
 			return -1;
 		}
+		if (port_launch_args(op, k, out, err) < 0)
+			return -1;
 	}
 	if (!out->grid) {
 		tp_err_set(err, TP_EXIT_FAILED, "%s:%d:%d: unsupported: a launch without a grid",
@@ -510,6 +510,34 @@ int port_ffi_rs(const struct port_op *op, char **out, struct tp_err *err)
 
 /* ---- the launch contract (B's handoff to D) ---- */
 
+/* The arguments the host passes k where it builds the tuple (names,
+ * `+`, a choice in branches): which of them the kernel gets is what the
+ * contract's arguments are read against. */
+static void host_arguments(struct sbuf *sb, const struct port_op *op, const struct tkernel *k)
+{
+	struct port_launch l;
+	struct tp_err e = {0};
+	if (port_launch_of(op, k, &l, &e) < 0 || l.triton)
+		return;
+	bool literal = l.args_expr->kind == PY_TUPLE || l.args_expr->kind == PY_LIST;
+	for (size_t i = 0; literal && i < l.args_expr->nkids; i++)
+		literal = l.args_expr->kids[i]->kind != PY_STARRED;
+	if (literal)
+		return;
+	char *what = py_node_text(&op->m.py, l.args_expr);
+	sb_printf(sb, "  - host arguments, built as `%s`", what);
+	free(what);
+	if (l.args_from)
+		sb_printf(sb, " (the tuple bound at line %d)", l.args_from->line);
+	sb_adds(sb, ":");
+	for (size_t i = 0; i < l.nargs; i++) {
+		char *a = py_node_text(&op->m.py, l.args[i]);
+		sb_printf(sb, "%s %s", i ? "," : "", a);
+		free(a);
+	}
+	sb_addc(sb, '\n');
+}
+
 char *port_launch_contract(const struct port_op *op)
 {
 	struct sbuf sb = SBUF_INIT;
@@ -546,6 +574,7 @@ char *port_launch_contract(const struct port_op *op)
 			}
 			sb_addc(&sb, '\n');
 		}
+		host_arguments(&sb, op, k);
 		sb_adds(&sb, "  - output form: read-only &Tensor written through partition_full_mut, or a "
 			     "raw *mut E; never &mut Tensor (R43)\n");
 		sb_adds(&sb, "  - grid: the host's grid expression, passed as grid_x, grid_y, grid_z\n");

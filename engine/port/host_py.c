@@ -209,17 +209,25 @@ static void launch_edit(struct wctx *w, const struct py_node *n, const struct py
 	} else {
 		const struct py_node *stream = py_call_arg(n, 0), *grid = py_call_arg(n, 1);
 		const struct py_node *args = py_call_arg(n, 3);
+		bool literal = args && (args->kind == PY_TUPLE || args->kind == PY_LIST);
 		scan(w, stream, 0);
 		scan(w, grid, 0);
-		for (size_t k = 0; args && k < args->nkids; k++)
-			scan(w, args->kids[k], 0);
+		scan(w, args, 0);
 		char *st = text_of(w, stream), *gr = text_of(w, grid);
 		sb_printf(&sb, "%s, %s", st, gr);
 		free(st);
 		free(gr);
-		for (size_t k = 0; args && k < args->nkids; k++) {
+		for (size_t k = 0; literal && k < args->nkids; k++) {
 			char *a = text_of(w, args->kids[k]);
 			sb_printf(&sb, ", %s", a);
+			free(a);
+		}
+		/* a tuple the host builds (`common + (T,)`, chosen in branches):
+		 * the same tuple, unpacked into the launch function, so that
+		 * each kernel gets what the Python passes it */
+		if (!literal && args) {
+			char *a = text_of(w, args);
+			sb_printf(&sb, args->kind == PY_NAME ? ", *%s" : ", *(%s)", a);
 			free(a);
 		}
 	}
@@ -231,7 +239,7 @@ static void launch_edit(struct wctx *w, const struct py_node *n, const struct py
  * local name that holds it. */
 static char *launch_value(struct wctx *w, const struct py_node *k, int ki)
 {
-	if (k->kind == PY_NAME && py_is_name(k, w->op->k[ki]->name))
+	if (ki >= 0 && k->kind == PY_NAME && py_is_name(k, w->op->k[ki]->name))
 		return xasprintf("_launch_%s", w->op->k[ki]->name);
 	scan(w, k, 0);
 	return text_of(w, k);
@@ -269,18 +277,57 @@ static void search_edit(struct wctx *w, const struct py_node *n)
 	const struct py_module *pm = &w->op->m.py;
 	const struct py_node *k = py_call_param(n, 3, "kernel");
 	int ki = launched_kernel(w, k);
-	if (ki < 0) {
-		refuse(w, k ? k : n, "an exhaustive_search over a kernel that was not translated");
+	if (!k) {
+		refuse(w, n, "an exhaustive_search without a kernel");
 		return;
 	}
 	add_edit(&w->ed, node_from(pm, n->kids[0]), node_to(pm, n->kids[0]), xstrdup("_exhaustive_search"));
-	char *fn = launch_value(w, k, ki);
-	add_edit(&w->ed, node_from(pm, k), node_to(pm, k), fn);
+	/* a kernel the host picks from its candidates (`candidate.kernel`)
+	 * is a launch function in the wrapper already: every kernel value of
+	 * the copied code is (see scan) */
+	if (ki >= 0)
+		add_edit(&w->ed, node_from(pm, k), node_to(pm, k), launch_value(w, k, ki));
+	else
+		scan(w, k, 0);
 	for (size_t i = 1; i < n->nkids; i++)
 		if (n->kids[i] != k && !(n->kids[i]->kind == PY_KEYWORD && n->kids[i]->kids[0] == k))
 			scan(w, n->kids[i], 0);
 	w->need_search = true;
 	w->need_partial = true;
+}
+
+/* A type annotation: the kernel language's types (`ct.kernel`,
+ * `ct.Constant[int]`) are `object` in the wrapper, which runs without it. */
+static void annotation(struct wctx *w, const struct py_node *n)
+{
+	if (!n || w->failed)
+		return;
+	if (n->kind == PY_ATTR || n->kind == PY_NAME) {
+		char *c = pymod_canon(&w->op->m, n);
+		bool lang = c && (str_starts(c, "ct.") || str_starts(c, "tl.") || str_starts(c, "triton."));
+		free(c);
+		if (lang) {
+			const struct py_module *pm = &w->op->m.py;
+			add_edit(&w->ed, node_from(pm, n), node_to(pm, n), xstrdup("object"));
+			return;
+		}
+	}
+	if (n->kind == PY_SUBSCRIPT) {
+		char *c = pymod_canon(&w->op->m, n->kids[0]);
+		bool lang = c && (str_starts(c, "ct.") || str_starts(c, "tl.") || str_starts(c, "triton."));
+		free(c);
+		if (lang) {
+			const struct py_module *pm = &w->op->m.py;
+			add_edit(&w->ed, node_from(pm, n), node_to(pm, n), xstrdup("object"));
+			return;
+		}
+	}
+	if (n->kind == PY_NAME || n->kind == PY_ATTR) {
+		scan(w, n, 0);
+		return;
+	}
+	for (size_t k = 0; k < n->nkids; k++)
+		annotation(w, n->kids[k]);
 }
 
 /* Walk copied code: the names it uses, its launches, and the kernel
@@ -310,7 +357,7 @@ static void scan(struct wctx *w, const struct py_node *n, int depth)
 	}
 	/* a kernel with other hints is its launch function with them bound */
 	const struct py_node *hk = NULL;
-	if (lw_is_replace_hints(n, &hk) && launched_kernel(w, hk) >= 0) {
+	if (lw_is_replace_hints(n, &hk)) {
 		hinted_edit(w, n, hk);
 		return;
 	}
@@ -323,16 +370,29 @@ static void scan(struct wctx *w, const struct py_node *n, int depth)
 			return;
 		}
 	}
-	/* `fwd = KERNEL`: the name the launch goes through now holds the
-	 * kernel's _launch function */
-	if (n->kind == PY_ASSIGN && n->nkids == 2 && n->kids[0]->kind == PY_NAME &&
-	    n->kids[1]->kind == PY_NAME) {
-		char *kn = py_str(n->kids[1]);
+	/* a type annotation of the kernel language (a dataclass field
+	 * `kernel: ct.kernel`): the value is a launch function in the wrapper */
+	if (n->kind == PY_ANNASSIGN || n->kind == PY_PARAM || n->kind == PY_DEF) {
+		const struct py_node *ann = n->kind == PY_ANNASSIGN ? n->kids[1]
+					    : n->kind == PY_PARAM   ? n->kids[0]
+								    : n->kids[2];
+		annotation(w, ann);
+		for (size_t k = 0; k < n->nkids; k++)
+			if (n->kids[k] != ann)
+				scan(w, n->kids[k], depth + 1);
+		return;
+	}
+	/* `K.attr`: the wrapper has no kernel object to read it from */
+	if (n->kind == PY_ATTR && n->kids[0]->kind == PY_NAME) {
+		char *kn = py_str(n->kids[0]);
 		int ki = kernel_index(w->op, kn);
 		free(kn);
 		if (ki >= 0) {
-			add_edit(&w->ed, node_from(pm, n->kids[1]), node_to(pm, n->kids[1]),
-				 xasprintf("_launch_%s", w->op->k[ki]->name));
+			refuse(w, n->kids[0],
+			       "the kernel `%s` used in host code other than by its launch (the "
+			       "cutile-rs wrapper has a launch function in its place, no kernel "
+			       "object)",
+			       w->op->k[ki]->name);
 			return;
 		}
 	}
@@ -362,13 +422,18 @@ static void scan(struct wctx *w, const struct py_node *n, int depth)
 		if (n->kind == PY_NAME) {
 			char *kn = py_str(n);
 			int ki = kernel_index(w->op, kn);
+			const struct pm_func *f = ki < 0 ? pymod_func(m, kn) : NULL;
 			free(kn);
+			/* a kernel as a value (`fwd = K`, `Candidate(kernel=K)`, a list
+			 * of kernels): its launch function, which the launches and the
+			 * tuner's search in the copied code call as they would the
+			 * kernel, so the host's choice among kernels stays its own */
 			if (ki >= 0)
-				refuse(w, n,
-				       "the kernel `%s` used in host code other than by its launch (the "
-				       "cutile-rs wrapper has a launch function in its place, no kernel "
-				       "object)",
-				       w->op->k[ki]->name);
+				add_edit(&w->ed, node_from(pm, n), node_to(pm, n),
+					 xasprintf("_launch_%s", w->op->k[ki]->name));
+			else if (f && f->role == PM_KERNEL)
+				refuse(w, n, "the kernel `%s`, which was not translated, in host code",
+				       f->name);
 			else
 				use_name(w, n);
 			return;
@@ -483,8 +548,9 @@ static void launch_fn(struct sbuf *sb, const struct port_op *op, size_t ki, bool
  * reference keeps its own cache of the choice, so each search is its own
  * autotune_launch key. */
 static const char exhaustive_search_def[] =
-	"\n\ndef _exhaustive_search(configs, stream, grid_fn, launch, args_fn, hints_fn):\n"
-	"    \"\"\"cuda.tile.tune.exhaustive_search over the cutile-rs launch.\"\"\"\n"
+	"\n\ndef _exhaustive_search(configs, stream, grid_fn, launch, args_fn, hints_fn, **_options):\n"
+	"    \"\"\"cuda.tile.tune.exhaustive_search over the cutile-rs launch: the best config\n"
+	"    and its time (best.mean_us), which a host comparing kernels reads.\"\"\"\n"
 	"    from types import SimpleNamespace\n"
 	"\n"
 	"    tuned = autotune_launch(\n"
@@ -493,7 +559,8 @@ static const char exhaustive_search_def[] =
 	"        key=object(),\n"
 	"        kernel_name=getattr(getattr(launch, \"func\", launch), \"__name__\", \"kernel\"),\n"
 	"    )\n"
-	"    return SimpleNamespace(best=SimpleNamespace(config=tuned.best_config))\n";
+	"    best_ms = min((ms for _, ms in tuned.tuning_record), default=float(\"inf\"))\n"
+	"    return SimpleNamespace(best=SimpleNamespace(config=tuned.best_config, mean_us=best_ms * 1000.0))\n";
 
 int port_wrapper_py(const struct port_op *op, const char *source_rel, char **out,
 		    struct tp_err *err)

@@ -22,18 +22,31 @@ struct port_op {
 	size_t nrefused;
 };
 
-/* The host code's launch of a kernel: `ct.launch(stream, grid, K, (args))`
+#define PORT_LAUNCH_MAX_ARGS 128
+
+/* The host code's launch of a kernel: `ct.launch(stream, grid, K, args)`
  * or Triton's `K[grid](args, NAME=value)`. */
 struct port_launch {
 	const struct pm_func *host;
 	const struct py_node *call;
-	const struct py_node *stream;     /* NULL for Triton */
+	const struct py_node *stream;    /* NULL for Triton */
 	const struct py_node *grid;
-	const struct py_node *args_tuple; /* ct.launch: the argument tuple */
+	const struct py_node *args_expr; /* ct.launch: the arguments as written (a tuple, a name, a `+`) */
+	/* ct.launch: the argument of each of the kernel's source parameters,
+	 * through the local names and `+` the host builds them with */
+	const struct py_node *args[PORT_LAUNCH_MAX_ARGS];
+	size_t nargs;
+	const struct py_node *args_from; /* the assignment that gave them; NULL: the launch's own tuple */
 	bool triton;
 };
 int port_launch_of(const struct port_op *op, const struct tkernel *k, struct port_launch *out,
 		   struct tp_err *err);
+/* host_args.c: fill l->args from l->args_expr for kernel k, choosing
+ * among the tuples the bindings of a name may give it the one that fits
+ * k's parameters; -1 with FILE:LINE:COL when none does, when two differ
+ * and fit equally, or when the arguments are built otherwise. */
+int port_launch_args(const struct port_op *op, const struct tkernel *k, struct port_launch *l,
+		     struct tp_err *err);
 /* The element types the host accepts (its `x.dtype in (...)` gate), at
  * most max; the float types when it has none. */
 size_t port_host_dtypes(const struct port_op *op, const struct pm_func *h, enum tdt *out,

@@ -2,7 +2,8 @@
 # Stage D (mech) on host code and tests written the ways TileGym writes
 # them (tests/fixtures/tilegym-host laid over tests/fixtures/tilegym-layout):
 # a launch inside an autograd.Function's forward, a launch through a local
-# name from a launch helper, a kernel a tuner chose (rope's), backend
+# name from a launch helper, a kernel a tuner chose (rope's), a tuner's
+# kernel candidates with arguments built in branches (blend), backend
 # lists inside the test class (with and
 # without the is_backend_available import), an operator in a subfolder, and
 # a launch helper of another operator's module, which the wrapper takes
@@ -62,6 +63,25 @@ assert_contains "scaled_softmax: the class's list" "$W/tests/ops/test_scaled_sof
     if is_backend_available("cutile-rs"):
         _backends = _backends + ["cutile-rs"]'
 
+# A tuner's kernel candidates and a tuple built before the launch, its tail
+# chosen in the arms of an if (blend): each kernel takes the tuple naming its
+# own parameter, and the wrapper launches what the Python launches.
+run blend
+ends_complete blend "$?"
+B=$W/src/tilegym/ops/cutile_rs/blend.py
+assert_contains "blend: the host's own tuple, unpacked into the launch" "$B" \
+	"    kernel(torch.cuda.current_stream(), grid, *args)"
+assert_contains "blend: the candidates hold the launch functions" "$B" \
+	"    for cand in (_Candidate(_launch__blend_rows, True), _Candidate(_launch__blend_cols, False)):"
+assert_contains "blend: the search over the candidate's launch" "$B" "            cand.kernel,"
+assert_contains "blend: the winner with its hints" "$B" \
+	"    return functools.partial(best, occupancy=best_cfg.occupancy), best_cfg"
+assert_contains "blend: a kernel-typed field is an object" "$B" "    kernel: object"
+assert_contains "blend: the rows kernel takes the width" "$T/out/blend/reports/agent_b.md" \
+	"  - host arguments, built as \`args\` (the tuple bound at line 72): out, a, b, width"
+assert_contains "blend: the columns kernel takes the height" "$T/out/blend/reports/agent_b.md" \
+	"  - host arguments, built as \`args\` (the tuple bound at line 75): out, a, b, height"
+
 # Another operator's launch helper: refused until that operator has its port.
 run row_norm
 assert_eq "row_norm before row_scale's port: exit 1" "$?" 1
@@ -79,7 +99,8 @@ else
 	ok "row_norm's wrapper needs no cuTile Python"
 fi
 assert_contains "the __init__ imports in name order, with the ports' comment" \
-	"$W/src/tilegym/ops/cutile_rs/__init__.py" '    from . import leaky_relu  # noqa: F401
+	"$W/src/tilegym/ops/cutile_rs/__init__.py" '    from . import blend  # noqa: F401
+    from . import leaky_relu  # noqa: F401
     from . import row_norm  # noqa: F401
     from . import row_scale  # noqa: F401
     from . import scaled_softmax  # noqa: F401

@@ -1,6 +1,7 @@
 # tileport translate, analyze and equiv (inventory) on the sample operators and the
 # fixture kernels (tests/fixtures/port/kernels: flash attention, a persistent
-# matmul with a device function, a MoE gather, Triton softmax and matmul):
+# matmul with a device function, a MoE gather, Triton softmax and matmul, launch
+# arguments built in branches):
 # the generated kernel.rs, ffi.rs and wrapper against golden files, rustfmt's
 # layout (when rustfmt is installed), a semantic MATCH for every kernel, a
 # mutated Rust kernel caught by the check, the exact refusal of each
@@ -152,6 +153,19 @@ for f in "$K"/*.py; do
 	fi
 	"$TILEPORT" translate "$f" --emit ffi >"$T/$n.ffi.rs" 2>"$T/err" || bad "$n: --emit ffi"
 	rustfmt_ok "$T/$n.ffi.rs"
+	# a fixture whose host code is the point (blend_paths: launch
+	# arguments built in branches): its ffi.rs, wrapper and launch
+	# contract are golden
+	if [ -f "$G/$n.wrapper.py" ]; then
+		for what in ffi wrapper contract; do
+			ext=rs
+			[ "$what" = wrapper ] && ext=py
+			[ "$what" = contract ] && ext=md
+			(cd "$K" && "$TILEPORT" translate "$n.py" --emit "$what") >"$T/$n.here.$what.$ext" 2>&1 ||
+				bad "$n: --emit $what"
+			golden "$n.$what.$ext" "$T/$n.here.$what.$ext"
+		done
+	fi
 	if "$TILEPORT" translate "$f" --emit wrapper >"$T/$n.py" 2>"$T/err"; then
 		python_ok "$T/$n.py"
 	else

@@ -3,7 +3,8 @@
  * derived from them, the import of is_backend_available, the __init__
  * import in name order) and the launch a wrapper and ffi.rs are written
  * from (inside an autograd.Function, through a helper, through a local
- * alias of the kernel). */
+ * alias of the kernel; the arguments it builds and a tuner's kernel
+ * candidates are test_port_launch.c's). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -278,12 +278,18 @@ static void yields(const struct pymod *m, const struct py_node *n, cJSON *out, i
 /* The configurations a tuner tries, where the operator writes them as
  * literals: each `SimpleNamespace(TILE_M=64, ...)` its functions named
  * *configs yield or return, every GPU's branch (the sm_90 list and the
- * sm_100 one are both configurations the kernel takes), each once. */
+ * sm_100 one are both configurations the kernel takes), each once. Where
+ * those are computed (from the extents, the SM count), the literal ones
+ * the host launches with when tuning is off are the configurations there
+ * are to name. */
 static cJSON *tuner_configs(const struct pymod *m)
 {
 	cJSON *out = cJSON_CreateArray();
 	for (size_t i = 0; i < m->nfuncs; i++)
 		if (str_ends(m->funcs[i].name, "configs") && m->funcs[i].role != PM_KERNEL)
+			yields(m, m->funcs[i].def->kids[3], out, 0);
+	for (size_t i = 0; i < m->nfuncs && !out->child; i++)
+		if (m->funcs[i].role == PM_HOST)
 			yields(m, m->funcs[i].def->kids[3], out, 0);
 	return out;
 }

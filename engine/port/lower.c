@@ -358,6 +358,16 @@ void lw_want_int(struct lw *lw, struct tval *v)
 {
 	if (!v || v->kind != TV_TILE || v->dt != DT_E || !v->def)
 		return;
+	/* a loaded value seen through ops that only move its elements
+	 * (`.item()`, reshape, expand_dims, permute): its type is theirs */
+	if ((v->def->kind == TOP_RESHAPE || v->def->kind == TOP_BROADCAST ||
+	     v->def->kind == TOP_PERMUTE) && v->def->na >= 1 && !v->ptr_tile) {
+		struct tval *src = v->def->a[0];
+		lw_want_int(lw, src);
+		if (src->kind == TV_TILE && src->dt == DT_I32)
+			v->dt = DT_I32;
+		return;
+	}
 	/* `base + idx` (an int32 tile promoted to E to meet the gathered
 	 * idx): int32 arithmetic once idx is */
 	if (v->def->kind == TOP_BINARY && v->def->na == 2 && v->def->fn &&

@@ -354,6 +354,19 @@ static int pointer_param(struct tval *p, enum tdt dt)
 	return -1;
 }
 
+/* An integer promoted to E: an integer tile, or a constant the source
+ * wrote as an integer literal (its f32 text exact: within 2^24). */
+static bool promoted_int(const struct tval *src)
+{
+	if (tdt_is_int(src->dt))
+		return true;
+	if (src->kind != TV_TILE || !src->def || src->def->kind != TOP_CONSTANT ||
+	    !src->def->int_literal)
+		return false;
+	double d = strtod(src->def->text, NULL);
+	return d >= -16777216.0 && d <= 16777216.0;
+}
+
 void lw_want_int(struct lw *lw, struct tval *v)
 {
 	if (!v || v->kind != TV_TILE || v->dt != DT_E || !v->def)
@@ -377,7 +390,7 @@ void lw_want_int(struct lw *lw, struct tval *v)
 		for (int i = 0; i < 2 && ints; i++) {
 			struct tval *o = x[i];
 			bool promoted = o->kind == TV_TILE && o->dt == DT_E && o->def &&
-					o->def->kind == TOP_CONVERT && tdt_is_int(o->def->a[0]->dt);
+					o->def->kind == TOP_CONVERT && promoted_int(o->def->a[0]);
 			if (!promoted)
 				lw_want_int(lw, o);
 			ints = promoted || (o->kind == TV_TILE && o->dt == DT_I32) || lw_is_int_scalar(o);
@@ -386,7 +399,14 @@ void lw_want_int(struct lw *lw, struct tval *v)
 			return;
 		for (int i = 0; i < 2; i++)
 			if (x[i]->kind == TV_TILE && x[i]->dt == DT_E) {
-				/* the promotion is a copy now */
+				/* the promotion is a copy now, of an int32 literal where
+				 * the source wrote one (`ids[b] * 2`) */
+				struct tval *src = x[i]->def->a[0];
+				if (src->dt != DT_I32 && src->def->kind == TOP_CONSTANT) {
+					src->def->text = ta_printf(lw->a, "%lldi32",
+								   (long long)strtod(src->def->text, NULL));
+					src->dt = DT_I32;
+				}
 				x[i]->dt = DT_I32;
 				x[i]->def->kind = TOP_LET;
 			}

@@ -205,6 +205,15 @@ static void test_loaded_values_as_indices(void **state)
 	has(rs, "let o: Tile<i32, { [1, T] }> =");
 	lacks(rs, "4.0f32");
 	free(rs);
+	/* a loop bound read from memory is an integer too */
+	rs = translate(CT_HEAD "def k(lens, y, T: ct.Constant[int]):\n"
+			       "    n = ct.load(lens, index=(ct.bid(0),), shape=(1,)).item()\n"
+			       "    for i in range(n):\n"
+			       "        ct.store(y, index=(i,), tile=ct.zeros((T,), dtype=ct.float32))\n",
+		       NULL);
+	has(rs, "lens: &Tensor<i32, { [-1] }>,");
+	has(rs, "let n_s: i32 = tile_to_scalar(n);");
+	free(rs);
 	rs = translate(CT_HEAD "def k(ids, w, y, T: ct.Constant[int]):\n"
 			       "    e = ct.load(ids, index=(0,), shape=(1,)).item()\n"
 			       "    ct.store(y, index=(0,), tile=ct.load(w, index=(e + 0.5,), shape=(T,)))\n",

@@ -367,16 +367,17 @@ static bool promoted_int(const struct tval *src)
 	return d >= -16777216.0 && d <= 16777216.0;
 }
 
-void lw_want_int(struct lw *lw, struct tval *v)
+static void want_int(struct lw *lw, struct tval *v, int depth)
 {
-	if (!v || v->kind != TV_TILE || v->dt != DT_E || !v->def)
+	/* depth: a value's definitions form a chain of bounded length */
+	if (!v || v->kind != TV_TILE || v->dt != DT_E || !v->def || depth > 64)
 		return;
 	/* a loaded value seen through ops that only move its elements
 	 * (`.item()`, reshape, expand_dims, permute): its type is theirs */
 	if ((v->def->kind == TOP_RESHAPE || v->def->kind == TOP_BROADCAST ||
 	     v->def->kind == TOP_PERMUTE) && v->def->na >= 1 && !v->ptr_tile) {
 		struct tval *src = v->def->a[0];
-		lw_want_int(lw, src);
+		want_int(lw, src, depth + 1);
 		if (src->kind == TV_TILE && src->dt == DT_I32)
 			v->dt = DT_I32;
 		return;
@@ -392,7 +393,7 @@ void lw_want_int(struct lw *lw, struct tval *v)
 			bool promoted = o->kind == TV_TILE && o->dt == DT_E && o->def &&
 					o->def->kind == TOP_CONVERT && promoted_int(o->def->a[0]);
 			if (!promoted)
-				lw_want_int(lw, o);
+				want_int(lw, o, depth + 1);
 			ints = promoted || (o->kind == TV_TILE && o->dt == DT_I32) || lw_is_int_scalar(o);
 		}
 		if (!ints)
@@ -444,6 +445,11 @@ void lw_want_int(struct lw *lw, struct tval *v)
 			lw_unsupported(lw, lw->stmt, "a gathered index whose padding is not an integer");
 		v->dt = DT_I32;
 	}
+}
+
+void lw_want_int(struct lw *lw, struct tval *v)
+{
+	want_int(lw, v, 0);
 }
 
 struct tparam *lw_array(struct lw *lw, struct tval *v, const struct py_node *at, bool ptr, int rank)

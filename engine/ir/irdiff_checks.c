@@ -57,8 +57,8 @@ static bool div_by_on(const struct ir_op *op, bool ptr)
 	if (!p || p->kind != IR_ATTR_DIV_BY)
 		return false;
 	const struct ir_type *t = op->operands[0]->type;
-	if (ptr)
-		return ir_type_is_ptr_tile(t);
+	if (ptr || ir_type_is_ptr_tile(t))
+		return ptr && ir_type_is_ptr_tile(t); /* a tile<ptr<i32>> is no scalar */
 	enum ir_elem e = ir_type_elem_of(t);
 	return t && t->kind == IR_TY_TILE && t->rank == 0 && (e == IR_I32 || e == IR_I64);
 }

@@ -154,9 +154,9 @@ struct top *lw_op(struct lw *lw, enum top_kind kind, const struct py_node *at);
 /* An op's tile result of dt and shape in a fresh variable named after hint. */
 struct tval *lw_tile_res(struct lw *lw, struct top *op, enum tdt dt, const struct tshape *s,
 			 const char *hint);
-/* A tile used where integers are needed (an index, a pointer offset):
- * when it was loaded from an array whose element type nobody gave, that
- * array holds int32. */
+/* A tile used where integers are needed (an index, a pointer offset, a
+ * loop bound): when it was read from an array whose element type nobody
+ * gave, that array holds int32 (lower_int.c). */
 void lw_want_int(struct lw *lw, struct tval *v);
 /* Mark a param as read by the entry. */
 void lw_use_param(struct lw *lw, int param);

@@ -483,6 +483,8 @@ const char *lw_int_rs(struct lw *lw, struct tval *v, const struct py_node *at)
 		return tv_rs(v);
 	if (v->kind == TV_CBOOL && v->known)
 		return v->ival ? "1" : "0";
+	if (v->kind == TV_TILE && v->shape.rank == 0 && !v->ptr_tile)
+		lw_want_int(lw, v); /* read from an array nobody typed: int32 */
 	if (v->kind == TV_TILE && v->shape.rank == 0 && !v->ptr_tile && v->dt == DT_I32) {
 		/* a 0-d tile where a scalar is needed (a loop bound from a loaded
 		 * value): the crate's own conversion */

@@ -11,6 +11,15 @@ static struct tval **index_scalars(struct lw *lw, struct tval **idx, size_t n,
 {
 	struct tval **v = ta_alloc(lw->a, (n ? n : 1) * sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
+		if (idx[i]->kind == TV_TILE && idx[i]->shape.rank == 0 && !idx[i]->ptr_tile) {
+			/* a value read from an array (`ids[bid].item()`): an int32
+			 * scalar by the crate's tile_to_scalar */
+			lw_want_int(lw, idx[i]);
+			if (idx[i]->dt == DT_I32) {
+				v[i] = tv_int(lw->a, lw_int_rs(lw, idx[i], at));
+				continue;
+			}
+		}
 		if (idx[i]->kind != TV_INT && idx[i]->kind != TV_CINT)
 			lw_unsupported(lw, at, "a tile index that is not an integer scalar");
 		v[i] = idx[i];
@@ -25,9 +34,11 @@ struct tval *lw_load_view(struct lw *lw, struct tval *arr, struct tval **idx, si
 	struct tparam *p = lw_array(lw, arr, at, false, s->rank);
 	if (nidx != (size_t)s->rank)
 		lw_unsupported(lw, at, "a load index of %zu values for a rank-%d tile", nidx, s->rank);
+	/* the indices first: one read from a tile is converted before the load */
+	struct tval **scalars = index_scalars(lw, idx, nidx, at);
 	struct top *op = lw_op(lw, TOP_LOAD, at);
 	op->param = arr->param;
-	op->idx = index_scalars(lw, idx, nidx, at);
+	op->idx = scalars;
 	op->nidx = nidx;
 	op->shape = *s;
 	op->padding = pad;
@@ -71,9 +82,10 @@ void lw_store_view(struct lw *lw, struct tval *arr, struct tval **idx, size_t ni
 	if (nidx != (size_t)tile->shape.rank)
 		lw_unsupported(lw, at, "a store index of %zu values for a rank-%d tile", nidx,
 			       tile->shape.rank);
+	struct tval **scalars = index_scalars(lw, idx, nidx, at);
 	struct top *op = lw_op(lw, TOP_STORE, at);
 	op->param = arr->param;
-	op->idx = index_scalars(lw, idx, nidx, at);
+	op->idx = scalars;
 	op->nidx = nidx;
 	op->shape = tile->shape;
 	op->a[0] = tile;

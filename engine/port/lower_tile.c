@@ -187,9 +187,9 @@ static struct tval *const_tile(struct lw *lw, double value, bool is_int, enum td
 			lit_dt = DT_F32;
 		lit = lw_float_rs(lw, value, lit_dt);
 	}
-	(void)is_int;
 	struct top *op = lw_op(lw, TOP_CONSTANT, at);
 	op->text = lit;
+	op->int_literal = is_int && dt != DT_BOOL;
 	op->shape = *s;
 	struct tval *r = lw_tile_res(lw, op, lit_dt, s, lw_hint(lw, "c"));
 	return lw_convert(lw, r, dt, at);

@@ -156,6 +156,13 @@ static bool fmt_call(struct sbuf *o, int indent, const char *s, size_t n, const 
 			return true;
 		}
 	}
+	/* a parenthesised expression, not a call or tuple: a comma after its
+	 * one element would make it a tuple */
+	char before = s[open - 1];
+	const char *sep = na == 1 && !(isalnum((unsigned char)before) || before == '_' ||
+				       before == '>' || before == '!')
+				  ? ""
+				  : ",";
 	rsfmt_put(o, indent, s, (size_t)open + 1);
 	/* arguments that are all short and simple (names, literals, &names,
 	 * &*names: rustfmt's simple expressions) fill lines; others go one
@@ -182,11 +189,11 @@ static bool fmt_call(struct sbuf *o, int indent, const char *s, size_t n, const 
 			sb_adds(&l, ", ");
 		}
 		if (l.len)
-			rsfmt_put(o, indent + 1, l.buf, l.len - 1);
+			rsfmt_put(o, indent + 1, l.buf, l.len - 2 + strlen(sep));
 		sb_free(&l);
 	} else {
 		for (size_t i = 0; i < na; i++)
-			fmt_expr(o, indent + 1, args[i], alen[i], ",");
+			fmt_expr(o, indent + 1, args[i], alen[i], sep);
 	}
 	struct sbuf close = SBUF_INIT;
 	sb_addc(&close, ')');

@@ -179,6 +179,7 @@ struct top {
 	bool no_tma;           /* allow_tma=False */
 	const char *modes;     /* extra trailing arguments: "rounding::NearestEven, ftz::Disabled" */
 	bool has_pad_value;
+	bool int_literal;      /* CONSTANT: the source wrote an integer (2, not 2.0) */
 	struct tblock *body, *orelse; /* FOR body; IF then/else */
 	struct tval **decls;   /* IF: variables declared before it (`let x: T;`) */
 	size_t ndecls;

@@ -121,6 +121,12 @@ assert_contains "ragged_sum: lengths are int32" "$T/rgs.rs" "lengths: &Tensor<i3
 "$TILEPORT" translate "$K/two_pass.py" >"$T/tp.rs"
 assert_contains "two_pass: a fill value from a Constant" "$T/tp.rs" "let count: Tile<f32, { [1] }> ="
 
+"$TILEPORT" translate "$K/routed_rows.py" >"$T/rr.rs"
+assert_contains "routed_rows: an array read as a tile index is int32" "$T/rr.rs" "route: &Tensor<i32, { [-1] }>,"
+assert_contains "routed_rows: an array read as a gather index is int32" "$T/rr.rs" "perm: &Tensor<i32, { [-1] }>,"
+assert_contains "routed_rows: arithmetic on the loaded index in int32" "$T/rr.rs" "let w_r: Tile<i32, { [] }> = expert * w_c_e;"
+assert_contains "routed_rows: the index a scalar before the load" "$T/rr.rs" "let w_r_1_s: i32 = tile_to_scalar(w_r_1);"
+
 # ---- more kernels: general constructs ----
 for f in "$K"/*.py; do
 	n=$(basename "$f" .py)
@@ -243,6 +249,8 @@ refuse loop_escape.py "loop_escape.py:6:5: unsupported: \`last\` is defined insi
 refuse float_min.py "float_min.py:6:9: unsupported: minimum of two float scalars"
 refuse block_offset.py \
 	"block_offset.py:8:75: unsupported: a block-pointer offset that is not a multiple of its block size (the strided view does not become a partition view; keep the pointer form)"
+# a loaded value times a float literal is no index, whatever the array holds
+refuse float_index.py "float_index.py:7:36: unsupported: a tile index that is not an integer scalar"
 refuse syntax_error.py "syntax_error.py:6:5: expected an expression" 2
 "$TILEPORT" inventory while_loop.py "$T/softmax.kernel.rs" >"$T/out" 2>"$T/err"
 assert_eq "inventory of a source the check cannot follow: exit" "$?" 1

@@ -185,6 +185,30 @@ static void test_scalar_assume_in_reference_only(void **state)
 	free(b);
 }
 
+/* A 0-d pointer to i32 is a pointer: its div_by is the pointer kind the
+ * reference has too, no scalar assume */
+static void test_pointer_to_int_is_no_scalar_assume(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"cuda_tile.module @kernels {\n"
+		"  entry @k(%a: tile<ptr<i32>>) {\n"
+		"    %pa = assume div_by<16>, %a : tile<ptr<i32>>\n"
+		"    return\n"
+		"  }\n"
+		"}\n";
+	struct tp_err err;
+	struct ir_module *m = ir_text_parse("p.mlir", text, strlen(text), &err);
+	if (!m)
+		fail_msg("%s", err.msg);
+	struct irdiff_result *r = diff(m, m);
+	for (size_t f = 0; f < r->nfindings; f++)
+		fail_msg("%s %s", r->findings[f].rule, r->findings[f].message);
+	assert_int_equal(r->verdict, IRDIFF_PASS);
+	irdiff_free(r);
+	ir_module_free(m);
+}
+
 static void test_rows_and_ranges(void **state)
 {
 	(void)state;
@@ -498,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_every_rule),
 		cmocka_unit_test(test_identical_and_renamed_pass),
 		cmocka_unit_test(test_scalar_assume_in_reference_only),
+		cmocka_unit_test(test_pointer_to_int_is_no_scalar_assume),
 		cmocka_unit_test(test_rows_and_ranges),
 		cmocka_unit_test(test_name_match),
 		cmocka_unit_test(test_alignment_choice),

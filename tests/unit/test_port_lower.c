@@ -201,6 +201,50 @@ static void test_negated_scalars_lower(void **state)
 	free(rs);
 }
 
+/* Values read from an array nobody typed, used as indices (a view load's
+ * tile index through .item() and arithmetic, a gather's index through a
+ * reshape): the array holds int32, the index is a scalar before the load,
+ * and a float in the arithmetic keeps it from being an index. */
+static void test_loaded_values_as_indices(void **state)
+{
+	(void)state;
+	char *rs = translate(CT_HEAD "def k(ids, order, w, x, y, T: ct.Constant[int]):\n"
+				     "    e = ct.load(ids, index=(ct.bid(0),), shape=(1,)).item()\n"
+				     "    a = ct.load(w, index=(e * 4 - 1,), shape=(T,))\n"
+				     "    o = ct.reshape(ct.load(order, index=(0,), shape=(T,)), (1, T))\n"
+				     "    g = ct.gather(x, ct.reshape(o, (T,)))\n"
+				     "    ct.store(y, index=(0,), tile=a + g)\n",
+			     NULL);
+	has(rs, "ids: &Tensor<i32, { [-1] }>,");
+	has(rs, "order: &Tensor<i32, { [-1] }>,");
+	has(rs, "w: &Tensor<E, { [-1] }>,");
+	has(rs, "let e: Tile<i32, { [] }> = e_tile.reshape(const_shape![]);");
+	has(rs, "constant(4i32, const_shape![])");
+	const char *conv = strstr(rs, "tile_to_scalar(");
+	const char *load = conv ? strstr(rs, "&a_part,") : NULL;
+	assert_non_null(conv);
+	assert_non_null(load);
+	assert_true(conv < load); /* the scalar exists before the load reads it */
+	has(rs, "let o: Tile<i32, { [1, T] }> =");
+	lacks(rs, "4.0f32");
+	free(rs);
+	/* a loop bound read from memory is an integer too */
+	rs = translate(CT_HEAD "def k(lens, y, T: ct.Constant[int]):\n"
+			       "    n = ct.load(lens, index=(ct.bid(0),), shape=(1,)).item()\n"
+			       "    for i in range(n):\n"
+			       "        ct.store(y, index=(i,), tile=ct.zeros((T,), dtype=ct.float32))\n",
+		       NULL);
+	has(rs, "lens: &Tensor<i32, { [-1] }>,");
+	has(rs, "let n_s: i32 = tile_to_scalar(n);");
+	free(rs);
+	rs = translate(CT_HEAD "def k(ids, w, y, T: ct.Constant[int]):\n"
+			       "    e = ct.load(ids, index=(0,), shape=(1,)).item()\n"
+			       "    ct.store(y, index=(0,), tile=ct.load(w, index=(e + 0.5,), shape=(T,)))\n",
+		       NULL);
+	assert_string_equal(rs, "ERR 1 k.py:7:34: unsupported: a tile index that is not an integer scalar");
+	free(rs);
+}
+
 static void refuse(const char *body, const char *want)
 {
 	char *src = xasprintf(CT_HEAD "def k(X, T: ct.Constant[int]):\n%s", body);
@@ -277,6 +321,15 @@ static void test_rustfmt_layout(void **state)
 					"&*A_t, &*B_t, &*C_t, M, N, K)\n");
 	sb_free(&o);
 	/* a short one stays on the let line, the chain one level in */
+	/* a parenthesised operand too long for the line stays an expression:
+	 * no comma after it (that would make a tuple) */
+	s = layout(2, "let bid_m: i32 = first_bid_m + ((bid % (GROUP_SIZE_M * ((N + TILE_SIZE_N - 1) / "
+		      "TILE_SIZE_N))) % group_size_m);");
+	assert_string_equal(s, "        let bid_m: i32 = first_bid_m + (\n"
+			       "            (bid % (GROUP_SIZE_M * ((N + TILE_SIZE_N - 1) / TILE_SIZE_N))) "
+			       "% group_size_m\n"
+			       "        );\n");
+	free(s);
 	in = rsfmt_chain_head(&o, 1, "let launched = ", "m::k(&*x_t, n)");
 	assert_int_equal(in, 2);
 	assert_string_equal(sb_str(&o), "    let launched = m::k(&*x_t, n)\n");
@@ -293,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_triton_masked_loads),
 		cmocka_unit_test(test_bounds_flag_of_the_constants),
 		cmocka_unit_test(test_negated_scalars_lower),
+		cmocka_unit_test(test_loaded_values_as_indices),
 		cmocka_unit_test(test_refusals_name_the_construct_and_place),
 		cmocka_unit_test(test_rustfmt_layout),
 	};

@@ -143,7 +143,9 @@ static void lower_norm(const char *s, char *out, size_t max)
 		out[k++] = (char)tolower((unsigned char)*s);
 	out[k] = '\0';
 	size_t n = k;
-	static const char *const sfx[] = {"_ptr", "_t", "_tensor", "_desc"};
+	/* `_p`: the translator's own, for a parameter whose snake-case name a
+	 * local of the kernel holds (`V` is `v_p` beside a local `v`) */
+	static const char *const sfx[] = {"_ptr", "_t", "_tensor", "_desc", "_p"};
 	for (size_t i = 0; i < TP_ARRAY_LEN(sfx); i++) {
 		size_t l = strlen(sfx[i]);
 		if (n > l && !strcmp(out + n - l, sfx[i]))

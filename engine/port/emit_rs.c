@@ -275,11 +275,31 @@ static void if_op(struct out *o, const struct top *op)
 	sb_free(&t);
 }
 
+/* The partition a view load with a padding, order, latency or TMA hint
+ * reads; true when it is a PartitionMut (a pointer array's tensor view:
+ * emit_view.c). */
+static bool load_partition(struct out *o, const struct top *op, const char *arr)
+{
+	if (op->view)
+		return emit_view_partition(&o->sb, o->indent, op);
+	struct sbuf sh = SBUF_INIT, dm = SBUF_INIT;
+	shape_list(&op->shape, &sh);
+	dim_map(op->order, op->shape.rank, &dm);
+	line(o, "let %s = make_partition_view(%s, const_shape![%s], %s, %s, get_tensor_token(%s));",
+	     op->v1, arr, sh.buf, tpad_rust(op->padding), dm.buf, arr);
+	sb_free(&sh);
+	sb_free(&dm);
+	return false;
+}
+
 static void op_line(struct out *o, const struct top *op)
 {
 	const struct tkernel *k = o->k;
 	struct sbuf l = SBUF_INIT, t1 = SBUF_INIT, t2 = SBUF_INIT;
 	const char *arr = op->param >= 0 ? k->params[op->param].rs : NULL;
+	/* a pointer array's view accesses go through the entry's tensor view */
+	if (op->view)
+		arr = op->view;
 	switch (op->kind) {
 	case TOP_LET:
 		lhs(op, &l);
@@ -292,9 +312,13 @@ static void op_line(struct out *o, const struct top *op)
 			  op->axis);
 		break;
 	case TOP_NUM_TILES:
-		line(o, "let %s = make_partition_view(%s, const_shape![%s], padding::None, "
-			"dim_map::Identity, get_tensor_token(%s));",
-		     op->v1, arr, shape_list(&op->shape, &t1), arr);
+		if (op->view)
+			line(o, "let %s = %s.partition(const_shape![%s]);", op->v1, arr,
+			     shape_list(&op->shape, &t1));
+		else
+			line(o, "let %s = make_partition_view(%s, const_shape![%s], padding::None, "
+				"dim_map::Identity, get_tensor_token(%s));",
+			     op->v1, arr, shape_list(&op->shape, &t1), arr);
 		lhs(op, &l);
 		sb_printf(&l, "get_index_space_shape(&%s)[%d];", op->v1, op->axis);
 		break;
@@ -331,18 +355,14 @@ static void op_line(struct out *o, const struct top *op)
 			sb_printf(&l, " = %s.load(%s);", op->v1, index_list(op, &t2));
 			break;
 		}
-		struct sbuf dm = SBUF_INIT;
-		dim_map(op->order, op->shape.rank, &dm);
-		line(o, "let %s = make_partition_view(%s, const_shape![%s], %s, %s, get_tensor_token(%s));",
-		     op->v1, arr, shape_list(&op->shape, &t1), tpad_rust(op->padding), sb_str(&dm), arr);
-		sb_free(&dm);
+		bool mut = load_partition(o, op, arr);
 		/* in cutile 0.2.0 load_view_tko returns the tile alone */
 		sb_printf(&l, "let %s: ", val(r));
 		type_of(r, &l);
-		sb_printf(&l, " = load_view_tko(&%s, %s, ordering::Weak, scope::TileBlock, ",
-			  op->v1, index_list(op, &t2));
-		sb_printf(&l, "%s, %s);", latency_rs(op->latency, &t1),
-			  op->no_tma ? "tma::Disabled" : "tma::Enabled");
+		sb_printf(&l, " = %sload_view_tko%s(&%s, %s, ordering::Weak, scope::TileBlock, ",
+			  mut ? "unsafe { " : "", mut ? "_mut" : "", op->v1, index_list(op, &t2));
+		sb_printf(&l, "%s, %s)%s;", latency_rs(op->latency, &t1),
+			  op->no_tma ? "tma::Disabled" : "tma::Enabled", mut ? " }" : "");
 		break;
 	}
 	case TOP_STORE:
@@ -359,6 +379,9 @@ static void op_line(struct out *o, const struct top *op)
 			  op->v2, op->v1, val(op->a[0]), index_list(op, &t2),
 			  latency_rs(op->latency, &t1), op->no_tma ? "tma::Disabled" : "tma::Enabled");
 		break;
+	case TOP_TENSOR_VIEW:
+		emit_tensor_view(&o->sb, o->indent, k, op);
+		goto done;
 	case TOP_PTR_BASE:
 		lhs(op, &l);
 		sb_printf(&l, "pointer_to_tile(%s);", arr);

@@ -339,30 +339,6 @@ void lw_use_param(struct lw *lw, int param)
 		lw->e->param_used[param] = true;
 }
 
-struct tparam *lw_array(struct lw *lw, struct tval *v, const struct py_node *at, bool ptr, int rank)
-{
-	if (!v || v->kind != TV_ARRAY)
-		lw_unsupported(lw, at, "this operand is not a kernel array parameter");
-	struct tparam *p = &lw->k->params[v->param];
-	if (ptr ? p->view : p->ptr)
-		lw_unsupported(lw, at,
-			       "array `%s` is read both through tile views and through pointers",
-			       p->name);
-	if (ptr)
-		p->ptr = true;
-	else
-		p->view = true;
-	if (rank > 0) {
-		int *r = &lw->e->param_rank[v->param];
-		if (*r > 0 && *r != rank)
-			lw_unsupported(lw, at, "array `%s` is accessed with rank %d and rank %d",
-				       p->name, *r, rank);
-		*r = rank;
-	}
-	lw_use_param(lw, v->param);
-	return p;
-}
-
 /* ---- liveness ---- */
 
 
@@ -604,6 +580,7 @@ static enum lw_status lower_entry(struct lw *lw, const struct spec *sp)
 	lw_push_frame(lw, lw->f->def->kids[3], false, true);
 	lw_lower_frame(lw);
 	lw->nframes--;
+	lw_check_view_order(lw);
 	return LW_OK;
 }
 
@@ -725,7 +702,8 @@ int lower_kernel(const struct pymod *m, const struct pm_func *f, const char *op,
 			if (s.param >= 0 && s.cop == 0) {
 				c->has_fixed[s.param] = true;
 				c->fixed[s.param] = base;
-			} else if (s.param >= 0 && s.cop == PYOP_EQ && base) {
+			} else if (s.param >= 0 && ((s.cop == PYOP_EQ && base) || (s.cop == PYOP_NE && !base))) {
+				/* the side where the Constant equals the literal */
 				c->has_fixed[s.param] = true;
 				c->fixed[s.param] = s.cval;
 			}

@@ -160,9 +160,22 @@ struct tval *lw_tile_res(struct lw *lw, struct top *op, enum tdt dt, const struc
 void lw_want_int(struct lw *lw, struct tval *v);
 /* Mark a param as read by the entry. */
 void lw_use_param(struct lw *lw, int param);
-/* A param used as an array: view (load/store) or pointer (gather/scatter). */
+/* A param used as an array: view (load/store) or pointer (gather/scatter)
+ * (lower_view.c). */
 struct tparam *lw_array(struct lw *lw, struct tval *v, const struct py_node *at, bool ptr,
 			int rank);
+
+/* ---- arrays through views and pointers (lower_view.c) ---- */
+/* The array a pointer tile points into (down its offsets, broadcasts
+ * and reshapes to the pointer_to_tile); -1 none. With dt, every pointer
+ * tile on the way now points to dt. */
+int lw_pointer_param(struct tval *ptrs, enum tdt dt);
+/* The tensor view the entry builds from pointer array `param` for its view
+ * accesses (the Rust name); NULL when the array is a &Tensor. */
+const char *lw_tensor_view(struct lw *lw, int param, int rank, const struct py_node *at);
+/* After an entry is lowered: refused when it writes such an array through
+ * a view and touches it through pointers (or the reverse) where both run. */
+void lw_check_view_order(struct lw *lw);
 
 /* The Rust text of a scalar value (its variable once it has one). */
 static inline const char *tv_rs(const struct tval *v)

@@ -102,14 +102,9 @@ static void mark(struct lw *lw, const struct py_node *n, const struct mark_scope
 
 static void ct_mark_arrays(struct lw *lw, const struct py_node *def)
 {
+	/* an array with views and pointers both is a pointer, its views built
+	 * in the entry (lower_view.c) */
 	mark(lw, def->kids[3], NULL, 0);
-	for (size_t i = 0; i < lw->k->nparams; i++) {
-		struct tparam *p = &lw->k->params[i];
-		if (p->kind == TP_ARRAY && p->view && p->ptr)
-			lw_unsupported(lw, lw->f->def,
-				       "array `%s` is read both through tile views and through pointers",
-				       p->name);
-	}
 	lw_array_dtypes(lw);
 }
 
@@ -373,6 +368,7 @@ static struct tval *call_num_tiles(struct lw *lw, const char *name, const struct
 		lw_unsupported(lw, call, "ct.num_tiles with a permuted order");
 	struct top *op = lw_op(lw, TOP_NUM_TILES, call);
 	op->param = arr->param;
+	op->view = lw_tensor_view(lw, arr->param, s.rank, call);
 	op->axis = axis;
 	op->shape = s;
 	op->inv = "num_tiles";

@@ -91,8 +91,20 @@ static struct tval *arith(struct lw *lw, const char *name, const struct py_node 
 	return NULL;
 }
 
+/* ct.sigmoid (cuTile Python past 1.7.0): 1 / (1 + exp(-x)), as Triton's
+ * tl.sigmoid is written (lower_tl.c) and cutile 0.2.0 has no op of its own */
+static struct tval *sigmoid(struct lw *lw, const struct py_node *call)
+{
+	struct tval *x = lw_required(lw, call, 0, "x");
+	struct tval *e = lw_exp(lw, lw_binop(lw, PYOP_SUB, tv_cint(lw->a, 0), x, call), false, call);
+	struct tval *den = lw_binop(lw, PYOP_ADD, tv_cint(lw->a, 1), e, call);
+	return lw_binop(lw, PYOP_DIV, tv_cint(lw->a, 1), den, call);
+}
+
 struct tval *lw_ct_elementwise(struct lw *lw, const char *name, const struct py_node *call)
 {
+	if (strcmp(name, "sigmoid") == 0)
+		return sigmoid(lw, call);
 	struct tval *r = math1(lw, name, call);
 	return r ? r : arith(lw, name, call);
 }

@@ -10,6 +10,21 @@
 
 /* ---- parameters ---- */
 
+/* The shape generics of cutile's own operator and method impls
+ * (`impl<E, const D: [i32; N]> Div for Tile<E, D>`, `Tensor<E, S>`'s
+ * methods, LoadTileLike's X): its compiler looks them up by name while it
+ * instantiates one, and panics on a kernel's i32 const generic of the
+ * same name (layer_norm_legacy's `D`). Such a Constant is NAME_ in the
+ * Rust, the suffix the translator gives any name taken twice. */
+static const char *crate_generic_safe(struct lw *lw, const char *name)
+{
+	static const char *const taken[] = {"D", "S", "X"};
+	for (size_t i = 0; i < TP_ARRAY_LEN(taken); i++)
+		if (strcmp(name, taken[i]) == 0)
+			return ta_printf(lw->a, "%s_", name);
+	return ta_strdup(lw->a, name);
+}
+
 void lw_make_params(struct lw *lw)
 {
 	const struct py_node *params = lw->f->def->kids[1];
@@ -35,8 +50,10 @@ void lw_make_params(struct lw *lw)
 		bool cfloat = c == 3;
 		if (cfloat)
 			c = 0;
-		/* a const generic keeps its name; a runtime one is snake case */
-		tp->rs = c ? ta_strdup(lw->a, tp->name) : (char *)lw_param_ident(lw, tp->name);
+		/* a const generic keeps its name (but one of cutile's own, NAME_);
+		 * a runtime one is snake case */
+		tp->rs = c ? (char *)crate_generic_safe(lw, tp->name)
+			   : (char *)lw_param_ident(lw, tp->name);
 		if (c) {
 			tp->kind = TP_CONST;
 			tp->dt = c == 2 ? DT_BOOL : DT_I32;

@@ -7,21 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The array a pointer tile points into: down its chain of offset_tile,
- * broadcast and reshape to the pointer_to_tile; -1 none. With dt, every
- * pointer tile on the way now points to dt. */
-static int pointer_param(struct tval *p, enum tdt dt)
-{
-	for (int hop = 0; p && p->kind == TV_TILE && p->ptr_tile && p->def && hop < 16; hop++) {
-		if (dt != DT_NONE)
-			p->dt = dt;
-		if (p->def->kind == TOP_PTR_BASE)
-			return p->def->param;
-		p = p->def->na > 0 ? p->def->a[0] : NULL;
-	}
-	return -1;
-}
-
 /* An integer promoted to E: an integer tile, or a constant the source
  * wrote as an integer literal (its f32 text exact: within 2^24). */
 static bool promoted_int(const struct tval *src)
@@ -93,7 +78,7 @@ static void want_int(struct lw *lw, struct tval *v, int depth)
 	}
 	if (g->dt != DT_E || (g->def->kind != TOP_LOAD && g->def->kind != TOP_GATHER))
 		return;
-	int param = g->def->kind == TOP_LOAD ? g->def->param : pointer_param(g->def->a[0], DT_NONE);
+	int param = g->def->kind == TOP_LOAD ? g->def->param : lw_pointer_param(g->def->a[0], DT_NONE);
 	if (param < 0)
 		return;
 	struct tparam *p = &lw->k->params[param];
@@ -103,7 +88,7 @@ static void want_int(struct lw *lw, struct tval *v, int depth)
 	p->dt = DT_I32;
 	g->dt = DT_I32;
 	if (g->def->kind == TOP_GATHER)
-		pointer_param(g->def->a[0], DT_I32);
+		lw_pointer_param(g->def->a[0], DT_I32);
 	if (sel) {
 		/* the padding: a constant converted to the element type */
 		struct tval *pad = sel->a[2];

@@ -38,6 +38,15 @@ struct tval *lw_load_view(struct lw *lw, struct tval *arr, struct tval **idx, si
 	struct tval **scalars = index_scalars(lw, idx, nidx, at);
 	struct top *op = lw_op(lw, TOP_LOAD, at);
 	op->param = arr->param;
+	op->view = lw_tensor_view(lw, arr->param, s->rank, at);
+	bool identity = true;
+	for (int i = 0; order && order[0] >= 0 && i < s->rank; i++)
+		identity &= order[i] == i;
+	if (op->view && pad != PAD_ZERO && !(pad == PAD_UNDETERMINED && identity))
+		lw_unsupported(lw, at,
+			       "a view load of the pointer array `%s` with %s padding%s (cutile 0.2.0 "
+			       "partitions a tensor view it builds with zero padding, or none in order)",
+			       p->name, tpad_name(pad), identity ? "" : " and an order");
 	op->idx = scalars;
 	op->nidx = nidx;
 	op->shape = *s;
@@ -85,6 +94,7 @@ void lw_store_view(struct lw *lw, struct tval *arr, struct tval **idx, size_t ni
 	struct tval **scalars = index_scalars(lw, idx, nidx, at);
 	struct top *op = lw_op(lw, TOP_STORE, at);
 	op->param = arr->param;
+	op->view = lw_tensor_view(lw, arr->param, tile->shape.rank, at);
 	op->idx = scalars;
 	op->nidx = nidx;
 	op->shape = tile->shape;
@@ -134,9 +144,14 @@ struct tval *lw_pointers(struct lw *lw, struct tval *arr, struct tval *offsets,
 	struct tval *r = lw_tile_res(lw, o, p->dt, &s, ta_printf(lw->a, "%s_ptrs", p->rs));
 	r->ptr_tile = true;
 	int align = elem_bytes(p->dt);
-	if (wide && s.rank == 0 && align > 1) {
+	bool one = true; /* one element: the base reshaped, never broadcast */
+	for (int i = 0; i < s.rank; i++)
+		one &= !s.d[i].sym && s.d[i].lit == 1;
+	if (wide && one && align > 1) {
 		/* cuTile Python tells the compiler a single element's pointer is
-		 * aligned to the element; only a concrete type has a known size */
+		 * aligned to the element (its divisibility survives a reshape of
+		 * the base, not a broadcast); only a concrete type has a known
+		 * size */
 		struct top *a = lw_op(lw, TOP_ASSUME, at);
 		a->a[0] = r;
 		a->na = 1;

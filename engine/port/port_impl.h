@@ -59,6 +59,11 @@ char *port_emit_module(const struct port_op *op, const char *source_rel);
 /* The kernel's params as an entry lists them: the source's, then each
  * pointer array's synthesized extents and strides. Returns the count. */
 size_t port_params_in_order(const struct tkernel *k, size_t *out, size_t max);
+/* emit_view.c: the tensor view an entry builds from a pointer array
+ * read through views too (TOP_TENSOR_VIEW), and the partition a view load
+ * of it reads (true: a PartitionMut, loaded with load_view_tko_mut). */
+void emit_tensor_view(struct sbuf *out, int indent, const struct tkernel *k, const struct top *op);
+bool emit_view_partition(struct sbuf *out, int indent, const struct top *op);
 /* rule 12: "tensor", "ptr" or "mixed" for an entry's parameters. */
 const char *port_entry_pattern(const struct tkernel *k, const struct tentry *e);
 

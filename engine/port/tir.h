@@ -136,6 +136,9 @@ enum top_kind {
 	TOP_SCATTER,    /* pointer store: a[0] pointer tile, a[1] value, a[2] mask or NULL */
 	TOP_PTR_BASE,   /* res(ptr tile rank 0) = pointer_to_tile(param) */
 	TOP_PTR_OFFSET, /* res = a[0].offset_tile(a[1]) */
+	TOP_TENSOR_VIEW, /* v1 = make_tensor_view(pointer_to_tile(param)) over shape.rank axes: idx the
+	                  * extents, then the strides of every axis but the last (static 1); v2, lo, hi
+	                  * name the pointer tile, the Shape and the Array */
 	TOP_CONVERT,    /* res = convert_tile(a[0]) */
 	TOP_BINARY,     /* res = a[0] OP a[1]: fn names the Rust call or operator */
 	TOP_UNARY,      /* res = fn(a[0], modes) */
@@ -194,6 +197,7 @@ struct top {
 	 * types it as a literal, taking a tile's element type, where a `float`
 	 * parameter is an f32 that f16 and bf16 tiles promote to */
 	bool weak;
+	const char *view;      /* LOAD/STORE/NUM_TILES of a pointer array: its TENSOR_VIEW (v1) */
 };
 
 struct tblock {

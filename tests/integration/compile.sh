@@ -67,6 +67,20 @@ for f in "$K"/*.py; do
 	fi
 done
 
+# fold_rows's arrays are read through views and pointers: with EXACT set its
+# views go through the tensor views the entry builds from the pointers
+# (above, EXACT is false: the pointer side)
+"$TILEPORT" translate "$K/fold_rows.py" --op fold_rows >"$T/fr.rs"
+"$TILEPORT" --workspace "$T/ws" compile "$T/fr.rs" --generics f16,64,true --out "$T/out/fr_exact" \
+	>"$T/c.log" 2>&1
+assert_eq "fold_rows, EXACT: views of pointer arrays lower" "$?" 0
+FR=$T/out/fr_exact/generated/generated.mlir
+assert_eq "fold_rows, EXACT: two views of pointers, laid out as the entry lays out a tensor's" \
+	"$(grep -c 'strides = \[1\] : tile<i32> -> tensor_view<?xf16, strides=\[1\]>' "$FR")" 2
+assert_contains "fold_rows, EXACT: a load through it, without padding" "$FR" \
+	"partition_view<tile=(4), tensor_view<?xf16, strides=[1]>>, tile<i32> -> tile<4xf16>, token"
+assert_contains "fold_rows, EXACT: a store through it" "$FR" "store_view_tko weak"
+
 # ---- TileGym: its kernels as translated, and NVIDIA's own ports ----
 TG_TAR=$TILEPORT_TOP/../shared/tilegym/TileGym-75a1430.tar.gz
 if [ -f "$TG_TAR" ]; then

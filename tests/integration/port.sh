@@ -120,6 +120,17 @@ assert_contains "ragged_sum: lengths are int32" "$T/rgs.rs" "lengths: &Tensor<i3
 
 "$TILEPORT" translate "$K/two_pass.py" >"$T/tp.rs"
 assert_contains "two_pass: a fill value from a Constant" "$T/tp.rs" "let count: Tile<f32, { [1] }> ="
+# fold_rows: the semantic check follows a pointer array's tensor view back to
+# the array (a view of the wrong pointer stores elsewhere)
+sed 's/make_tensor_view(sums_base,/make_tensor_view(scale_base,/' "$K/fold_rows.rs" >"$T/fr_bad.rs"
+"$TILEPORT" equiv "$K/fold_rows.py" "$T/fr_bad.rs" >"$T/inv" 2>&1
+assert_contains "fold_rows: a view of the wrong pointer is found" "$T/inv" \
+	"the Rust stores to scale, which the source does not (when EXACT)"
+# gated_rows: the variant where ROWS == 1 is checked against the kernel with
+# ROWS = 1, and the Constant D (D_ in the Rust) pairs
+"$TILEPORT" equiv "$K/gated_rows.py" "$K/gated_rows.rs" >"$T/inv" 2>&1
+assert_contains "gated_rows: the ROWS == 1 variant pairs with its kernel" "$T/inv" \
+	"entry gated_rows <-> gated_rows_rows_eq_1: 0 critical, 0 warn"
 
 "$TILEPORT" translate "$K/routed_rows.py" >"$T/rr.rs"
 assert_contains "routed_rows: an array read as a tile index is int32" "$T/rr.rs" "route: &Tensor<i32, { [-1] }>,"
@@ -251,6 +262,10 @@ refuse block_offset.py \
 	"block_offset.py:8:75: unsupported: a block-pointer offset that is not a multiple of its block size (the strided view does not become a partition view; keep the pointer form)"
 # a loaded value times a float literal is no index, whatever the array holds
 refuse float_index.py "float_index.py:7:36: unsupported: a tile index that is not an integer scalar"
+refuse store_then_gather.py \
+	"store_then_gather.py:8:12: unsupported: array \`A\` written through a tile view and accessed through pointers where both run (cutile orders a tile view and pointers by no common token)"
+refuse pointer_view_padding.py \
+	"pointer_view_padding.py:7:12: unsupported: a view load of the pointer array \`A\` with NEG_INF padding (cutile 0.2.0 partitions a tensor view it builds with zero padding, or none in order)"
 refuse syntax_error.py "syntax_error.py:6:5: expected an expression" 2
 "$TILEPORT" inventory while_loop.py "$T/softmax.kernel.rs" >"$T/out" 2>"$T/err"
 assert_eq "inventory of a source the check cannot follow: exit" "$?" 1

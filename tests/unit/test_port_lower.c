@@ -97,6 +97,58 @@ static void test_constant_branch_without_structure_stays_one_entry(void **state)
 	port_close(op);
 }
 
+static void test_views_of_a_pointer_array(void **state)
+{
+	(void)state;
+	/* A is gathered, and loaded as tiles inside a loop in one arm: it is
+	 * a pointer, and the view is built once, first in the entry */
+	char *rs = translate(CT_HEAD "def k(A, Y, T: ct.Constant[int], TILED: ct.Constant[bool]):\n"
+				     "    acc = ct.zeros((T,), dtype=ct.float32)\n"
+				     "    if TILED:\n"
+				     "        for j in range(4):\n"
+				     "            acc = acc + ct.load(A, (ct.bid(0), j), (1, T)).reshape((T,)).astype(ct.float32)\n"
+				     "    else:\n"
+				     "        acc = ct.gather(A, (ct.bid(0), ct.arange(T, dtype=ct.int32))).astype(ct.float32)\n"
+				     "    ct.store(Y, (ct.bid(0),), acc.astype(Y.dtype))\n",
+			     NULL);
+	has(rs, "        a: *mut E,\n");
+	has(rs, "    ) {\n"
+		"        // `a` is addressed through pointers and tile views: the views are of its pointer\n"
+		"        let a_shape0: i32 = unsafe { assume_bounds_lower::<_, 0>(a_shape0) };\n");
+	/* every stride dynamic but the last */
+	has(rs, "let a_strides: Array<{ [-1, 1] }> = Array::<{ [-1, 1] }> { dims: &[a_stride0] };\n");
+	has(rs, "make_tensor_view(a_base, a_dims, a_strides, new_token_unordered())");
+	/* the load inside the loop (no padding) reads the view through
+	 * Tensor's method: cutile types make_partition_view over a parameter */
+	has(rs, "let acc_part = unsafe { a_view.partition_full_mut(const_shape![1, T]) };");
+	has(rs, "load_view_tko_mut(\n                        &acc_part,");
+	lacks(rs, "make_partition_view(&a_view");
+	free(rs);
+}
+
+static void test_constant_not_equal_split_fixes_the_equal_side(void **state)
+{
+	(void)state;
+	struct port_op *op = NULL;
+	char *rs = translate(CT_HEAD "def k(X, Y, N: ct.Constant[int], D: ct.Constant[int]):\n"
+				     "    x = ct.load(X, (ct.bid(0), 0), (N, D))\n"
+				     "    m = ct.sum(x, axis=1)\n"
+				     "    if N != 1:\n"
+				     "        m = m[:, None]\n"
+				     "    ct.store(Y, (ct.bid(0), 0), x - m)\n",
+			     &op);
+	struct port_entry e[4];
+	assert_int_equal(port_entries(op, e, 4), 2);
+	assert_string_equal(e[0].name, "k_n_ne_1");
+	assert_string_equal(e[1].name, "k_n_eq_1");
+	/* where N == 1 the shapes are (1, D) and (1,): N is no generic there;
+	 * D, a name of cutile's own operator impls, is D_ */
+	has(rs, "pub unsafe fn k_n_eq_1<E: ElementType, const D_: i32>(");
+	has(rs, "Tile<E, { [1, D_] }>");
+	free(rs);
+	port_close(op);
+}
+
 static void test_loop_carried_accumulator(void **state)
 {
 	(void)state;
@@ -341,6 +393,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rank_changing_constant_splits_entries),
 		cmocka_unit_test(test_constant_branch_without_structure_stays_one_entry),
+		cmocka_unit_test(test_views_of_a_pointer_array),
+		cmocka_unit_test(test_constant_not_equal_split_fixes_the_equal_side),
 		cmocka_unit_test(test_loop_carried_accumulator),
 		cmocka_unit_test(test_dtype_test_becomes_const_generic),
 		cmocka_unit_test(test_triton_masked_loads),

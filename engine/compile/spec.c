@@ -99,6 +99,19 @@ static char *constant_literal(const cJSON *an, const char *entry, const char *na
 	return NULL;
 }
 
+/* The translator writes a Constant whose name cutile's own generics take
+ * (`D`) as `D_`: the analysis names it as the source does. */
+static char *constant_unsuffixed(const cJSON *an, const char *entry, const char *name)
+{
+	size_t n = strlen(name);
+	if (n < 2 || name[n - 1] != '_')
+		return NULL;
+	char *src = xstrndup(name, n - 1);
+	char *lit = constant_literal(an, entry, src);
+	free(src);
+	return lit;
+}
+
 static const char *variant_of(const cJSON *an, const char *entry)
 {
 	const cJSON *v, *vars = cJSON_GetObjectItemCaseSensitive(an, "kernel_variants");
@@ -197,7 +210,8 @@ static int one_spec(const struct rs_sig *s, const cJSON *an, const char *dtype, 
 				c->generics = strv_push(c->generics, cJSON_IsTrue(v) ? "true" : "false");
 			else if (g->kind == RSG_TYPE)
 				c->generics = strv_push(c->generics, dtype);
-			else if (an && (lit = constant_literal(an, s->name, g->name))) {
+			else if (an && ((lit = constant_literal(an, s->name, g->name)) ||
+					(lit = constant_unsuffixed(an, s->name, g->name)))) {
 				/* a bool generic from a Python flag written 0/1 */
 				if (!strcmp(g->type, "bool") && (!strcmp(lit, "0") || !strcmp(lit, "1"))) {
 					char *b = xstrdup(*lit == '1' ? "true" : "false");

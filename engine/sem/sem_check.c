@@ -65,6 +65,27 @@ static int name_score(const struct pymod *m, const struct pm_func *k, const stru
 			}
 		}
 	}
+	/* {kernel}_{constant}_{eq|ne|lt|le|gt|ge}_{N}: a variant on a comparison
+	 * (layer_norm_legacy's BLOCK_N != 1); which side of it the entry is,
+	 * the case analysis finds (a condition of the source alone) */
+	if (lb > la + 1 && !strncmp(a, b, la) && b[la] == '_') {
+		const char *rest = b + la + 1, *u = strrchr(rest, '_');
+		size_t digits = u ? strspn(u + 1, "0123456789") : 0;
+		static const char *const ops[] = {"_eq", "_ne", "_lt", "_le", "_gt", "_ge"};
+		for (size_t i = 0; u && digits && !u[1 + digits] && u - rest > 3 && i < TP_ARRAY_LEN(ops); i++)
+			if (!strncmp(u - 3, ops[i], 3)) {
+				const struct py_node *ps = k->def->kids[1];
+				for (size_t j = 0; ps && j < ps->nkids; j++)
+					if (ps->kids[j]->n == (size_t)(u - 3 - rest) &&
+					    !strncasecmp(ps->kids[j]->s, rest, ps->kids[j]->n)) {
+						/* `_eq_`: the Constant is that value there */
+						if (i == 0)
+							snprintf(vparam, vmax, "=%.*s=%s", (int)ps->kids[j]->n,
+								 ps->kids[j]->s, u + 1);
+						return 95;
+					}
+			}
+	}
 	(void)m;
 	/* the same words with _kernel and the like around them */
 	if ((la > lb && !strncmp(a, b, lb)) || (lb > la && !strncmp(a, b, la)))
@@ -191,8 +212,14 @@ int sem_check(const struct sem_input *in, struct sem_report *out, struct tp_err 
 		p->f = &pv->f;
 		p->fn = es[e];
 		p->ffi = pv->have_ffi ? &pv->ffi : NULL;
-		p->variant_param = vparam[e][0] ? vparam[e] : NULL;
+		p->variant_param = vparam[e][0] && vparam[e][0] != '=' ? vparam[e] : NULL;
 		p->variant_value = vvalue[e];
+		if (vparam[e][0] == '=') { /* "=BLOCK_N=1" */
+			char *eq = strchr(vparam[e] + 1, '=');
+			*eq = '\0';
+			p->variant_eq_param = vparam[e] + 1;
+			p->variant_eq_value = strtoll(eq + 1, NULL, 10);
+		}
 		sem_pair_run(p);
 	}
 	/* the report */

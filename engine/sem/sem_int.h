@@ -202,6 +202,9 @@ struct sparam {
 	 * (ffi.rs, or the `a_shape0` naming): what to read instead */
 	int derived;        /* 0 none, S_SHAPE, S_STRIDE */
 	int derived_of, derived_axis;
+	/* a source Constant the paired variant fixes (`{kernel}_{c}_eq_{N}`) */
+	bool fixed;
+	long long fixed_value;
 };
 
 struct sarena;

@@ -143,6 +143,10 @@ static void lower_norm(const char *s, char *out, size_t max)
 		out[k++] = (char)tolower((unsigned char)*s);
 	out[k] = '\0';
 	size_t n = k;
+	/* the translator's NAME_ for a name taken twice or by cutile's own
+	 * generics (a Constant `D` is `D_`) */
+	while (n > 1 && out[n - 1] == '_')
+		out[--n] = '\0';
 	/* `_p`: the translator's own, for a parameter whose snake-case name a
 	 * local of the kernel holds (`V` is `v_p` beside a local `v`) */
 	static const char *const sfx[] = {"_ptr", "_t", "_tensor", "_desc", "_p"};
@@ -158,6 +162,31 @@ static bool fits(const struct sparam *py, const struct sparam *rs)
 	if (rs->kind == SPK_ARRAY)
 		return py->kind == SPK_ARRAY || py->kind == SPK_UNKNOWN;
 	return py->kind != SPK_ARRAY;
+}
+
+static bool used_as_array(const struct pymod *m, const struct py_node *n, const char *name, int depth);
+
+/* A device function called with `name` (flash decode's kernel hands its
+ * arrays to an _impl function): does the function use it as an array? */
+static bool passes_array(const struct pymod *m, const struct py_node *call, const char *name, int depth)
+{
+	char *fname = py_str(call->kids[0]);
+	const struct pm_func *f = pymod_func(m, fname);
+	free(fname);
+	if (!f || depth > 150)
+		return false;
+	const struct py_node *ps = f->def->kids[1];
+	for (size_t i = 0, pos = 0; i < ps->nkids; i++) {
+		char *pn = py_str(ps->kids[i]);
+		const struct py_node *a = py_call_kw(call, pn);
+		if (!a)
+			a = py_call_arg(call, pos++);
+		bool hit = a && py_is_name(a, name) && used_as_array(m, f->def->kids[3], pn, depth + 50);
+		free(pn);
+		if (hit)
+			return true;
+	}
+	return false;
 }
 
 /* Does the kernel use param `name` as an array? */
@@ -193,6 +222,8 @@ static bool used_as_array(const struct pymod *m, const struct py_node *n, const 
 	    ((n->n == 5 && !memcmp(n->s, "shape", 5)) || (n->n == 5 && !memcmp(n->s, "dtype", 5))))
 		return true;
 	if (n->kind == PY_BINOP && n->op == PYOP_ADD && py_is_name(n->kids[0], name) && strstr(name, "ptr"))
+		return true;
+	if (n->kind == PY_CALL && n->kids[0]->kind == PY_NAME && passes_array(m, n, name, depth))
 		return true;
 	for (size_t i = 0; i < n->nkids; i++)
 		if (used_as_array(m, n->kids[i], name, depth + 1))
@@ -940,6 +971,11 @@ void sem_pair_run(struct spair *p)
 	st->nrs = rs_params(p, st->arena, &st->rs);
 	derive(p, st->rs, st->nrs);
 	bind_params(p, st->py, st->npy, st->rs, st->nrs, &st->b);
+	for (size_t i = 0; p->variant_eq_param && i < st->npy; i++)
+		if (!strcasecmp(st->py[i].name, p->variant_eq_param)) {
+			st->py[i].fixed = true;
+			st->py[i].fixed_value = p->variant_eq_value;
+		}
 	st->uni = xcalloc(st->npy + 1, sizeof(*st->uni));
 	st->uni_r = xcalloc(st->nrs + 1, sizeof(*st->uni_r));
 	/* find the atoms: read every assignment until no new atom appears */

@@ -31,6 +31,9 @@ struct spair {
 	/* a translator variant entry fixes a Constant: "BATCHED" true */
 	const char *variant_param;
 	bool variant_value;
+	/* ... or sets one to a value: "BLOCK_N" 1 */
+	const char *variant_eq_param;
+	long long variant_eq_value;
 	/* out */
 	struct sfinds finds;
 	struct slinks links;

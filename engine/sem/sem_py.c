@@ -897,7 +897,8 @@ void sem_py_read(struct sgraph *g, struct sside *side, const struct pymod *m, co
 	side->last_line = py_end_line(&m->py, k->def);
 	side->name = k->name;
 	for (size_t i = 0; i < g->nparams; i++)
-		senv_set(g, &c.env, g->params[i].name, strlen(g->params[i].name), sv_node(sg_param(g, (int)i)));
+		senv_set(g, &c.env, g->params[i].name, strlen(g->params[i].name),
+			 sv_node(g->params[i].fixed ? sg_int(g, g->params[i].fixed_value) : sg_param(g, (int)i)));
 	block(&c, k->def->kids[3]);
 	senv_free(&c.env);
 }

@@ -538,6 +538,17 @@ struct sval rx_call(struct rctx *c, const struct rnode *call, const char *name, 
 		p.x = sg_int(g, 0);
 		return p;
 	}
+	if (!strcmp(name, "make_tensor_view")) {
+		/* a view of a pointer parameter built as cutile's entry builds
+		 * one for a &Tensor: the array itself */
+		struct sval p = arg(c, call, 0);
+		int64_t off;
+		if (p.k != SV_PTR || !sg_is_int_lit(g, p.x, &off) || off != 0) {
+			rx_problem(c, call, "a tensor view of something other than a pointer parameter");
+			return sv_kind(SV_UNKNOWN);
+		}
+		return sv_node(p.arr);
+	}
 	if (!strcmp(name, "load_ptr_tko")) {
 		struct sval p = arg(c, call, 0);
 		if (p.k != SV_PTR) {

@@ -554,6 +554,10 @@ struct sval rx_expr(struct rctx *c, const struct rnode *n)
 		rx_problem(c, n, "a closure");
 		return sv_kind(SV_UNKNOWN);
 	case RN_OTHER:
+		/* a struct literal's value (a tensor view's Shape and Array) is
+		 * followed where it is used, make_tensor_view reading none */
+		if (n->s && rn_is(n, "struct literal"))
+			return sv_kind(SV_UNKNOWN);
 		rx_problem(c, n, "%s", n->s ? n->s : "syntax the check does not follow");
 		return sv_kind(SV_UNKNOWN);
 	default:

@@ -593,6 +593,15 @@ static struct rnode *primary(struct rp *p)
 			if (!eat(p, "::"))
 				break;
 		}
+		/* a struct literal (`Shape::<{ [-1] }> { dims: &[n] }`): a field
+		 * name and a colon after the brace, where a block has a statement */
+		if (at(p, "{") && peek(p, 1)->kind == RT_IDENT && rt_is(peek(p, 2), ":")) {
+			struct rnode *o = mk(p, RN_OTHER, line);
+			o->s = "struct literal";
+			o->n = 14;
+			skip_group(p);
+			return o;
+		}
 		return n;
 	}
 	fail(p, "expected an expression");

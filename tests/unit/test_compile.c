@@ -226,6 +226,29 @@ static void specialisation_defaults_and_analysis(void **state)
 	rs_sigs_free(s, n);
 }
 
+/* A Constant the translator renamed (`D` is `D_`: cutile's own impls take
+ * the name) still gets the analysis's value, which names it as the source */
+static void specialisation_of_a_renamed_constant(void **state)
+{
+	struct rs_sig *s;
+	size_t n, ns;
+	struct tp_err err = {0};
+	const char *kernel = "#[cutile::module]\nmod m {\n  #[cutile::entry()]\n"
+			     "  fn k<E: ElementType, const D_: i32>(x: &Tensor<E, { [-1] }>) {}\n}\n";
+	assert_int_equal(rs_sigs_read("k.rs", kernel, strlen(kernel), &s, &n, &err), 0);
+	char *an = tu_write(*state, "analysis.json",
+			    "{\"kernel_variants\": [{\"rust_entry\": \"k\", \"variant_name\": \"k\","
+			    " \"constants\": [{\"name\": \"D\", \"value\": \"D = 256\"}]}]}\n");
+	struct compile_spec *sp;
+	assert_int_equal(compile_specs_for(s, n, an, NULL, NULL, &sp, &ns, &err), 0);
+	char *g = strv_join(sp[0].generics, ",");
+	assert_string_equal(g, "f16,256");
+	free(g);
+	compile_specs_free(sp, ns);
+	free(an);
+	rs_sigs_free(s, n);
+}
+
 static void workspace_dependencies(void **state)
 {
 	struct ws_deps d;
@@ -333,6 +356,7 @@ int main(void)
 		cmocka_unit_test(signatures),
 		cmocka_unit_test(signatures_of_bad_input),
 		TU_DIR_TEST(specialisation_defaults_and_analysis),
+		TU_DIR_TEST(specialisation_of_a_renamed_constant),
 		TU_DIR_TEST(workspace_dependencies),
 		cmocka_unit_test(scratch_lib_rs),
 		TU_DIR_TEST(report_round_trip),

@@ -360,7 +360,7 @@ static void layout_attrs(const struct nside *s, bool gate, struct mset *m)
 		/* a view nothing live reads (cutile makes one per tensor
 		 * parameter, the specialisation may leave it unused) lays out
 		 * nothing */
-		const struct ir_op *op = s->lines[i].dead ? NULL : nline_counted(&s->lines[i]);
+		const struct ir_op *op = (s->lines[i].dead & NLINE_DEAD) ? NULL : nline_counted(&s->lines[i]);
 		if (!op || !op->nresults)
 			continue;
 		const struct ir_type *t = op->results[0]->type;

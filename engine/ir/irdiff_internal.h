@@ -9,6 +9,10 @@
  * normal form is not kept as text: lines compare by a 128-bit hash of it
  * (irdiff_norm.c). */
 enum nline_kind { NLINE_OP, NLINE_CLOSE, NLINE_ELSE };
+/* Why a line computes nothing the kernel uses: a pure op whose results
+ * nothing live reads; a line in the branch of an `if` its constant
+ * condition does not take. */
+enum { NLINE_DEAD = 1, NLINE_UNTAKEN = 2 };
 
 /* 32 bytes: a 100k-line entry has 100k of them a side. What an op's line
  * would repeat (its source lines, its name) is read from the op. */
@@ -18,7 +22,7 @@ struct nline {
 	uint32_t line;          /* a brace's source line, 0 unknown (ops: op->loc) */
 	uint16_t depth;         /* region nesting below the entry body */
 	uint8_t kind;           /* enum nline_kind */
-	uint8_t dead;           /* a pure op whose results nothing live reads */
+	uint8_t dead;           /* NLINE_DEAD | NLINE_UNTAKEN, or 0: a live op */
 	uint8_t split_copy;     /* in the first of two loops a compiler split one into */
 };
 

@@ -284,6 +284,7 @@ struct flat {
 	const uint32_t *uses; /* by value id - base */
 	uint32_t *live;       /* the same, reads by dead ops left out (drop_dead) */
 	uint32_t base, nuses;
+	int untaken; /* inside a branch a constant condition does not take */
 };
 
 /* A new line of the side, held by `owner` inside `loops` for/loop ops. The
@@ -399,10 +400,14 @@ static int const_i1(const struct ir_value *v, int depth)
 	return x < 0 || y < 0 ? -1 : x ^ y;
 }
 
-/* An `if` on a condition known from constants: cuTile Python's compiler
- * folds it (the taken branch stands in its place, the other is gone), while
- * cutile writes the `if` for a Constant's comparison it has already
- * evaluated (`if false && EVEN_K == false`). The taken region, or -1. */
+/* An `if` on a condition known from constants: cutile writes the `if` for
+ * a comparison it has already evaluated (a Constant's, `if false &&
+ * EVEN_K == false`, or one its bounds decide, a loop index against the
+ * loop's end), where cuTile Python's compiler drops the branch or keeps
+ * it as a run-time test that never holds. The lines of the branch not
+ * taken are marked (NLINE_UNTAKEN): what only they have is no difference,
+ * and what the other side has live they account for. The taken region,
+ * or -1. */
 static int folded_branch(const struct ir_op *op)
 {
 	if (op->code != IR_OP_IF || !op->noperands)
@@ -417,19 +422,23 @@ static void flatten_op(struct flat *f, const struct ir_op *owner, const struct i
 	struct nline *l = push(f->out, owner, loops);
 	l->op = op;
 	l->depth = (uint16_t)depth;
-	l->dead = dead_op(f, op);
+	l->dead = (uint8_t)((dead_op(f, op) ? NLINE_DEAD : 0) | (f->untaken ? NLINE_UNTAKEN : 0));
 	if (f->names)
 		f->out->texts[nline_index(f->out, l)] = ir_op_line(op, f->names);
 	op_norm(op, f->printed, l->body);
 	if (!op->nregions)
 		return;
 	int inner = loops + (op->code == IR_OP_FOR || op->code == IR_OP_LOOP);
+	int taken = folded_branch(op);
 	for (uint32_t r = 0; r < op->nregions; r++) {
 		if (!ir_op_region(op, r)->nblocks)
 			continue;
 		if (r > 0)
 			brace(f, owner, depth, loops, NLINE_ELSE, ir_op_x(op)->else_line);
+		bool untaken = taken >= 0 && (uint32_t)taken != r;
+		f->untaken += untaken;
 		flatten_block(f, op, ir_op_region(op, r)->blocks[0], depth + 1, inner);
+		f->untaken -= untaken;
 	}
 	brace(f, owner, depth, loops, NLINE_CLOSE, ir_op_x(op)->close_line);
 }
@@ -439,22 +448,11 @@ static void flatten_block(struct flat *f, const struct ir_op *owner, const struc
 {
 	for (uint32_t i = 0; i < b->nops; i++) {
 		const struct ir_op *op = b->ops[i];
-		if (i == b->nops - 1 && (ir_print_elides(owner, op) ||
-					 (owner->code == IR_OP_IF && op->code == IR_OP_YIELD &&
-					  folded_branch(owner) >= 0)))
+		if (i == b->nops - 1 && ir_print_elides(owner, op))
 			break;
 		if (dead_constant(f, op))
 			continue;
-		int taken = folded_branch(op);
-		if (taken < 0) {
-			flatten_op(f, owner, op, depth, loops);
-			continue;
-		}
-		/* the taken branch's ops in the if's place; its yield (the
-		 * if's results) is the values themselves */
-		const struct ir_region *r = (uint32_t)taken < op->nregions ? ir_op_region(op, (uint32_t)taken) : NULL;
-		if (r && r->nblocks)
-			flatten_block(f, op, r->blocks[0], depth, loops);
+		flatten_op(f, owner, op, depth, loops);
 	}
 }
 

@@ -465,25 +465,26 @@ static void print_type(struct strset *s, struct sbuf *sb, const struct ir_type *
 		ir_print_type(sb, t);
 }
 
-/* live_only: an op nothing live reads is left out (cuTile Python's compiler
- * drops those, cutile's keeps them: an offset only a branch the
- * specialisation removed reads makes no tile of the kernel). */
+/* skip: lines whose `dead` has these bits are left out. An op nothing live
+ * reads (cuTile Python's compiler drops those, cutile's keeps them: an
+ * offset only a branch the specialisation removed reads makes no tile of
+ * the kernel), and a branch a constant condition does not take. */
 static void tile_shapes(const struct ir_op *op, struct strset *s);
 
-static void collect(const struct nside *side, collect_fn fn, struct strset *s, bool live_only)
+static void collect(const struct nside *side, collect_fn fn, struct strset *s, int skip)
 {
 	for (size_t i = 0; side && i < side->n; i++)
-		if (nline_counted(&side->lines[i]) && !(live_only && side->lines[i].dead))
+		if (nline_counted(&side->lines[i]) && !(side->lines[i].dead & skip))
 			fn(side->lines[i].op, s);
 }
 
 /* First line on a side whose op contributes a member missing from `other`. */
 static struct range first_with(const struct nside *side, collect_fn fn, const struct strset *other,
-			       struct pcache *tc, bool live_only)
+			       struct pcache *tc, int skip)
 {
 	struct range r = {0, 0, 0};
 	for (size_t i = 0; side && i < side->n; i++) {
-		if (!nline_counted(&side->lines[i]) || (live_only && side->lines[i].dead))
+		if (!nline_counted(&side->lines[i]) || (side->lines[i].dead & skip))
 			continue;
 		struct strset one = {0};
 		one.tc = tc;
@@ -504,14 +505,22 @@ static void compare_sets(struct irdiff_entry *e, int ei, const struct nside *ref
 			 const struct nside *gen, struct pcache *types, struct fbuf *fb,
 			 collect_fn fn, const char *rule, const char *what, bool need_both)
 {
-	struct strset a = {0}, b = {0};
-	a.tc = &types[0];
-	b.tc = &types[1];
-	bool live_only = fn == tile_shapes;
-	collect(ref, fn, &a, live_only);
-	collect(gen, fn, &b, live_only);
+	/* a, b: what each side's live lines have; ac, bc: what accounts for
+	 * the other side's, which for tile shapes takes in the lines of a
+	 * branch a constant condition does not take (cutile keeps the `if`
+	 * such a comparison folded, cuTile Python drops it or keeps it as a
+	 * test that never holds) */
+	struct strset a = {0}, b = {0}, ac = {0}, bc = {0};
+	a.tc = ac.tc = &types[0];
+	b.tc = bc.tc = &types[1];
+	bool shapes = fn == tile_shapes;
+	int skip = shapes ? NLINE_DEAD | NLINE_UNTAKEN : 0;
+	collect(ref, fn, &a, skip);
+	collect(gen, fn, &b, skip);
+	collect(ref, fn, &ac, shapes ? NLINE_DEAD : 0);
+	collect(gen, fn, &bc, shapes ? NLINE_DEAD : 0);
 	int na, nb;
-	char *ra = set_minus(&a, &b, &na), *rb = set_minus(&b, &a, &nb);
+	char *ra = set_minus(&a, &bc, &na), *rb = set_minus(&b, &ac, &nb);
 	if ((na || nb) && (!need_both || (a.n && b.n))) {
 		struct sbuf m = SBUF_INIT;
 		sb_printf(&m, "%s differ", what);
@@ -519,8 +528,8 @@ static void compare_sets(struct irdiff_entry *e, int ei, const struct nside *ref
 			sb_printf(&m, "; only in the reference: %s", ra);
 		if (nb)
 			sb_printf(&m, "; only generated: %s", rb);
-		struct range x = first_with(ref, fn, &b, a.tc, live_only),
-			     y = first_with(gen, fn, &a, b.tc, live_only);
+		struct range x = first_with(ref, fn, &bc, a.tc, skip),
+			     y = first_with(gen, fn, &ac, b.tc, skip);
 		irdiff_add_ranges(fb, rule, IRDIFF_CRITICAL, ei, x, y, -1, sb_detach(&m));
 	}
 	(void)e;
@@ -528,6 +537,8 @@ static void compare_sets(struct irdiff_entry *e, int ei, const struct nside *ref
 	free(rb);
 	set_free(&a);
 	set_free(&b);
+	set_free(&ac);
+	set_free(&bc);
 }
 
 static void add_shaped(const struct ir_type *t, struct strset *s)

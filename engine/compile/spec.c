@@ -112,6 +112,49 @@ static char *constant_unsuffixed(const cJSON *an, const char *entry, const char 
 	return lit;
 }
 
+/* The value the reference was compiled with (reference/refir.json beside
+ * the analysis, kept under REFIR_KEY): the variant's kernel under its
+ * reference_ir stem, args[NAME] = "const 64" | "const false". Where the
+ * analysis has no literal, the Rust is lowered for the specialisation the
+ * reference is, whatever refir inferred (a flag is 0 there, not 64). */
+#define REFIR_KEY "tileport.refir"
+static char *reference_const(const cJSON *an, const char *entry, const char *name)
+{
+	const cJSON *ref = cJSON_GetObjectItemCaseSensitive(an, REFIR_KEY);
+	const cJSON *v, *vars = cJSON_GetObjectItemCaseSensitive(an, "kernel_variants");
+	const char *stem = NULL;
+	cJSON_ArrayForEach(v, vars)
+	{
+		const cJSON *re = cJSON_GetObjectItemCaseSensitive(v, "rust_entry");
+		const cJSON *ir = cJSON_GetObjectItemCaseSensitive(v, "reference_ir");
+		if (cJSON_IsString(re) && !strcmp(re->valuestring, entry) && cJSON_IsString(ir))
+			stem = ir->valuestring;
+	}
+	if (!ref || !stem)
+		return NULL;
+	const char *b = strrchr(stem, '/');
+	b = b ? b + 1 : stem;
+	size_t bl = str_ends(b, ".mlir") ? strlen(b) - 5 : strlen(b);
+	const cJSON *k, *ks = cJSON_GetObjectItemCaseSensitive(ref, "kernels");
+	cJSON_ArrayForEach(k, ks)
+	{
+		const cJSON *nm = cJSON_GetObjectItemCaseSensitive(k, "name");
+		if (!cJSON_IsString(nm) || strlen(nm->valuestring) != bl || strncmp(nm->valuestring, b, bl))
+			continue;
+		const cJSON *args = cJSON_GetObjectItemCaseSensitive(k, "args");
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(args, name);
+		size_t n = strlen(name);
+		if (!a && n > 1 && name[n - 1] == '_') { /* D_ is the source's D */
+			char *src = xstrndup(name, n - 1);
+			a = cJSON_GetObjectItemCaseSensitive(args, src);
+			free(src);
+		}
+		if (cJSON_IsString(a) && str_starts(a->valuestring, "const "))
+			return xstrdup(a->valuestring + 6);
+	}
+	return NULL;
+}
+
 static const char *variant_of(const cJSON *an, const char *entry)
 {
 	const cJSON *v, *vars = cJSON_GetObjectItemCaseSensitive(an, "kernel_variants");
@@ -211,7 +254,8 @@ static int one_spec(const struct rs_sig *s, const cJSON *an, const char *dtype, 
 			else if (g->kind == RSG_TYPE)
 				c->generics = strv_push(c->generics, dtype);
 			else if (an && ((lit = constant_literal(an, s->name, g->name)) ||
-					(lit = constant_unsuffixed(an, s->name, g->name)))) {
+					(lit = constant_unsuffixed(an, s->name, g->name)) ||
+					(lit = reference_const(an, s->name, g->name)))) {
 				/* a bool generic from a Python flag written 0/1 */
 				if (!strcmp(g->type, "bool") && (!strcmp(lit, "0") || !strcmp(lit, "1"))) {
 					char *b = xstrdup(*lit == '1' ? "true" : "false");
@@ -299,6 +343,19 @@ int compile_specs_for(const struct rs_sig *sigs, size_t nsigs, const char *analy
 		free(text);
 		if (!an)
 			return -1;
+		/* refir.json beside it: what the reference was compiled with */
+		char *dir = xstrdup(analysis_path);
+		char *slash = strrchr(dir, '/');
+		char *rp = slash ? (slash[1] = '\0', xasprintf("%srefir.json", dir)) : xstrdup("refir.json");
+		size_t rlen;
+		struct tp_err rerr = {0};
+		char *rtext = path_is_file(rp) ? read_text_file(rp, &rlen, &rerr) : NULL;
+		cJSON *ref = rtext ? cJSON_ParseWithLength(rtext, rlen) : NULL;
+		if (ref)
+			cJSON_AddItemToObject(an, REFIR_KEY, ref);
+		free(rtext);
+		free(rp);
+		free(dir);
 	}
 	char **dt = NULL;
 	const cJSON *launch = an ? cJSON_GetObjectItemCaseSensitive(an, "launch") : NULL;

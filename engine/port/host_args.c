@@ -335,6 +335,47 @@ static int resolve_name(struct rctx *r, const struct py_node *name, const struct
 	return rc;
 }
 
+/* The def of a function the host calls by name: one nested in the host
+ * (`def args_fn(cfg): return (...)`), else one of the module. */
+static const struct py_node *called_def(struct rctx *r, const struct py_node *callee)
+{
+	const struct py_node *stack[256];
+	size_t sp = 0;
+	stack[sp++] = r->host->def->kids[3];
+	while (sp) {
+		const struct py_node *n = stack[--sp];
+		if (!n)
+			continue;
+		if (n->kind == PY_DEF && n->n == callee->n && !memcmp(n->s, callee->s, n->n))
+			return n;
+		if (n->kind == PY_DEF || n->kind == PY_CLASS || n->kind == PY_LAMBDA)
+			continue;
+		for (size_t c = 0; c < n->nkids && sp < 256; c++)
+			stack[sp++] = n->kids[c];
+	}
+	char *nm = py_str(callee);
+	const struct pm_func *f = pymod_func(&r->op->m, nm);
+	free(nm);
+	return f && f->role != PM_KERNEL ? f->def : NULL;
+}
+
+/* The tuples a function's returns give (`return (x, y, cfg.BLOCK_N)`);
+ * its own locals are only read as the arguments' text. */
+static int resolve_returns(struct rctx *r, const struct py_node *n, struct cands *out, int depth,
+			   int *found)
+{
+	if (!n || n->kind == PY_DEF || n->kind == PY_CLASS || n->kind == PY_LAMBDA)
+		return 0;
+	if (n->kind == PY_RETURN && n->kids[0]) {
+		++*found;
+		return resolve(r, n->kids[0], out, depth + 1);
+	}
+	for (size_t k = 0; k < n->nkids; k++)
+		if (resolve_returns(r, n->kids[k], out, depth, found) < 0)
+			return -1;
+	return 0;
+}
+
 static int resolve(struct rctx *r, const struct py_node *e, struct cands *out, int depth)
 {
 	if (depth > 32) {
@@ -376,10 +417,24 @@ static int resolve(struct rctx *r, const struct py_node *e, struct cands *out, i
 	}
 	if (e->kind == PY_NAME)
 		return resolve_name(r, e, e, out, depth);
+	/* a function that builds them (the tuner's `args_fn(cfg)`) */
+	const struct py_node *def =
+		e->kind == PY_CALL && e->kids[0]->kind == PY_NAME ? called_def(r, e->kids[0]) : NULL;
+	if (def) {
+		int found = 0;
+		int rc = resolve_returns(r, def->kids[3], out, depth, &found);
+		if (rc == 0 && !found) {
+			char *fn = py_str(e->kids[0]);
+			refuse(r, e, "ct.launch arguments from `%s`, which returns nothing", fn);
+			free(fn);
+			rc = -1;
+		}
+		return rc;
+	}
 	char *t = py_node_text(&r->op->m.py, e);
 	refuse(r, e,
-	       "ct.launch arguments `%s` that are not a tuple, a local name bound to one or a `+` of "
-	       "these",
+	       "ct.launch arguments `%s` that are not a tuple, a local name bound to one, a `+` of "
+	       "these or the return of a function",
 	       t);
 	free(t);
 	return -1;

@@ -60,6 +60,29 @@ static cJSON *const_value(const char *v)
 	return out;
 }
 
+/* A variant chosen by comparing a Constant with a literal fixes it on the
+ * equal side: "BLOCK_N == 1", "not (BLOCK_N != 1)" (layer_norm_legacy's
+ * one-row variant) compile with BLOCK_N = 1. */
+static void fix_by_comparison(cJSON *args, const char *dc)
+{
+	bool neg = false;
+	char *t = xstrdup(dc);
+	char *p = t;
+	if (str_starts(p, "not (") && str_ends(p, ")")) {
+		neg = true;
+		p += 5;
+		p[strlen(p) - 1] = '\0';
+	}
+	char name[64];
+	char op[3];
+	long long v;
+	int used = 0;
+	if (sscanf(p, " %63[A-Za-z0-9_] %2[=!] %lld %n", name, op, &v, &used) == 3 && !p[used] &&
+	    (!strcmp(op, "==") || !strcmp(op, "!=")) && (!strcmp(op, "==")) != neg)
+		cJSON_AddNumberToObject(args, name, (double)v);
+	free(t);
+}
+
 /* The kernels to compile, from reference/analysis.json: each variant's
  * kernel function under the file name its reference_ir gives, with the
  * Constants the analysis knows the value of. */
@@ -117,6 +140,8 @@ static int spec_from_analysis(const char *path, cJSON *spec, struct tp_err *err)
 						 (*q >= 'A' && *q <= 'Z');
 				if (ident && strcmp(id, "always") != 0)
 					cJSON_AddBoolToObject(args, id, id == dc);
+				else
+					fix_by_comparison(args, dc);
 				free(dc);
 			}
 			const cJSON *cs = cJSON_GetObjectItemCaseSensitive(v, "constants");

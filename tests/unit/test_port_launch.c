@@ -137,11 +137,12 @@ static void test_ambiguous_launch_arguments_are_refused(void **state)
 	port_close(op);
 }
 
-/* Arguments from a call are not followed: the refusal names them. */
-static void test_launch_arguments_from_a_call_are_refused(void **state)
+/* Arguments a function of the host returns (a tuner's `args_fn(cfg)`) are
+ * its return's tuple; a call of anything else is refused, named. */
+static void test_launch_arguments_from_a_call(void **state)
 {
 	(void)state;
-	static const char src[] =
+	static const char head[] =
 		"import cuda.tile as tile\n"
 		"import torch\n"
 		"\n"
@@ -150,22 +151,38 @@ static void test_launch_arguments_from_a_call_are_refused(void **state)
 		"def fill_split(dst, n, SPLIT: tile.Constant[int]):\n"
 		"    tile.store(dst, index=(tile.bid(0),), tile=tile.zeros((SPLIT,), dtype=tile.float32))\n"
 		"\n"
-		"\n"
-		"def pack(dst):\n"
-		"    return (dst, dst.numel(), 16)\n"
-		"\n"
-		"\n"
-		"def fill(dst):\n"
-		"    args = pack(dst)\n"
-		"    tile.launch(torch.cuda.current_stream(), (8, 1, 1), fill_split, args)\n";
+		"\n";
+	char *src = xasprintf("%s"
+			      "def fill(dst, cfg):\n"
+			      "    def pack(c):\n"
+			      "        width = c.SPLIT * 2\n"
+			      "        return (dst, dst.numel(), width)\n"
+			      "\n"
+			      "    tile.launch(torch.cuda.current_stream(), (8, 1, 1), fill_split, pack(cfg))\n",
+			      head);
 	struct port_op *op = NULL;
 	struct tp_err err = {0};
 	assert_int_equal(port_open_source("fill.py", src, strlen(src), NULL, NULL, &op, &err), 0);
-	char *ffi = NULL;
-	assert_int_equal(port_ffi_rs(op, &ffi, &err), -1);
-	assert_string_equal(err.msg, "fill.py:15:12: unsupported: ct.launch arguments `pack(dst)` that are "
-				     "not a tuple, a local name bound to one or a `+` of these");
+	char *ffi = NULL, *py = NULL;
+	assert_int_equal(port_ffi_rs(op, &ffi, &err), 0);
+	assert_int_equal(port_wrapper_py(op, "fill.py", &py, &err), 0);
+	has(py, "*(pack(cfg))");
+	free(ffi);
+	free(py);
 	port_close(op);
+	free(src);
+	src = xasprintf("%s"
+			"def fill(dst):\n"
+			"    args = tuple([dst, dst.numel(), 16])\n"
+			"    tile.launch(torch.cuda.current_stream(), (8, 1, 1), fill_split, args)\n",
+			head);
+	assert_int_equal(port_open_source("fill.py", src, strlen(src), NULL, NULL, &op, &err), 0);
+	assert_int_equal(port_ffi_rs(op, &ffi, &err), -1);
+	assert_string_equal(err.msg, "fill.py:11:12: unsupported: ct.launch arguments "
+				     "`tuple([dst, dst.numel(), 16])` that are not a tuple, a local name "
+				     "bound to one, a `+` of these or the return of a function");
+	port_close(op);
+	free(src);
 }
 
 /* A tuner over kernel candidates (recurrent_gated_delta_rule's shape, in
@@ -330,7 +347,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_launch_arguments_built_in_branches),
 		cmocka_unit_test(test_ambiguous_launch_arguments_are_refused),
-		cmocka_unit_test(test_launch_arguments_from_a_call_are_refused),
+		cmocka_unit_test(test_launch_arguments_from_a_call),
 		cmocka_unit_test(test_tuples_of_one_kernel_are_its_own),
 		cmocka_unit_test(test_no_tuple_fits_a_kernel),
 		cmocka_unit_test(test_kernel_candidates_of_a_tuner),

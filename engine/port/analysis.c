@@ -15,7 +15,9 @@
 
 /* ---- literal values of the test file as JSON ---- */
 
-/* A name a comprehension binds while its element is evaluated. */
+/* A name a comprehension binds while its element is evaluated, or a
+ * configurations function as it runs (value NULL: bound to something that
+ * is not a literal, hiding a module constant of that name). */
 struct lit_env {
 	const char *name;
 	const cJSON *value;
@@ -194,7 +196,7 @@ static cJSON *literal_in(const struct pymod *m, const struct py_node *n, int dep
 	case PY_NAME:
 		for (const struct lit_env *e = env; e; e = e->up)
 			if (n->n == strlen(e->name) && memcmp(n->s, e->name, n->n) == 0)
-				return cJSON_Duplicate(e->value, true);
+				return e->value ? cJSON_Duplicate(e->value, true) : NULL;
 		return module_value(m, n, depth);
 	case PY_COMP:
 		return comprehension(m, n, depth, env);
@@ -242,7 +244,107 @@ static cJSON *literal_in(const struct pymod *m, const struct py_node *n, int dep
 
 /* ---- the tuner's configurations ---- */
 
-static void yields(const struct pymod *m, const struct py_node *n, cJSON *out, int depth)
+/* At most this many configurations, and this many loop bodies walked: a
+ * sweep written as loops is a few dozen; more is not a tuner's list. */
+enum { TUNER_CONFIGS_MAX = 256, TUNER_BODIES_MAX = 4096 };
+
+struct tuner_walk {
+	const struct pymod *m;
+	cJSON *out;
+	int bodies_left;
+};
+
+/* Names a configurations function binds as it runs: literal values, or
+ * NULL where the value is not one (a parameter, a call), which hides a
+ * module constant of the same name. */
+struct tuner_scope {
+	const struct lit_env *top;
+	struct tuner_local *owned;
+};
+
+struct tuner_local {
+	struct lit_env env;
+	char *name;
+	cJSON *value;
+	struct tuner_local *next;
+};
+
+static void scope_push(struct tuner_scope *sc, const struct py_node *name, const cJSON *v)
+{
+	struct tuner_local *l = xcalloc(1, sizeof(*l));
+	l->name = py_str(name);
+	l->value = v ? cJSON_Duplicate(v, true) : NULL;
+	l->env = (struct lit_env){l->name, l->value, sc->top};
+	l->next = sc->owned;
+	sc->owned = l;
+	sc->top = &l->env;
+}
+
+/* Bind the names of an assignment's target; a tuple target takes the
+ * elements of a literal tuple of its length, anything else is unknown. */
+static void scope_assign(struct tuner_scope *sc, const struct py_node *t, const cJSON *v)
+{
+	if (!t)
+		return;
+	if (t->kind == PY_NAME) {
+		scope_push(sc, t, v);
+		return;
+	}
+	if (t->kind == PY_STARRED) {
+		scope_assign(sc, t->kids[0], NULL);
+		return;
+	}
+	if (t->kind != PY_TUPLE && t->kind != PY_LIST)
+		return; /* an attribute or an element: no name changes */
+	bool split = cJSON_IsArray(v) && (size_t)cJSON_GetArraySize(v) == t->nkids;
+	const cJSON *e = split ? v->child : NULL;
+	for (size_t k = 0; k < t->nkids; k++, e = e ? e->next : NULL)
+		scope_assign(sc, t->kids[k], e);
+}
+
+static void scope_end(struct tuner_scope *sc)
+{
+	while (sc->owned) {
+		struct tuner_local *l = sc->owned;
+		sc->owned = l->next;
+		free(l->name);
+		cJSON_Delete(l->value);
+		free(l);
+	}
+}
+
+/* After a compound statement, the names it may have assigned are unknown
+ * (which arm ran, how often the loop did, is not followed). */
+static void scope_forget(struct tuner_scope *sc, const struct py_node *n, int depth)
+{
+	if (!n || depth > 64 || n->kind == PY_DEF || n->kind == PY_CLASS || n->kind == PY_LAMBDA)
+		return;
+	switch (n->kind) {
+	case PY_ASSIGN:
+		for (size_t k = 0; k + 1 < n->nkids; k++)
+			scope_assign(sc, n->kids[k], NULL);
+		return;
+	case PY_AUGASSIGN:
+	case PY_ANNASSIGN:
+	case PY_NAMED:
+	case PY_FOR:
+	case PY_WITHITEM:
+		scope_assign(sc, n->kind == PY_WITHITEM ? n->kids[1] : n->kids[0], NULL);
+		break;
+	default:
+		break;
+	}
+	for (size_t k = 0; k < n->nkids; k++)
+		scope_forget(sc, n->kids[k], depth + 1);
+}
+
+static void tuner_block(struct tuner_walk *w, const struct py_node *b, const struct lit_env *env,
+			int depth);
+
+/* A `SimpleNamespace(KEY=literal, ...)` anywhere in an expression: one
+ * configuration, unless a value is not a literal here. */
+static void tuner_expr(struct tuner_walk *w, const struct py_node *n, const struct lit_env *env,
+		       int depth)
 {
 	if (!n || depth > 64 || n->kind == PY_DEF || n->kind == PY_LAMBDA)
 		return;
@@ -251,7 +353,7 @@ static void yields(const struct pymod *m, const struct py_node *n, cJSON *out, i
 		cJSON *cfg = cJSON_CreateObject();
 		for (size_t k = 1; cfg && k < c->nkids; k++) {
 			const struct py_node *a = c->kids[k];
-			cJSON *v = a->kind == PY_KEYWORD ? literal(m, a->kids[0], 0) : NULL;
+			cJSON *v = a->kind == PY_KEYWORD ? literal_in(w->m, a->kids[0], 0, env) : NULL;
 			if (!v || cJSON_IsArray(v) || cJSON_IsObject(v)) {
 				cJSON_Delete(v);
 				cJSON_Delete(cfg);
@@ -263,34 +365,137 @@ static void yields(const struct pymod *m, const struct py_node *n, cJSON *out, i
 			free(name);
 		}
 		bool seen = false;
-		for (cJSON *e = out->child; cfg && e; e = e->next)
+		for (cJSON *e = w->out->child; cfg && e; e = e->next)
 			seen |= cJSON_Compare(e, cfg, true);
-		if (cfg && cfg->child && !seen)
-			cJSON_AddItemToArray(out, cfg);
+		if (cfg && cfg->child && !seen && cJSON_GetArraySize(w->out) < TUNER_CONFIGS_MAX)
+			cJSON_AddItemToArray(w->out, cfg);
 		else
 			cJSON_Delete(cfg);
 		return;
 	}
 	for (size_t k = 0; k < n->nkids; k++)
-		yields(m, n->kids[k], out, depth + 1);
+		tuner_expr(w, n->kids[k], env, depth + 1);
+}
+
+/* A `for` over literal values (a tuple, a list, a range of literals, a
+ * name bound to one) runs its body once per value; one over anything else
+ * runs it once with the target unknown, so that only the configurations
+ * that do not depend on it are read. */
+static void tuner_for(struct tuner_walk *w, const struct py_node *s, const struct lit_env *env,
+		      int depth)
+{
+	cJSON *vals = clause_values(w->m, s->kids[1], 0, env);
+	bool ran = false;
+	for (const cJSON *v = cJSON_IsArray(vals) ? vals->child : NULL; v; v = v->next) {
+		if (w->bodies_left <= 0 || cJSON_GetArraySize(w->out) >= TUNER_CONFIGS_MAX)
+			break;
+		struct lit_env e[8];
+		char *names[8];
+		int nb = bind(s->kids[0], v, env, e, names, 8);
+		if (nb > 0) {
+			w->bodies_left--;
+			tuner_block(w, s->kids[2], &e[nb - 1], depth + 1);
+			ran = true;
+		}
+		free_names(names, nb > 0 ? nb : 0);
+		if (nb <= 0)
+			break;
+	}
+	cJSON_Delete(vals);
+	if (!ran) {
+		struct tuner_scope sc = {env, NULL};
+		scope_assign(&sc, s->kids[0], NULL);
+		tuner_block(w, s->kids[2], sc.top, depth + 1);
+		scope_end(&sc);
+	}
+	tuner_block(w, s->kids[3], env, depth + 1);
+}
+
+static void tuner_stmt(struct tuner_walk *w, const struct py_node *s, struct tuner_scope *sc, int depth)
+{
+	switch (s->kind) {
+	case PY_DEF:
+		return;
+	case PY_ASSIGN: {
+		const struct py_node *value = s->kids[s->nkids - 1];
+		tuner_expr(w, value, sc->top, depth + 1);
+		cJSON *v = literal_in(w->m, value, 0, sc->top);
+		for (size_t k = 0; k + 1 < s->nkids; k++)
+			scope_assign(sc, s->kids[k], v);
+		cJSON_Delete(v);
+		return;
+	}
+	case PY_FOR:
+		tuner_for(w, s, sc->top, depth);
+		scope_forget(sc, s, depth);
+		return;
+	case PY_IF:
+	case PY_WHILE:
+	case PY_TRY:
+	case PY_EXCEPT:
+	case PY_WITH:
+	case PY_CLASS:
+		for (size_t k = 0; k < s->nkids; k++) {
+			const struct py_node *c = s->kids[k];
+			if (c && c->kind == PY_BLOCK)
+				tuner_block(w, c, sc->top, depth + 1);
+			else if (c && c->kind == PY_EXCEPT)
+				tuner_stmt(w, c, sc, depth + 1);
+			else
+				tuner_expr(w, c, sc->top, depth + 1);
+		}
+		scope_forget(sc, s, depth);
+		return;
+	default:
+		tuner_expr(w, s, sc->top, depth + 1);
+		scope_forget(sc, s, depth);
+		return;
+	}
+}
+
+static void tuner_block(struct tuner_walk *w, const struct py_node *b, const struct lit_env *env,
+			int depth)
+{
+	if (!b || depth > 64)
+		return;
+	struct tuner_scope sc = {env, NULL};
+	if (b->kind != PY_BLOCK)
+		tuner_stmt(w, b, &sc, depth);
+	for (size_t k = 0; b->kind == PY_BLOCK && k < b->nkids; k++)
+		tuner_stmt(w, b->kids[k], &sc, depth);
+	scope_end(&sc);
 }
 
 /* The configurations a tuner tries, where the operator writes them as
  * literals: each `SimpleNamespace(TILE_M=64, ...)` its functions named
  * *configs yield or return, every GPU's branch (the sm_90 list and the
- * sm_100 one are both configurations the kernel takes), each once. Where
- * those are computed (from the extents, the SM count), the literal ones
- * the host launches with when tuning is off are the configurations there
- * are to name. */
+ * sm_100 one are both configurations the kernel takes), each once. A
+ * sweep written as nested `for` loops over literal tuples, ranges and
+ * local names bound to them is run: one configuration per iteration.
+ * Where those are computed (from the extents, the SM count), the literal
+ * ones the host launches with when tuning is off are the configurations
+ * there are to name. */
+static void tuner_function(struct tuner_walk *w, const struct py_node *def)
+{
+	/* parameters hide module constants of their names */
+	struct tuner_scope sc = {NULL, NULL};
+	const struct py_node *ps = def->kids[1];
+	for (size_t k = 0; ps && k < ps->nkids; k++)
+		scope_push(&sc, ps->kids[k], NULL);
+	tuner_block(w, def->kids[3], sc.top, 0);
+	scope_end(&sc);
+}
+
 static cJSON *tuner_configs(const struct pymod *m)
 {
 	cJSON *out = cJSON_CreateArray();
+	struct tuner_walk w = {m, out, TUNER_BODIES_MAX};
 	for (size_t i = 0; i < m->nfuncs; i++)
 		if (str_ends(m->funcs[i].name, "configs") && m->funcs[i].role != PM_KERNEL)
-			yields(m, m->funcs[i].def->kids[3], out, 0);
+			tuner_function(&w, m->funcs[i].def);
 	for (size_t i = 0; i < m->nfuncs && !out->child; i++)
 		if (m->funcs[i].role == PM_HOST)
-			yields(m, m->funcs[i].def->kids[3], out, 0);
+			tuner_function(&w, m->funcs[i].def);
 	return out;
 }
 

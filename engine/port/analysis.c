@@ -847,6 +847,16 @@ static cJSON *constants(const struct port_op *op, const struct tkernel *k,
 		cJSON_AddStringToObject(c, "rust", generic ? "const generic" : "fixed by the variant");
 		cJSON_AddItemToArray(arr, c);
 	}
+	/* a tile dimension computed from the Constants: the entry's own
+	 * generic, which the launcher (and tileport compile) computes */
+	for (size_t d = 0; d < e->nderived; d++) {
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "name", e->derived[d].name);
+		cJSON_AddStringToObject(c, "value", e->derived[d].expr);
+		cJSON_AddStringToObject(c, "derived", e->derived[d].expr);
+		cJSON_AddStringToObject(c, "rust", "const generic the launcher computes");
+		cJSON_AddItemToArray(arr, c);
+	}
 	return arr;
 }
 

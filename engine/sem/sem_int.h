@@ -202,6 +202,9 @@ struct sparam {
 	 * (ffi.rs, or the `a_shape0` naming): what to read instead */
 	int derived;        /* 0 none, S_SHAPE, S_STRIDE */
 	int derived_of, derived_axis;
+	/* a Rust const generic the launcher computes from the others
+	 * (`N * N`, a tile dimension: no const arithmetic in a type) */
+	const char *derived_expr;
 };
 
 struct sarena;

@@ -419,7 +419,8 @@ static void tuner_stmt(struct tuner_walk *w, const struct py_node *s, struct tun
 	case PY_ASSIGN: {
 		const struct py_node *value = s->kids[s->nkids - 1];
 		tuner_expr(w, value, sc->top, depth + 1);
-		cJSON *v = literal_in(w->m, value, 0, sc->top);
+		/* a range() bound to a name is the list a loop over it runs */
+		cJSON *v = clause_values(w->m, value, 0, sc->top);
 		for (size_t k = 0; k + 1 < s->nkids; k++)
 			scope_assign(sc, s->kids[k], v);
 		cJSON_Delete(v);

@@ -43,6 +43,20 @@ static bool name_taken(const struct tkernel *k, const struct tentry *e, const ch
 	return derived_named(e, name, strlen(name)) != NULL;
 }
 
+/* A name that starts with a number (`2 * WIDTH`): WIDTH_TIMES_2 where the
+ * operator commutes and there is one, else _2_TIMES_WIDTH. */
+static const char *ident_first(struct lw *lw, const char *nm)
+{
+	if (!(nm[0] >= '0' && nm[0] <= '9'))
+		return nm;
+	const char *u1 = strchr(nm, '_');
+	const char *u2 = u1 ? strchr(u1 + 1, '_') : NULL;
+	bool commutes = u2 && !strchr(u2 + 1, '_') && (!strncmp(u1, "_TIMES_", 7) || !strncmp(u1, "_PLUS_", 6));
+	if (commutes)
+		return ta_printf(lw->a, "%s%.*s_%.*s", u2 + 1, (int)(u2 - u1), u1, (int)(u1 - nm), nm);
+	return ta_printf(lw->a, "_%s", nm);
+}
+
 /* The operators a launcher can compute in i32 as the kernel would. */
 static const struct {
 	const char *rs, *word;
@@ -121,6 +135,7 @@ const char *lw_derived_generic(struct lw *lw, const char *rs, const struct py_no
 		for (char *c = nm; *c; c++)
 			if (*c >= 'a' && *c <= 'z')
 				*c = (char)(*c - 'a' + 'A');
+		nm = (char *)ident_first(lw, nm);
 		for (size_t i = 0; i < e->nderived && !out; i++)
 			if (!strcmp(e->derived[i].expr, ex))
 				out = e->derived[i].name;

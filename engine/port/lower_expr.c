@@ -401,8 +401,8 @@ static void dim_of(struct lw *lw, struct tval *v, const struct py_node *at, stru
 	}
 	if (v->kind == TV_CINT)
 		lw_unsupported(lw, at,
-			       "const arithmetic in a tile shape (`%s`; coding rule 6): give it its own "
-			       "Constant",
+			       "const arithmetic in a tile shape beyond + - * / %% << >> of int Constants "
+			       "(`%s`; coding rule 6): give it its own Constant",
 			       v->rs);
 	lw_unsupported(lw, at, "a tile dimension that is not a compile-time constant (a %s)",
 		       lw_kind(v));

@@ -568,8 +568,12 @@ char *port_launch_contract(const struct port_op *op)
 			sb_printf(&sb, "  - entry `pub unsafe fn %s_module::%s` (%s params), runs when %s\n",
 				  op->name, en->name, port_entry_pattern(k, en), en->dispatch_py);
 			sb_printf(&sb, "    - generics: E (the dtype string)");
-			for (size_t g = 0; g < en->ngenerics; g++)
+			for (size_t g = 0; g < en->ngenerics; g++) {
 				sb_printf(&sb, ", %s", en->generics[g]);
+				for (size_t d = 0; d < en->nderived; d++)
+					if (!strcmp(en->derived[d].name, en->generics[g]))
+						sb_printf(&sb, " (%s, which the launcher computes)", en->derived[d].expr);
+			}
 			for (size_t g = 0; g < en->npreds; g++)
 				sb_printf(&sb, ", %s (dtype == %s)", en->preds[g], tdt_rust(en->pred_dt[g]));
 			sb_adds(&sb, "\n    - arguments:");

@@ -244,6 +244,9 @@ assert_contains "pair_fold: the kernel says where it comes from" "$T/pf.rs" \
 assert_eq "pair_fold: --emit ffi" "$?" 0
 assert_contains "pair_fold: the launcher computes it from the Constant it is given" "$T/pf.ffi.rs" \
 	"(2 * width).to_string()"
+"$TILEPORT" translate "$PF" --emit contract >"$T/pf.contract" 2>&1
+assert_contains "pair_fold: the contract B hands D says so" "$T/pf.contract" \
+	"generics: E (the dtype string), WIDTH, WIDTH_TIMES_2 (2 * WIDTH, which the launcher computes)"
 if grep -q "fn cutile_pair_fold(.*width_times" "$T/pf.ffi.rs"; then bad "pair_fold: the C ABI grew"; else
 	ok "pair_fold: the C ABI takes WIDTH only"; fi
 rustfmt_ok "$T/pf.rs"

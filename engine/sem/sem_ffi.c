@@ -166,7 +166,8 @@ static size_t call_end(const struct rtoks *t, size_t i)
 
 /* One element of `.generics(vec![...])` as text over the generics'
  * names: `n.to_string()` where generic N is `n` names it, `(n * n)` is
- * "N * N". NULL for anything but integers, names and + - * / % << >>. */
+ * "N * N". NULL for anything but integers, names and + - * / % << >>, and
+ * for what names no generic (a literal passed as one stays that generic). */
 static char *generic_expr(const struct rtoks *t, size_t b, size_t e, const struct sffi_gen *known,
 			  const struct rfn *fn)
 {
@@ -179,6 +180,7 @@ static char *generic_expr(const struct rtoks *t, size_t b, size_t e, const struc
 	if (b >= e)
 		return NULL;
 	struct sbuf sb = SBUF_INIT;
+	bool named = false; /* a literal passed as a generic stays the generic */
 	for (size_t k = b; k < e; k++) {
 		const struct rtok *x = &t->v[k];
 		static const char *const ops[] = {"+", "-", "*", "/", "%", "<", ">", "(", ")"};
@@ -193,6 +195,7 @@ static char *generic_expr(const struct rtoks *t, size_t b, size_t e, const struc
 					name = fn->generics[g].name;
 					nn = fn->generics[g].n;
 				}
+		named |= name != NULL;
 		if (name)
 			sb_printf(&sb, "%.*s", (int)nn, name);
 		else if (x->kind == RT_INT || op)
@@ -203,6 +206,10 @@ static char *generic_expr(const struct rtoks *t, size_t b, size_t e, const struc
 		}
 		if (name)
 			sb_addc(&sb, ' ');
+	}
+	if (!named) {
+		sb_free(&sb);
+		return NULL;
 	}
 	return sb_detach(&sb);
 }

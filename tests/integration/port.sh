@@ -329,6 +329,15 @@ assert_eq "analyze lane_sweep" "$?" 0
 assert_eq "a sweep of loops over local names, a range and tuple targets runs; one over what is not a literal is left out" \
 	"$(json_get "$T/ls.json" '(d["launch_path"], len(d["autotune_configs"]), d["autotune_configs"][0], d["autotune_configs"][7], d["autotune_configs"][8])')" \
 	"('autotune', 9, {'LANES': 64, 'STAGES': 2, 'num_warps': 4, 'TAG': 'narrow'}, {'LANES': 128, 'STAGES': 3, 'num_warps': 8, 'TAG': 'wide'}, {'LANES': 32, 'STAGES': 1})"
+# the same sweep over ranges of 300: the first 256 configurations
+sed -e 's/lane_sweep/lane_wide/g' -e 's/lanes = (64, 128)/lanes = range(300)/' \
+	-e 's/stages = range(2, 4)/stages = range(300)/' "$T/tws/src/tilegym/ops/cutile/lane_sweep.py" \
+	>"$T/tws/src/tilegym/ops/cutile/lane_wide.py"
+sed 's/lane_sweep/lane_wide/g' "$T/tws/tests/ops/test_lane_sweep.py" >"$T/tws/tests/ops/test_lane_wide.py"
+"$TILEPORT" analyze lane_wide --workspace "$T/tws" --print >"$T/lw.json" 2>"$T/lw.err"
+assert_eq "a sweep of 180000: the first 256 configurations" \
+	"$(json_get "$T/lw.json" '(len(d["autotune_configs"]), d["autotune_configs"][-1])')" \
+	"(256, {'LANES': 0, 'STAGES': 127, 'num_warps': 8, 'TAG': 'wide'})"
 A=$T/aout/rms_norm/reference/analysis.json
 assert_eq "rms_norm: the Triton source" "$(json_get "$A" "(d['source'], d['reference_backend'])")" \
 	"('src/tilegym/ops/triton/rms_norm.py', 'triton')"

@@ -4,7 +4,8 @@
 # (the cuTile Rust ports left out): does `tileport translate --kernel K`
 # translate it, does the translation type-check and lower with the real
 # cutile crate (`tileport compile`), and the first refusal otherwise; per
-# file, the semantic check (`tileport equiv`) of the whole translation.
+# file, the semantic check (`tileport equiv`) of the whole translation with
+# the launcher it writes (`--emit ffi`, as stage B checks).
 # Prints one line per kernel, the refusals by count, then the totals.
 #   bench/tilegym_kernels.sh TILEPORT TILEGYM_DIR
 # TILEGYM_DIR is only read; the compiler's environment (build/cutile/env.sh)
@@ -62,7 +63,12 @@ for p in sorted(files):
             nfile_ok += 1
             out = os.path.join(tmp, "f.rs")
             open(out, "w").write(r.stdout)
-            e = run("equiv", p, out)
+            # with the launcher the translator writes, as stage B checks:
+            # a generic it computes (N_TIMES_N) is known only there
+            f = run("translate", p, "--emit", "ffi")
+            ffi = os.path.join(tmp, "f.ffi.rs")
+            open(ffi, "w").write(f.stdout)
+            e = run("equiv", p, out, *(["--ffi", ffi] if f.returncode == 0 else []))
             last = (e.stdout.strip().split("\n") or [""])[-1]
             nfile_match += last.startswith("MATCH")
             print(f"file {rel}: translates whole, semantic check {last}")

@@ -115,6 +115,23 @@ int mech_stage_b(struct mech_run *r, struct tp_err *err)
 		sb_printf(&rep, "- `%s` (kernel `%s`%s%s): %s parameters; runs when %s\n", ents[i].name,
 			  ents[i].kernel, *ents[i].variant ? ", variant " : "", ents[i].variant,
 			  ents[i].pattern, ents[i].dispatch);
+	/* a generic the launcher computes (N_TIMES_N is N * N) is known to
+	 * the semantic check only through the launcher: the one D will write */
+	size_t derived = 0;
+	for (size_t i = 0; i < ne && i < TP_ARRAY_LEN(ents); i++)
+		derived += ents[i].derived;
+	char *launcher = NULL;
+	struct tp_err lerr = {0};
+	if (derived && port_ffi_rs(op, &launcher, &lerr) == 0)
+		rc = mech_write(r, "reports/launcher.rs", launcher, err);
+	free(launcher);
+	if (rc < 0) {
+		free(kernel);
+		port_close(op);
+		sb_free(&rep);
+		return -1;
+	}
+	bool with_launcher = derived && !lerr.msg[0];
 	char *contract = port_launch_contract(op);
 	sb_printf(&rep, "\n## dtype / const-generic plan\nThe element type is the generic E "
 			"(rule 16), given by the FFI from the descriptor's dtype code; every "
@@ -134,10 +151,13 @@ int mech_stage_b(struct mech_run *r, struct tp_err *err)
 		sb_free(&rep);
 		return -1;
 	}
-	const char *inv[] = {"inventory", r->source_rel, krs, NULL}; /* run in the workspace */
+	char *lpath = path_join(c->run_dir, "reports/launcher.rs");
+	/* run in the workspace */
+	const char *inv[] = {"inventory", r->source_rel, krs, with_launcher ? "--ffi" : NULL, lpath, NULL};
 	size_t inv_at = r->block.len;
 	int irc = mech_tool(r, inv);
 	bool unread_only = irc == 1 && only_unread(sb_str(&r->block) + inv_at);
+	free(lpath);
 	/* the real compiler: rustc's type check, then cutile's lowering */
 	struct compile_result cres;
 	enum mech_compiled how = mech_compile(r, false, &cres);
@@ -202,13 +222,16 @@ int mech_stage_b(struct mech_run *r, struct tp_err *err)
 	sb_adds(&rep, "\n");
 	sb_free(&irrep);
 	sb_printf(&rep, "## Layout gate\n%s\n\n## Files written\n- kernel.rs, Cargo.toml, "
-			"src/lib.rs, reports/build_log.md%s\n- %s_pipeline.rs is not written: tileport "
+			"src/lib.rs, reports/build_log.md%s%s\n- %s_pipeline.rs is not written: tileport "
 			"compile lowers every entry with cutile::compile_api instead\n\n## Compile "
 			"attempt count\n%d\n\n## Validator output\n```\n%s```\n\n## Unsupported "
 			"variants\nNone.\n",
 		  have_ref ? "Computed from the reference and the lowered IR (validate agent-b)."
 			   : "Deferred (layout-gate): it compares generated and reference IR.",
 		  how == MECH_NO_TOOLCHAIN ? "" : ", generated/ (the lowered IR), reports/compile.json",
+		  with_launcher ? ", reports/launcher.rs (the launcher D writes, which computes a const "
+				  "generic the semantic check reads)"
+				: "",
 		  c->op, how == MECH_NO_TOOLCHAIN ? 0 : 1, sb_str(&r->block));
 	rc = mech_write(r, "reports/agent_b.md", sb_str(&rep), err);
 	sb_free(&rep);

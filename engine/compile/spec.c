@@ -6,6 +6,7 @@
 #include "engine/compile/compile.h"
 
 #include <cjson/cJSON.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,132 @@ static char *reference_const(const cJSON *an, const char *entry, const char *nam
 	return NULL;
 }
 
+/* A const generic the launcher computes from the others (a tile of
+ * `N * N`): the analysis's constant `derived`, "N * N" over the generics'
+ * names; NULL for the others. */
+static const char *constant_derived(const cJSON *an, const char *entry, const char *name)
+{
+	const cJSON *v, *vars = cJSON_GetObjectItemCaseSensitive(an, "kernel_variants");
+	cJSON_ArrayForEach(v, vars)
+	{
+		const cJSON *re = cJSON_GetObjectItemCaseSensitive(v, "rust_entry");
+		if (!cJSON_IsString(re) || strcmp(re->valuestring, entry) != 0)
+			continue;
+		const cJSON *c, *cs = cJSON_GetObjectItemCaseSensitive(v, "constants");
+		cJSON_ArrayForEach(c, cs)
+		{
+			const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name");
+			const cJSON *d = cJSON_GetObjectItemCaseSensitive(c, "derived");
+			if (cJSON_IsString(n) && !strcmp(n->valuestring, name) && cJSON_IsString(d))
+				return d->valuestring;
+		}
+	}
+	return NULL;
+}
+
+/* Integer arithmetic over the other generics' chosen values, as Rust
+ * reads it (+ - * / % << >>, parentheses); false when it is not that. */
+struct derive_eval {
+	const char *p;
+	const struct compile_spec *c;
+	const struct rs_sig *s;
+	bool ok;
+};
+
+static long long derive_shift(struct derive_eval *d);
+
+static void derive_space(struct derive_eval *d)
+{
+	while (*d->p == ' ')
+		d->p++;
+}
+
+static long long derive_atom(struct derive_eval *d)
+{
+	derive_space(d);
+	const char *p = d->p;
+	if (*p == '(') {
+		d->p++;
+		long long v = derive_shift(d);
+		derive_space(d);
+		d->ok &= *d->p == ')';
+		d->p += *d->p == ')';
+		return v;
+	}
+	if (*p == '-') {
+		d->p++;
+		return -derive_atom(d);
+	}
+	if (*p >= '0' && *p <= '9') {
+		char *end;
+		long long v = strtoll(p, &end, 10);
+		d->p = end;
+		return v;
+	}
+	size_t n = 0;
+	while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') || p[n] == '_' ||
+	       (n && p[n] >= '0' && p[n] <= '9'))
+		n++;
+	d->p += n;
+	for (size_t i = 0; n && i < d->s->ngen && i < strv_len(d->c->generics); i++)
+		if (strlen(d->s->gen[i].name) == n && !strncmp(d->s->gen[i].name, p, n)) {
+			char *end;
+			long long v = strtoll(d->c->generics[i], &end, 10);
+			d->ok &= end != d->c->generics[i] && !*end;
+			return v;
+		}
+	d->ok = false;
+	return 0;
+}
+
+static long long derive_mul(struct derive_eval *d)
+{
+	long long v = derive_atom(d);
+	for (;;) {
+		derive_space(d);
+		char o = *d->p;
+		if (o != '*' && o != '/' && o != '%')
+			return v;
+		d->p++;
+		long long r = derive_atom(d);
+		if (o == '*')
+			d->ok &= !__builtin_mul_overflow(v, r, &v);
+		else if (r == 0)
+			d->ok = false;
+		else
+			v = o == '/' ? v / r : v % r;
+	}
+}
+
+static long long derive_add(struct derive_eval *d)
+{
+	long long v = derive_mul(d);
+	for (;;) {
+		derive_space(d);
+		char o = *d->p;
+		if (o != '+' && o != '-')
+			return v;
+		d->p++;
+		long long r = derive_mul(d);
+		d->ok &= o == '+' ? !__builtin_add_overflow(v, r, &v) : !__builtin_sub_overflow(v, r, &v);
+	}
+}
+
+static long long derive_shift(struct derive_eval *d)
+{
+	long long v = derive_add(d);
+	for (;;) {
+		derive_space(d);
+		bool l = !strncmp(d->p, "<<", 2), r = !strncmp(d->p, ">>", 2);
+		if (!l && !r)
+			return v;
+		d->p += 2;
+		long long s = derive_add(d);
+		d->ok &= s >= 0 && s < 32;
+		v = !d->ok ? 0 : l ? v << s : v >> s;
+	}
+}
+
 static const char *variant_of(const cJSON *an, const char *entry)
 {
 	const cJSON *v, *vars = cJSON_GetObjectItemCaseSensitive(an, "kernel_variants");
@@ -253,6 +380,8 @@ static int one_spec(const struct rs_sig *s, const cJSON *an, const char *dtype, 
 				c->generics = strv_push(c->generics, cJSON_IsTrue(v) ? "true" : "false");
 			else if (g->kind == RSG_TYPE)
 				c->generics = strv_push(c->generics, dtype);
+			else if (an && constant_derived(an, s->name, g->name))
+				c->generics = strv_push(c->generics, "?"); /* once the others are known */
 			else if (an && ((lit = constant_literal(an, s->name, g->name)) ||
 					(lit = constant_unsuffixed(an, s->name, g->name)) ||
 					(lit = reference_const(an, s->name, g->name)))) {
@@ -271,6 +400,17 @@ static int one_spec(const struct rs_sig *s, const cJSON *an, const char *dtype, 
 												: "0");
 			}
 			free(lit);
+		}
+		for (size_t i = 0; an && i < s->ngen; i++) {
+			const char *x = strcmp(c->generics[i], "?") ? NULL : constant_derived(an, s->name, s->gen[i].name);
+			if (!x)
+				continue;
+			struct derive_eval d = {x, c, s, true};
+			long long v = derive_shift(&d);
+			derive_space(&d);
+			free(c->generics[i]);
+			c->generics[i] = xasprintf("%lld", d.ok && !*d.p && v > 0 && v <= INT32_MAX ? v : 64LL);
+			defaulted |= !(d.ok && !*d.p);
 		}
 		sb_adds(&why, given ? "the analysis's specialisation" : "");
 		if (defaulted)

@@ -5,294 +5,13 @@
  * correctness reference and tolerances. What only the toolchain can give
  * (reference IR, measured baselines) is marked deferred. */
 #include "engine/port/port_impl.h"
+#include "engine/port/analysis_int.h"
 
 #include "engine/base/operator.h"
 
 #include <cjson/cJSON.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- literal values of the test file as JSON ---- */
-
-/* A name a comprehension binds while its element is evaluated. */
-struct lit_env {
-	const char *name;
-	const cJSON *value;
-	const struct lit_env *up;
-};
-
-static cJSON *literal_in(const struct pymod *m, const struct py_node *n, int depth,
-			 const struct lit_env *env);
-
-static cJSON *literal(const struct pymod *m, const struct py_node *n, int depth)
-{
-	return literal_in(m, n, depth, NULL);
-}
-
-static cJSON *module_value(const struct pymod *m, const struct py_node *name, int depth)
-{
-	char *s = py_str(name);
-	const struct pm_const *c = pymod_const(m, s);
-	free(s);
-	return c && depth < 16 ? literal(m, c->value, depth + 1) : NULL;
-}
-
-static char *dtype_short(const struct pymod *m, const struct py_node *n)
-{
-	char *c = pymod_canon(m, n);
-	if (!c)
-		return NULL;
-	enum tdt d = str_starts(c, "torch.") ? tdt_from_name(c + 6) : DT_NONE;
-	free(c);
-	if (d == DT_NONE)
-		return NULL;
-	return xstrdup(tdt_ffi_str(d) ? tdt_ffi_str(d) : tdt_rust(d));
-}
-
-/* The values one `for` clause of a comprehension runs over: a range() of
- * literals, or a literal list or tuple (itself perhaps a comprehension). */
-static cJSON *clause_values(const struct pymod *m, const struct py_node *it, int depth,
-			    const struct lit_env *env)
-{
-	if (it->kind != PY_CALL || !py_is_name(it->kids[0], "range"))
-		return literal_in(m, it, depth + 1, env);
-	size_t na = py_call_nargs(it);
-	long long r[3] = {0, 0, 1};
-	for (size_t i = 0; i < na; i++) {
-		cJSON *v = i < 3 ? literal_in(m, py_call_arg(it, i), depth + 1, env) : NULL;
-		bool ok = cJSON_IsNumber(v);
-		if (ok)
-			r[na == 1 ? 1 : i] = (long long)v->valuedouble;
-		cJSON_Delete(v);
-		if (!ok)
-			return NULL;
-	}
-	if (!na || na > 3 || r[2] == 0)
-		return NULL;
-	cJSON *a = cJSON_CreateArray();
-	int count = 0;
-	for (long long i = r[0]; r[2] > 0 ? i < r[1] : i > r[1]; i += r[2])
-		if (++count > 256 || !cJSON_AddItemToArray(a, cJSON_CreateNumber((double)i)))
-			break;
-	return a;
-}
-
-/* Bind a clause's target (a name, or a tuple of names) to one value. */
-static int bind(const struct py_node *t, const cJSON *v, const struct lit_env *up,
-		struct lit_env *out, char **names, int cap)
-{
-	if (t->kind == PY_NAME && cap > 0) {
-		names[0] = py_str(t);
-		*out = (struct lit_env){names[0], v, up};
-		return 1;
-	}
-	if (t->kind != PY_TUPLE || !cJSON_IsArray(v) || (size_t)cJSON_GetArraySize(v) != t->nkids)
-		return -1;
-	int n = 0;
-	const struct lit_env *link = up;
-	const cJSON *e = v->child;
-	for (size_t k = 0; k < t->nkids; k++, e = e->next) {
-		int got = bind(t->kids[k], e, link, &out[n], names + n, cap - n);
-		if (got < 0)
-			return -1;
-		link = &out[n + got - 1];
-		n += got;
-	}
-	return n;
-}
-
-static void free_names(char **names, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(names[i]);
-}
-
-/* The elements of `for` clauses k.. of a comprehension, appended to out. */
-static bool expand(const struct pymod *m, const struct py_node *n, size_t k, int depth,
-		   const struct lit_env *env, cJSON *out)
-{
-	if (k == n->nkids) {
-		cJSON *v = cJSON_GetArraySize(out) < 256 ? literal_in(m, n->kids[0], depth + 1, env) : NULL;
-		return v && cJSON_AddItemToArray(out, v);
-	}
-	const struct py_node *f = n->kids[k];
-	if (f->kind != PY_COMPFOR || f->nkids != 2)
-		return false; /* a condition: not evaluated */
-	cJSON *vals = clause_values(m, f->kids[1], depth, env);
-	bool ok = cJSON_IsArray(vals);
-	for (const cJSON *v = ok ? vals->child : NULL; ok && v; v = v->next) {
-		struct lit_env e[8];
-		char *names[8];
-		int nb = bind(f->kids[0], v, env, e, names, 8);
-		ok = nb > 0 && expand(m, n, k + 1, depth, &e[nb - 1], out);
-		free_names(names, nb > 0 ? nb : 0);
-	}
-	cJSON_Delete(vals);
-	return ok;
-}
-
-/* Sizes written as a comprehension, as tests write sweeps
- * ([128 * 2**i for i in range(0, 8)], [(m, p) for m in [...] for p in
- * (0.5,)]): the `for` clauses over ranges and literal lists, their targets
- * names or tuples of names; at most 256 elements. */
-static cJSON *comprehension(const struct pymod *m, const struct py_node *n, int depth,
-			    const struct lit_env *env)
-{
-	if (n->nkids < 2 || (n->op != '[' && n->op != '('))
-		return NULL;
-	cJSON *a = cJSON_CreateArray();
-	if (!expand(m, n, 1, depth, env, a)) {
-		cJSON_Delete(a);
-		return NULL;
-	}
-	return a;
-}
-
-static cJSON *literal_in(const struct pymod *m, const struct py_node *n, int depth,
-			 const struct lit_env *env)
-{
-	if (!n || depth > 32)
-		return NULL;
-	long long iv;
-	double d;
-	switch (n->kind) {
-	case PY_NUM:
-	case PY_UNARY:
-		if (py_int_value(n, &iv))
-			return cJSON_CreateNumber((double)iv);
-		if (py_float_value(n, &d))
-			return cJSON_CreateNumber(d);
-		return NULL;
-	case PY_STR: {
-		char *v = py_str_value(&m->py, n);
-		cJSON *j = cJSON_CreateString(v);
-		free(v);
-		return j;
-	}
-	case PY_CONST:
-		if (n->n == 4 && memcmp(n->s, "True", 4) == 0)
-			return cJSON_CreateTrue();
-		if (n->n == 5 && memcmp(n->s, "False", 5) == 0)
-			return cJSON_CreateFalse();
-		if (n->n == 4 && memcmp(n->s, "None", 4) == 0)
-			return cJSON_CreateNull();
-		return NULL;
-	case PY_TUPLE:
-	case PY_LIST: {
-		cJSON *a = cJSON_CreateArray();
-		for (size_t k = 0; k < n->nkids; k++) {
-			cJSON *e = literal_in(m, n->kids[k], depth + 1, env);
-			if (!e) {
-				cJSON_Delete(a);
-				return NULL;
-			}
-			cJSON_AddItemToArray(a, e);
-		}
-		return a;
-	}
-	case PY_NAME:
-		for (const struct lit_env *e = env; e; e = e->up)
-			if (n->n == strlen(e->name) && memcmp(n->s, e->name, n->n) == 0)
-				return cJSON_Duplicate(e->value, true);
-		return module_value(m, n, depth);
-	case PY_COMP:
-		return comprehension(m, n, depth, env);
-	case PY_BINOP: {
-		/* integer arithmetic of literals, as tests write sizes (1024 * 32) */
-		cJSON *l = literal_in(m, n->kids[0], depth + 1, env), *r = literal_in(m, n->kids[1], depth + 1, env);
-		cJSON *out = NULL;
-		if (cJSON_IsNumber(l) && cJSON_IsNumber(r) && l->valuedouble == (double)(long long)l->valuedouble &&
-		    r->valuedouble == (double)(long long)r->valuedouble) {
-			long long a = (long long)l->valuedouble, b = (long long)r->valuedouble, v = 0;
-			bool ok = true;
-			switch (n->op) {
-			case PYOP_ADD: ok = !__builtin_add_overflow(a, b, &v); break;
-			case PYOP_SUB: ok = !__builtin_sub_overflow(a, b, &v); break;
-			case PYOP_MUL: ok = !__builtin_mul_overflow(a, b, &v); break;
-			case PYOP_FLOORDIV: ok = b > 0 && a >= 0; v = ok ? a / b : 0; break;
-			case PYOP_LSHIFT: ok = b >= 0 && b < 62 && a >= 0 && a <= (LLONG_MAX >> b); v = ok ? a << b : 0; break;
-			case PYOP_POW:
-				ok = b >= 0 && b < 64;
-				v = 1;
-				for (long long i = 0; ok && i < b; i++)
-					ok = !__builtin_mul_overflow(v, a, &v);
-				break;
-			default: ok = false;
-			}
-			if (ok && v > -(1LL << 53) && v < (1LL << 53))
-				out = cJSON_CreateNumber((double)v);
-		}
-		cJSON_Delete(l);
-		cJSON_Delete(r);
-		return out;
-	}
-	case PY_ATTR: {
-		char *dt = dtype_short(m, n);
-		if (!dt)
-			return NULL;
-		cJSON *j = cJSON_CreateString(dt);
-		free(dt);
-		return j;
-	}
-	default:
-		return NULL;
-	}
-}
-
-/* ---- the tuner's configurations ---- */
-
-static void yields(const struct pymod *m, const struct py_node *n, cJSON *out, int depth)
-{
-	if (!n || depth > 64 || n->kind == PY_DEF || n->kind == PY_LAMBDA)
-		return;
-	const struct py_node *c = n->kind == PY_YIELD ? n->kids[0] : n;
-	if (c && c->kind == PY_CALL && c->nkids > 1 && py_is_name(c->kids[0], "SimpleNamespace")) {
-		cJSON *cfg = cJSON_CreateObject();
-		for (size_t k = 1; cfg && k < c->nkids; k++) {
-			const struct py_node *a = c->kids[k];
-			cJSON *v = a->kind == PY_KEYWORD ? literal(m, a->kids[0], 0) : NULL;
-			if (!v || cJSON_IsArray(v) || cJSON_IsObject(v)) {
-				cJSON_Delete(v);
-				cJSON_Delete(cfg);
-				cfg = NULL;
-				break;
-			}
-			char *name = xstrndup(a->s, a->n);
-			cJSON_AddItemToObject(cfg, name, v);
-			free(name);
-		}
-		bool seen = false;
-		for (cJSON *e = out->child; cfg && e; e = e->next)
-			seen |= cJSON_Compare(e, cfg, true);
-		if (cfg && cfg->child && !seen)
-			cJSON_AddItemToArray(out, cfg);
-		else
-			cJSON_Delete(cfg);
-		return;
-	}
-	for (size_t k = 0; k < n->nkids; k++)
-		yields(m, n->kids[k], out, depth + 1);
-}
-
-/* The configurations a tuner tries, where the operator writes them as
- * literals: each `SimpleNamespace(TILE_M=64, ...)` its functions named
- * *configs yield or return, every GPU's branch (the sm_90 list and the
- * sm_100 one are both configurations the kernel takes), each once. Where
- * those are computed (from the extents, the SM count), the literal ones
- * the host launches with when tuning is off are the configurations there
- * are to name. */
-static cJSON *tuner_configs(const struct pymod *m)
-{
-	cJSON *out = cJSON_CreateArray();
-	for (size_t i = 0; i < m->nfuncs; i++)
-		if (str_ends(m->funcs[i].name, "configs") && m->funcs[i].role != PM_KERNEL)
-			yields(m, m->funcs[i].def->kids[3], out, 0);
-	for (size_t i = 0; i < m->nfuncs && !out->child; i++)
-		if (m->funcs[i].role == PM_HOST)
-			yields(m, m->funcs[i].def->kids[3], out, 0);
-	return out;
-}
 
 /* ---- the test file ---- */
 
@@ -329,7 +48,7 @@ static cJSON *perf_configs(const struct pymod *m, const struct py_node *perf, cJ
 		char *ns = names && names->kind == PY_STR ? py_str_value(&m->py, names) : NULL;
 		if (!ns)
 			continue;
-		cJSON *values = literal(m, py_call_arg(d, 1), 0);
+		cJSON *values = an_literal(m, py_call_arg(d, 1), 0);
 		if (strstr(ns, "backend") || !values) {
 			free(ns);
 			cJSON_Delete(values);
@@ -458,7 +177,7 @@ static cJSON *tolerances(const struct pymod *m, const struct py_node *assert_cal
 		if (v->kind != PY_DICT)
 			continue;
 		for (size_t k = 0; k + 1 < v->nkids; k += 2) {
-			char *dt = v->kids[k] ? dtype_short(m, v->kids[k]) : NULL;
+			char *dt = v->kids[k] ? an_dtype_short(m, v->kids[k]) : NULL;
 			double a, r;
 			if (dt && tol_pair(v->kids[k + 1], &a, &r))
 				add_tol(tol, dt, a, r);
@@ -642,6 +361,16 @@ static cJSON *constants(const struct port_op *op, const struct tkernel *k,
 		cJSON_AddStringToObject(c, "rust", generic ? "const generic" : "fixed by the variant");
 		cJSON_AddItemToArray(arr, c);
 	}
+	/* a tile dimension computed from the Constants: the entry's own
+	 * generic, which the launcher (and tileport compile) computes */
+	for (size_t d = 0; d < e->nderived; d++) {
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "name", e->derived[d].name);
+		cJSON_AddStringToObject(c, "value", e->derived[d].expr);
+		cJSON_AddStringToObject(c, "derived", e->derived[d].expr);
+		cJSON_AddStringToObject(c, "rust", "const generic the launcher computes");
+		cJSON_AddItemToArray(arr, c);
+	}
 	return arr;
 }
 
@@ -697,7 +426,7 @@ int port_analysis_json(const struct port_analysis_in *in, char **out, struct tp_
 		free(h);
 	}
 	cJSON_AddStringToObject(root, "launch_path", autotune ? "autotune" : "direct");
-	cJSON *tuned = autotune ? tuner_configs(&op->m) : NULL;
+	cJSON *tuned = autotune ? an_tuner_configs(&op->m) : NULL;
 	if (tuned && tuned->child)
 		cJSON_AddItemToObject(root, "autotune_configs", tuned);
 	else

@@ -624,6 +624,9 @@ static void param_type(const struct tparam *p, int rank, struct sbuf *out)
 static void entry(struct out *o, const struct tkernel *k, const struct tentry *e)
 {
 	o->k = k;
+	for (size_t i = 0; i < e->nderived; i++)
+		line(o, "// R6: %s is %s, which the launcher computes", e->derived[i].name,
+		     e->derived[i].expr);
 	hints(o, k);
 	struct sbuf sig = SBUF_INIT;
 	sb_printf(&sig, "pub unsafe fn %s<E: ElementType", e->name);

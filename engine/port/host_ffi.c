@@ -248,6 +248,21 @@ static void entry_arg(const struct tkernel *k, const struct tparam *p, struct sb
 	}
 }
 
+/* A const generic no parameter is (N_TIMES_N): its value from the
+ * Constants the launcher is given, `(n * n)`. */
+static void derived_arg(const struct tkernel *k, const struct tentry *en, const char *name,
+			struct sbuf *gen)
+{
+	for (size_t d = 0; d < en->nderived; d++)
+		if (!strcmp(en->derived[d].name, name)) {
+			char *x = ffi_expr(k, en->derived[d].expr);
+			sb_printf(gen, ", (%s).to_string()", x);
+			free(x);
+			return;
+		}
+	sb_printf(gen, ", %s.to_string()", name);
+}
+
 /* Does some entry take parameter i, as an argument or a generic? */
 static bool param_taken(const struct tkernel *k, size_t i)
 {
@@ -329,8 +344,10 @@ static void launch_fn(struct w *w, const struct port_op *op, const struct tkerne
 			const char *n = p ? ffi_name(k, p, nm, sizeof(nm)) : en->generics[g];
 			if (p && p->dt == DT_BOOL)
 				sb_printf(&gen, ", (%s != 0).to_string()", n);
-			else
+			else if (p)
 				sb_printf(&gen, ", %s.to_string()", n);
+			else
+				derived_arg(k, en, n, &gen);
 		}
 		for (size_t g = 0; g < en->npreds; g++)
 			sb_printf(&gen, ", (dtype == \"%s\").to_string()",
@@ -551,8 +568,12 @@ char *port_launch_contract(const struct port_op *op)
 			sb_printf(&sb, "  - entry `pub unsafe fn %s_module::%s` (%s params), runs when %s\n",
 				  op->name, en->name, port_entry_pattern(k, en), en->dispatch_py);
 			sb_printf(&sb, "    - generics: E (the dtype string)");
-			for (size_t g = 0; g < en->ngenerics; g++)
+			for (size_t g = 0; g < en->ngenerics; g++) {
 				sb_printf(&sb, ", %s", en->generics[g]);
+				for (size_t d = 0; d < en->nderived; d++)
+					if (!strcmp(en->derived[d].name, en->generics[g]))
+						sb_printf(&sb, " (%s, which the launcher computes)", en->derived[d].expr);
+			}
 			for (size_t g = 0; g < en->npreds; g++)
 				sb_printf(&sb, ", %s (dtype == %s)", en->preds[g], tdt_rust(en->pred_dt[g]));
 			sb_adds(&sb, "\n    - arguments:");

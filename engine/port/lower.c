@@ -593,10 +593,12 @@ static void finish_entry(struct lw *lw, const struct spec *sp)
 	e->dispatch_py = ta_strdup(lw->a, sp->py ? sp->py : "always");
 	e->dispatch_ffi = sp->ffi ? ta_strdup(lw->a, sp->ffi) : NULL;
 	e->uses_e = true;
-	e->generics = ta_alloc(lw->a, (k->nparams + 1) * sizeof(*e->generics));
+	e->generics = ta_alloc(lw->a, (k->nparams + e->nderived + 1) * sizeof(*e->generics));
 	for (size_t i = 0; i < k->nparams; i++)
 		if (k->params[i].kind == TP_CONST && !sp->has_fixed[i] && e->param_used[i])
 			e->generics[e->ngenerics++] = k->params[i].rs;
+	for (size_t i = 0; i < e->nderived; i++)
+		e->generics[e->ngenerics++] = (char *)e->derived[i].name;
 	k->entries[k->nentries++] = *e;
 }
 

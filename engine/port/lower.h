@@ -362,6 +362,12 @@ struct tval *lw_block_id(struct lw *lw, bool num_blocks, const struct py_node *a
 /* Logical and of two masks (either may be NULL). */
 struct tval *lw_and_mask(struct lw *lw, struct tval *a, struct tval *b, const struct py_node *at);
 
+/* ---- const generics the host computes (lower_derived.c) ---- */
+/* A tile dimension that is arithmetic of int Constants (rs: "(N * N)"):
+ * the name of the entry's const generic holding it (N_TIMES_N), which the
+ * launcher computes; NULL when rs is anything else. */
+const char *lw_derived_generic(struct lw *lw, const char *rs, const struct py_node *at);
+
 /* ---- moving elements within a tile (lower_slice.c) ---- */
 /* Prefix sum along axis (NULL: 0), backwards with reverse. */
 struct tval *lw_cumsum(struct lw *lw, struct tval *x, const struct py_node *axis_n, bool reverse,

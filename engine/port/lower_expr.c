@@ -394,10 +394,15 @@ static void dim_of(struct lw *lw, struct tval *v, const struct py_node *at, stru
 		*d = (struct tdim){0, v->rs};
 		return;
 	}
+	const char *derived = v->kind == TV_CINT ? lw_derived_generic(lw, v->rs, at) : NULL;
+	if (derived) {
+		*d = (struct tdim){0, derived};
+		return;
+	}
 	if (v->kind == TV_CINT)
 		lw_unsupported(lw, at,
-			       "const arithmetic in a tile shape (`%s`; coding rule 6): give it its own "
-			       "Constant",
+			       "const arithmetic in a tile shape beyond + - * / %% << >> of int Constants "
+			       "(`%s`; coding rule 6): give it its own Constant",
 			       v->rs);
 	lw_unsupported(lw, at, "a tile dimension that is not a compile-time constant (a %s)",
 		       lw_kind(v));

@@ -287,7 +287,7 @@ size_t port_entries(const struct port_op *op, struct port_entry *out, size_t max
 				out[n] = (struct port_entry){op->k[k]->name, e->name, e->variant,
 							     e->dispatch_py,
 							     port_entry_pattern(op->k[k], e),
-							     op->k[k]->line};
+							     op->k[k]->line, e->nderived};
 			}
 	return n;
 }

@@ -87,6 +87,7 @@ struct port_entry {
 	const char *dispatch; /* when it runs, in Python terms ("always") */
 	const char *pattern;  /* "tensor", "ptr" or "mixed" (rule 12) */
 	int line;             /* the source kernel's def line */
+	size_t derived;       /* const generics the launcher computes (a tile of N * N) */
 };
 size_t port_entries(const struct port_op *op, struct port_entry *out, size_t max);
 

@@ -230,6 +230,13 @@ struct tparam {
 	int source_index;    /* position in the source signature; -1 synthesized */
 };
 
+/* A const generic the launcher computes from the Constants (a tile of
+ * `N * N`: no const arithmetic in a Rust type, coding rule 6). */
+struct tderived {
+	const char *name; /* N_TIMES_N */
+	const char *expr; /* Rust over the Constants' generics: "N * N" */
+};
+
 /* A structural variant: one Rust entry. */
 struct tentry {
 	char *name;          /* Rust entry name */
@@ -241,6 +248,8 @@ struct tentry {
 	int *param_rank;     /* per array param: the rank its accesses show, -1 none */
 	char **generics;     /* const generic names in order, after E */
 	size_t ngenerics;
+	struct tderived *derived; /* the generics that are no parameter, last */
+	size_t nderived;
 	bool uses_e;
 	/* const generics that test the element type: E_IS_F32 ... */
 	char **preds;

@@ -25,4 +25,16 @@ void sem_ffi_free(struct sffi *f);
  * launcher does not call it. */
 size_t sem_ffi_args(const struct sffi *f, const char *entry, size_t elen, struct sffi_arg *out, size_t max);
 
+/* A generic the launcher computes (`(n * n).to_string()` in the entry's
+ * `.generics(vec![...])`, where `n.to_string()` passes generic N): the
+ * computation over the generics' names, "N * N". out[g] for the entry's
+ * generic g (type parameters counted), NULL where it is passed as it is
+ * or not read; returns how many were filled (0: no such call). Caller
+ * frees each. */
+struct sffi_gen {
+	const char *s;
+	uint32_t n;
+};
+size_t sem_ffi_generics(const struct sffi *f, const struct rfn *fn, char **out, size_t max);
+
 #endif

@@ -205,6 +205,9 @@ struct sparam {
 	/* a source Constant the paired variant fixes (`{kernel}_{c}_eq_{N}`) */
 	bool fixed;
 	long long fixed_value;
+	/* a Rust const generic the launcher computes from the others
+	 * (`N * N`, a tile dimension: no const arithmetic in a type) */
+	const char *derived_expr;
 };
 
 struct sarena;

@@ -251,7 +251,8 @@ static void bind_params(const struct spair *p, struct sparam *py, size_t npy, st
 			if (b->rs_of_py[i] >= 0)
 				continue;
 			for (size_t j = 0; j < nrs; j++) {
-				if (b->py_of_rs[j] >= 0 || !fits(&py[i], &rs[j]) || rs[j].derived)
+				if (b->py_of_rs[j] >= 0 || !fits(&py[i], &rs[j]) || rs[j].derived ||
+				    rs[j].derived_expr)
 					continue;
 				bool same;
 				if (pass == 0) {
@@ -340,10 +341,21 @@ static void bind_params(const struct spair *p, struct sparam *py, size_t npy, st
 
 /* Rust scalars that carry a shape or stride: the launcher says so, or
  * their names do (`a_shape0`, `x_stride1`). */
-static void derive(const struct spair *p, struct sparam *rs, size_t nrs)
+static void derive(const struct spair *p, struct sarena *a, struct sparam *rs, size_t nrs)
 {
 	const struct rfn *fn = p->fn;
 	size_t first = nrs - fn->nparams; /* fn params follow the const generics */
+	/* generics the launcher computes from the others */
+	char *ge[64] = {NULL};
+	size_t ng = p->ffi ? sem_ffi_generics(p->ffi, fn, ge, TP_ARRAY_LEN(ge)) : 0;
+	for (size_t g = 0, j = 0; g < ng; g++) {
+		if (fn->generics[g].is_const && j < first) {
+			if (ge[g])
+				rs[j].derived_expr = sa_strndup(a, ge[g], strlen(ge[g]));
+			j++;
+		}
+		free(ge[g]);
+	}
 	struct sffi_arg args[64];
 	size_t na = p->ffi ? sem_ffi_args(p->ffi, fn->name, fn->n, args, 64) : 0;
 	if (na == fn->nparams) {
@@ -969,7 +981,7 @@ void sem_pair_run(struct spair *p)
 	p->rs_last = p->fn->end_line;
 	st->npy = py_params(p, st->arena, &st->py);
 	st->nrs = rs_params(p, st->arena, &st->rs);
-	derive(p, st->rs, st->nrs);
+	derive(p, st->arena, st->rs, st->nrs);
 	bind_params(p, st->py, st->npy, st->rs, st->nrs, &st->b);
 	for (size_t i = 0; p->variant_eq_param && i < st->npy; i++)
 		if (!strcasecmp(st->py[i].name, p->variant_eq_param)) {

@@ -567,6 +567,25 @@ struct sval rx_expr(struct rctx *c, const struct rnode *n)
 
 /* ---- an entry ---- */
 
+/* A generic the launcher computes from the others (N_TIMES_N is `N * N`):
+ * the entry reads that computation wherever it names the generic. */
+static void derived_generic(struct rctx *c, const struct sparam *p)
+{
+	char *src = xasprintf("fn derived() { %s }", p->derived_expr);
+	struct rfile df;
+	memset(&df, 0, sizeof(df));
+	rs_parse(&df, src, strlen(src));
+	const struct rnode *body = !df.error && df.nfns == 1 ? df.fns[0].body : NULL;
+	const struct rnode *x = body && body->nkids == 1 ? body->kids[0] : NULL;
+	if (x && x->kind == RN_EXPR && x->nkids)
+		x = x->kids[0];
+	struct sval v = x ? rx_expr(c, x) : sv_kind(SV_UNKNOWN);
+	if (v.k == SV_NODE)
+		senv_set(c->g, &c->env, p->name, strlen(p->name), v);
+	rs_file_free(&df);
+	free(src);
+}
+
 void sem_rs_read(struct sgraph *g, struct sside *side, const struct rfile *f, const struct rfn *fn,
 		 const struct sbind *b)
 {
@@ -602,6 +621,9 @@ void sem_rs_read(struct sgraph *g, struct sside *side, const struct rfile *f, co
 		}
 		senv_set(g, &c.env, p->name, strlen(p->name), sv_node(x));
 	}
+	for (size_t i = 0; i < g->nparams; i++)
+		if (g->params[i].derived_expr)
+			derived_generic(&c, &g->params[i]);
 	block(&c, fn->body);
 	senv_free(&c.env);
 }

@@ -6,7 +6,11 @@
 # layer_norm and silu_and_mul (its gathers in 64 bits, as cuTile Python's)
 # end OFFLINE_COMPLETE saying what was shown; against a reference changed to
 # compute something else, stage B hands over with the IR check as the
-# reason. Skips (with the reason) where either compiler is missing.
+# reason. pair_fold (tests/fixtures/port/derived), whose tile extent is
+# PAIR * WIDTH, ends OFFLINE_COMPLETE with the extent a const generic the
+# launcher computes: the compile takes it from the analysis, the semantic
+# check from the launcher. Skips (with the reason) where either compiler is
+# missing.
 . "$TILEPORT_TOP/tests/integration/lib/common.sh"
 PATH=$(printf '%s' "$PATH" | sed "s|$T/bin:||") # the real cargo
 PY=${TILEPORT_TEST_PYTHON:-$TILEPORT_TOP/build/pyenv/bin/python}
@@ -21,6 +25,7 @@ fi
 offline_env
 export TILEPORT_PYTHON=$PY
 cp -R "$WS" "$T/ws"
+cp -R "$TILEPORT_TOP/tests/fixtures/port/derived/." "$T/ws/"
 
 run() { # OP -> $T/OP.log, exit code
 	"$TILEPORT" run "$1" --workspace "$T/ws" --out "$T/out" --headless >"$T/$1.log" 2>&1
@@ -57,6 +62,17 @@ done
 assert_contains "layer_norm: the fused multiply-add is a note, not a critical count" "$T/ln.diff" \
 	"WARN     op-count-fma"
 assert_contains "layer_norm: hints per target against a default agree" "$T/ln.diff" "VERDICT: PASS_WITH_NOTES"
+
+run pair_fold
+assert_eq "pair_fold: exit 0" "$?" 0
+assert_contains "pair_fold: OFFLINE_COMPLETE" "$T/pair_fold.log" \
+	"OFFLINE_COMPLETE: offline work done: translated, type-checked, lowered, and its Tile IR checked"
+PB=$T/out/pair_fold/reports/agent_b.md
+assert_contains "pair_fold: the IR check passes" "$PB" \
+	"- generated/generated.mlir against reference/reference.mlir: PASS_WITH_NOTES"
+assert_contains "pair_fold: the semantic check read the launcher" "$PB" "semantic check (dataflow, with the launcher)"
+assert_eq "pair_fold: lowered with WIDTH_TIMES_2 twice WIDTH" \
+	"$(json_get "$T/out/pair_fold/reports/compile.json" 'd["outputs"][0]["generics"]')" "f16, 64, 128"
 
 run silu_and_mul
 assert_eq "silu_and_mul: exit 0" "$?" 0

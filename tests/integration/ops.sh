@@ -60,6 +60,13 @@ if [ -n "$TAR" ]; then
 	assert_eq "TileGym: a Constant's literal through the caller of the launching function" \
 		"$(json_get "$T/ga.json" '[c.get("literal") for c in d["kernel_variants"][0]["constants"] if c["name"] == "STAGE"]')" \
 		"[3]"
+	"$TILEPORT" analyze mhc --workspace "$TG" --print >"$T/mhc.json" 2>"$T/mhc.err"
+	assert_eq "TileGym: a sweep written as four nested loops over local tuples, one config each" \
+		"$(json_get "$T/mhc.json" '(len(d["autotune_configs"]), d["autotune_configs"][0], d["autotune_configs"][-1])')" \
+		"(40, {'TILE_SIZE_M': 64, 'TILE_SIZE_N': 32, 'TILE_SIZE_K': 64, 'SPLIT_K': 1, 'GROUP_SIZE_M': 8}, {'TILE_SIZE_M': 128, 'TILE_SIZE_N': 32, 'TILE_SIZE_K': 128, 'SPLIT_K': 16, 'GROUP_SIZE_M': 16})"
+	assert_eq "TileGym: mhc's sinkhorn kernel: N * N a const generic of its own" \
+		"$(json_get "$T/mhc.json" '[(c["name"], c["derived"]) for v in d["kernel_variants"] for c in v["constants"] if "derived" in c]')" \
+		"[('N_TIMES_N', 'N * N')]"
 	"$TILEPORT" analyze recurrent_gated_delta_rule --workspace "$TG" --print >"$T/rg.json" 2>"$T/rg.err"
 	assert_eq "TileGym: sizes written as a comprehension over a range" \
 		"$(json_get "$T/rg.json" 'd["test_perf_configs"]["T"]["shapes"]')" \

@@ -242,6 +242,36 @@ assert_eq "dropped convert: a critical difference with both values" \
 	"$(json_get "$T/inv.json" "[(f['rule'], f['severity'], f['source_value'], f['rust_value']) for f in d['entries'][0]['findings'] if f['severity'] == 'CRITICAL']")" \
 	"[('sem.value', 'CRITICAL', 'E(y)', '(num) / (den_red)')]"
 
+# ---- a tile extent computed from Constants (tests/fixtures/port/derived) ----
+PF=$TILEPORT_TOP/tests/fixtures/port/derived/src/tilegym/ops/cutile/pair_fold.py
+"$TILEPORT" translate "$PF" >"$T/pf.rs" 2>"$T/err"
+assert_eq "pair_fold: translates" "$?" 0
+assert_contains "pair_fold: PAIR * WIDTH is a const generic of its own, named for what it is" "$T/pf.rs" \
+	"pub unsafe fn pair_fold_kernel<E: ElementType, const WIDTH: i32, const WIDTH_TIMES_2: i32>("
+assert_contains "pair_fold: in the tile's type" "$T/pf.rs" "let both: Tile<E, { [1, WIDTH_TIMES_2] }> ="
+assert_contains "pair_fold: the kernel says where it comes from" "$T/pf.rs" \
+	"// R6: WIDTH_TIMES_2 is 2 * WIDTH, which the launcher computes"
+"$TILEPORT" translate "$PF" --emit ffi >"$T/pf.ffi.rs" 2>"$T/err"
+assert_eq "pair_fold: --emit ffi" "$?" 0
+assert_contains "pair_fold: the launcher computes it from the Constant it is given" "$T/pf.ffi.rs" \
+	"(2 * width).to_string()"
+"$TILEPORT" translate "$PF" --emit contract >"$T/pf.contract" 2>&1
+assert_contains "pair_fold: the contract B hands D says so" "$T/pf.contract" \
+	"generics: E (the dtype string), WIDTH, WIDTH_TIMES_2 (2 * WIDTH, which the launcher computes)"
+if grep -q "fn cutile_pair_fold(.*width_times" "$T/pf.ffi.rs"; then bad "pair_fold: the C ABI grew"; else
+	ok "pair_fold: the C ABI takes WIDTH only"; fi
+rustfmt_ok "$T/pf.rs"
+rustfmt_ok "$T/pf.ffi.rs"
+"$TILEPORT" equiv "$PF" "$T/pf.rs" --ffi "$T/pf.ffi.rs" >"$T/inv" 2>&1
+assert_eq "pair_fold: with the launcher, the same computation" "$(tail -n 1 "$T/inv")" MATCH
+"$TILEPORT" equiv "$PF" "$T/pf.rs" --no-ffi >"$T/inv" 2>&1
+assert_contains "pair_fold: without it, the extent is unknown" "$T/inv" \
+	"tile shape differs: (1, 2*WIDTH) in the source, (1, WIDTH_TIMES_2) in the Rust"
+sed 's/(2 \* width)/(4 * width)/' "$T/pf.ffi.rs" >"$T/pf4.ffi.rs"
+"$TILEPORT" equiv "$PF" "$T/pf.rs" --ffi "$T/pf4.ffi.rs" >"$T/inv" 2>&1
+assert_contains "pair_fold: a launcher computing something else is caught" "$T/inv" \
+	"tile shape differs: (1, 2*WIDTH) in the source, (1, 4*WIDTH) in the Rust"
+
 # ---- refusals: FILE:LINE:COL: unsupported: <construct>, exit 1 ----
 cd "$U" || exit 1
 refuse() { # FILE WANT-STDERR [WANT-EXIT]
@@ -254,7 +284,7 @@ refuse() { # FILE WANT-STDERR [WANT-EXIT]
 refuse while_loop.py "while_loop.py:7:5: unsupported: while loop"
 refuse tile_ternary.py "tile_ternary.py:7:9: unsupported: a conditional expression over tiles (use where)"
 refuse shape_arith.py \
-	"shape_arith.py:6:46: unsupported: const arithmetic in a tile shape (\`(T * 2)\`; coding rule 6): give it its own Constant"
+	"shape_arith.py:6:46: unsupported: const arithmetic in a tile shape beyond + - * / % << >> of int Constants (\`(T | 16)\`; coding rule 6): give it its own Constant"
 refuse atomic.py "atomic.py:7:5: unsupported: ct.atomic_add()"
 refuse loop_escape.py "loop_escape.py:6:5: unsupported: \`last\` is defined inside the loop and used after it"
 refuse float_min.py "float_min.py:6:9: unsupported: minimum of two float scalars"
@@ -307,6 +337,22 @@ assert_eq "layer_norm: tolerances" "$(json_get "$A" "d['correctness_tolerance'][
 	"{'atol': 0.05, 'rtol': 0.05}"
 assert_eq "offline: what waits for the toolchain" "$(json_get "$A" "d['deferred']")" \
 	"['reference-ir', 'perf-log']"
+# a tuner's sweep written as loops (tests/fixtures/port/tuned)
+cp -R "$WS" "$T/tws" && cp -R "$TILEPORT_TOP/tests/fixtures/port/tuned/." "$T/tws/"
+"$TILEPORT" analyze lane_sweep --workspace "$T/tws" --print >"$T/ls.json" 2>"$T/ls.err"
+assert_eq "analyze lane_sweep" "$?" 0
+assert_eq "a sweep of loops over local names, a range and tuple targets runs; one over what is not a literal is left out" \
+	"$(json_get "$T/ls.json" '(d["launch_path"], len(d["autotune_configs"]), d["autotune_configs"][0], d["autotune_configs"][7], d["autotune_configs"][8])')" \
+	"('autotune', 9, {'LANES': 64, 'STAGES': 2, 'num_warps': 4, 'TAG': 'narrow'}, {'LANES': 128, 'STAGES': 3, 'num_warps': 8, 'TAG': 'wide'}, {'LANES': 32, 'STAGES': 1})"
+# the same sweep over ranges of 300: the first 256 configurations
+sed -e 's/lane_sweep/lane_wide/g' -e 's/lanes = (64, 128)/lanes = range(300)/' \
+	-e 's/stages = range(2, 4)/stages = range(300)/' "$T/tws/src/tilegym/ops/cutile/lane_sweep.py" \
+	>"$T/tws/src/tilegym/ops/cutile/lane_wide.py"
+sed 's/lane_sweep/lane_wide/g' "$T/tws/tests/ops/test_lane_sweep.py" >"$T/tws/tests/ops/test_lane_wide.py"
+"$TILEPORT" analyze lane_wide --workspace "$T/tws" --print >"$T/lw.json" 2>"$T/lw.err"
+assert_eq "a sweep of 180000: the first 256 configurations" \
+	"$(json_get "$T/lw.json" '(len(d["autotune_configs"]), d["autotune_configs"][-1])')" \
+	"(256, {'LANES': 0, 'STAGES': 127, 'num_warps': 8, 'TAG': 'wide'})"
 A=$T/aout/rms_norm/reference/analysis.json
 assert_eq "rms_norm: the Triton source" "$(json_get "$A" "(d['source'], d['reference_backend'])")" \
 	"('src/tilegym/ops/triton/rms_norm.py', 'triton')"

@@ -249,6 +249,35 @@ static void specialisation_of_a_renamed_constant(void **state)
 	rs_sigs_free(s, n);
 }
 
+/* A generic the launcher computes (a tile of N * N): its value from the
+ * others' as the analysis says, whatever they are. */
+static void specialisation_derived_generic(void **state)
+{
+	const char *k = "#[cutile::module]\nmod m {\n    use cutile::core::*;\n"
+			"    #[cutile::entry()]\n"
+			"    pub unsafe fn sq<E: ElementType, const N: i32, const B: i32, const N_TIMES_N: i32,"
+			" const ODD: i32>(y: &Tensor<E, { [-1, -1] }>) {}\n}\n";
+	struct rs_sig *s;
+	size_t n, ns;
+	struct tp_err err = {0};
+	assert_int_equal(rs_sigs_read("k.rs", k, strlen(k), &s, &n, &err), 0);
+	char *an = tu_write(*state, "analysis.json",
+			    "{\"kernel_variants\": [{\"rust_entry\": \"sq\", \"constants\": ["
+			    "{\"name\": \"N\", \"value\": \"N = 8\"}, {\"name\": \"B\", \"value\": \"b\"},"
+			    "{\"name\": \"N_TIMES_N\", \"value\": \"N * N\", \"derived\": \"(N + B) * N - (1 << 2)\"},"
+			    "{\"name\": \"ODD\", \"value\": \"N ^ 2\", \"derived\": \"N ^ 2\"}]}]}\n");
+	struct compile_spec *sp;
+	assert_int_equal(compile_specs_for(s, n, an, NULL, NULL, &sp, &ns, &err), 0);
+	char *g = strv_join(sp[0].generics, ",");
+	/* B defaults to 64; (8 + 64) * 8 - 4; what it cannot compute: 64, said so */
+	assert_string_equal(g, "f16,8,64,572,64");
+	free(g);
+	assert_non_null(strstr(sp[0].why, "default const generics"));
+	compile_specs_free(sp, ns);
+	free(an);
+	rs_sigs_free(s, n);
+}
+
 static void workspace_dependencies(void **state)
 {
 	struct ws_deps d;
@@ -357,6 +386,7 @@ int main(void)
 		cmocka_unit_test(signatures_of_bad_input),
 		TU_DIR_TEST(specialisation_defaults_and_analysis),
 		TU_DIR_TEST(specialisation_of_a_renamed_constant),
+		TU_DIR_TEST(specialisation_derived_generic),
 		TU_DIR_TEST(workspace_dependencies),
 		cmocka_unit_test(scratch_lib_rs),
 		TU_DIR_TEST(report_round_trip),

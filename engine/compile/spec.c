@@ -56,7 +56,9 @@ static const cJSON *find_spec(const cJSON *an, const char *entry, const char *dt
 	return NULL;
 }
 
-static char *constant_literal(const cJSON *an, const char *entry, const char *name)
+/* The analysis's constant `name` of the variant whose Rust entry is
+ * `entry`, or NULL. */
+static const cJSON *find_constant(const cJSON *an, const char *entry, const char *name)
 {
 	const cJSON *v, *vars = cJSON_GetObjectItemCaseSensitive(an, "kernel_variants");
 	cJSON_ArrayForEach(v, vars)
@@ -68,35 +70,41 @@ static char *constant_literal(const cJSON *an, const char *entry, const char *na
 		cJSON_ArrayForEach(c, cs)
 		{
 			const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name");
-			const cJSON *val = cJSON_GetObjectItemCaseSensitive(c, "value");
-			if (!cJSON_IsString(n) || strcmp(n->valuestring, name) != 0)
-				continue;
-			/* the analysis's literal for a host expression, as refir
-			 * compiles the reference with it */
-			const cJSON *lit = cJSON_GetObjectItemCaseSensitive(c, "literal");
-			if (cJSON_IsBool(lit))
-				return xstrdup(cJSON_IsTrue(lit) ? "true" : "false");
-			if (cJSON_IsNumber(lit))
-				val = lit;
-			if (cJSON_IsNumber(val))
-				return xasprintf("%lld", (long long)val->valuedouble);
-			if (!cJSON_IsString(val))
-				continue;
-			/* "TILE = 128" or "128" */
-			const char *s = strrchr(val->valuestring, '=');
-			s = s ? s + 1 : val->valuestring;
-			while (*s == ' ')
-				s++;
-			char *end;
-			long long x = strtoll(s, &end, 10);
-			while (*end == ' ')
-				end++;
-			if (end != s && !*end)
-				return xasprintf("%lld", x);
-			if (!strcmp(s, "True") || !strcmp(s, "False"))
-				return xstrdup(s[0] == 'T' ? "true" : "false");
+			if (cJSON_IsString(n) && !strcmp(n->valuestring, name))
+				return c;
 		}
 	}
+	return NULL;
+}
+
+static char *constant_literal(const cJSON *an, const char *entry, const char *name)
+{
+	const cJSON *c = find_constant(an, entry, name);
+	const cJSON *val = cJSON_GetObjectItemCaseSensitive(c, "value");
+	/* the analysis's literal for a host expression, as refir compiles the
+	 * reference with it */
+	const cJSON *lit = cJSON_GetObjectItemCaseSensitive(c, "literal");
+	if (cJSON_IsBool(lit))
+		return xstrdup(cJSON_IsTrue(lit) ? "true" : "false");
+	if (cJSON_IsNumber(lit))
+		val = lit;
+	if (cJSON_IsNumber(val))
+		return xasprintf("%lld", (long long)val->valuedouble);
+	if (!cJSON_IsString(val))
+		return NULL;
+	/* "TILE = 128" or "128" */
+	const char *s = strrchr(val->valuestring, '=');
+	s = s ? s + 1 : val->valuestring;
+	while (*s == ' ')
+		s++;
+	char *end;
+	long long x = strtoll(s, &end, 10);
+	while (*end == ' ')
+		end++;
+	if (end != s && !*end)
+		return xasprintf("%lld", x);
+	if (!strcmp(s, "True") || !strcmp(s, "False"))
+		return xstrdup(s[0] == 'T' ? "true" : "false");
 	return NULL;
 }
 
@@ -161,22 +169,8 @@ static char *reference_const(const cJSON *an, const char *entry, const char *nam
  * names; NULL for the others. */
 static const char *constant_derived(const cJSON *an, const char *entry, const char *name)
 {
-	const cJSON *v, *vars = cJSON_GetObjectItemCaseSensitive(an, "kernel_variants");
-	cJSON_ArrayForEach(v, vars)
-	{
-		const cJSON *re = cJSON_GetObjectItemCaseSensitive(v, "rust_entry");
-		if (!cJSON_IsString(re) || strcmp(re->valuestring, entry) != 0)
-			continue;
-		const cJSON *c, *cs = cJSON_GetObjectItemCaseSensitive(v, "constants");
-		cJSON_ArrayForEach(c, cs)
-		{
-			const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name");
-			const cJSON *d = cJSON_GetObjectItemCaseSensitive(c, "derived");
-			if (cJSON_IsString(n) && !strcmp(n->valuestring, name) && cJSON_IsString(d))
-				return d->valuestring;
-		}
-	}
-	return NULL;
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(find_constant(an, entry, name), "derived");
+	return cJSON_IsString(d) ? d->valuestring : NULL;
 }
 
 /* Integer arithmetic over the other generics' chosen values, as Rust

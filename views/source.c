@@ -321,6 +321,8 @@ static void report_summary(struct view *v)
 	const struct src_doc *d = &x->doc;
 	if (d->problem)
 		view_error(v, "%s", d->problem);
+	else if (d->untranslated)
+		view_error(v, "%s; the rest: semantic check %s", d->untranslated, sem_verdict(&d->sem));
 	else
 		view_report(v, "Semantic check: %d critical, %d warn, %d note: %s", d->sem.ncritical,
 			    d->sem.nwarn, d->sem.nnote, sem_verdict(&d->sem));

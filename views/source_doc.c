@@ -138,7 +138,9 @@ static int compare(struct src_doc *d, const char *py, bool have_rs, const char *
 	if (!have_rs) {
 		struct port_op *op = NULL;
 		struct tp_err perr = {0};
-		if (port_open_source(py, pf->text, pf->len, NULL, NULL, &op, &perr) < 0) {
+		/* a file whose kernels partly translate shows those, and each
+		 * refused kernel's construct on its line */
+		if (port_open_source_partial(py, pf->text, pf->len, NULL, &op, &perr) < 0) {
 			d->problem = xstrdup(perr.msg);
 			note_refusal(d, py, perr.msg);
 			struct src_file *f = &d->f[SIDE_RS];
@@ -150,7 +152,25 @@ static int compare(struct src_doc *d, const char *py, bool have_rs, const char *
 		struct src_file *f = &d->f[SIDE_RS];
 		f->text = port_kernel_rs(op, py);
 		f->len = strlen(f->text);
-		f->shown = xasprintf("%s_module (translated)", port_op_name(op));
+		const struct port_refusal *refused;
+		size_t nref = port_refused(op, &refused);
+		for (size_t i = nref; i-- > 0;) /* the reader starts at the first */
+			note_refusal(d, py, refused[i].message);
+		if (nref) {
+			struct sbuf why = SBUF_INIT;
+			sb_printf(&why, "%zu kernel%s not translated: ", nref, nref == 1 ? "" : "s");
+			for (size_t i = 0; i < nref; i++)
+				sb_printf(&why, "%s%s (kernel %s)", i ? "; " : "", refused[i].message,
+					  refused[i].kernel);
+			d->untranslated = sb_detach(&why);
+			char **names = port_kernel_names(op);
+			size_t n = strv_len(names);
+			f->shown = xasprintf("%s_module (translated: %zu of %zu kernels)", port_op_name(op), n,
+					     n + nref);
+			strv_free(names);
+		} else {
+			f->shown = xasprintf("%s_module (translated)", port_op_name(op));
+		}
 		index_lines(f);
 		port_close(op);
 	}
@@ -216,6 +236,7 @@ void src_doc_free(struct src_doc *d)
 		free(d->strings[i]);
 	free(d->strings);
 	free(d->problem);
+	free(d->untranslated);
 	free(d->links);
 	free(d->notes);
 	free(d->entry_first);

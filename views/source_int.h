@@ -49,6 +49,7 @@ struct src_doc {
 	struct sem_report sem;
 	bool have_sem;
 	char *problem;  /* why there is no translation or check */
+	char *untranslated; /* a partial translation: its refused kernels */
 	int start_line; /* where the reader starts: the first kernel, the refusal */
 	struct src_link *links;
 	size_t nlinks;

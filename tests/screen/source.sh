@@ -4,12 +4,14 @@
 # the Python and the Rust following, Tab to the Rust side and its second
 # entry; a pair with a mutated kernel (open KERNEL.py KERNEL.rs) whose
 # mismatches ] and [ visit, Enter explaining one, scrolled sideways; a
-# refusal marked on its line; opened from a run's stage B in the pipeline
+# refusal marked on its line; a partly translated file (the kernels that
+# translate, the refused one marked); opened from a run's stage B in the pipeline
 # and stage views. Cell types from the model dump, and the errors.
 . "$TILEPORT_TOP/tests/screen/lib/screen.sh"
 
 cp -R "$TILEPORT_TOP/samples/workspace" ws
 cp "$TILEPORT_TOP/tests/fixtures/port/unsupported/while_loop.py" while_loop.py
+cp "$TILEPORT_TOP/tests/fixtures/port/partial/two_kernels.py" two_kernels.py
 LN=ws/src/tilegym/ops/cutile/layer_norm.py
 SM=ws/src/tilegym/ops/cutile/softmax.py
 "$TILEPORT" translate "$SM" >softmax.rs || echo "FAIL translate softmax"
@@ -51,6 +53,13 @@ EOS
 :save-display source-refusal-$size.screen
 EOS
 	check "source-refusal-$size.screen"
+
+	# a file whose kernels partly translate: those, and the refused one's
+	# construct on its line (the reader starts there)
+	tp "$size" translate --tui two_kernels.py <<EOS
+:save-display source-partial-$size.screen
+EOS
+	check "source-partial-$size.screen"
 
 	# the fixture run's stage B: from the stage view, then the pipeline
 	tp "$size" open --read-only out/softmax <<EOS

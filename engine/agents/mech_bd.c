@@ -34,9 +34,7 @@ static int open_op(struct mech_run *r, struct port_op **op, const char *fail_ver
 	return -1;
 }
 
-/* Whether every CRITICAL of the semantic check's output (there is one)
- * is a place it could not follow, not a difference. */
-static bool only_unread(const char *out)
+bool mech_sem_only_unread(const char *out)
 {
 	int n = 0;
 	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
@@ -156,7 +154,7 @@ int mech_stage_b(struct mech_run *r, struct tp_err *err)
 	const char *inv[] = {"inventory", r->source_rel, krs, with_launcher ? "--ffi" : NULL, lpath, NULL};
 	size_t inv_at = r->block.len;
 	int irc = mech_tool(r, inv);
-	bool unread_only = irc == 1 && only_unread(sb_str(&r->block) + inv_at);
+	bool unread_only = irc == 1 && mech_sem_only_unread(sb_str(&r->block) + inv_at);
 	free(lpath);
 	/* the real compiler: rustc's type check, then cutile's lowering */
 	struct compile_result cres;

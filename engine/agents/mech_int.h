@@ -47,6 +47,10 @@ enum mech_compiled { MECH_COMPILED, MECH_FINDINGS, MECH_NO_TOOLCHAIN };
 enum mech_compiled mech_compile(struct mech_run *r, bool registered, struct compile_result *res);
 /* Has stage A (or a person) put reference/reference*.mlir in the run? */
 bool mech_has_reference_ir(const char *run_dir);
+/* Whether every CRITICAL of the semantic check's output (there is one) is
+ * a place it could not follow (`CRITICAL [sem.unread]`), not a difference:
+ * then stage B lets the IR check against cuTile Python's own decide. */
+bool mech_sem_only_unread(const char *out);
 /* The first error in the op's own files, or NULL. */
 const struct compile_finding *mech_first_error(const struct compile_result *res);
 /* "FILE:LINE:COL: the translation does not compile: error[E0308]: ..." for

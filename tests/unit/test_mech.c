@@ -15,6 +15,7 @@
 
 #include "engine/agents/agent.h"
 #include "engine/agents/mech.h"
+#include "engine/agents/mech_int.h"
 #include "engine/base/files.h"
 #include "engine/base/proc.h"
 #include "engine/core/table.h"
@@ -132,6 +133,24 @@ static void has(const char *text, const char *want)
 		fprintf(stderr, "---- want\n%s\n---- in\n%s\n----\n", want, text);
 		fail();
 	}
+}
+
+/* Stage B lets the IR check decide only where the semantic check's every
+ * CRITICAL is a place it could not follow: one real difference, or no
+ * CRITICAL at all, is not that. */
+static void test_sem_only_unread(void **state)
+{
+	(void)state;
+	const char *unread = "entry k <-> k: 1 critical, 0 warn, 1 note\n"
+			     "CRITICAL [sem.unread] k.py:7: the check cannot follow the source here: x\n"
+			     "NOTE [sem.hint] k.py:3 k.rs:8: kernel hint occupancy=2\n"
+			     "semantic check (dataflow): 1 critical, 0 warn, 1 note\nMISMATCH\n";
+	assert_true(mech_sem_only_unread(unread));
+	char *mixed = xasprintf("%sCRITICAL [sem.value] k.py:9 k.rs:40: value of the store differs\n", unread);
+	assert_false(mech_sem_only_unread(mixed));
+	free(mixed);
+	assert_false(mech_sem_only_unread("semantic check (dataflow): 0 critical, 0 warn, 0 note\nMATCH\n"));
+	assert_false(mech_sem_only_unread(""));
 }
 
 static void test_what_mech_handles(void **state)
@@ -311,6 +330,7 @@ static void test_partial_hands_over_the_rest(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sem_only_unread),
 		cmocka_unit_test(test_what_mech_handles),
 		cmocka_unit_test(test_offline_a_b_d_deferred),
 		cmocka_unit_test(test_unsupported_hands_over),

@@ -1,6 +1,6 @@
 /* Internal to engine/sem: one Rust entry against the source kernel it
- * stands for — parameters and their binding, the cases of the constant
- * conditions (sem_pair.c), one case compared from the stores backwards
+ * stands for — parameters and their binding (sem_params.c), the cases of
+ * the constant conditions (sem_pair.c), one case compared from the stores backwards
  * (sem_case.c). */
 #ifndef TILEPORT_SEM_SEM_PAIR_H
 #define TILEPORT_SEM_SEM_PAIR_H
@@ -42,6 +42,9 @@ struct spair {
 };
 
 void sem_pair_run(struct spair *p);
+/* Both sides' parameters (in the arena), bound into b (sem_params.c). */
+void sem_pair_params(const struct spair *p, struct sarena *a, struct sparam **py, size_t *npy,
+		     struct sparam **rs, size_t *nrs, struct sbind *b);
 void sem_pair_free(struct spair *p);
 
 /* ---- one case (sem_case.c) ---- */

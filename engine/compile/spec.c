@@ -108,28 +108,13 @@ static char *constant_literal(const cJSON *an, const char *entry, const char *na
 	return NULL;
 }
 
-/* The translator writes a Constant whose name cutile's own generics take
- * (`D`) as `D_`: the analysis names it as the source does. */
-static char *constant_unsuffixed(const cJSON *an, const char *entry, const char *name)
-{
-	size_t n = strlen(name);
-	if (n < 2 || name[n - 1] != '_')
-		return NULL;
-	char *src = xstrndup(name, n - 1);
-	char *lit = constant_literal(an, entry, src);
-	free(src);
-	return lit;
-}
-
 /* The value the reference was compiled with (reference/refir.json beside
- * the analysis, kept under REFIR_KEY): the variant's kernel under its
- * reference_ir stem, args[NAME] = "const 64" | "const false". Where the
- * analysis has no literal, the Rust is lowered for the specialisation the
- * reference is, whatever refir inferred (a flag is 0 there, not 64). */
-#define REFIR_KEY "tileport.refir"
-static char *reference_const(const cJSON *an, const char *entry, const char *name)
+ * the analysis): the variant's kernel under its reference_ir stem,
+ * args[NAME] = "const 64" | "const false". Where the analysis has no
+ * literal, the Rust is lowered for the specialisation the reference is,
+ * whatever refir inferred (a flag is 0 there, not 64). */
+static char *reference_const(const cJSON *an, const cJSON *ref, const char *entry, const char *name)
 {
-	const cJSON *ref = cJSON_GetObjectItemCaseSensitive(an, REFIR_KEY);
 	const cJSON *v, *vars = cJSON_GetObjectItemCaseSensitive(an, "kernel_variants");
 	const char *stem = NULL;
 	cJSON_ArrayForEach(v, vars)
@@ -150,18 +135,28 @@ static char *reference_const(const cJSON *an, const char *entry, const char *nam
 		const cJSON *nm = cJSON_GetObjectItemCaseSensitive(k, "name");
 		if (!cJSON_IsString(nm) || strlen(nm->valuestring) != bl || strncmp(nm->valuestring, b, bl))
 			continue;
-		const cJSON *args = cJSON_GetObjectItemCaseSensitive(k, "args");
-		const cJSON *a = cJSON_GetObjectItemCaseSensitive(args, name);
-		size_t n = strlen(name);
-		if (!a && n > 1 && name[n - 1] == '_') { /* D_ is the source's D */
-			char *src = xstrndup(name, n - 1);
-			a = cJSON_GetObjectItemCaseSensitive(args, src);
-			free(src);
-		}
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(k, "args"), name);
 		if (cJSON_IsString(a) && str_starts(a->valuestring, "const "))
 			return xstrdup(a->valuestring + 6);
 	}
 	return NULL;
+}
+
+/* A Constant's value: the analysis's literal, else the reference's. The
+ * translator writes a Constant whose name cutile's own generics take (`D`)
+ * as `D_`; both name it as the source does. */
+static char *constant_value(const cJSON *an, const cJSON *ref, const char *entry, const char *name)
+{
+	char *v = constant_literal(an, entry, name);
+	if (!v)
+		v = reference_const(an, ref, entry, name);
+	size_t n = strlen(name);
+	if (!v && n > 1 && name[n - 1] == '_') {
+		char *src = xstrndup(name, n - 1);
+		v = constant_value(an, ref, entry, src);
+		free(src);
+	}
+	return v;
 }
 
 /* A const generic the launcher computes from the others (a tile of
@@ -329,7 +324,8 @@ static char *override_for(char *const *overrides, const char *entry)
 	return all ? xstrdup(all) : NULL;
 }
 
-static int one_spec(const struct rs_sig *s, const cJSON *an, const char *dtype, bool primary,
+static int one_spec(const struct rs_sig *s, const cJSON *an, const cJSON *ref, const char *dtype,
+		    bool primary,
 		    char *const *overrides, struct compile_spec *c, struct tp_err *err)
 {
 	memset(c, 0, sizeof(*c));
@@ -376,9 +372,7 @@ static int one_spec(const struct rs_sig *s, const cJSON *an, const char *dtype, 
 				c->generics = strv_push(c->generics, dtype);
 			else if (an && constant_derived(an, s->name, g->name))
 				c->generics = strv_push(c->generics, "?"); /* once the others are known */
-			else if (an && ((lit = constant_literal(an, s->name, g->name)) ||
-					(lit = constant_unsuffixed(an, s->name, g->name)) ||
-					(lit = reference_const(an, s->name, g->name)))) {
+			else if (an && (lit = constant_value(an, ref, s->name, g->name))) {
 				/* a bool generic from a Python flag written 0/1 */
 				if (!strcmp(g->type, "bool") && (!strcmp(lit, "0") || !strcmp(lit, "1"))) {
 					char *b = xstrdup(*lit == '1' ? "true" : "false");
@@ -467,7 +461,7 @@ int compile_specs_for(const struct rs_sig *sigs, size_t nsigs, const char *analy
 {
 	*out = NULL;
 	*n = 0;
-	cJSON *an = NULL;
+	cJSON *an = NULL, *ref = NULL;
 	if (analysis_path && path_is_file(analysis_path)) {
 		size_t len;
 		char *text = read_text_file(analysis_path, &len, err);
@@ -478,15 +472,13 @@ int compile_specs_for(const struct rs_sig *sigs, size_t nsigs, const char *analy
 		if (!an)
 			return -1;
 		/* refir.json beside it: what the reference was compiled with */
-		char *dir = xstrdup(analysis_path);
-		char *slash = strrchr(dir, '/');
-		char *rp = slash ? (slash[1] = '\0', xasprintf("%srefir.json", dir)) : xstrdup("refir.json");
+		const char *slash = strrchr(analysis_path, '/');
+		char *dir = slash ? xstrndup(analysis_path, (size_t)(slash - analysis_path)) : xstrdup(".");
+		char *rp = path_join(dir, "refir.json");
 		size_t rlen;
 		struct tp_err rerr = {0};
 		char *rtext = path_is_file(rp) ? read_text_file(rp, &rlen, &rerr) : NULL;
-		cJSON *ref = rtext ? cJSON_ParseWithLength(rtext, rlen) : NULL;
-		if (ref)
-			cJSON_AddItemToObject(an, REFIR_KEY, ref);
+		ref = rtext ? cJSON_ParseWithLength(rtext, rlen) : NULL;
 		free(rtext);
 		free(rp);
 		free(dir);
@@ -510,7 +502,7 @@ int compile_specs_for(const struct rs_sig *sigs, size_t nsigs, const char *analy
 	int rc = 0;
 	for (size_t i = 0; i < nsigs && rc == 0; i++)
 		for (size_t d = 0; d < ndt && rc == 0; d++) {
-			rc = one_spec(&sigs[i], an, dt[d], d == 0, overrides, &v[k], err);
+			rc = one_spec(&sigs[i], an, ref, dt[d], d == 0, overrides, &v[k], err);
 			if (rc == 0) {
 				v[k].label = label_of(&v[k], nsigs > 1);
 				k++;
@@ -518,6 +510,7 @@ int compile_specs_for(const struct rs_sig *sigs, size_t nsigs, const char *analy
 		}
 	strv_free(dt);
 	cJSON_Delete(an);
+	cJSON_Delete(ref);
 	if (rc < 0) {
 		compile_specs_free(v, k + 1); /* and the one left half made */
 		return -1;

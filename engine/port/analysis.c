@@ -317,23 +317,22 @@ static cJSON *host_literal(const struct pymod *m, const struct pm_func *h, const
 {
 	if (!a || hops > 8)
 		return NULL;
-	long long iv;
-	if (a->kind == PY_NUM || a->kind == PY_UNARY)
-		return py_int_value(a, &iv) ? cJSON_CreateNumber((double)iv) : NULL;
-	if (a->kind == PY_CONST && a->n == 4 && memcmp(a->s, "True", 4) == 0)
-		return cJSON_CreateTrue();
-	if (a->kind == PY_CONST && a->n == 5 && memcmp(a->s, "False", 5) == 0)
-		return cJSON_CreateFalse();
 	if (a->kind == PY_IFEXP)
 		return host_literal(m, h, a->kids[0], hops + 1);
-	if (a->kind != PY_NAME || !h)
-		return NULL;
-	const struct py_node *v = lw_host_assignment(h->def->kids[3], a);
+	const struct py_node *v = a->kind == PY_NAME && h ? lw_host_assignment(h->def->kids[3], a) : NULL;
 	if (v)
 		return host_literal(m, h, v, hops + 1);
 	const struct pm_func *caller = NULL;
-	v = caller_arg(m, h, a, &caller);
-	return v ? host_literal(m, caller, v, hops + 1) : NULL;
+	v = a->kind == PY_NAME && h ? caller_arg(m, h, a, &caller) : NULL;
+	if (v)
+		return host_literal(m, caller, v, hops + 1);
+	/* an integer, True/False, arithmetic of them, a module constant */
+	cJSON *lit = an_literal(m, a, 0);
+	if ((cJSON_IsNumber(lit) && lit->valuedouble == (double)(long long)lit->valuedouble) ||
+	    cJSON_IsBool(lit))
+		return lit;
+	cJSON_Delete(lit);
+	return NULL;
 }
 
 /* The host's value for each Constant of a kernel. */

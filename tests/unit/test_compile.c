@@ -249,6 +249,38 @@ static void specialisation_of_a_renamed_constant(void **state)
 	rs_sigs_free(s, n);
 }
 
+/* Where the analysis gives no literal, the value refir.json beside it says
+ * the reference was compiled with (a flag 0, not the default 64), also for
+ * a Constant the translator renamed D_. */
+static void specialisation_of_the_reference(void **state)
+{
+	struct rs_sig *s;
+	size_t n, ns;
+	struct tp_err err = {0};
+	const char *kernel = "#[cutile::module]\nmod m {\n  #[cutile::entry()]\n"
+			     "  fn k<E: ElementType, const IS_SWISH: i32, const D_: i32, const T: i32>"
+			     "(x: &Tensor<E, { [-1] }>) {}\n}\n";
+	assert_int_equal(rs_sigs_read("k.rs", kernel, strlen(kernel), &s, &n, &err), 0);
+	char *an = tu_write(*state, "analysis.json",
+			    "{\"kernel_variants\": [{\"rust_entry\": \"k\", \"variant_name\": \"k\","
+			    " \"reference_ir\": \"reference/reference.mlir\", \"constants\": ["
+			    "{\"name\": \"IS_SWISH\", \"value\": \"?\"}, {\"name\": \"D\", \"value\": \"?\"},"
+			    " {\"name\": \"T\", \"value\": \"T = 32\"}]}]}\n");
+	char *ref = tu_write(*state, "refir.json",
+			     "{\"kernels\": [{\"kernel\": \"k\", \"name\": \"reference\", \"args\": "
+			     "{\"IS_SWISH\": \"const 0\", \"D\": \"const 128\", \"T\": \"const 64\"}}]}\n");
+	struct compile_spec *sp;
+	assert_int_equal(compile_specs_for(s, n, an, NULL, NULL, &sp, &ns, &err), 0);
+	char *g = strv_join(sp[0].generics, ",");
+	/* the analysis's literal stands where it has one (T) */
+	assert_string_equal(g, "f16,0,128,32");
+	free(g);
+	compile_specs_free(sp, ns);
+	free(an);
+	free(ref);
+	rs_sigs_free(s, n);
+}
+
 /* A generic the launcher computes (a tile of N * N): its value from the
  * others' as the analysis says, whatever they are. */
 static void specialisation_derived_generic(void **state)
@@ -387,6 +419,7 @@ int main(void)
 		TU_DIR_TEST(specialisation_defaults_and_analysis),
 		TU_DIR_TEST(specialisation_of_a_renamed_constant),
 		TU_DIR_TEST(specialisation_derived_generic),
+		TU_DIR_TEST(specialisation_of_the_reference),
 		TU_DIR_TEST(workspace_dependencies),
 		cmocka_unit_test(scratch_lib_rs),
 		TU_DIR_TEST(report_round_trip),

@@ -167,6 +167,8 @@ static bool is(const struct tok *k, const char *s)
  * brackets count only themselves: `->` is one token. */
 static size_t close_of(const struct toks *t, size_t i)
 {
+	if (i >= t->n) /* a file that ends at the bracket's place */
+		return t->n;
 	char open = t->v[i].s[0];
 	char shut = open == '(' ? ')' : open == '[' ? ']' : open == '{' ? '}' : '>';
 	int depth = 0;
